@@ -1,0 +1,5 @@
+"""twinplane: Python tools around the twinplane daemon (API client, lab)."""
+
+from twinplane.api import ApiError, Client
+
+__all__ = ["ApiError", "Client"]

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The control API wire format, version 1 (docs/API.md): shared by the daemon,
+ * twinctl and, in Python, twinplane.api. */
+#ifndef TP_API_H
+#define TP_API_H
+
+#include <stdint.h>
+
+#define TP_API_VERSION 1
+#define TP_API_MAX_PAYLOAD (1u << 20)
+#define TP_API_DEFAULT_DIR "/run/twinplane"
+
+enum tp_api_type {
+	TP_API_CMD_TEXT = 1,
+	TP_API_CMD_JSON = 2,
+};
+
+struct tp_api_hdr {
+	uint16_t version;
+	uint16_t type;
+	uint32_t id;
+	int32_t status;
+	uint32_t len;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct tp_api_hdr) == 16, "API header is 16 bytes on the wire");
+
+#endif

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Commands of the IPv4 router: addresses, routes and neighbours (written through
+ * the kernel, read back from the shared tables). */
+#include <errno.h>
+#include <string.h>
+
+#include "../proto/ip4.h"
+#include "../tables/iface.h"
+#include "../tables/neigh.h"
+#include "../tables/nexthop.h"
+#include "../tables/route.h"
+#include "cmd.h"
+#include "netlink.h"
+#include "port.h"
+
+static int need_port(struct tp_cmd_ctx *ctx, const char *cmd, const char *name,
+		     struct tp_port **p)
+{
+	*p = tp_port_by_name(name);
+	if (*p == NULL)
+		return tp_cmd_err(ctx, ENODEV, "%s: no port named '%s'", cmd, name);
+	return 0;
+}
+
+static int prefix_arg(struct tp_cmd_ctx *ctx, const char *cmd, const char *s, uint32_t *ip,
+		      uint8_t *depth)
+{
+	if (tp_ip4_parse_prefix(s, ip, depth) < 0 || strchr(s, '/') == NULL)
+		return tp_cmd_err(ctx, EINVAL, "%s: bad prefix '%s' (want A.B.C.D/LEN, LEN 0-32)",
+				  cmd, s);
+	return 0;
+}
+
+static int kernel_err(struct tp_cmd_ctx *ctx, const char *cmd, int ret)
+{
+	return tp_cmd_err(ctx, -ret, "%s: the kernel refused: %s", cmd, strerror(-ret));
+}
+
+static int address(struct tp_cmd_ctx *ctx, int argc, char **argv, bool add)
+{
+	const char *cmd = add ? "address add" : "address del";
+	struct tp_port *p;
+	uint32_t ip;
+	uint8_t depth;
+	int ret;
+
+	if (argc != 3 || strcmp(argv[1], "dev") != 0)
+		return tp_cmd_err(ctx, EINVAL, "%s: usage: %s A.B.C.D/LEN dev PORT", cmd, cmd);
+	if ((ret = prefix_arg(ctx, cmd, argv[0], &ip, &depth)) < 0 ||
+	    (ret = need_port(ctx, cmd, argv[2], &p)) < 0)
+		return ret;
+	ret = tp_nl_addr(add, p->tap_ifindex, ip, depth);
+	return ret < 0 ? kernel_err(ctx, cmd, ret) : 0;
+}
+
+static int address_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	return address(ctx, argc, argv, true);
+}
+
+static int address_del(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	return address(ctx, argc, argv, false);
+}
+
+static int route_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	struct tp_port *p = NULL;
+	uint32_t ip, gw = 0;
+	uint8_t depth;
+	int ret, i;
+
+	if (argc < 3 || argc % 2 == 0)
+		return tp_cmd_err(ctx, EINVAL,
+				  "route add: usage: route add A.B.C.D/LEN via GW [dev PORT] | dev PORT");
+	if ((ret = prefix_arg(ctx, "route add", argv[0], &ip, &depth)) < 0)
+		return ret;
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "via") == 0) {
+			if (tp_ip4_parse_addr(argv[i + 1], &gw) < 0 || gw == 0)
+				return tp_cmd_err(ctx, EINVAL, "route add: bad gateway '%s'",
+						  argv[i + 1]);
+		} else if (strcmp(argv[i], "dev") == 0) {
+			if ((ret = need_port(ctx, "route add", argv[i + 1], &p)) < 0)
+				return ret;
+		} else {
+			return tp_cmd_err(ctx, EINVAL, "route add: unknown keyword '%s' (via, dev)",
+					  argv[i]);
+		}
+	}
+	if (gw == 0 && p == NULL)
+		return tp_cmd_err(ctx, EINVAL, "route add: give 'via GW' or 'dev PORT'");
+	ret = tp_nl_route(true, ip, depth, gw, p ? p->tap_ifindex : 0);
+	return ret < 0 ? kernel_err(ctx, "route add", ret) : 0;
+}
+
+static int route_del(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	uint32_t ip;
+	uint8_t depth;
+	int ret;
+
+	if (argc != 1)
+		return tp_cmd_err(ctx, EINVAL, "route del: usage: route del A.B.C.D/LEN");
+	if ((ret = prefix_arg(ctx, "route del", argv[0], &ip, &depth)) < 0)
+		return ret;
+	ret = tp_nl_route(false, ip, depth, 0, 0);
+	return ret < 0 ? kernel_err(ctx, "route del", ret) : 0;
+}
+
+static int neigh(struct tp_cmd_ctx *ctx, int argc, char **argv, bool add)
+{
+	const char *cmd = add ? "neigh add" : "neigh del";
+	struct tp_port *p;
+	uint8_t mac[6];
+	uint32_t ip;
+	int ret;
+
+	if (add && (argc != 5 || strcmp(argv[1], "lladdr") || strcmp(argv[3], "dev")))
+		return tp_cmd_err(ctx, EINVAL, "neigh add: usage: neigh add A.B.C.D lladdr MAC dev PORT");
+	if (!add && (argc != 3 || strcmp(argv[1], "dev")))
+		return tp_cmd_err(ctx, EINVAL, "neigh del: usage: neigh del A.B.C.D dev PORT");
+	if (tp_ip4_parse_addr(argv[0], &ip) < 0)
+		return tp_cmd_err(ctx, EINVAL, "%s: bad address '%s'", cmd, argv[0]);
+	if (add && tp_mac_parse(argv[2], mac) < 0)
+		return tp_cmd_err(ctx, EINVAL, "neigh add: bad MAC '%s' (want aa:bb:cc:dd:ee:ff)",
+				  argv[2]);
+	if ((ret = need_port(ctx, cmd, argv[add ? 4 : 2], &p)) < 0)
+		return ret;
+	ret = tp_nl_neigh(add, p->tap_ifindex, ip, add ? mac : NULL);
+	return ret < 0 ? kernel_err(ctx, cmd, ret) : 0;
+}
+
+static int neigh_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	return neigh(ctx, argc, argv, true);
+}
+
+static int neigh_del(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	return neigh(ctx, argc, argv, false);
+}
+
+static const char *port_name(uint16_t id)
+{
+	struct tp_port *p = tp_port_by_id(id);
+	return p ? p->name : "?";
+}
+
+static int show_routes(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	struct tp_node *l = tp_out_list(ctx->out, "routes");
+	const struct tp_route *r;
+	uint32_t iter = 0;
+	char a[16], g[16];
+
+	while ((r = tp_route_iterate(&iter)) != NULL) {
+		struct tp_node *o = tp_out_obj(l, NULL);
+		tp_out_strf(o, "prefix", "%s/%u", tp_ip4_fmt(r->ip, a), r->depth);
+		tp_out_str(o, "type", tp_route_type_name((enum tp_route_type)r->type));
+		tp_out_str(o, "via", r->gw ? tp_ip4_fmt(r->gw, g) : "");
+		tp_out_str(o, "port", port_name(r->port));
+		tp_out_u64(o, "nexthop", r->nh);
+	}
+	return 0;
+}
+
+static int show_neigh(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	struct tp_node *l = tp_out_list(ctx->out, "neighbours");
+	uint32_t iter = 0, ip, nh;
+	char a[16], m[18];
+
+	while (tp_neigh_iterate(&iter, &ip, &nh) == 0) {
+		uint64_t w = tp_nh_l2_load(nh);
+		uint8_t mac[6];
+		for (int i = 0; i < 6; i++)
+			mac[i] = (uint8_t)(w >> (8 * i));
+		struct tp_node *o = tp_out_obj(l, NULL);
+		tp_out_str(o, "ip", tp_ip4_fmt(ip, a));
+		tp_out_str(o, "mac", tp_mac_fmt(mac, m));
+		tp_out_str(o, "port", port_name(tp_nh_table[nh].port));
+		tp_out_str(o, "state",
+			   tp_nh_l2_flags(w) & TP_NH_F_RESOLVED ? "resolved" : "unresolved");
+		tp_out_u64(o, "nexthop", nh);
+		tp_out_u64(o, "refs", tp_nh_table[nh].refcnt);
+	}
+	return 0;
+}
+
+static struct tp_cmd c_addr_add = {"address add", "A.B.C.D/LEN dev PORT",
+				   "add an address to a port (on its TAP)", address_add, NULL};
+static struct tp_cmd c_addr_del = {"address del", "A.B.C.D/LEN dev PORT",
+				   "remove an address from a port", address_del, NULL};
+static struct tp_cmd c_route_add = {"route add", "A.B.C.D/LEN via GW | dev PORT",
+				    "add a route (in the kernel's main table)", route_add, NULL};
+static struct tp_cmd c_route_del = {"route del", "A.B.C.D/LEN",
+				    "delete a route (from the kernel's main table)", route_del, NULL};
+static struct tp_cmd c_neigh_add = {"neigh add", "A.B.C.D lladdr MAC dev PORT",
+				    "add a permanent neighbour", neigh_add, NULL};
+static struct tp_cmd c_neigh_del = {"neigh del", "A.B.C.D dev PORT", "delete a neighbour",
+				    neigh_del, NULL};
+static struct tp_cmd c_show_routes = {"show routes", NULL, "the data plane's route table",
+				      show_routes, NULL};
+static struct tp_cmd c_show_neigh = {"show neigh", NULL, "the data plane's neighbour table",
+				     show_neigh, NULL};
+TP_CMD_REGISTER(c_addr_add)
+TP_CMD_REGISTER(c_addr_del)
+TP_CMD_REGISTER(c_route_add)
+TP_CMD_REGISTER(c_route_del)
+TP_CMD_REGISTER(c_neigh_add)
+TP_CMD_REGISTER(c_neigh_del)
+TP_CMD_REGISTER(c_show_routes)
+TP_CMD_REGISTER(c_show_neigh)

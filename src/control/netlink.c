@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* rtnetlink with libmnl: dump, live updates, overrun resync, and kernel writes. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_addr.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+
+#include "../core/log.h"
+#include "../proto/ip4.h"
+#include "../tables/iface.h"
+#include "../tables/neigh.h"
+#include "../tables/nexthop.h"
+#include "../tables/route.h"
+#include "control.h"
+#include "netlink.h"
+#include "port.h"
+
+struct tp_nl_stats tp_nl_stats;
+
+static struct mnl_socket *ev_sk;  /* multicast groups: live updates */
+static struct mnl_socket *req_sk; /* dumps and writes */
+static uint32_t req_seq;
+static uint32_t gen = 1;	  /* resync generation */
+static uint64_t resync_due_ms;	  /* 0: none pending */
+
+static int attr_cb(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(a);
+
+	if (mnl_attr_type_valid(a, 64) >= 0)
+		tb[type] = a;
+	return MNL_CB_OK;
+}
+
+static uint32_t attr_ip(const struct nlattr *a)
+{
+	return ntohl(mnl_attr_get_u32(a));
+}
+
+/* --- addresses: kept on the port for show, primary one in the interface table --- */
+static void addr_msg(const struct nlmsghdr *nlh)
+{
+	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[64] = {0};
+	struct tp_port *p;
+	uint32_t ip;
+
+	if (ifa->ifa_family != AF_INET || (p = tp_port_by_ifindex((int)ifa->ifa_index)) == NULL)
+		return;
+	mnl_attr_parse(nlh, sizeof(*ifa), attr_cb, tb);
+	if (tb[IFA_LOCAL] == NULL && tb[IFA_ADDRESS] == NULL)
+		return;
+	ip = attr_ip(tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS]);
+	unsigned int i = 0;
+	while (i < p->n_addrs && !(p->addrs[i].ip == ip && p->addrs[i].depth == ifa->ifa_prefixlen))
+		i++;
+	if (nlh->nlmsg_type == RTM_NEWADDR && i == p->n_addrs && i < TP_PORT_MAX_ADDRS) {
+		p->addrs[p->n_addrs++] = (struct tp_port_addr){ip, ifa->ifa_prefixlen};
+	} else if (nlh->nlmsg_type == RTM_DELADDR && i < p->n_addrs) {
+		p->addrs[i] = p->addrs[--p->n_addrs];
+	}
+	tp_iface_table[p->id].ip = p->n_addrs ? p->addrs[0].ip : 0;
+	tp_iface_table[p->id].depth = p->n_addrs ? p->addrs[0].depth : 0;
+}
+
+/* --- routes --- */
+static void route_msg(const struct nlmsghdr *nlh)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[64] = {0};
+	uint32_t table, dst = 0, gw = 0;
+	int oif = 0;
+	struct tp_port *p;
+	enum tp_route_type type;
+
+	if (rtm->rtm_family != AF_INET)
+		return;
+	mnl_attr_parse(nlh, sizeof(*rtm), attr_cb, tb);
+	table = tb[RTA_TABLE] ? mnl_attr_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
+	if (table != RT_TABLE_MAIN && table != RT_TABLE_LOCAL)
+		return;
+	if (tb[RTA_DST])
+		dst = attr_ip(tb[RTA_DST]);
+	if (tb[RTA_OIF])
+		oif = (int)mnl_attr_get_u32(tb[RTA_OIF]);
+	if (tb[RTA_GATEWAY])
+		gw = attr_ip(tb[RTA_GATEWAY]);
+	if (tb[RTA_MULTIPATH] && oif == 0) {
+		/* ECMP: mirrored through its first next hop */
+		const struct rtnexthop *nh = mnl_attr_get_payload(tb[RTA_MULTIPATH]);
+		const struct nlattr *ntb[64] = {0};
+		oif = nh->rtnh_ifindex;
+		mnl_attr_parse_payload(RTNH_DATA(nh), nh->rtnh_len - sizeof(*nh), attr_cb, ntb);
+		if (ntb[RTA_GATEWAY])
+			gw = attr_ip(ntb[RTA_GATEWAY]);
+	}
+	if (nlh->nlmsg_type == RTM_DELROUTE) {
+		if (tp_route_del(dst, rtm->rtm_dst_len) == 0)
+			/* another route for the prefix (other metric) may remain: look again soon */
+			resync_due_ms = tp_ctl_now_ms() + 200;
+		return;
+	}
+	p = tp_port_by_ifindex(oif);
+	if (p == NULL) {
+		tp_nl_stats.routes_ignored++;
+		return;
+	}
+	switch (rtm->rtm_type) {
+	case RTN_UNICAST:
+		type = gw ? TP_ROUTE_GATEWAY : TP_ROUTE_CONNECTED;
+		break;
+	case RTN_LOCAL:
+	case RTN_BROADCAST:
+		type = TP_ROUTE_LOCAL;
+		break;
+	default:
+		tp_nl_stats.routes_ignored++;
+		return;
+	}
+	int ret = tp_route_add(dst, rtm->rtm_dst_len, type, gw, p->id, gen);
+	if (ret < 0) {
+		char b[16];
+		TP_LOG(WARNING, "route %s/%u: %s", tp_ip4_fmt(dst, b), rtm->rtm_dst_len,
+		       strerror(-ret));
+	}
+}
+
+/* --- neighbours --- */
+static void neigh_msg(const struct nlmsghdr *nlh)
+{
+	const struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[64] = {0};
+	const uint8_t *mac = NULL;
+	struct tp_port *p;
+	uint32_t ip;
+	int nh;
+
+	if (nd->ndm_family != AF_INET || (p = tp_port_by_ifindex(nd->ndm_ifindex)) == NULL)
+		return;
+	mnl_attr_parse(nlh, sizeof(*nd), attr_cb, tb);
+	if (tb[NDA_DST] == NULL)
+		return;
+	ip = attr_ip(tb[NDA_DST]);
+	if (nlh->nlmsg_type == RTM_NEWNEIGH && tb[NDA_LLADDR] &&
+	    mnl_attr_get_payload_len(tb[NDA_LLADDR]) == 6 &&
+	    (nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT |
+			      NUD_NOARP)))
+		mac = mnl_attr_get_payload(tb[NDA_LLADDR]);
+	nh = tp_neigh_learn(ip, p->id, mac);
+	if (nh >= 0)
+		tp_nh_table[nh].gen = gen;
+	tp_route_host_update(ip, p->id, nh);
+}
+
+static int msg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	tp_nl_stats.events++;
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+		addr_msg(nlh);
+		break;
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+		route_msg(nlh);
+		break;
+	case RTM_NEWNEIGH:
+	case RTM_DELNEIGH:
+		neigh_msg(nlh);
+		break;
+	default:
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+/* Send one request on req_sk and run its answers through cb until done/ack. */
+static int request(struct nlmsghdr *nlh, mnl_cb_t cb)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE * 4];
+	uint32_t portid = mnl_socket_get_portid(req_sk);
+	int ret;
+
+	nlh->nlmsg_seq = ++req_seq;
+	if (mnl_socket_sendto(req_sk, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		ret = (int)mnl_socket_recvfrom(req_sk, buf, sizeof(buf));
+		if (ret < 0)
+			return -errno;
+		ret = mnl_cb_run(buf, (size_t)ret, nlh->nlmsg_seq, portid, cb, NULL);
+		if (ret <= MNL_CB_STOP)
+			return ret < 0 ? -errno : 0;
+	}
+}
+
+static int dump(uint16_t type, size_t hdrlen)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct rtgenmsg *g;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	g = mnl_nlmsg_put_extra_header(nlh, hdrlen);
+	g->rtgen_family = AF_INET;
+	return request(nlh, msg_cb);
+}
+
+/* Neighbours the kernel no longer has after a dump. */
+static void neigh_sweep(void)
+{
+	uint32_t iter = 0, ip, nh, victims[512];
+	uint16_t vport[512];
+	unsigned int n = 0;
+
+	while (n < RTE_DIM(victims) && tp_neigh_iterate(&iter, &ip, &nh) == 0) {
+		if (tp_nh_table[nh].learned && tp_nh_table[nh].gen != gen) {
+			vport[n] = tp_nh_table[nh].port;
+			victims[n++] = ip;
+		}
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		tp_neigh_learn(victims[i], vport[i], NULL);
+		tp_route_host_update(victims[i], vport[i], -ENOENT);
+	}
+}
+
+int tp_nl_resync(void)
+{
+	struct tp_port *p;
+	unsigned int it = 0;
+	int ret;
+
+	gen++;
+	while ((p = tp_port_next(&it)) != NULL)
+		p->n_addrs = 0;
+	if ((ret = dump(RTM_GETADDR, sizeof(struct ifaddrmsg))) < 0 ||
+	    (ret = dump(RTM_GETNEIGH, sizeof(struct ndmsg))) < 0 ||
+	    (ret = dump(RTM_GETROUTE, sizeof(struct rtmsg))) < 0) {
+		TP_LOG(ERR, "netlink dump: %s", strerror(-ret));
+		return ret;
+	}
+	neigh_sweep();
+	tp_route_sweep(gen);
+	tp_nl_stats.resyncs++;
+	resync_due_ms = 0;
+	return 0;
+}
+
+static void ev_readable(int fd, void *arg)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE * 8];
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == ENOBUFS) {
+				/* we lost events: the tables may be stale, start over */
+				tp_nl_stats.overruns++;
+				TP_LOG(WARNING, "netlink overrun, full resync");
+				tp_nl_resync();
+				continue;
+			}
+			return;
+		}
+		mnl_cb_run(buf, (size_t)n, 0, 0, msg_cb, NULL);
+	}
+}
+
+void tp_nl_tick(void)
+{
+	if (resync_due_ms && tp_ctl_now_ms() >= resync_due_ms)
+		tp_nl_resync();
+}
+
+int tp_nl_init(void)
+{
+	int rcvbuf = 8 << 20;
+
+	ev_sk = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	req_sk = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (ev_sk == NULL || req_sk == NULL)
+		goto fail;
+	if (mnl_socket_bind(ev_sk,
+			    RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_NEIGH,
+			    MNL_SOCKET_AUTOPID) < 0 ||
+	    mnl_socket_bind(req_sk, 0, MNL_SOCKET_AUTOPID) < 0)
+		goto fail;
+	setsockopt(mnl_socket_get_fd(ev_sk), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	if (tp_ctl_add_fd(mnl_socket_get_fd(ev_sk), ev_readable, NULL) < 0)
+		goto fail;
+	return 0;
+fail:
+	TP_LOG(ERR, "netlink: %s", strerror(errno));
+	tp_nl_fini();
+	return -errno;
+}
+
+void tp_nl_fini(void)
+{
+	if (ev_sk) {
+		tp_ctl_del_fd(mnl_socket_get_fd(ev_sk));
+		mnl_socket_close(ev_sk);
+	}
+	if (req_sk)
+		mnl_socket_close(req_sk);
+	ev_sk = req_sk = NULL;
+}
+
+/* --- writes --- */
+int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifaddrmsg *ifa;
+
+	nlh->nlmsg_type = add ? RTM_NEWADDR : RTM_DELADDR;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0);
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = AF_INET;
+	ifa->ifa_prefixlen = depth;
+	ifa->ifa_index = (uint32_t)ifindex;
+	mnl_attr_put_u32(nlh, IFA_LOCAL, htonl(ip));
+	mnl_attr_put_u32(nlh, IFA_ADDRESS, htonl(ip));
+	if (add && depth < 31)
+		mnl_attr_put_u32(nlh, IFA_BROADCAST, htonl(ip | (uint32_t)(0xffffffffull >> depth)));
+	return request(nlh, NULL);
+}
+
+int tp_nl_route(bool add, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct rtmsg *rtm;
+
+	nlh->nlmsg_type = add ? RTM_NEWROUTE : RTM_DELROUTE;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0);
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = AF_INET;
+	rtm->rtm_dst_len = depth;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_scope = add ? (gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK) : RT_SCOPE_NOWHERE;
+	rtm->rtm_type = add ? RTN_UNICAST : 0;
+	mnl_attr_put_u32(nlh, RTA_DST, htonl(ip));
+	if (gw)
+		mnl_attr_put_u32(nlh, RTA_GATEWAY, htonl(gw));
+	if (ifindex)
+		mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
+	return request(nlh, NULL);
+}
+
+int tp_nl_neigh(bool add, int ifindex, uint32_t ip, const uint8_t *mac)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *nd;
+
+	nlh->nlmsg_type = add ? RTM_NEWNEIGH : RTM_DELNEIGH;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_REPLACE : 0);
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = AF_INET;
+	nd->ndm_ifindex = ifindex;
+	nd->ndm_state = NUD_PERMANENT;
+	mnl_attr_put_u32(nlh, NDA_DST, htonl(ip));
+	if (add && mac)
+		mnl_attr_put(nlh, NDA_LLADDR, 6, mac);
+	return request(nlh, NULL);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Sync manager: mirrors the kernel's addresses, routes and neighbours on the TAPs
+ * into the shared tables (full dump at start and after a netlink overrun, then
+ * live updates), and writes to the kernel for the API, so the kernel stays the
+ * source of truth. Control plane only. */
+#ifndef TP_CONTROL_NETLINK_H
+#define TP_CONTROL_NETLINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct tp_nl_stats {
+	uint64_t events;
+	uint64_t resyncs;
+	uint64_t overruns;
+	uint64_t routes_ignored; /* not through a TAP, or of a type we do not mirror */
+};
+
+extern struct tp_nl_stats tp_nl_stats;
+
+int tp_nl_init(void);
+void tp_nl_fini(void);
+/* Full dump of links, addresses, routes and neighbours; sweeps what is gone. */
+int tp_nl_resync(void);
+
+/* Kernel writes: 0 or negative errno (the kernel's answer). Addresses in host order. */
+int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth);
+int tp_nl_route(bool add, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex);
+int tp_nl_neigh(bool add, int ifindex, uint32_t ip, const uint8_t *mac);
+
+#endif

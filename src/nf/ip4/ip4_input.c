@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPv4 forwarding: RFC 1812 checks, bulk LPM, neighbour rewrite, TTL and checksum update. */
+#include <rte_ether.h>
+#include <rte_lpm.h>
+#include <rte_prefetch.h>
+
+#include "../../proto/ip4.h"
+#include "../../tables/iface.h"
+#include "../../tables/nexthop.h"
+#include "../../tables/route.h"
+#include "ip4.h"
+
+#define PREFETCH_AHEAD 4
+
+static const enum tp_drop verdict_drop[] = {
+	[TP_IP4_TOO_SHORT] = TP_DROP_IP_TOO_SHORT,
+	[TP_IP4_BAD_VERSION] = TP_DROP_IP_BAD_VERSION,
+	[TP_IP4_BAD_IHL] = TP_DROP_IP_BAD_IHL,
+	[TP_IP4_BAD_TOTAL_LEN] = TP_DROP_IP_BAD_TOTAL_LEN,
+	[TP_IP4_LEN_EXCEEDS_FRAME] = TP_DROP_IP_LEN_EXCEEDS_FRAME,
+	[TP_IP4_BAD_CHECKSUM] = TP_DROP_IP_BAD_CHECKSUM,
+};
+
+/* Classify one frame. Returns 1 with *dst set when it is an IPv4 packet to route;
+ * otherwise the frame has been punted or dropped. */
+static inline int ip4_classify(struct tp_worker *w, struct rte_mbuf *m, uint32_t *dst)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	const struct tp_iface *ifc = &tp_iface_table[m->port];
+	int group;
+
+	if (unlikely(len < TP_ETH_HDR_LEN)) {
+		tp_worker_drop(w, m, TP_DROP_L2_TOO_SHORT);
+		return 0;
+	}
+	group = rte_is_multicast_ether_addr(&eth->dst_addr);
+	if (unlikely(!group && !rte_is_same_ether_addr(&eth->dst_addr, &ifc->mac))) {
+		tp_worker_drop(w, m, TP_DROP_L2_OTHER_HOST);
+		return 0;
+	}
+	if (unlikely(eth->ether_type != RTE_BE16(TP_ETHERTYPE_IP4))) {
+		if (eth->ether_type == RTE_BE16(TP_ETHERTYPE_ARP))
+			tp_worker_punt(w, m, TP_PUNT_ARP);
+		else
+			tp_worker_drop(w, m, TP_DROP_L2_UNSUPPORTED);
+		return 0;
+	}
+
+	uint8_t *ip = (uint8_t *)(eth + 1);
+	uint32_t avail = len - TP_ETH_HDR_LEN;
+	enum tp_ip4_verdict v = tp_ip4_check(ip, avail); /* RFC 1812 5.2.2 */
+	if (unlikely(v != TP_IP4_OK)) {
+		tp_worker_drop(w, m, verdict_drop[v]);
+		return 0;
+	}
+	/* RFC 1812 5.3.7: no forwarding from 0/8, 127/8 or class D/E sources */
+	uint8_t s0 = ip[12];
+	if (unlikely(s0 == 0 || s0 == 127 || s0 >= 224)) {
+		tp_worker_drop(w, m, TP_DROP_IP_MARTIAN_SRC);
+		return 0;
+	}
+	uint32_t tot = ((uint32_t)ip[2] << 8) | ip[3];
+	if (unlikely(tot < avail)) /* Ethernet padding: the frame carries the packet only */
+		rte_pktmbuf_trim(m, (uint16_t)(avail - tot));
+
+	uint32_t d;
+	memcpy(&d, ip + 16, 4);
+	d = rte_be_to_cpu_32(d);
+	if (unlikely(group || d >= 0xe0000000u)) {
+		tp_worker_punt(w, m, TP_PUNT_MULTICAST);
+		return 0;
+	}
+	if (unlikely(ip[0] != 0x45)) { /* options: the kernel processes them */
+		tp_worker_punt(w, m, TP_PUNT_OPTIONS);
+		return 0;
+	}
+	if (unlikely(ip[8] <= 1)) { /* the kernel sends Time Exceeded (RFC 1812 5.3.1) */
+		tp_worker_punt(w, m, TP_PUNT_TTL);
+		return 0;
+	}
+	*dst = d;
+	return 1;
+}
+
+void tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *fwd[TP_BURST];
+	uint32_t dst[TP_BURST], nh[TP_BURST];
+	unsigned int nf = 0, i;
+
+	for (i = 0; i < PREFETCH_AHEAD && i < n; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		if (i + PREFETCH_AHEAD < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
+		if (ip4_classify(w, pkts[i], &dst[nf]))
+			fwd[nf++] = pkts[i];
+	}
+	if (nf == 0)
+		return;
+
+	tp_route_lookup_bulk(dst, nh, nf);
+
+	for (i = 0; i < nf; i++) {
+		struct rte_mbuf *m = fwd[i];
+		uint64_t l2;
+		uint16_t out;
+		uint8_t *eth;
+
+		if (unlikely(nh[i] == UINT32_MAX)) {
+			tp_worker_drop(w, m, TP_DROP_NO_ROUTE);
+			continue;
+		}
+		l2 = tp_nh_l2_load(nh[i]);
+		if (unlikely(!(tp_nh_l2_flags(l2) & TP_NH_F_RESOLVED))) {
+			/* local address, or a neighbour the kernel has yet to resolve: the kernel
+			 * takes the packet, resolves, and forwards it through the TAP */
+			tp_worker_punt(w, m,
+				       tp_nh_l2_flags(l2) & TP_NH_F_PUNT ? TP_PUNT_LOCAL
+									  : TP_PUNT_UNRESOLVED);
+			continue;
+		}
+		out = tp_nh_l2_port(l2);
+		eth = rte_pktmbuf_mtod(m, uint8_t *);
+		/* 8-byte store: bytes 0-5 are the destination MAC; 6-7 are overwritten next */
+		memcpy(eth, &l2, sizeof(l2));
+		memcpy(eth + 6, &tp_iface_table[out].mac, RTE_ETHER_ADDR_LEN);
+		tp_ip4_ttl_dec(eth + TP_ETH_HDR_LEN); /* RFC 1812 5.3.1, RFC 1624 */
+		tp_worker_tx_enqueue(w, m, out);
+	}
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Interface table: per-port state the data plane reads, indexed by DPDK port id.
+ *
+ * Written by the control plane before a port is published to any worker and
+ * when its state changes (single aligned stores); read lock-free by workers. */
+#ifndef TP_TABLES_IFACE_H
+#define TP_TABLES_IFACE_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ether.h>
+
+#include "../core/worker.h"
+
+struct tp_iface {
+	struct rte_ether_addr mac;
+	uint16_t mtu;
+	uint8_t up;	    /* 1 while the port is started and may transmit */
+	uint8_t pad;
+	uint32_t tap_ifindex;
+	uint32_t ip;	    /* primary IPv4 address (host order), 0 if none */
+	uint8_t depth;
+} __rte_cache_aligned;
+
+extern struct tp_iface tp_iface_table[TP_MAX_PORTS];
+
+#endif

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Neighbour table on rte_hash with lock-free concurrency and RCU reclamation. */
+#include <errno.h>
+
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_jhash.h>
+
+#include "neigh.h"
+#include "nexthop.h"
+
+static struct rte_hash *neigh_hash;
+
+/* Called by rte_hash once no reader can hold the key any more. */
+static void neigh_free_data(void *p, void *data)
+{
+	tp_nh_free((uint32_t)(uintptr_t)data);
+}
+
+int tp_neigh_init(struct rte_rcu_qsbr *qs, unsigned int max_entries)
+{
+	struct rte_hash_parameters p = {
+		.name = "tp_neigh",
+		.entries = max_entries,
+		.key_len = sizeof(uint32_t),
+		.hash_func = rte_jhash,
+		.socket_id = SOCKET_ID_ANY,
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
+	};
+	struct rte_hash_rcu_config rc = {
+		.v = qs,
+		.mode = RTE_HASH_QSBR_MODE_SYNC,
+		.free_key_data_func = neigh_free_data,
+	};
+
+	neigh_hash = rte_hash_create(&p);
+	if (neigh_hash == NULL)
+		return -rte_errno;
+	if (qs != NULL && rte_hash_rcu_qsbr_add(neigh_hash, &rc) != 0) {
+		int err = -rte_errno;
+		rte_hash_free(neigh_hash);
+		neigh_hash = NULL;
+		return err;
+	}
+	return 0;
+}
+
+void tp_neigh_fini(void)
+{
+	rte_hash_free(neigh_hash);
+	neigh_hash = NULL;
+}
+
+int tp_neigh_lookup(uint32_t ip)
+{
+	void *data;
+
+	if (rte_hash_lookup_data(neigh_hash, &ip, &data) < 0)
+		return -ENOENT;
+	return (int)(uintptr_t)data;
+}
+
+int tp_neigh_ref(uint32_t ip, uint16_t port)
+{
+	int nh = tp_neigh_lookup(ip);
+	int ret;
+
+	if (nh < 0) {
+		nh = tp_nh_alloc(ip, port);
+		if (nh < 0)
+			return nh;
+		ret = rte_hash_add_key_data(neigh_hash, &ip, (void *)(uintptr_t)nh);
+		if (ret < 0) {
+			tp_nh_free((uint32_t)nh);
+			return ret;
+		}
+	}
+	tp_nh_table[nh].refcnt++;
+	return nh;
+}
+
+void tp_neigh_unref(uint32_t nh)
+{
+	struct tp_nexthop *e = &tp_nh_table[nh];
+	uint32_t ip = e->ip;
+
+	if (tp_nh_special(nh) || !e->in_use || e->refcnt == 0)
+		return;
+	if (--e->refcnt > 0)
+		return;
+	/* SYNC mode: returns after a grace period, having freed nh in neigh_free_data */
+	rte_hash_del_key(neigh_hash, &ip);
+}
+
+int tp_neigh_learn(uint32_t ip, uint16_t port, const uint8_t *mac)
+{
+	int nh;
+
+	if (mac == NULL) {
+		nh = tp_neigh_lookup(ip);
+		if (nh < 0 || !tp_nh_table[nh].learned)
+			return -ENOENT;
+		tp_nh_table[nh].learned = 0;
+		/* unresolved first, so packets punt to the kernel while routes still point here */
+		tp_nh_set_l2((uint32_t)nh, (const uint8_t[6]){0}, port, 0);
+		tp_neigh_unref((uint32_t)nh);
+		return -ENOENT;
+	}
+	nh = tp_neigh_lookup(ip);
+	if (nh < 0 || !tp_nh_table[nh].learned) {
+		nh = tp_neigh_ref(ip, port);
+		if (nh < 0)
+			return nh;
+		tp_nh_table[nh].learned = 1;
+	}
+	tp_nh_table[nh].port = port;
+	tp_nh_set_l2((uint32_t)nh, mac, port, TP_NH_F_RESOLVED);
+	return nh;
+}
+
+int tp_neigh_iterate(uint32_t *iter, uint32_t *ip, uint32_t *nh)
+{
+	const void *key;
+	void *data;
+
+	if (rte_hash_iterate(neigh_hash, &key, &data, iter) < 0)
+		return -ENOENT;
+	*ip = *(const uint32_t *)key;
+	*nh = (uint32_t)(uintptr_t)data;
+	return 0;
+}
+
+unsigned int tp_neigh_count(void)
+{
+	return (unsigned int)rte_hash_count(neigh_hash);
+}

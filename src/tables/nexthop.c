@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Next-hop table storage and free list. */
+#include <errno.h>
+
+#include <rte_malloc.h>
+
+#include "nexthop.h"
+
+struct tp_nexthop *tp_nh_table;
+static uint32_t nh_free_head;
+static unsigned int nh_used;
+
+int tp_nh_init(void)
+{
+	static const uint8_t zero[6];
+
+	tp_nh_table = rte_zmalloc("tp_nexthops", sizeof(*tp_nh_table) * TP_NH_MAX,
+				  RTE_CACHE_LINE_SIZE);
+	if (tp_nh_table == NULL)
+		return -ENOMEM;
+	for (uint32_t i = TP_NH_FIRST; i < TP_NH_MAX; i++)
+		tp_nh_table[i].next_free = i + 1 < TP_NH_MAX ? i + 1 : 0;
+	nh_free_head = TP_NH_FIRST;
+	tp_nh_table[TP_NH_PUNT].in_use = 1;
+	tp_nh_set_l2(TP_NH_PUNT, zero, 0, TP_NH_F_PUNT);
+	tp_nh_table[TP_NH_CONNECTED].in_use = 1;
+	tp_nh_set_l2(TP_NH_CONNECTED, zero, 0, 0);
+	nh_used = TP_NH_FIRST;
+	return 0;
+}
+
+void tp_nh_fini(void)
+{
+	rte_free(tp_nh_table);
+	tp_nh_table = NULL;
+}
+
+int tp_nh_alloc(uint32_t ip, uint16_t port)
+{
+	static const uint8_t zero[6];
+	uint32_t id = nh_free_head;
+
+	if (id == 0)
+		return -ENOSPC;
+	nh_free_head = tp_nh_table[id].next_free;
+	tp_nh_table[id].ip = ip;
+	tp_nh_table[id].port = port;
+	tp_nh_table[id].refcnt = 0;
+	tp_nh_table[id].in_use = 1;
+	tp_nh_set_l2(id, zero, port, 0);
+	nh_used++;
+	return (int)id;
+}
+
+void tp_nh_free(uint32_t id)
+{
+	static const uint8_t zero[6];
+
+	if (tp_nh_special(id) || id >= TP_NH_MAX || !tp_nh_table[id].in_use)
+		return;
+	tp_nh_set_l2(id, zero, 0, 0);
+	tp_nh_table[id].in_use = 0;
+	tp_nh_table[id].ip = 0;
+	tp_nh_table[id].next_free = nh_free_head;
+	nh_free_head = id;
+	nh_used--;
+}
+
+void tp_nh_set_l2(uint32_t id, const uint8_t mac[6], uint16_t port, uint8_t flags)
+{
+	__atomic_store_n(&tp_nh_table[id].l2, tp_nh_l2_make(mac, port, flags), __ATOMIC_RELEASE);
+}
+
+unsigned int tp_nh_count(void)
+{
+	return nh_used;
+}

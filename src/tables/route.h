@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Route table: IPv4 prefix -> next-hop id, rte_lpm with RCU-protected tbl8 reclamation.
+ *
+ * The control plane is the only writer and also keeps, beside the LPM, a list of
+ * the routes it installed (rte_lpm cannot be iterated) with their origin, for
+ * show and for mark-and-sweep resynchronisation. Workers read with
+ * tp_route_lookup_bulk() between two quiescent-state reports.
+ *
+ * Kernel routes win over host routes: a resolved neighbour gets a /32 host
+ * route only where the kernel has no /32 of its own, and a kernel /32 that is
+ * deleted falls back to the neighbour's host route. */
+#ifndef TP_TABLES_ROUTE_H
+#define TP_TABLES_ROUTE_H
+
+#include <stdint.h>
+
+#include <rte_lpm.h>
+#include <rte_rcu_qsbr.h>
+
+enum tp_route_type {
+	TP_ROUTE_CONNECTED, /* subnet on a port: punt until the neighbour resolves */
+	TP_ROUTE_GATEWAY,   /* via a neighbour */
+	TP_ROUTE_LOCAL,	    /* one of our addresses (or a broadcast address): punt */
+	TP_ROUTE_HOST,	    /* /32 to a resolved neighbour on a connected subnet */
+};
+
+struct tp_route {
+	uint32_t ip; /* host order, masked */
+	uint8_t depth;
+	uint8_t type;	  /* enum tp_route_type */
+	uint8_t kernel;	  /* installed from a kernel route */
+	uint8_t pad;
+	uint32_t gw;	  /* gateway (GATEWAY) or neighbour (HOST) */
+	uint16_t port;
+	uint32_t nh;
+	uint32_t gen;	  /* resync generation */
+};
+
+extern struct rte_lpm *tp_route_lpm;
+
+int tp_route_init(struct rte_rcu_qsbr *qs, unsigned int max_routes);
+void tp_route_fini(void);
+
+/* Add or replace a kernel route. gw is used for TP_ROUTE_GATEWAY only. 0 or negative errno. */
+int tp_route_add(uint32_t ip, uint8_t depth, enum tp_route_type type, uint32_t gw, uint16_t port,
+		 uint32_t gen);
+/* Delete a kernel route. 0 or -ENOENT. */
+int tp_route_del(uint32_t ip, uint8_t depth);
+/* A neighbour resolved (nh >= 0) or went away (nh < 0): keep its /32 host route in step. */
+void tp_route_host_update(uint32_t ip, uint16_t port, int nh);
+/* Delete kernel routes whose generation is not gen (after a full resync). Returns how many. */
+unsigned int tp_route_sweep(uint32_t gen);
+/* Delete every kernel route through port (the port is going away). */
+void tp_route_flush_port(uint16_t port);
+
+/* Iterate over installed routes: *iter starts at 0; returns NULL at the end. */
+const struct tp_route *tp_route_iterate(uint32_t *iter);
+unsigned int tp_route_count(void);
+const char *tp_route_type_name(enum tp_route_type t);
+
+/* Datapath: next-hop ids for n addresses (host order); a miss gives UINT32_MAX. */
+static inline void tp_route_lookup_bulk(const uint32_t *ips, uint32_t *nhs, unsigned int n)
+{
+	rte_lpm_lookup_bulk(tp_route_lpm, ips, nhs, n);
+	for (unsigned int i = 0; i < n; i++)
+		nhs[i] = (nhs[i] & RTE_LPM_LOOKUP_SUCCESS) ? (nhs[i] & 0x00ffffff) : UINT32_MAX;
+}
+
+#endif
