@@ -31,7 +31,6 @@
 #include "log.h"
 #include "tp.h"
 
-RTE_LOG_REGISTER_DEFAULT(tp_logtype, INFO);
 
 struct opts {
 	const char *name;

@@ -244,7 +244,7 @@ class RouterLab(Lab):
     def twinctl(self, *words: str, check: bool = True) -> str:
         """Run the ``twinctl`` binary against this lab's daemon; return its stdout."""
         assert self.daemon is not None, "daemon not started"
-        argv = [str(twinctl_binary()), "--socket", self.daemon.socket, *words]
+        argv = [str(twinctl_binary()), "-s", self.daemon.socket, *words]
         res = subprocess.run(
             argv, check=False, capture_output=True, text=True, timeout=30
         )
