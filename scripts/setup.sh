@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Set up a fresh Debian 12 machine (as root) for twinplane: packages, the Python
+# venv, hugepages, and the build. Idempotent: run it as often as you like.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PKGS=(dpdk libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libc6-dev
+          libmnl-dev libcmocka-dev frr iproute2 ethtool libpcap-dev libelf-dev
+          python3-venv python3-dev tcpdump procps)
+PIP_PKGS=(pytest scapy pyroute2 numpy matplotlib)
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "setup.sh: run as root (it installs packages and reserves hugepages)" >&2
+    exit 1
+fi
+
+missing=()
+for p in "${APT_PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup.sh: installing ${missing[*]}"
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+if ! .venv/bin/python -c "import pytest, scapy, pyroute2, numpy, matplotlib" 2>/dev/null; then
+    .venv/bin/pip install -q --disable-pip-version-check "${PIP_PKGS[@]}"
+fi
+
+# 2 MiB hugepages: 1 GiB, enough for the daemon, a generator and l3fwd side by side
+want=${TP_HUGEPAGES:-512}
+have=$(cat /proc/sys/vm/nr_hugepages)
+if [ "$have" -lt "$want" ]; then
+    echo "$want" > /proc/sys/vm/nr_hugepages || true
+fi
+if ! grep -q " /dev/hugepages hugetlbfs " /proc/mounts; then
+    mkdir -p /dev/hugepages
+    mount -t hugetlbfs nodev /dev/hugepages || echo "setup.sh: warning: cannot mount hugetlbfs; twinplane will run with --no-huge" >&2
+fi
+echo "setup.sh: hugepages: $(cat /proc/sys/vm/nr_hugepages) x 2 MiB"
+
+if [ ! -f build/build.ninja ]; then
+    meson setup build --buildtype=release
+fi
+ninja -C build

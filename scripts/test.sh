@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Run every test: set-up (idempotent), the cmocka unit tests, then the pytest
+# integration tests over network namespaces. Ends with one summary line.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/setup.sh || { echo "test.sh: set-up failed"; echo "0 passed, 1 failed"; exit 1; }
+
+unit_pass=0
+unit_fail=0
+for t in build/tests/unit/test_*; do
+    [ -x "$t" ] || continue
+    out=$("$t" 2>&1)
+    echo "$out"
+    p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+    f=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+    if [ -z "$p" ] && [ -z "$f" ]; then f=1; fi   # crashed before cmocka's summary
+    unit_pass=$((unit_pass + ${p:-0}))
+    unit_fail=$((unit_fail + ${f:-0}))
+done
+echo "unit: ${unit_pass} passed, ${unit_fail} failed"
+
+report=$(mktemp)
+.venv/bin/python -m pytest -ra -p no:cacheprovider --junitxml="$report" "$@"
+rc=$?
+read -r int_pass int_fail int_skip < <(.venv/bin/python - "$report" <<'PY'
+import sys, xml.etree.ElementTree as ET
+try:
+    r = ET.parse(sys.argv[1]).getroot()
+    s = r if r.tag == "testsuite" else r.find("testsuite")
+    t, f, e, k = (int(s.get(x, 0)) for x in ("tests", "failures", "errors", "skipped"))
+    print(t - f - e - k, f + e, k)
+except Exception:
+    print(0, 1, 0)
+PY
+)
+rm -f "$report"
+if [ "$rc" -ne 0 ] && [ "$int_fail" -eq 0 ]; then int_fail=1; fi
+total_pass=$((unit_pass + int_pass))
+total_fail=$((unit_fail + int_fail))
+echo "total: ${total_pass} passed, ${total_fail} failed, ${int_skip} skipped"
+[ "$total_fail" -eq 0 ]
