@@ -271,6 +271,28 @@ static int show_sync(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+static int sync_resync(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	int ret = tp_nl_resync();
+	return ret < 0 ? tp_cmd_err(ctx, -ret, "sync resync: netlink dump failed: %s",
+				    strerror(-ret))
+		       : 0;
+}
+
+static int set_netlink(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	uint64_t v;
+	int ret;
+
+	if (argc != 2 || strcmp(argv[0], "rcvbuf"))
+		return tp_cmd_err(ctx, EINVAL, "set netlink: usage: set netlink rcvbuf BYTES");
+	if (parse_u64(argv[1], 1024, 1 << 30, &v) < 0)
+		return tp_cmd_err(ctx, EINVAL, "set netlink: bad size '%s' (1024-1073741824)",
+				  argv[1]);
+	ret = tp_nl_set_rcvbuf((int)v);
+	return ret < 0 ? tp_cmd_err(ctx, -ret, "set netlink: %s", strerror(-ret)) : 0;
+}
+
 static int clear_counters(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	for (unsigned int w = 0; w < tp.n_workers; w++) {
@@ -336,6 +358,13 @@ static struct tp_cmd c_set_exc = {"set exception", "rate PPS [burst N]",
 				  NULL};
 static struct tp_cmd c_set_backoff = {"set backoff", "on|off", "idle sleep of the workers",
 				      set_backoff, NULL};
+static struct tp_cmd c_resync = {"sync resync", NULL,
+				 "dump the kernel's tables again and sweep what is gone", sync_resync,
+				 NULL};
+static struct tp_cmd c_set_nl = {"set netlink", "rcvbuf BYTES",
+				 "receive buffer of the netlink event socket", set_netlink, NULL};
+TP_CMD_REGISTER(c_resync)
+TP_CMD_REGISTER(c_set_nl)
 static struct tp_cmd c_version = {"version", NULL, "versions", version, NULL};
 TP_CMD_REGISTER(c_port_add)
 TP_CMD_REGISTER(c_port_del)

@@ -264,9 +264,15 @@ static void ev_readable(int fd, void *arg)
 		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == ENOBUFS) {
-				/* we lost events: the tables may be stale, start over */
+				/* we lost events: the tables may be stale, start over. First
+				 * empty the queue: the kernel reports the next loss only once
+				 * the queue has been empty (NETLINK_S_CONGESTED), so events
+				 * lost after the dump but before that would go unnoticed. */
 				tp_nl_stats.overruns++;
 				TP_LOG(WARNING, "netlink overrun, full resync");
+				while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0 ||
+				       errno == ENOBUFS)
+					;
 				tp_nl_resync();
 				continue;
 			}
@@ -282,6 +288,16 @@ void tp_nl_tick(void)
 		tp_nl_resync();
 }
 
+int tp_nl_set_rcvbuf(int bytes)
+{
+	if (ev_sk == NULL)
+		return -ENOTCONN;
+	if (setsockopt(mnl_socket_get_fd(ev_sk), SOL_SOCKET, SO_RCVBUFFORCE, &bytes,
+		       sizeof(bytes)) < 0)
+		return -errno;
+	return 0;
+}
+
 int tp_nl_init(void)
 {
 	int rcvbuf = 8 << 20;
@@ -295,7 +311,7 @@ int tp_nl_init(void)
 			    MNL_SOCKET_AUTOPID) < 0 ||
 	    mnl_socket_bind(req_sk, 0, MNL_SOCKET_AUTOPID) < 0)
 		goto fail;
-	setsockopt(mnl_socket_get_fd(ev_sk), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	tp_nl_set_rcvbuf(rcvbuf);
 	if (tp_ctl_add_fd(mnl_socket_get_fd(ev_sk), ev_readable, NULL) < 0)
 		goto fail;
 	return 0;

@@ -23,6 +23,9 @@ void tp_nl_fini(void);
 /* Full dump of links, addresses, routes and neighbours; sweeps what is gone. */
 int tp_nl_resync(void);
 
+/* Receive buffer of the event socket, in bytes (a smaller one overruns sooner). */
+int tp_nl_set_rcvbuf(int bytes);
+
 /* Kernel writes: 0 or negative errno (the kernel's answer). Addresses in host order. */
 int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth);
 int tp_nl_route(bool add, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex);

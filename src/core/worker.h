@@ -109,6 +109,26 @@ static inline void tp_worker_tx_enqueue(struct tp_worker *w, struct rte_mbuf *m,
 		tp_worker_tx_flush(w);
 }
 
+/* Buffer n frames for port (n <= TP_BURST). */
+static inline void tp_worker_tx_enqueue_bulk(struct tp_worker *w, struct rte_mbuf **m,
+					     unsigned int n, uint16_t port)
+{
+	struct tp_txbuf *b = &w->txb[port];
+	unsigned int room = TP_BURST - b->n;
+
+	if (unlikely(n > room)) {
+		memcpy(&b->pkts[b->n], m, room * sizeof(*m));
+		b->n = TP_BURST;
+		w->tx_dirty |= 1ull << port;
+		tp_worker_tx_flush(w);
+		m += room;
+		n -= room;
+	}
+	memcpy(&b->pkts[b->n], m, n * sizeof(*m));
+	b->n = (uint16_t)(b->n + n);
+	w->tx_dirty |= 1ull << port;
+}
+
 static inline void tp_worker_drop(struct tp_worker *w, struct rte_mbuf *m, enum tp_drop r)
 {
 	w->st.drops[r]++;

@@ -53,6 +53,21 @@ static inline uint16_t tp_csum_fold_sum(const void *buf, size_t len)
 	return (uint16_t)sum;
 }
 
+/* tp_csum_fold_sum() of exactly 20 bytes: five 32-bit words, two folds each way. */
+static inline uint16_t tp_csum_sum20(const uint8_t *p)
+{
+	uint32_t w[5];
+	uint64_t sum;
+
+	memcpy(w, p, sizeof(w));
+	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
 /* Header checksum as it belongs in the header (network order), computed with the
  * checksum field taken as zero (RFC 791 3.1). */
 static inline uint16_t tp_ip4_cksum(const void *hdr, size_t hlen)
@@ -80,24 +95,25 @@ static inline enum tp_ip4_verdict tp_ip4_check(const uint8_t *ip, size_t avail)
 	if (tot > avail)
 		return TP_IP4_LEN_EXCEEDS_FRAME;
 	/* a valid header sums to 0xffff (RFC 1071) */
-	if (tp_csum_fold_sum(ip, hlen) != 0xffff)
+	if (hlen == TP_IP4_HDR_LEN ? tp_csum_sum20(ip) != 0xffff : tp_csum_fold_sum(ip, hlen) != 0xffff)
 		return TP_IP4_BAD_CHECKSUM;
 	return TP_IP4_OK;
 }
 
 /* Decrement the TTL and patch the checksum incrementally (RFC 1624 eqn. 3:
- * HC' = ~(~HC + ~m + m')). The caller has checked TTL > 1. */
+ * HC' = ~(~HC + ~m + m')). The TTL is the high byte of header word 4, so
+ * ~m + m' is the constant -0x0100 = 0xfeff (one's complement); one's-complement
+ * sums are byte-order independent (RFC 1071 2.(B)), so the sum is done on the
+ * word as loaded: 0xfeff in network order is 0xfffe read little-endian. The
+ * caller has checked TTL > 1. */
 static inline void tp_ip4_ttl_dec(uint8_t *ip)
 {
-	uint16_t old_w, new_w, ck;
-	memcpy(&old_w, ip + 8, 2);	/* TTL and protocol, as one 16-bit word */
+	uint16_t ck;
+	uint32_t sum;
+
 	ip[8]--;
-	memcpy(&new_w, ip + 8, 2);
 	memcpy(&ck, ip + 10, 2);
-	uint32_t sum = (uint16_t)~ck;
-	sum += (uint16_t)~old_w;
-	sum += new_w;
-	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (uint32_t)(uint16_t)~ck + htons(0xfeff);
 	sum = (sum & 0xffff) + (sum >> 16);
 	ck = (uint16_t)~sum;
 	memcpy(ip + 10, &ck, 2);

@@ -68,6 +68,7 @@ def router_lab(request: pytest.FixtureRequest) -> Iterator[RouterLab]:
     _require_daemon()
     lab = RouterLab()
     try:
+        lab.flush_tx_residue()
         lab.mempool_baseline = lab.settle_mempool()
         yield lab
         rep = getattr(request.node, "rep_call", None)
@@ -93,6 +94,7 @@ def _check_after_test(lab: RouterLab) -> None:
         )
     baseline = lab.mempool_baseline
     assert baseline is not None
+    lab.flush_tx_residue()
     in_use = lab.settle_mempool(baseline + MEMPOOL_SLACK, timeout=MEMPOOL_SETTLE_S)
     if in_use > baseline + MEMPOOL_SLACK:
         lab.keep_on_failure()

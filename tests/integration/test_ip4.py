@@ -77,7 +77,23 @@ def test_ping_both_ways(router_lab: RouterLab) -> None:
     lab = router_lab
     assert ping(lab.ns["h1"], H2, count=5) == 5
     assert ping(lab.ns["h2"], H1, count=5) == 5
-    assert ping(lab.ns["h1"], R_P0, count=3) == 3
+
+
+def test_ping_router_address_answered_once(router_lab: RouterLab) -> None:
+    """The TAP's kernel answers; the kernel behind the DPDK-owned veth must not answer too."""
+    lab = router_lab
+    for host, addr in (("h1", R_P0), ("h2", "10.0.2.1")):
+        out = lab.run(
+            host, ["ping", "-n", "-c", "3", "-i", "0.2", "-W", "2", addr], check=False
+        )
+        assert " 3 received" in out, out
+        assert "DUP!" not in out and "duplicates" not in out, (
+            f"duplicate replies from {addr}:\n{out}"
+        )
+        arp = lab.run(host, ["ip", "neigh", "show", addr])
+        assert lab.port(lab.link(host).port)["mac"] in arp, (
+            f"{addr} resolved to another MAC: {arp}"
+        )
 
 
 def test_udp_forwarded_by_data_plane(router_lab: RouterLab) -> None:

@@ -9,7 +9,7 @@ import pytest
 from twinplane.lab import RouterLab, reap_stale
 from twinplane.lab.frr import Frr, OspfInterface, frr_available, ospf_config
 from twinplane.lab.netns import Netns, list_netns
-from twinplane.lab.traffic import UdpReceiver, ping, udp_send
+from twinplane.lab.traffic import Sniffer, UdpReceiver, l2_socket, ping, udp_send
 
 
 def _kernel_router(lab: RouterLab) -> None:
@@ -21,7 +21,7 @@ def _kernel_router(lab: RouterLab) -> None:
 
 
 def test_kernel_forwarding_between_hosts() -> None:
-    with RouterLab(start_daemon=False, isolate_ports=False) as lab:
+    with RouterLab(start_daemon=False) as lab:
         _kernel_router(lab)
         names = [ns.name for ns in lab.ns.values()]
         assert set(names) <= set(list_netns())
@@ -103,7 +103,7 @@ def test_reap_stale_namespaces() -> None:
 @pytest.mark.skipif(not frr_available(), reason="FRR zebra/ospfd not installed")
 def test_frr_ospf_between_namespaces() -> None:
     """The FRR helper converges OSPF between two lab namespaces (kernel router, no daemon)."""
-    with RouterLab(start_daemon=False, isolate_ports=False) as lab:
+    with RouterLab(start_daemon=False) as lab:
         _kernel_router(lab)
         r, h2 = lab.router, lab.ns["h2"]
         h2.run("ip link add s0 type veth peer name s1")
@@ -143,3 +143,36 @@ def test_frr_ospf_between_namespaces() -> None:
     assert not [
         line for line in os.popen("ps -eo args").read().splitlines() if lab.tag in line
     ]
+
+
+def test_scapy_send_and_sniff_in_namespaces() -> None:
+    """l2_socket sends from h1 and Sniffer captures in h2, though the test runs in the root namespace."""
+    from scapy.compat import raw
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Ether
+    from scapy.packet import Packet, Raw
+
+    with RouterLab(start_daemon=False) as lab:
+        _kernel_router(lab)
+        h1, h2 = lab.ns["h1"], lab.ns["h2"]
+        marker = b"TP-SNIFF-CHECK"
+        frame = (
+            Ether(src=h1.mac("eth0"), dst=lab.router.mac("r-p0"))
+            / IP(src="10.0.1.2", dst="10.0.2.2")
+            / UDP(sport=4000, dport=4001)
+            / Raw(marker)
+        )
+
+        def mine(p: Packet) -> bool:
+            return marker in raw(p)
+
+        assert ping(h1, "10.0.2.2", count=1) == 1  # the router resolves h2
+        with Sniffer(h2, "eth0", mine) as sniffer:
+            sock = l2_socket(h1, "eth0")
+            try:
+                sock.send(frame)
+            finally:
+                sock.close()
+            got = sniffer.wait(1, timeout=3.0)
+        assert len(got) == 1
+        assert got[0][IP].ttl == 63

@@ -88,12 +88,14 @@ class RouterLab(Lab):
     """Hosts, a router namespace and a twinplane daemon in it.
 
     Roles: ``r`` for the router namespace, and each link's host role.
-    ``kernel_forwarding`` sets ``net.ipv4.ip_forward=1`` in the router
-    namespace: the exception path hands packets to the kernel through the
-    TAPs, and the kernel sends ICMP errors (time exceeded) only for packets
-    it would forward. The router ends of the veths are isolated from the
-    kernel stack (``Netns.isolate``), so the kernel never forwards on its own
-    what DPDK receives.
+
+    The daemon prepares the router namespace itself (ip_forward on, so the
+    kernel routes and sends ICMP errors for what the exception path hands
+    it; af_packet netdevs made inert), and the tests check that it does.
+    For runs without the daemon, or with its ``--no-sysctl``, the lab can do
+    it: ``kernel_forwarding`` sets ip_forward=1 and rp_filter=0 in the
+    router namespace, ``isolate_ports`` keeps the kernel stack off the
+    router ends of the veths (``Netns.isolate``).
     """
 
     def __init__(
@@ -103,8 +105,8 @@ class RouterLab(Lab):
         lcores: str = "0,1",
         extra_config: Sequence[str] = (),
         daemon_args: Sequence[str] = (),
-        kernel_forwarding: bool = True,
-        isolate_ports: bool = True,
+        kernel_forwarding: bool = False,
+        isolate_ports: bool = False,
         start_daemon: bool = True,
         keep: bool | None = None,
     ) -> None:
@@ -145,11 +147,14 @@ class RouterLab(Lab):
 
     def build_topology(self) -> None:
         r = self.add_ns("r")
-        r.sysctl(
-            {"net.ipv4.conf.all.rp_filter": "0", "net.ipv4.conf.default.rp_filter": "0"}
-        )
         if self.kernel_forwarding:
-            r.sysctl({"net.ipv4.ip_forward": "1"})
+            r.sysctl(
+                {
+                    "net.ipv4.ip_forward": "1",
+                    "net.ipv4.conf.all.rp_filter": "0",
+                    "net.ipv4.conf.default.rp_filter": "0",
+                }
+            )
         for link in self.links:
             h = self.add_ns(link.host)
             veth(r, link.router_if, h, link.host_if)
@@ -289,6 +294,19 @@ class RouterLab(Lab):
             if p.get("name") == name:
                 return dict(p)
         raise KeyError(f"no port {name!r}")
+
+    def flush_tx_residue(self) -> None:
+        """Make every port transmit one packet: a ping from each host to its router address.
+
+        Some PMDs hold the mbufs of their last transmit until the next one
+        (net_af_xdp reclaims its completion ring when it sends again). After a
+        flush, each port holds exactly its last, one-packet transmit, so two
+        in-use counts taken after a flush compare like for like.
+        """
+        for link in self.links:
+            self.ns[link.host].run(
+                ["ping", "-n", "-q", "-c", "1", "-W", "1", link.router_ip], check=False
+            )
 
     def settle_mempool(self, baseline: int | None = None, timeout: float = 3.0) -> int:
         """Wait until in-use mbufs are at or below ``baseline`` (or stop changing); return the last count."""
