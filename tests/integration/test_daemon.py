@@ -1,0 +1,139 @@
+"""The daemon's life cycle and control plane: one instance per name, config
+errors, clean shutdown, netlink overrun recovery."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+from twinplane.lab import RouterLab
+from twinplane.lab.daemon import daemon_binary
+
+
+def _kernel_routes(lab: RouterLab) -> set[str]:
+    """Prefixes of the kernel's main-table IPv4 routes through the TAPs."""
+    out = lab.router.run(["ip", "-4", "-o", "route", "show", "table", "main"]).stdout
+    prefixes = set()
+    for line in out.splitlines():
+        if " dev tp-" in line:
+            p = line.split()[0]
+            prefixes.add(p if "/" in p else p + "/32")
+    return prefixes
+
+
+def _dataplane_routes(lab: RouterLab) -> set[str]:
+    return {
+        r["prefix"]
+        for r in lab.ctl("show", "routes")["routes"]
+        if r["type"] in ("connected", "gateway")
+    }
+
+
+def test_second_instance_with_same_name_refuses(router_lab: RouterLab) -> None:
+    d = router_lab.daemon
+    assert d is not None
+    res = router_lab.router.run(
+        [str(daemon_binary()), "--name", d.name, "--lcores", "0,1"], check=False, timeout=30
+    )
+    assert res.returncode != 0
+    assert f"an instance named '{d.name}' is already running" in res.stderr
+    assert f"pid {d.proc.pid}" in res.stderr if d.proc else True
+    # the first one is unharmed
+    assert router_lab.ctl("version")["api"] == 1
+
+
+def test_malformed_config_rejected_with_line(router_lab: RouterLab) -> None:
+    bad = router_lab.workdir / "bad.conf"
+    bad.write_text("# comment\nset backoff on\nroute add 10.0.0.0/40 via 10.0.2.2\n")
+    res = router_lab.router.run(
+        [
+            str(daemon_binary()), "--name", router_lab.tag + "b", "--lcores", "0,1",
+            "--no-huge", "--config", str(bad), "--socket", str(router_lab.workdir / "b.sock"),
+            "--log-file", str(router_lab.workdir / "b.log"),
+        ],
+        check=False, timeout=60,
+    )  # fmt: skip
+    log = (router_lab.workdir / "b.log").read_text()
+    assert res.returncode != 0
+    assert "configuration" in res.stderr and "failed" in res.stderr
+    assert "bad.conf:3: route add: bad prefix '10.0.0.0/40'" in log
+
+
+def test_twinctl_errors_are_specific(router_lab: RouterLab) -> None:
+    for words, msg in [
+        (["route", "add", "10.1.0.0/16"], "usage: route add"),
+        (["route", "add", "10.1.0.0/16", "via", "10.0.2.300"], "bad gateway '10.0.2.300'"),
+        (["port", "add", "p0", "net_null9"], "port 'p0' exists"),
+        (["port", "add", "pz", "net_nosuchpmd0"], "cannot probe 'net_nosuchpmd0'"),
+        (["show", "everything"], "unknown command 'show everything'"),
+        (["set", "exception", "rate", "-5"], "bad rate '-5'"),
+    ]:
+        res = subprocess.run(
+            [str(daemon_binary().parent / "twinctl"), "-s", router_lab.daemon.socket, *words],
+            capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+        assert res.returncode == 1, words
+        assert msg in res.stderr, (words, res.stderr)
+    # nothing changed, the daemon still answers
+    assert [p["name"] for p in router_lab.ctl("show", "ports")["ports"]] == ["p0", "p1"]
+
+
+def test_clean_shutdown_releases_everything() -> None:
+    """SIGTERM: exit 0, TAPs gone, API socket gone, no hugepage file left."""
+    with RouterLab() as lab:
+        d = lab.daemon
+        assert d is not None and d.proc is not None
+        taps = [link.tap for link in lab.links]
+        for tap in taps:
+            assert lab.router.run(["ip", "link", "show", tap], check=False).returncode == 0
+        d.proc.send_signal(signal.SIGTERM)
+        assert d.proc.wait(15) == 0
+        for tap in taps:
+            assert lab.router.run(["ip", "link", "show", tap], check=False).returncode != 0
+        assert not os.path.exists(d.socket)
+        if os.path.isdir("/dev/hugepages"):
+            left = [e.name for e in os.scandir("/dev/hugepages") if e.name.startswith(f"{d.name}map_")]
+            assert left == [], f"hugepage files left: {left}"
+
+
+def test_netlink_overrun_triggers_full_resync(router_lab: RouterLab) -> None:
+    """A tiny netlink buffer and a burst of 2,000 route changes: events are
+    lost, the daemon notices (ENOBUFS), resyncs, and ends equal to the kernel."""
+    router_lab.ctl("set", "netlink", "rcvbuf", "4096")
+    before = router_lab.ctl("show", "sync")
+    batch = router_lab.workdir / "routes.batch"
+    batch.write_text(
+        "".join(f"route add 10.{100 + i // 200}.{i % 200}.0/24 via 10.0.2.2\n" for i in range(2000))
+    )
+    router_lab.router.run(["ip", "-batch", str(batch)])
+    want = _kernel_routes(router_lab)
+    assert len(want) >= 2002
+    router_lab.wait_until(lambda: _dataplane_routes(router_lab) == want, 10, 0.2, "routes in sync")
+    after = router_lab.ctl("show", "sync")
+    assert after["overruns"] > before["overruns"]
+    assert after["resyncs"] > before["resyncs"]
+
+    # deletions are lost too and repaired the same way
+    router_lab.router.run(["ip", "route", "flush", "proto", "boot"])
+    want = _kernel_routes(router_lab)
+    router_lab.wait_until(lambda: _dataplane_routes(router_lab) == want, 10, 0.2, "deletions in sync")
+    assert {r["type"] for r in router_lab.ctl("show", "routes")["routes"]} <= {"connected", "local", "host"}
+    # and the router still forwards
+    res = router_lab.netns("h1").run(["ping", "-n", "-c", "2", "-i", "0.2", "-W", "2", "10.0.2.2"], check=False)
+    assert res.returncode == 0, res.stdout
+
+
+def test_exception_rate_limit_counts_excess(router_lab: RouterLab) -> None:
+    """Punted traffic above the token bucket is dropped and counted; forwarding goes on."""
+    router_lab.ctl("set", "exception", "rate", "50", "burst", "10")
+    c0 = router_lab.counters()
+    # 300 pings to the router's own address: all punted (local destination)
+    router_lab.netns("h1").run(["ping", "-n", "-q", "-f", "-c", "300", "-W", "1", "10.0.1.1"], check=False)
+    c1 = router_lab.counters()
+    limited = c1["drops"]["exception_ratelimited"] - c0["drops"]["exception_ratelimited"]
+    assert limited > 100, c1["drops"]
+    res = router_lab.netns("h1").run(["ping", "-n", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2"], check=False)
+    assert res.returncode == 0, res.stdout
+    time.sleep(0.1)
