@@ -262,6 +262,10 @@ static int eal_start(const struct opts *o, const char *argv0)
 	eargv[eargc++] = "--file-prefix";
 	eargv[eargc++] = (char *)(uintptr_t)o->name;
 	eargv[eargc++] = "--proc-type=primary";
+	/* probe no device at start (as grout does): ports come from 'port add', a PCI
+	 * address included, so the machine's own NICs are left alone */
+	eargv[eargc++] = "-a";
+	eargv[eargc++] = "0000:00:00.0";
 	if (o->lcores) {
 		eargv[eargc++] = "-l";
 		eargv[eargc++] = (char *)(uintptr_t)o->lcores;

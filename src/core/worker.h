@@ -65,11 +65,12 @@ struct tp_txbuf {
 	struct rte_mbuf *pkts[TP_BURST];
 };
 
-/* Per-packet metadata in the mbuf private area. */
+/* Per-packet metadata in the mbuf private area (one cache line is reserved). */
 struct tp_mbuf_priv {
 	uint8_t punt;		/* enum tp_punt when handed to the control plane */
 	uint8_t pad[7];
 };
+_Static_assert(sizeof(struct tp_mbuf_priv) <= RTE_CACHE_LINE_SIZE, "mbuf private area");
 
 struct tp_worker {
 	unsigned int id;	/* 0..n_workers-1, also the RCU thread id and TX queue */

@@ -19,7 +19,9 @@ MEMPOOL_SLACK = int(os.environ.get("TP_LAB_MEMPOOL_SLACK", "0"))
 
 def _sigterm(signum: int, frame: FrameType | None) -> None:
     # Turn SIGTERM (a CI timeout, a kill) into the Ctrl-C path, which runs
-    # fixture teardown, so no namespace or daemon outlives the run.
+    # fixture teardown, so no namespace or daemon outlives the run. A second
+    # SIGTERM then ends the process (Lab.close ignores it while it runs).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     raise KeyboardInterrupt(f"signal {signum}")
 
 
@@ -74,10 +76,14 @@ def router_lab(request: pytest.FixtureRequest) -> Iterator[RouterLab]:
         rep = getattr(request.node, "rep_call", None)
         if rep is not None and rep.passed:
             _check_after_test(lab)
+        assert lab.daemon is not None
+        if not lab.daemon.running():
+            rc = lab.daemon.proc.returncode if lab.daemon.proc else None
+            pytest.fail(f"daemon died during the test (exit {rc})\n{lab.daemon.logs()}")
         lab.stop_daemon()
-        problem = lab.daemon.shutdown_problem() if lab.daemon else None
+        problem = lab.daemon.shutdown_problem()
         if problem:
-            pytest.fail(f"{problem}\n{lab.daemon.logs() if lab.daemon else ''}")
+            pytest.fail(f"{problem}\n{lab.daemon.logs()}")
     except BaseException:
         lab.keep_on_failure()
         raise
@@ -88,10 +94,7 @@ def router_lab(request: pytest.FixtureRequest) -> Iterator[RouterLab]:
 def _check_after_test(lab: RouterLab) -> None:
     assert lab.daemon is not None
     if not lab.daemon.running():
-        lab.keep_on_failure()
-        pytest.fail(
-            f"daemon died during the test (exit {lab.daemon.proc and lab.daemon.proc.returncode})\n{lab.daemon.logs()}"
-        )
+        return  # reported by the fixture
     baseline = lab.mempool_baseline
     assert baseline is not None
     lab.flush_tx_residue()

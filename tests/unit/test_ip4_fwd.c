@@ -160,6 +160,22 @@ static void test_forward_via_gateway(void **state)
 	assert_int_equal(e[22], 1);
 }
 
+static void test_nic_checked_checksum_trusted(void **state)
+{
+	struct rte_mbuf *m = frame(IP(10, 0, 2, 2), 64, 10, NULL);
+
+	/* a wrong checksum the NIC says is good is not checked again */
+	ip_of(m)[10] ^= 0x01;
+	m->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+	run(m);
+	assert_int_equal(w->txb[1].n, 1);
+	/* without the flag, the same packet is dropped */
+	m = frame(IP(10, 0, 2, 2), 64, 10, NULL);
+	ip_of(m)[10] ^= 0x01;
+	run(m);
+	assert_int_equal(w->st.drops[TP_DROP_IP_BAD_CHECKSUM], 1);
+}
+
 static void test_padding_trimmed(void **state)
 {
 	struct rte_mbuf *m = frame(IP(10, 0, 2, 2), 64, 0, NULL); /* 42 bytes */
@@ -308,6 +324,7 @@ int main(void)
 		cmocka_unit_test_setup(test_forward_rewrites_l2_ttl_checksum, reset),
 		cmocka_unit_test_setup(test_forward_via_gateway, reset),
 		cmocka_unit_test_setup(test_padding_trimmed, reset),
+		cmocka_unit_test_setup(test_nic_checked_checksum_trusted, reset),
 		cmocka_unit_test_setup(test_every_drop_reason, reset),
 		cmocka_unit_test_setup(test_every_punt_reason, reset),
 		cmocka_unit_test_setup(test_exception_rate_limited, reset),

@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import Any, Self, TypeVar
 
 from twinplane.lab.netns import Cmd, Netns, reap_stale
 
@@ -126,10 +126,12 @@ class Lab:
             return
         self.closed = True
         errors: list[str] = []
-        restore = None
+        restore: dict[signal.Signals, Any] = {}
         if threading.current_thread() is threading.main_thread():
-            # A second Ctrl-C must not cut the teardown short.
-            restore = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            # A second Ctrl-C or SIGTERM must not cut the teardown short; it
+            # is bounded anyway (every process gets SIGKILL after a timeout).
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                restore[sig] = signal.signal(sig, signal.SIG_IGN)
         try:
             while self._undo:
                 what, fn = self._undo.pop()
@@ -140,8 +142,8 @@ class Lab:
             if not self.keep:
                 shutil.rmtree(self.workdir, ignore_errors=True)
         finally:
-            if restore is not None:
-                signal.signal(signal.SIGINT, restore)
+            for sig, handler in restore.items():
+                signal.signal(sig, handler)
             atexit.unregister(self._atexit)
         if errors:
             raise LabError("lab teardown had errors:\n" + "\n".join(errors))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import shlex
 import subprocess
 import time
 from collections.abc import Sequence
@@ -104,7 +105,7 @@ class RouterLab(Lab):
         pmd: str | None = None,
         lcores: str = "0,1",
         extra_config: Sequence[str] = (),
-        daemon_args: Sequence[str] = (),
+        daemon_args: Sequence[str] | None = None,
         kernel_forwarding: bool = False,
         isolate_ports: bool = False,
         start_daemon: bool = True,
@@ -115,6 +116,9 @@ class RouterLab(Lab):
         self.pmd = pmd or lab_pmd()
         self.lcores = lcores
         self.extra_config = list(extra_config)
+        # Extra daemon options: the argument, else $TP_DAEMON_ARGS (e.g. "--no-backoff").
+        if daemon_args is None:
+            daemon_args = shlex.split(os.environ.get("TP_DAEMON_ARGS", ""))
         self.daemon_args = list(daemon_args)
         self.kernel_forwarding = kernel_forwarding
         self.isolate_ports = isolate_ports
