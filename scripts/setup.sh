@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 APT_PKGS=(dpdk libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libc6-dev
           libmnl-dev libcmocka-dev frr iproute2 ethtool libpcap-dev libelf-dev
-          python3-venv python3-dev tcpdump procps)
+          python3-venv python3-dev iputils-ping procps)
 PIP_PKGS=(pytest scapy pyroute2 numpy matplotlib)
 
 if [ "$(id -u)" -ne 0 ]; then
