@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 unit_pass=0
 unit_fail=0
 for t in build/tests/unit/test_*; do
-    [ -x "$t" ] || continue
+    [ -f "$t" ] && [ -x "$t" ] || continue
     out=$("$t" 2>&1)
     echo "$out"
     p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)

@@ -99,15 +99,22 @@ def test_clean_shutdown_releases_everything() -> None:
 
 
 def test_netlink_overrun_triggers_full_resync(router_lab: RouterLab) -> None:
-    """A tiny netlink buffer and a burst of 2,000 route changes: events are
-    lost, the daemon notices (ENOBUFS), resyncs, and ends equal to the kernel."""
+    """A small netlink buffer, the daemon stopped (SIGSTOP) while 2,000 routes
+    are added: events are lost for certain; on SIGCONT the daemon notices
+    (ENOBUFS), resyncs, and ends equal to the kernel."""
+    d = router_lab.daemon
+    assert d is not None and d.proc is not None
     router_lab.ctl("set", "netlink", "rcvbuf", "4096")
     before = router_lab.ctl("show", "sync")
     batch = router_lab.workdir / "routes.batch"
     batch.write_text(
         "".join(f"route add 10.{100 + i // 200}.{i % 200}.0/24 via 10.0.2.2\n" for i in range(2000))
     )
-    router_lab.router.run(["ip", "-batch", str(batch)])
+    d.proc.send_signal(signal.SIGSTOP)
+    try:
+        router_lab.router.run(["ip", "-batch", str(batch)])
+    finally:
+        d.proc.send_signal(signal.SIGCONT)
     want = _kernel_routes(router_lab)
     assert len(want) >= 2002
     router_lab.wait_until(lambda: _dataplane_routes(router_lab) == want, 10, 0.2, "routes in sync")
@@ -116,7 +123,11 @@ def test_netlink_overrun_triggers_full_resync(router_lab: RouterLab) -> None:
     assert after["resyncs"] > before["resyncs"]
 
     # deletions are lost too and repaired the same way
-    router_lab.router.run(["ip", "route", "flush", "proto", "boot"])
+    d.proc.send_signal(signal.SIGSTOP)
+    try:
+        router_lab.router.run(["ip", "route", "flush", "proto", "boot"])
+    finally:
+        d.proc.send_signal(signal.SIGCONT)
     want = _kernel_routes(router_lab)
     router_lab.wait_until(lambda: _dataplane_routes(router_lab) == want, 10, 0.2, "deletions in sync")
     assert {r["type"] for r in router_lab.ctl("show", "routes")["routes"]} <= {"connected", "local", "host"}
