@@ -6,7 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/tp.h"
+#include <rte_common.h>
+
 #include "control.h"
 
 #define MAX_FDS 256
@@ -19,6 +20,16 @@ struct watch {
 
 static int epfd = -1;
 static struct watch watches[MAX_FDS];
+static tp_tick_cb ticks[8];
+static unsigned int n_ticks;
+
+int tp_ctl_add_tick(tp_tick_cb cb)
+{
+	if (n_ticks == RTE_DIM(ticks))
+		return -ENOSPC;
+	ticks[n_ticks++] = cb;
+	return 0;
+}
 
 uint64_t tp_ctl_now_ms(void)
 {
@@ -72,11 +83,11 @@ void tp_ctl_del_fd(int fd)
 	}
 }
 
-void tp_ctl_loop(void)
+void tp_ctl_loop(volatile bool *running)
 {
 	struct epoll_event evs[32];
 
-	while (tp.running) {
+	while (*running) {
 		/* 1 ms: bounds the latency of the exception path towards the kernel */
 		int n = epoll_wait(epfd, evs, 32, 1);
 		for (int i = 0; i < n; i++) {
@@ -84,7 +95,7 @@ void tp_ctl_loop(void)
 			if (w->fd >= 0)
 				w->cb(w->fd, w->arg);
 		}
-		tp_exc_tick();
-		tp_nl_tick();
+		for (unsigned int i = 0; i < n_ticks; i++)
+			ticks[i]();
 	}
 }

@@ -4,6 +4,7 @@
 #ifndef TP_CONTROL_CONTROL_H
 #define TP_CONTROL_CONTROL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef void (*tp_fd_cb)(int fd, void *arg);
@@ -14,13 +15,11 @@ void tp_ctl_fini(void);
 /* Watch fd for input; cb runs on the control thread. 0 or negative errno. */
 int tp_ctl_add_fd(int fd, tp_fd_cb cb, void *arg);
 void tp_ctl_del_fd(int fd);
-/* Run the loop until tp.running is cleared. */
-void tp_ctl_loop(void);
+/* Run the loop until *running is cleared (by a signal handler). */
+void tp_ctl_loop(volatile bool *running);
 /* Time in milliseconds (monotonic), for timers of control-plane modules. */
 uint64_t tp_ctl_now_ms(void);
-
-/* Modules the loop drives (each in its own file). */
-void tp_exc_tick(void);	  /* exception.c: drain exception rings to the TAPs */
-void tp_nl_tick(void);	  /* netlink.c: deferred resyncs */
+/* Run cb on every pass of the loop (at least every millisecond). 0 or -ENOSPC. */
+int tp_ctl_add_tick(tp_tick_cb cb);
 
 #endif

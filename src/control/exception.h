@@ -25,6 +25,8 @@ extern struct tp_exc_stats tp_exc_stats;
 /* Create the workers' rings. 0 or negative errno. */
 int tp_exc_init(unsigned int ring_size);
 void tp_exc_fini(void);
+/* Drain the workers' exception rings to the TAPs (a control-loop tick). */
+void tp_exc_tick(void);
 /* Start (stop) reading port p's TAP. */
 int tp_exc_attach(struct tp_port *p);
 void tp_exc_detach(struct tp_port *p);

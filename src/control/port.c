@@ -12,6 +12,7 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
+#include "../core/ethdev.h"
 #include "../core/log.h"
 #include "../core/tp.h"
 #include "../tables/iface.h"
@@ -139,47 +140,10 @@ static int valid_name(const char *name)
 
 static int port_configure(struct tp_port *p, char *err, size_t errlen)
 {
-	struct rte_eth_conf conf = {0};
-	struct rte_eth_dev_info info;
-	int ret;
-
-	ret = rte_eth_dev_info_get(p->id, &info);
-	if (ret < 0) {
-		snprintf(err, errlen, "cannot get device info: %s", strerror(-ret));
+	int ret = tp_ethdev_configure(p->id, p->nb_rxq, p->nb_txq, &p->nb_rxd, &p->nb_txd, &p->mtu,
+				      err, errlen);
+	if (ret < 0)
 		return ret;
-	}
-	if (p->nb_rxq > info.max_rx_queues) {
-		snprintf(err, errlen, "device has %u rx queues, %u asked", info.max_rx_queues,
-			 p->nb_rxq);
-		return -EINVAL;
-	}
-	if (p->nb_txq > info.max_tx_queues) {
-		snprintf(err, errlen, "device has %u tx queues, one per worker (%u) is needed",
-			 info.max_tx_queues, p->nb_txq);
-		return -EINVAL;
-	}
-	if (p->nb_rxq > 1) {
-		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP & info.flow_type_rss_offloads;
-	}
-	/* header checksums verified by the NIC where it can (the fast path trusts GOOD) */
-	conf.rxmode.offloads = info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
-	ret = rte_eth_dev_configure(p->id, p->nb_rxq, p->nb_txq, &conf);
-	if (ret < 0) {
-		snprintf(err, errlen, "rte_eth_dev_configure: %s", strerror(-ret));
-		return ret;
-	}
-	ret = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &p->nb_rxd, &p->nb_txd);
-	if (ret < 0) {
-		snprintf(err, errlen, "descriptor counts: %s", strerror(-ret));
-		return ret;
-	}
-	if (p->mtu && (ret = rte_eth_dev_set_mtu(p->id, p->mtu)) < 0 && ret != -ENOTSUP) {
-		snprintf(err, errlen, "mtu %u: %s", p->mtu, strerror(-ret));
-		return ret;
-	}
-	if (rte_eth_dev_get_mtu(p->id, &p->mtu) < 0 || p->mtu == 0)
-		p->mtu = 1500;
 	/* mempool sized from this port's configuration: its rx rings, its share of
 	 * every worker's tx ring, per-lcore caches, and the exception ring */
 	unsigned int n = p->nb_rxq * p->nb_rxd + p->nb_txq * p->nb_txd +
@@ -194,27 +158,8 @@ static int port_configure(struct tp_port *p, char *err, size_t errlen)
 		snprintf(err, errlen, "mempool of %u mbufs: %s", n, rte_strerror(rte_errno));
 		return -rte_errno;
 	}
-	for (uint16_t q = 0; q < p->nb_rxq; q++) {
-		ret = rte_eth_rx_queue_setup(p->id, q, p->nb_rxd, SOCKET_ID_ANY, NULL, p->pool);
-		if (ret < 0) {
-			snprintf(err, errlen, "rx queue %u: %s", q, strerror(-ret));
-			return ret;
-		}
-	}
-	for (uint16_t q = 0; q < p->nb_txq; q++) {
-		ret = rte_eth_tx_queue_setup(p->id, q, p->nb_txd, SOCKET_ID_ANY, NULL);
-		if (ret < 0) {
-			snprintf(err, errlen, "tx queue %u: %s", q, strerror(-ret));
-			return ret;
-		}
-	}
-	rte_eth_allmulticast_enable(p->id); /* OSPF and friends: not all PMDs can */
-	ret = rte_eth_dev_start(p->id);
-	if (ret < 0) {
-		snprintf(err, errlen, "start: %s", strerror(-ret));
-		return ret;
-	}
-	return 0;
+	return tp_ethdev_start(p->id, p->nb_rxq, p->nb_txq, p->nb_rxd, p->nb_txd, p->pool, err,
+			       errlen);
 }
 
 static void sysctl_if(const char *fmt, const char *ifname, const char *val)
@@ -248,19 +193,6 @@ static void af_packet_quiet_kernel(const char *devargs)
 	TP_LOG(INFO, "%s: kernel IPv4 input, ARP replies and IPv6 off (af_packet port)", ifname);
 }
 
-static void port_close(struct tp_port *p)
-{
-	struct rte_eth_dev_info info;
-	struct rte_device *dev = NULL;
-
-	rte_eth_dev_stop(p->id);
-	if (rte_eth_dev_info_get(p->id, &info) == 0)
-		dev = info.device;
-	rte_eth_dev_close(p->id);
-	if (dev != NULL)
-		rte_dev_remove(dev);
-}
-
 int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts *o, char *err,
 		size_t errlen)
 {
@@ -290,23 +222,10 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	p->nb_txd = o->nb_txd ? o->nb_txd : DEFAULT_TXD;
 	p->mtu = o->mtu;
 
-	if (rte_eth_dev_get_port_by_name(p->devname, &id) == 0) {
-		snprintf(err, errlen, "device '%s' is already in use", p->devname);
-		ret = -EEXIST;
-		goto free_port;
-	}
 	af_packet_quiet_kernel(devargs);
-	ret = rte_dev_probe(devargs);
-	if (ret < 0) {
-		snprintf(err, errlen, "cannot probe '%s': %s", devargs, strerror(-ret));
+	ret = tp_ethdev_probe(devargs, &id, err, errlen);
+	if (ret < 0)
 		goto free_port;
-	}
-	if (rte_eth_dev_get_port_by_name(p->devname, &id) != 0) {
-		snprintf(err, errlen, "'%s' probed but no ethdev named '%s' appeared", devargs,
-			 p->devname);
-		ret = -ENODEV;
-		goto free_port;
-	}
 	if (id >= TP_MAX_PORTS) {
 		snprintf(err, errlen, "port id %u beyond %u", id, TP_MAX_PORTS);
 		ret = -ENOSPC;
@@ -352,7 +271,7 @@ unpublish:
 stop_dev:
 	rte_eth_dev_stop(id);
 close_dev:
-	port_close(p);
+	tp_ethdev_close(id);
 	if (p->pool)
 		rte_mempool_free(p->pool);
 free_port:
@@ -386,7 +305,7 @@ int tp_port_del(const char *name)
 	neigh_flush_port(p->id);
 	rte_rcu_qsbr_synchronize(tp.qs, RTE_QSBR_THRID_INVALID); /* nothing transmits to it now */
 	tp_exc_detach(p);
-	port_close(p);
+	tp_ethdev_close(p->id);
 	close(p->tap_fd);
 	memset(&tp_iface_table[p->id], 0, sizeof(tp_iface_table[p->id]));
 	/* its mbufs may sit in other ports' tx rings: free the pool only when all are home */

@@ -366,7 +366,8 @@ int main(int argc, char **argv)
 		goto exc_fini;
 	}
 	tp_exception_rate_set(o.exc_rate, o.exc_burst);
-	if ((ret = tp_ctl_init()) < 0 || (ret = tp_nl_init()) < 0) {
+	if ((ret = tp_ctl_init()) < 0 || (ret = tp_ctl_add_tick(tp_exc_tick)) < 0 ||
+	    (ret = tp_ctl_add_tick(tp_nl_tick)) < 0 || (ret = tp_nl_init()) < 0) {
 		TP_LOG(ERR, "control plane: %s", strerror(-ret));
 		goto ctl_fini;
 	}
@@ -386,7 +387,7 @@ int main(int argc, char **argv)
 		TP_LOG(INFO, "ready: %u worker(s), API on %s", tp.n_workers, o.socket);
 		status = EXIT_SUCCESS;
 	}
-	tp_ctl_loop();
+	tp_ctl_loop(&tp.running);
 	TP_LOG(INFO, "shutting down");
 	rte_eal_mp_wait_lcore();
 	tp_api_fini();
