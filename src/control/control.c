@@ -88,8 +88,9 @@ void tp_ctl_loop(volatile bool *running)
 	struct epoll_event evs[32];
 
 	while (*running) {
-		/* 1 ms: bounds the latency of the exception path towards the kernel */
-		int n = epoll_wait(epfd, evs, 32, 1);
+		/* 1 ms with ticks: bounds the latency of the exception path towards the
+		 * kernel; without, sleep long (the generator's API shares its CPU) */
+		int n = epoll_wait(epfd, evs, 32, n_ticks ? 1 : 100);
 		for (int i = 0; i < n; i++) {
 			struct watch *w = &watches[evs[i].data.u32];
 			if (w->fd >= 0)

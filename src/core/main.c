@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -28,6 +26,7 @@
 #include "../tables/neigh.h"
 #include "../tables/nexthop.h"
 #include "../tables/route.h"
+#include "eal.h"
 #include "log.h"
 #include "tp.h"
 
@@ -170,63 +169,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* One instance per name: an flock held for the life of the process. */
-static int instance_lock(const char *name, char *path, size_t len)
-{
-	char pid[32];
-	int fd;
-
-	mkdir(TP_API_DEFAULT_DIR, 0755);
-	snprintf(path, len, TP_API_DEFAULT_DIR "/%s.lock", name);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "twinplane: cannot open %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		ssize_t n = read(fd, pid, sizeof(pid) - 1);
-		pid[n > 0 ? n : 0] = '\0';
-		pid[strcspn(pid, "\n")] = '\0';
-		fprintf(stderr,
-			"twinplane: an instance named '%s' is already running (pid %s); "
-			"stop it or start this one with another --name\n",
-			name, pid[0] ? pid : "?");
-		close(fd);
-		return -1;
-	}
-	if (ftruncate(fd, 0) == 0) {
-		int n = snprintf(pid, sizeof(pid), "%d\n", getpid());
-		if (write(fd, pid, (size_t)n) < 0)
-			TP_LOG(WARNING, "cannot write pid to %s", path);
-	}
-	return fd;
-}
-
-/* Enough free 2 MiB pages and a hugetlbfs mount? */
-static int hugepages_usable(unsigned int need_mb)
-{
-	char line[256];
-	unsigned long free_pages = 0, size_kb = 0;
-	int mounted = 0;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "HugePages_Free: %lu", &free_pages);
-		sscanf(line, "Hugepagesize: %lu kB", &size_kb);
-	}
-	fclose(f);
-	f = fopen("/proc/mounts", "r");
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, " hugetlbfs "))
-			mounted = 1;
-	fclose(f);
-	return mounted && free_pages * size_kb / 1024 >= need_mb;
-}
-
 static void sysctl_set(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -251,47 +193,6 @@ static void kernel_setup(void)
 static void on_signal(int sig)
 {
 	tp.running = false;
-}
-
-static int eal_start(const struct opts *o, const char *argv0)
-{
-	char *eargv[64], *extra = NULL, mem[16];
-	int eargc = 0;
-
-	eargv[eargc++] = (char *)(uintptr_t)argv0;
-	eargv[eargc++] = "--file-prefix";
-	eargv[eargc++] = (char *)(uintptr_t)o->name;
-	eargv[eargc++] = "--proc-type=primary";
-	/* probe no device at start (as grout does): ports come from 'port add', a PCI
-	 * address included, so the machine's own NICs are left alone */
-	eargv[eargc++] = "-a";
-	eargv[eargc++] = "0000:00:00.0";
-	if (o->lcores) {
-		eargv[eargc++] = "-l";
-		eargv[eargc++] = (char *)(uintptr_t)o->lcores;
-	}
-	if (o->no_huge || !hugepages_usable(256)) {
-		if (!o->no_huge)
-			fprintf(stderr, "twinplane: WARNING: fewer than 256 MiB of free hugepages "
-					"or no hugetlbfs mount: running with --no-huge (slower; "
-					"scripts/setup.sh reserves hugepages)\n");
-		snprintf(mem, sizeof(mem), "%u", o->mem_mb);
-		eargv[eargc++] = "--no-huge";
-		eargv[eargc++] = "-m";
-		eargv[eargc++] = mem;
-	} else {
-		/* no hugepage file outlives the process, even after a crash */
-		eargv[eargc++] = "--huge-unlink";
-	}
-	if (o->eal_extra) {
-		extra = strdup(o->eal_extra);
-		for (char *t = strtok(extra, " "); t && eargc < 62; t = strtok(NULL, " "))
-			eargv[eargc++] = t;
-	}
-	eargv[eargc] = NULL;
-	int ret = rte_eal_init(eargc, eargv);
-	/* extra stays allocated: EAL may keep pointers into argv */
-	return ret;
 }
 
 static int workers_create(void)
@@ -331,7 +232,7 @@ int main(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o) < 0)
 		return EXIT_FAILURE;
-	lock_fd = instance_lock(o.name, lock_path, sizeof(lock_path));
+	lock_fd = tp_instance_lock("twinplane", o.name, lock_path, sizeof(lock_path));
 	if (lock_fd < 0)
 		return EXIT_FAILURE;
 	if (o.log_file) {
@@ -343,7 +244,11 @@ int main(int argc, char **argv)
 		setvbuf(log, NULL, _IOLBF, 0);
 		rte_openlog_stream(log);
 	}
-	if (eal_start(&o, argv[0]) < 0) {
+	struct tp_eal_opts eo = {
+		.prog = argv[0], .name = o.name, .lcores = o.lcores, .no_huge = o.no_huge,
+		.mem_mb = o.mem_mb, .extra = o.eal_extra,
+	};
+	if (tp_eal_start(&eo) < 0) {
 		fprintf(stderr, "twinplane: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
 		goto unlock;
 	}

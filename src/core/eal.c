@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* EAL start-up and the single-instance lock. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+
+#include "../api/api.h"
+#include "eal.h"
+
+int tp_instance_lock(const char *kind, const char *name, char *path, size_t len)
+{
+	char pid[32];
+	int fd;
+
+	mkdir(TP_API_DEFAULT_DIR, 0755);
+	snprintf(path, len, TP_API_DEFAULT_DIR "/%s.lock", name);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot open %s: %s\n", kind, path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		ssize_t n = read(fd, pid, sizeof(pid) - 1);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		fprintf(stderr,
+			"%s: an instance named '%s' is already running (pid %s); "
+			"stop it or start this one with another --name\n",
+			kind, name, pid[0] ? pid : "?");
+		close(fd);
+		return -1;
+	}
+	if (ftruncate(fd, 0) == 0) {
+		int n = snprintf(pid, sizeof(pid), "%d\n", getpid());
+		if (write(fd, pid, (size_t)n) < 0)
+			fprintf(stderr, "%s: cannot write pid to %s\n", kind, path);
+	}
+	return fd;
+}
+
+/* Enough free 2 MiB pages and a hugetlbfs mount? */
+static int hugepages_usable(unsigned int need_mb)
+{
+	char line[256];
+	unsigned long free_pages = 0, size_kb = 0;
+	int mounted = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "HugePages_Free: %lu", &free_pages);
+		sscanf(line, "Hugepagesize: %lu kB", &size_kb);
+	}
+	fclose(f);
+	f = fopen("/proc/mounts", "r");
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, " hugetlbfs "))
+			mounted = 1;
+	fclose(f);
+	return mounted && free_pages * size_kb / 1024 >= need_mb;
+}
+
+int tp_eal_start(const struct tp_eal_opts *o)
+{
+	char *eargv[64], mem[16];
+	int eargc = 0;
+
+	eargv[eargc++] = (char *)(uintptr_t)o->prog;
+	eargv[eargc++] = "--file-prefix";
+	eargv[eargc++] = (char *)(uintptr_t)o->name;
+	eargv[eargc++] = "--proc-type=primary";
+	/* probe no device at start (as grout does): ports come from 'port add', a PCI
+	 * address included, so the machine's own NICs are left alone */
+	eargv[eargc++] = "-a";
+	eargv[eargc++] = "0000:00:00.0";
+	if (o->lcores) {
+		eargv[eargc++] = "--lcores";
+		eargv[eargc++] = (char *)(uintptr_t)o->lcores;
+	}
+	if (o->no_huge || !hugepages_usable(256)) {
+		if (!o->no_huge)
+			fprintf(stderr, "%s: WARNING: fewer than 256 MiB of free hugepages or no "
+					"hugetlbfs mount: running with --no-huge (slower; "
+					"scripts/setup.sh reserves hugepages)\n",
+				o->prog);
+		snprintf(mem, sizeof(mem), "%u", o->mem_mb ? o->mem_mb : 512);
+		eargv[eargc++] = "--no-huge";
+		eargv[eargc++] = "-m";
+		eargv[eargc++] = mem;
+	} else {
+		/* no hugepage file outlives the process, even after a crash */
+		eargv[eargc++] = "--huge-unlink";
+	}
+	if (o->extra) {
+		/* stays allocated: EAL may keep pointers into argv */
+		char *extra = strdup(o->extra);
+		for (char *t = strtok(extra, " "); t && eargc < 62; t = strtok(NULL, " "))
+			eargv[eargc++] = t;
+	}
+	eargv[eargc] = NULL;
+	return rte_eal_init(eargc, eargv);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* EAL start-up shared by the daemon and the generator: one instance per name,
+ * hugepages or a --no-huge fallback, no device probed at start. */
+#ifndef TP_CORE_EAL_H
+#define TP_CORE_EAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tp_eal_opts {
+	const char *prog;   /* argv[0], and the name used in messages */
+	const char *name;   /* instance name: the EAL file prefix */
+	const char *lcores; /* EAL --lcores (a list, or lcore@cpu mappings); NULL: all */
+	bool no_huge;	    /* force ordinary memory */
+	unsigned int mem_mb; /* memory without hugepages */
+	const char *extra;  /* more EAL words, space separated */
+};
+
+/* Take the lock of instance kind/name (in /run/twinplane), or print who holds it
+ * and return -1. Returns the lock's fd (keep it open) and its path in path. */
+int tp_instance_lock(const char *kind, const char *name, char *path, size_t len);
+/* rte_eal_init() with those options; falls back to --no-huge, with a warning on
+ * stderr, when fewer than 256 MiB of hugepages are free or hugetlbfs is not
+ * mounted. Returns rte_eal_init()'s result. */
+int tp_eal_start(const struct tp_eal_opts *o);
+
+#endif

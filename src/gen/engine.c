@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Generator engine: ports, streams, pacing, receive accounting. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+
+#include "../core/ethdev.h"
+#include "engine.h"
+
+#define FRAME_CACHE_BYTES (16u << 20) /* prebuilt frames per stream, at most */
+
+struct gen_engine gen;
+
+int gen_engine_init(unsigned int nb_mbufs)
+{
+	gen.tsc_hz = rte_get_tsc_hz();
+	gen.pool = rte_pktmbuf_pool_create("gen_pool", nb_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					   SOCKET_ID_ANY);
+	return gen.pool ? 0 : -rte_errno;
+}
+
+void gen_engine_fini(void)
+{
+	for (unsigned int i = 0; i < TP_GEN_MAX_STREAMS; i++)
+		if (gen.streams[i].used)
+			gen_stream_del(gen.streams[i].name);
+	for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++)
+		if (gen.ports[i].used)
+			tp_ethdev_close(gen.ports[i].id);
+}
+
+struct gen_port *gen_port_find(const char *name, unsigned int *idx)
+{
+	for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++) {
+		if (gen.ports[i].used && strcmp(gen.ports[i].name, name) == 0) {
+			if (idx)
+				*idx = i;
+			return &gen.ports[i];
+		}
+	}
+	return NULL;
+}
+
+int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd, char *err,
+		 size_t errlen)
+{
+	struct gen_port *p = NULL;
+	struct rte_eth_link link;
+	int ret;
+
+	if (strlen(name) == 0 || strlen(name) >= sizeof(p->name)) {
+		snprintf(err, errlen, "bad port name '%s'", name);
+		return -EINVAL;
+	}
+	if (gen_port_find(name, NULL)) {
+		snprintf(err, errlen, "port '%s' exists", name);
+		return -EEXIST;
+	}
+	for (unsigned int i = 0; i < TP_GEN_MAX_PORTS && p == NULL; i++)
+		if (!gen.ports[i].used)
+			p = &gen.ports[i];
+	if (p == NULL) {
+		snprintf(err, errlen, "at most %d ports", TP_GEN_MAX_PORTS);
+		return -ENOSPC;
+	}
+	memset(p, 0, sizeof(*p));
+	p->nb_rxd = rxd ? rxd : 1024;
+	p->nb_txd = txd ? txd : 1024;
+	ret = tp_ethdev_probe(devargs, &p->id, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = tp_ethdev_configure(p->id, 1, 1, &p->nb_rxd, &p->nb_txd, &p->mtu, err, errlen);
+	if (ret == 0)
+		ret = tp_ethdev_start(p->id, 1, 1, p->nb_rxd, p->nb_txd, gen.pool, err, errlen);
+	if (ret < 0) {
+		tp_ethdev_close(p->id);
+		return ret;
+	}
+	rte_eth_promiscuous_enable(p->id);
+	p->speed_bps = 10000000000ull;
+	if (rte_eth_link_get_nowait(p->id, &link) == 0 && link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		p->speed_bps = (uint64_t)link.link_speed * 1000000ull;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	snprintf(p->devargs, sizeof(p->devargs), "%s", devargs);
+	p->used = true;
+	return 0;
+}
+
+struct gen_stream *gen_stream_find(const char *name)
+{
+	for (unsigned int i = 0; i < TP_GEN_MAX_STREAMS; i++)
+		if (gen.streams[i].used && strcmp(gen.streams[i].name, name) == 0)
+			return &gen.streams[i];
+	return NULL;
+}
+
+int gen_stream_build(struct gen_stream *s, uint32_t max_bytes)
+{
+	uint32_t v = s->tmpl->variants(s->state);
+	uint32_t cap = max_bytes / s->frame_len ? max_bytes / s->frame_len : 1;
+
+	s->n_frames = v < cap ? v : cap;
+	if (s->n_frames == 0)
+		s->n_frames = 1;
+	s->frames = malloc((size_t)s->n_frames * s->frame_len);
+	if (s->frames == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->n_frames; i++)
+		s->tmpl->build(s->state, i, s->frames + (size_t)i * s->frame_len, s->frame_len);
+	return 0;
+}
+
+int gen_stream_add(const char *name, unsigned int port, const char *tmpl, uint32_t wire_size,
+		   int argc, char **argv, char *err, size_t errlen)
+{
+	const struct tp_gen_template *t = tp_gen_template_find(tmpl);
+	struct gen_stream *s = NULL;
+	int ret;
+
+	if (t == NULL) {
+		snprintf(err, errlen, "unknown template '%s'", tmpl);
+		return -EINVAL;
+	}
+	if (strlen(name) == 0 || strlen(name) >= sizeof(s->name) || strchr(name, ',')) {
+		snprintf(err, errlen, "bad stream name '%s'", name);
+		return -EINVAL;
+	}
+	if (gen_stream_find(name)) {
+		snprintf(err, errlen, "stream '%s' exists", name);
+		return -EEXIST;
+	}
+	if (wire_size < 64 || wire_size > 9018) {
+		snprintf(err, errlen, "size %u: frames are 64 to 9018 bytes (with FCS)", wire_size);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < TP_GEN_MAX_STREAMS && s == NULL; i++)
+		if (!gen.streams[i].used)
+			s = &gen.streams[i];
+	if (s == NULL) {
+		snprintf(err, errlen, "at most %d streams", TP_GEN_MAX_STREAMS);
+		return -ENOSPC;
+	}
+	memset(s, 0, sizeof(*s));
+	s->id = (uint16_t)(s - gen.streams);
+	s->port = (uint16_t)port;
+	s->tmpl = t;
+	s->frame_len = wire_size - 4;
+	s->state = t->parse(argc, argv, s->frame_len, err, errlen);
+	if (s->state == NULL)
+		return -EINVAL;
+	ret = gen_stream_build(s, FRAME_CACHE_BYTES);
+	if (ret < 0) {
+		t->free(s->state);
+		snprintf(err, errlen, "out of memory for the stream's frames");
+		return ret;
+	}
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	tp_rxstats_reset(&s->rx);
+	s->used = true;
+	return 0;
+}
+
+int gen_stream_del(const char *name)
+{
+	struct gen_stream *s = gen_stream_find(name);
+
+	if (s == NULL)
+		return -ENOENT;
+	s->used = false;
+	s->tmpl->free(s->state);
+	free(s->frames);
+	s->frames = NULL;
+	return 0;
+}
+
+void gen_stream_frame(struct gen_stream *s, uint8_t *buf, uint8_t trial, uint64_t tsc)
+{
+	struct tp_gen_sig sig = {TP_GEN_SIG_MAGIC, trial, s->id, s->seq, tsc};
+
+	memcpy(buf, s->frames + (size_t)s->next_frame * s->frame_len, s->frame_len);
+	if (s->tmpl->update)
+		s->tmpl->update(s->state, s->seq, buf, s->frame_len);
+	memcpy(buf + s->frame_len - TP_GEN_SIG_LEN, &sig, sizeof(sig));
+	if (++s->next_frame == s->n_frames)
+		s->next_frame = 0;
+	s->seq++;
+}
+
+/* --- worker --- */
+
+static inline void rx_account(struct rte_mbuf *m, uint8_t trial, uint64_t now, uint64_t ns_mult)
+{
+	struct tp_gen_sig sig;
+	const struct tp_gen_sig *p;
+
+	if (m->pkt_len < TP_GEN_SIG_LEN) {
+		gen.rx_stray++;
+		return;
+	}
+	p = rte_pktmbuf_read(m, m->pkt_len - TP_GEN_SIG_LEN, sizeof(sig), &sig);
+	if (p == NULL || p->magic != TP_GEN_SIG_MAGIC || p->trial != trial ||
+	    p->stream >= TP_GEN_MAX_STREAMS || !gen.streams[p->stream].used) {
+		gen.rx_stray++;
+		return;
+	}
+	struct tp_rxstats *st = &gen.streams[p->stream].rx;
+	tp_rxstats_seq(st, p->seq);
+	tp_rxstats_latency(st, ((now - p->tsc) * ns_mult) >> 32);
+}
+
+static unsigned int poll_rx(uint8_t trial, bool count, uint64_t ns_mult)
+{
+	struct rte_mbuf *pkts[64];
+	unsigned int total = 0;
+
+	for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++) {
+		if (!gen.ports[i].used)
+			continue;
+		uint16_t n = rte_eth_rx_burst(gen.ports[i].id, 0, pkts, RTE_DIM(pkts));
+		if (n == 0)
+			continue;
+		if (count) {
+			uint64_t now = rte_rdtsc();
+			for (uint16_t k = 0; k < n; k++)
+				rx_account(pkts[k], trial, now, ns_mult);
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+		total += n;
+	}
+	return total;
+}
+
+/* Send one burst of up to n frames of stream s; returns frames offered. */
+static unsigned int send_burst(struct gen_stream *s, unsigned int n, uint8_t trial)
+{
+	struct rte_mbuf *pkts[TP_GEN_BURST_MAX];
+	uint16_t port = gen.ports[s->port].id;
+
+	if (rte_pktmbuf_alloc_bulk(gen.pool, pkts, n) != 0) {
+		s->tx_nombuf += n;
+		return 0;
+	}
+	uint64_t tsc = rte_rdtsc();
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+		gen_stream_frame(s, buf, trial, tsc);
+		m->data_len = (uint16_t)s->frame_len;
+		m->pkt_len = s->frame_len;
+	}
+	uint16_t sent = rte_eth_tx_burst(port, 0, pkts, (uint16_t)n);
+	s->tx += sent;
+	if (sent < n) {
+		/* the wire (or the DUT's ring) refused them: offered, and lost */
+		s->tx_full += n - sent;
+		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+	}
+	return n;
+}
+
+/* Offer count frames at rate, round robin over the trial's streams. */
+static void paced_send(struct gen_trial *t, uint64_t count, uint64_t ns_mult, bool measure)
+{
+	double tpp = (double)gen.tsc_hz / t->rate_pps; /* TSC cycles per frame */
+	uint64_t start = rte_rdtsc(), sent = 0;
+	unsigned int next_stream = 0;
+
+	while (sent < count && gen.running) {
+		uint64_t now = rte_rdtsc();
+		uint64_t due = start + (uint64_t)((double)sent * tpp);
+		if (now >= due) {
+			unsigned int n = t->burst;
+			if (n > count - sent)
+				n = (unsigned int)(count - sent);
+			/* pick the next stream of the trial */
+			for (unsigned int k = 0; k < TP_GEN_MAX_STREAMS; k++) {
+				unsigned int id = (next_stream + k) % TP_GEN_MAX_STREAMS;
+				if (t->streams & (1ull << id)) {
+					next_stream = id + 1;
+					send_burst(&gen.streams[id], n, t->gen);
+					break;
+				}
+			}
+			sent += n;
+		}
+		poll_rx(t->gen, measure, ns_mult);
+	}
+	if (measure)
+		t->sent = sent;
+}
+
+int gen_worker_main(void *arg)
+{
+	uint64_t ns_mult = (uint64_t)((1e9 * 4294967296.0) / (double)gen.tsc_hz);
+	struct gen_trial *t = &gen.trial;
+
+	while (gen.running) {
+		if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != TRIAL_ARMED) {
+			/* idle: keep the ports drained, count nothing */
+			if (poll_rx(t->gen, false, ns_mult) == 0)
+				rte_delay_us_sleep(50);
+			continue;
+		}
+		if (t->warmup_count) {
+			__atomic_store_n(&t->state, TRIAL_WARMUP, __ATOMIC_RELEASE);
+			t->gen++; /* the warm-up's frames are not the trial's */
+			paced_send(t, t->warmup_count, ns_mult, false);
+			uint64_t until = rte_rdtsc() + t->drain_tsc;
+			while (rte_rdtsc() < until)
+				poll_rx(t->gen, false, ns_mult);
+		}
+		t->gen++;
+		for (unsigned int i = 0; i < TP_GEN_MAX_STREAMS; i++) {
+			struct gen_stream *s = &gen.streams[i];
+			if (!(t->streams & (1ull << i)))
+				continue;
+			s->tx = s->tx_full = s->tx_nombuf = 0;
+			s->seq = 0;
+			tp_rxstats_reset(&s->rx);
+		}
+		gen.rx_stray = 0;
+		__atomic_store_n(&t->state, TRIAL_RUN, __ATOMIC_RELEASE);
+		t->start_tsc = rte_rdtsc();
+		paced_send(t, t->count, ns_mult, true);
+		t->end_tsc = rte_rdtsc();
+		__atomic_store_n(&t->state, TRIAL_DRAIN, __ATOMIC_RELEASE);
+		uint64_t until = t->end_tsc + t->drain_tsc;
+		while (rte_rdtsc() < until && gen.running)
+			poll_rx(t->gen, true, ns_mult);
+		__atomic_store_n(&t->state, TRIAL_DONE, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+int gen_trial_run(uint64_t streams, double rate_pps, uint64_t count, uint64_t warmup_count,
+		  uint32_t burst, double drain_s)
+{
+	struct gen_trial *t = &gen.trial;
+	int st = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
+
+	if (st != TRIAL_IDLE && st != TRIAL_DONE)
+		return -EBUSY;
+	t->streams = streams;
+	t->rate_pps = rate_pps;
+	t->count = count;
+	t->warmup_count = warmup_count;
+	t->burst = burst;
+	t->drain_tsc = (uint64_t)(drain_s * (double)gen.tsc_hz);
+	__atomic_store_n(&t->state, TRIAL_ARMED, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != TRIAL_DONE) {
+		if (!gen.running)
+			return -EINTR;
+		usleep(1000);
+	}
+	return 0;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The generator engine: ports, streams, and the worker that paces transmission
+ * and accounts what comes back.
+ *
+ * The control thread creates ports and streams while no trial runs, fills a
+ * trial and arms it; the worker owns every stream's counters from then until it
+ * marks the trial done (release/acquire on the trial state). */
+#ifndef TP_GEN_ENGINE_H
+#define TP_GEN_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "stats.h"
+#include "template.h"
+
+#define TP_GEN_MAX_PORTS 8
+#define TP_GEN_MAX_STREAMS 64
+#define TP_GEN_BURST_MAX 256
+
+struct gen_port {
+	char name[32];
+	char devargs[256];
+	uint16_t id;
+	uint16_t nb_rxd, nb_txd, mtu;
+	uint64_t speed_bps; /* nominal line rate: the link speed, 10 Gbit/s if unknown */
+	bool used;
+};
+
+struct gen_stream {
+	char name[32];
+	uint16_t id;
+	uint16_t port; /* index into the engine's ports */
+	const struct tp_gen_template *tmpl;
+	void *state;
+	uint32_t frame_len; /* without FCS */
+	uint32_t n_frames;  /* prebuilt variants */
+	uint8_t *frames;    /* n_frames * frame_len bytes */
+	bool used;
+	/* per trial, written by the worker */
+	uint64_t tx, tx_full, tx_nombuf;
+	uint32_t next_frame;
+	uint32_t seq;
+	struct tp_rxstats rx;
+};
+
+enum gen_trial_state { TRIAL_IDLE, TRIAL_ARMED, TRIAL_WARMUP, TRIAL_RUN, TRIAL_DRAIN, TRIAL_DONE };
+
+struct gen_trial {
+	/* set by the control thread before arming */
+	uint64_t streams; /* bit mask of stream ids */
+	double rate_pps;
+	uint64_t count;
+	uint64_t warmup_count;
+	uint32_t burst;
+	uint64_t drain_tsc;
+	/* kept by the worker */
+	volatile int state;
+	uint8_t gen;
+	uint64_t start_tsc, end_tsc;
+	uint64_t sent; /* offered in the measured phase */
+};
+
+struct gen_engine {
+	struct gen_port ports[TP_GEN_MAX_PORTS];
+	struct gen_stream streams[TP_GEN_MAX_STREAMS];
+	struct gen_trial trial;
+	struct rte_mempool *pool;
+	volatile bool running;
+	unsigned int worker_lcore;
+	uint64_t tsc_hz;
+	uint64_t rx_stray; /* frames with no (current) signature */
+};
+
+extern struct gen_engine gen;
+
+int gen_engine_init(unsigned int nb_mbufs);
+void gen_engine_fini(void);
+int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd, char *err,
+		 size_t errlen);
+struct gen_port *gen_port_find(const char *name, unsigned int *idx);
+/* words: the stream's template words after "size N". */
+int gen_stream_add(const char *name, unsigned int port, const char *tmpl, uint32_t wire_size,
+		   int argc, char **argv, char *err, size_t errlen);
+int gen_stream_del(const char *name);
+struct gen_stream *gen_stream_find(const char *name);
+/* Prebuild a stream's frames (also used by the pcap writer). */
+int gen_stream_build(struct gen_stream *s, uint32_t max_bytes);
+/* Write the next frame of s into buf (frame_len bytes) with signature (trial, seq, tsc). */
+void gen_stream_frame(struct gen_stream *s, uint8_t *buf, uint8_t trial, uint64_t tsc);
+
+/* Run a trial to its end (blocks the calling control thread). 0 or negative errno. */
+int gen_trial_run(uint64_t streams, double rate_pps, uint64_t count, uint64_t warmup_count,
+		  uint32_t burst, double drain_s);
+
+/* The worker lcore's loop. */
+int gen_worker_main(void *arg);
+
+#endif

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Generator templates: how a stream's frames are built. A template registers
+ * itself at start-up; the engine never knows what a frame contains beyond the
+ * 16-byte signature it writes into the last bytes of every frame. */
+#ifndef TP_GEN_TEMPLATE_H
+#define TP_GEN_TEMPLATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#define TP_GEN_SIG_LEN 16
+#define TP_GEN_SIG_MAGIC 0x74 /* 't' */
+
+/* The signature, little-endian, in the last 16 bytes of every frame. */
+struct tp_gen_sig {
+	uint8_t magic;	  /* TP_GEN_SIG_MAGIC */
+	uint8_t trial;	  /* trial generation: frames of an older trial are ignored */
+	uint16_t stream;
+	uint32_t seq;
+	uint64_t tsc;
+} __attribute__((packed));
+_Static_assert(sizeof(struct tp_gen_sig) == TP_GEN_SIG_LEN, "signature is 16 bytes");
+
+struct tp_gen_template {
+	const char *name;
+	const char *usage; /* the words parse() takes */
+	/* Parse the words after "size N"; frame_len excludes the FCS. Returns the
+	 * template's state, or NULL with err set (a message naming the bad word). */
+	void *(*parse)(int argc, char **argv, uint32_t frame_len, char *err, size_t errlen);
+	/* Distinct frames the stream cycles through (the engine builds them once). */
+	uint32_t (*variants)(const void *state);
+	/* Write variant i, frame_len bytes, into buf (the signature is written after). */
+	void (*build)(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_len);
+	/* Optional: per-frame fields (sequence-dependent), called before sending. */
+	void (*update)(const void *state, uint64_t seq, uint8_t *buf, uint32_t frame_len);
+	void (*free)(void *state);
+	struct tp_gen_template *next;
+};
+
+void tp_gen_template_register(struct tp_gen_template *t);
+const struct tp_gen_template *tp_gen_template_find(const char *name);
+const struct tp_gen_template *tp_gen_template_first(void);
+
+#define TP_GEN_TEMPLATE_REGISTER(t)                                                                \
+	RTE_INIT(tp_gen_template_register_##t)                                                     \
+	{                                                                                          \
+		tp_gen_template_register(&t);                                                      \
+	}
+
+#endif

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Template ip4-udp: Ethernet / IPv4 / UDP with ranges of addresses and ports. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../proto/ip4.h"
+#include "template.h"
+
+#define MIN_LEN (TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8 + TP_GEN_SIG_LEN)
+
+struct range {
+	uint32_t lo, hi;
+};
+
+struct ip4_udp {
+	uint8_t dmac[6], smac[6];
+	struct range src, dst, sport, dport;
+	uint8_t ttl;
+};
+
+static uint32_t span(const struct range *r)
+{
+	return r->hi - r->lo + 1;
+}
+
+static int parse_range(const char *s, int is_addr, struct range *r)
+{
+	char buf[64], *dash;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash = '\0';
+	for (int k = 0; k < (dash ? 2 : 1); k++) {
+		const char *t = k ? dash + 1 : buf;
+		uint32_t v;
+		if (is_addr) {
+			if (tp_ip4_parse_addr(t, &v) < 0)
+				return -EINVAL;
+		} else {
+			char *end;
+			long x = strtol(t, &end, 10);
+			if (*t == '\0' || *end || x < 0 || x > 65535)
+				return -EINVAL;
+			v = (uint32_t)x;
+		}
+		if (k == 0)
+			r->lo = r->hi = v;
+		else
+			r->hi = v;
+	}
+	return r->hi >= r->lo ? 0 : -EINVAL;
+}
+
+static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t errlen)
+{
+	struct ip4_udp *t = calloc(1, sizeof(*t));
+
+	if (t == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (frame_len < MIN_LEN - 0 || frame_len > 9000) {
+		snprintf(err, errlen, "size %u: ip4-udp frames are %u to 9004 bytes with FCS",
+			 frame_len + 4, MIN_LEN + 4);
+		goto fail;
+	}
+	/* defaults: RFC 2544 appendix C test addresses */
+	memcpy(t->dmac, (uint8_t[]){0x02, 0, 0, 0, 0, 0x01}, 6);
+	memcpy(t->smac, (uint8_t[]){0x02, 0, 0, 0, 0, 0x02}, 6);
+	t->src = (struct range){0xc6120002, 0xc6120002}; /* 198.18.0.2 */
+	t->dst = (struct range){0xc6130002, 0xc6130002}; /* 198.19.0.2 */
+	t->sport = (struct range){1024, 1024};
+	t->dport = (struct range){1024, 1024};
+	t->ttl = 64;
+	for (int i = 0; i < argc; i += 2) {
+		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int bad;
+		if (v == NULL) {
+			snprintf(err, errlen, "'%s' needs a value", k);
+			goto fail;
+		}
+		if (strcmp(k, "dmac") == 0)
+			bad = tp_mac_parse(v, t->dmac);
+		else if (strcmp(k, "smac") == 0)
+			bad = tp_mac_parse(v, t->smac);
+		else if (strcmp(k, "src") == 0)
+			bad = parse_range(v, 1, &t->src);
+		else if (strcmp(k, "dst") == 0)
+			bad = parse_range(v, 1, &t->dst);
+		else if (strcmp(k, "sport") == 0)
+			bad = parse_range(v, 0, &t->sport);
+		else if (strcmp(k, "dport") == 0)
+			bad = parse_range(v, 0, &t->dport);
+		else if (strcmp(k, "ttl") == 0) {
+			char *end;
+			long x = strtol(v, &end, 10);
+			bad = (*end || x < 1 || x > 255) ? -EINVAL : 0;
+			t->ttl = (uint8_t)x;
+		} else {
+			snprintf(err, errlen, "unknown ip4-udp option '%s' (dmac smac src dst sport dport ttl)", k);
+			goto fail;
+		}
+		if (bad) {
+			snprintf(err, errlen, "bad %s '%s'", k, v);
+			goto fail;
+		}
+	}
+	return t;
+fail:
+	free(t);
+	return NULL;
+}
+
+static uint32_t variants(const void *state)
+{
+	const struct ip4_udp *t = state;
+	uint64_t n = (uint64_t)span(&t->src) * span(&t->dst) * span(&t->sport) * span(&t->dport);
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_len)
+{
+	const struct ip4_udp *t = state;
+	/* the last field varies fastest: dport, sport, dst, src */
+	uint32_t dport = t->dport.lo + i % span(&t->dport);
+	i /= span(&t->dport);
+	uint32_t sport = t->sport.lo + i % span(&t->sport);
+	i /= span(&t->sport);
+	uint32_t dst = t->dst.lo + i % span(&t->dst);
+	i /= span(&t->dst);
+	uint32_t src = t->src.lo + i % span(&t->src);
+	uint16_t udp_len = (uint16_t)(frame_len - TP_ETH_HDR_LEN - TP_IP4_HDR_LEN);
+	uint8_t *udp = buf + TP_ETH_HDR_LEN + TP_IP4_HDR_LEN;
+
+	memset(buf, 0, frame_len);
+	memcpy(buf, t->dmac, 6);
+	memcpy(buf + 6, t->smac, 6);
+	buf[12] = TP_ETHERTYPE_IP4 >> 8;
+	buf[13] = TP_ETHERTYPE_IP4 & 0xff;
+	tp_ip4_write(buf + TP_ETH_HDR_LEN, htonl(src), htonl(dst), 17, t->ttl, udp_len,
+		     (uint16_t)i);
+	udp[0] = (uint8_t)(sport >> 8);
+	udp[1] = (uint8_t)sport;
+	udp[2] = (uint8_t)(dport >> 8);
+	udp[3] = (uint8_t)dport;
+	udp[4] = (uint8_t)(udp_len >> 8);
+	udp[5] = (uint8_t)udp_len;
+	/* UDP checksum 0: none (RFC 768), the signature changes every frame */
+}
+
+static struct tp_gen_template ip4_udp = {
+	.name = "ip4-udp",
+	.usage = "[dmac MAC] [smac MAC] [src A.B.C.D[-A.B.C.D]] [dst A.B.C.D[-A.B.C.D]] "
+		 "[sport N[-N]] [dport N[-N]] [ttl N]",
+	.parse = parse,
+	.variants = variants,
+	.build = build,
+	.free = free,
+};
+TP_GEN_TEMPLATE_REGISTER(ip4_udp)
