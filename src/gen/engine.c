@@ -33,7 +33,12 @@ void gen_engine_fini(void)
 	for (unsigned int i = 0; i < TP_GEN_MAX_STREAMS; i++)
 		if (gen.streams[i].used)
 			gen_stream_del(gen.streams[i].name);
+	/* stop them all, then close the last added first: a memif client and its server
+	 * in this one process must not see their peer vanish while they are open */
 	for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++)
+		if (gen.ports[i].used)
+			rte_eth_dev_stop(gen.ports[i].id);
+	for (unsigned int i = TP_GEN_MAX_PORTS; i-- > 0;)
 		if (gen.ports[i].used)
 			tp_ethdev_close(gen.ports[i].id);
 }

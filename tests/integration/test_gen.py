@@ -1,0 +1,227 @@
+"""twinplane-gen against itself: a memif loop in one process, and through
+tp-testdut, a DUT that drops, reorders or duplicates on purpose."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from twinplane.api import ApiError, Client
+from twinplane.lab.daemon import build_dir
+
+GEN = build_dir() / "src" / "twinplane-gen"
+TESTDUT = build_dir() / "tests" / "tools" / "tp-testdut"
+
+
+def _need(binary: Path) -> None:
+    if not binary.exists():
+        msg = f"{binary} not built"
+        if os.environ.get("CI") == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+
+class Proc:
+    """A DPDK process of ours, stopped with SIGTERM (SIGKILL after 5 s)."""
+
+    def __init__(self, argv: list[str], log: Path) -> None:
+        self.log = log
+        self.out = open(log, "wb")
+        self.p = subprocess.Popen(argv, stdout=self.out, stderr=subprocess.STDOUT)
+
+    def stop(self) -> int:
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+            try:
+                self.p.wait(5)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait(5)
+        self.out.close()
+        return self.p.returncode
+
+
+class Gen:
+    def __init__(self, workdir: Path, config: str) -> None:
+        _need(GEN)
+        self.name = "tg" + secrets.token_hex(3)
+        self.sock = str(workdir / f"{self.name}.sock")
+        cfg = workdir / f"{self.name}.conf"
+        cfg.write_text(config)
+        self.proc = Proc(
+            [str(GEN), "--name", self.name, "--lcores", "0@1,1@1", "--socket", self.sock,
+             "--config", str(cfg)],
+            workdir / f"{self.name}.log",
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while True:
+            if self.proc.p.poll() is not None:
+                raise RuntimeError(f"generator exited: {self.proc.log.read_text()}")
+            if os.path.exists(self.sock):
+                with contextlib.suppress(OSError, ApiError):
+                    self.client = Client(self.sock, timeout=60)
+                    self.client.cmd("version")
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"generator not ready: {self.proc.log.read_text()}")
+            time.sleep(0.1)
+
+    def trial(self, *words: str) -> dict[str, Any]:
+        res: dict[str, Any] = self.client.cmd("trial", *words)
+        return res
+
+    def stop(self) -> None:
+        self.client.close()
+        assert self.proc.stop() == 0, self.proc.log.read_text()
+
+
+@pytest.fixture
+def workdir() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="tpgen-") as d:
+        yield Path(d)
+
+
+def _memif(i: int, role: str, sock: Path) -> str:
+    return f"net_memif{i},role={role},id=0,socket={sock},rsize=14"
+
+
+@pytest.fixture
+def loop_gen(workdir: Path) -> Iterator[Gen]:
+    """Generator port g0 looped to g1 through a memif pair inside the process."""
+    s = workdir / "loop.sock"
+    g = Gen(workdir, f"port add g0 {_memif(0, 'server', s)}\nport add g1 {_memif(1, 'client', s)}\n"
+            "stream add s0 port g0 template ip4-udp size 64 dst 198.18.1.1-198.18.1.200\n")  # fmt: skip
+    try:
+        yield g
+    finally:
+        g.stop()
+
+
+@contextlib.contextmanager
+def dut_gen(workdir: Path, *dut_args: str, size: int = 64) -> Iterator[Gen]:
+    """Generator g0 -> tp-testdut -> g1 over two memif links."""
+    _need(TESTDUT)
+    a, b = workdir / "a.sock", workdir / "b.sock"
+    g = Gen(workdir, f"port add g0 {_memif(0, 'server', a)}\nport add g1 {_memif(1, 'server', b)}\n"
+            f"stream add s0 port g0 template ip4-udp size {size}\n")  # fmt: skip
+    dut = Proc(
+        [str(TESTDUT), "--name", g.name + "d", "--lcores", "0@0",
+         "--port", _memif(0, "client", a), "--port", _memif(1, "client", b), *dut_args],
+        workdir / "dut.log",
+    )  # fmt: skip
+    try:
+        # the links are up once a small trial comes back whole
+        deadline = time.monotonic() + 20
+        while g.trial("s0", "rate", "10000", "count", "100")["trial"]["rx"] == 0:
+            assert time.monotonic() < deadline, dut.log.read_text()
+        yield g
+    finally:
+        dut.stop()
+        g.stop()
+
+
+def test_loop_zero_loss_exact_counts_latency(loop_gen: Gen) -> None:
+    r = loop_gen.trial("s0", "rate", "1M", "duration", "0.5")
+    t, s = r["trial"], r["streams"][0]
+    assert t["offered"] == 500000 and t["tx"] == 500000
+    assert t["rx"] == 500000 and t["lost"] == 0
+    assert t["reordered"] == 0 and t["duplicates"] == 0 and t["rx_stray"] == 0
+    # paced to within 1 % of the asked rate
+    assert abs(t["tx_rate_pps"] - 1e6) / 1e6 < 0.01
+    lat = s["latency_ns"]
+    assert 0 < lat["min"] <= lat["p50"] <= lat["p99"] <= lat["p999"] <= lat["max"]
+    assert sum(n for _, n in lat["hist"]) == 500000
+
+
+def test_loop_count_and_percent_rate(loop_gen: Gen) -> None:
+    t = loop_gen.trial("s0", "rate", "0.1%", "count", "12345", "burst", "7")["trial"]
+    assert t["offered"] == 12345 and t["rx"] == 12345 and t["burst"] == 7
+    # 0.1 % of memif's nominal 100 Gbit/s at 64-byte frames (84 bytes with gap)
+    assert abs(t["rate_pps"] - 100e9 / (84 * 8) * 0.001) < 1
+
+
+def test_bad_trial_requests(loop_gen: Gen) -> None:
+    for words, msg in [
+        (["s9", "rate", "1M", "duration", "1"], "no stream named 's9'"),
+        (["s0", "rate", "0", "duration", "1"], "bad rate '0'"),
+        (["s0", "rate", "120%", "duration", "1"], "bad rate '120%'"),
+        (["s0", "rate", "1M"], "usage: trial"),
+        (["s0", "rate", "1M", "duration", "1", "count", "3"], "a duration or a count, not both"),
+        (["s0", "rate", "1M", "duration", "-1"], "bad duration '-1'"),
+        (["s0", "rate", "1M", "count", "10", "burst", "999"], "bad burst '999'"),
+        (["s0", "rate", "1M", "count", "10", "speed", "2"], "unknown keyword 'speed'"),
+    ]:
+        with pytest.raises(ApiError) as e:
+            loop_gen.trial(*words)
+        assert msg in str(e.value), (words, str(e.value))
+    with pytest.raises(ApiError, match="bad dst '198.18.1.9-198.18.1.1'"):
+        loop_gen.client.cmd("stream", "add", "x", "port", "g0", "template", "ip4-udp", "size",
+                            "64", "dst", "198.18.1.9-198.18.1.1")  # fmt: skip
+    with pytest.raises(ApiError, match="bad size '63'"):
+        loop_gen.client.cmd("stream", "add", "x", "port", "g0", "template", "ip4-udp", "size", "63")
+
+
+def test_dropping_dut_gaps_detected(workdir: Path) -> None:
+    with dut_gen(workdir, "--drop-every", "50") as g:
+        t = g.trial("s0", "rate", "200k", "duration", "0.5")["trial"]
+    reached = t["offered"] - t["tx_full"]  # frames the DUT saw
+    assert t["lost"] == t["tx_full"] + reached // 50
+    assert t["lost"] >= 100000 // 50
+    assert t["reordered"] == 0 and t["duplicates"] == 0
+
+
+def test_reordering_dut_detected(workdir: Path) -> None:
+    with dut_gen(workdir, "--swap-every", "101") as g:
+        t = g.trial("s0", "rate", "200k", "duration", "0.5")["trial"]
+    assert t["reordered"] > 100000 // 101 // 2
+    assert t["lost"] == t["tx_full"]  # nothing lost that reached the DUT
+    assert t["duplicates"] == 0
+
+
+def test_duplicating_dut_detected(workdir: Path) -> None:
+    with dut_gen(workdir, "--dup-every", "100") as g:
+        t = g.trial("s0", "rate", "200k", "duration", "0.5")["trial"]
+    reached = t["offered"] - t["tx_full"]
+    assert t["duplicates"] == reached // 100
+    assert t["rx"] == reached + t["duplicates"]
+    assert t["lost"] == t["tx_full"]
+
+
+def test_pcap_mode_writes_the_template(workdir: Path) -> None:
+    _need(GEN)
+    from scapy.layers.inet import IP, UDP
+    from scapy.utils import rdpcap
+
+    out = workdir / "x.pcap"
+    res = subprocess.run(
+        [str(GEN), "--pcap", str(out), "--count", "300", "--stream",
+         "template ip4-udp size 128 dst 198.18.1.1-198.18.1.100 dport 9-10 dmac 02:70:63:61:70:00"],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    pkts = rdpcap(str(out))
+    assert len(pkts) == 300
+    dsts = []
+    for i, p in enumerate(pkts):
+        assert len(p) == 124 and p.dst == "02:70:63:61:70:00"
+        ip = p[IP]
+        assert ip.chksum == IP(bytes(ip)).__class__(bytes(ip)).chksum
+        raw = bytes(ip)
+        ip.chksum = None
+        assert IP(bytes(ip)).chksum == IP(raw).chksum  # recomputed equals stored
+        assert p[UDP].len == 124 - 14 - 20
+        sig = bytes(p)[-16:]
+        assert sig[0] == 0x74 and int.from_bytes(sig[4:8], "little") == i
+        dsts.append((ip.dst, p[UDP].dport))
+    # the last field varies fastest: dport, then dst
+    assert dsts[:4] == [("198.18.1.1", 9), ("198.18.1.1", 10), ("198.18.1.2", 9), ("198.18.1.2", 10)]
+    assert dsts[200] == dsts[0]  # 100 x 2 variants, then round again
