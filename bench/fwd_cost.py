@@ -678,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
         "lcores": {"main": MAIN_LCORE, "worker": WORKER_LCORE},
         "params": {"runs": args.runs, "seconds": args.seconds, "warmup": args.warmup,
                    "order": "interleaved: " + ", ".join(duts) + ", ..."},
-        "input": {"frames": args.frames, "frame_len": pcapgen.FRAME_LEN, "dst_net": pcapgen.DEFAULT_DST_NET,
+        "input": {"frames": args.frames, "frame_len": pcapgen.FRAME_LEN, "dst_net": pcapgen.DEFAULT_DST_NET, "generator_stream": pcapgen.stream_spec(),
                   "dst_mac": pcapgen.PCAP_PORT0_MAC, "src": pcapgen.DEFAULT_SRC_IP},
         "ports": {"0": p0.replace(str(work) + "/", ""), "1": p1.replace(str(work) + "/", "")},
         "machine": machine_info(),

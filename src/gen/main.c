@@ -101,6 +101,7 @@ int main(int argc, char **argv)
 	struct tp_eal_opts eo = {.prog = "twinplane-gen", .name = "gen", .mem_mb = 512};
 	const char *config = NULL, *log_file = NULL, *pcap = NULL, *stream = NULL;
 	unsigned long count = 0, mbufs = 32767;
+	bool count_given = false;
 	char sock[108] = "", lock_path[256];
 	int c, lock_fd, status = EXIT_FAILURE;
 	unsigned int worker;
@@ -140,6 +141,7 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			count = strtoul(optarg, NULL, 10);
+			count_given = true;
 			break;
 		case 'S':
 			stream = optarg;
@@ -153,8 +155,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (pcap) {
-		if (count == 0 || stream == NULL) {
-			fprintf(stderr, "twinplane-gen: --pcap needs --count N and --stream SPEC\n");
+		if (!count_given || stream == NULL) {
+			fprintf(stderr, "twinplane-gen: --pcap needs --count N and --stream SPEC "
+					"(--count 0 writes an empty capture)\n");
 			return EXIT_FAILURE;
 		}
 		return write_pcap(pcap, count, stream);
