@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The IPv4 fast path fed crafted mbufs: forwarding bytes, every drop and punt reason. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
+#include "../../src/core/l4.h"
 #include "../../src/core/tp.h"
 #include "../../src/nf/ip4/ip4.h"
 #include "../../src/proto/ip4.h"
@@ -307,6 +309,39 @@ static void test_exception_rate_limited(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
 }
 
+static unsigned int hook_calls;
+static void hook(struct tp_worker *wk, struct rte_mbuf *m, uint8_t *l3, uint8_t *l4)
+{
+	hook_calls++;
+	assert_int_equal(l3[9], 17);
+	assert_int_equal(l4[2], 0x1e); /* 7777 = 0x1e61 */
+	rte_pktmbuf_free(m);
+}
+
+static void test_local_udp_network_function(void **state)
+{
+	struct rte_mbuf *m;
+
+	assert_int_equal(tp_udp_local_register(7777, hook), 0);
+	assert_int_equal(tp_udp_local_register(7777, hook), -EEXIST);
+	m = frame(IP(10, 0, 1, 1), 64, 10, NULL);
+	ip_of(m)[22] = 0x1e; /* UDP destination port 7777 */
+	ip_of(m)[23] = 0x61;
+	run(m);
+	assert_int_equal(hook_calls, 1);
+	assert_int_equal(rte_ring_count(w->exc_ring), 0);
+	/* another port of ours still goes to the kernel */
+	expect_punt(frame(IP(10, 0, 1, 1), 64, 10, NULL), TP_PUNT_LOCAL);
+	/* a transit packet to that port is forwarded, not taken */
+	m = frame(IP(10, 0, 2, 2), 64, 10, NULL);
+	ip_of(m)[22] = 0x1e;
+	ip_of(m)[23] = 0x61;
+	run(m);
+	assert_int_equal(hook_calls, 1);
+	assert_int_equal(w->txb[1].n, 1);
+	assert_int_equal(rte_mempool_in_use_count(pool), pool_base + 1);
+}
+
 static void test_burst_mixed(void **state)
 {
 	struct rte_mbuf *pkts[TP_BURST];
@@ -328,6 +363,7 @@ int main(void)
 		cmocka_unit_test_setup(test_every_drop_reason, reset),
 		cmocka_unit_test_setup(test_every_punt_reason, reset),
 		cmocka_unit_test_setup(test_exception_rate_limited, reset),
+		cmocka_unit_test_setup_teardown(test_local_udp_network_function, reset, reset),
 		cmocka_unit_test_setup_teardown(test_burst_mixed, reset, reset),
 	};
 	if (tp_test_eal_init() < 0)

@@ -4,6 +4,7 @@
 #include <rte_lpm.h>
 #include <rte_prefetch.h>
 
+#include "../../core/l4.h"
 #include "../../proto/ip4.h"
 #include "../../tables/iface.h"
 #include "../../tables/nexthop.h"
@@ -120,6 +121,27 @@ static inline int ip4_classify(struct tp_worker *w, struct rte_mbuf *m, uint64_t
 	return ip4_classify_slow(w, m, port_mac_p, dst);
 }
 
+/* A packet for one of our addresses: a network function registered on its UDP port
+ * takes it on the worker; the kernel (through the TAP) gets everything else. */
+static __rte_noinline void ip4_local(struct tp_worker *w, struct rte_mbuf *m)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, TP_ETH_HDR_LEN);
+	uint32_t ihl = (uint32_t)(l3[0] & 0x0f) * 4;
+
+	if (l3[9] == 17 /* UDP */ && ((l3[6] & 0x3f) | l3[7]) == 0 /* not a fragment */ &&
+	    rte_pktmbuf_data_len(m) >= TP_ETH_HDR_LEN + ihl + 8) {
+		uint8_t *l4 = l3 + ihl;
+		uint16_t dport;
+		memcpy(&dport, l4 + 2, 2);
+		tp_udp_local_fn fn = tp_udp_local_lookup(dport);
+		if (fn != NULL) {
+			fn(w, m, l3, l4);
+			return;
+		}
+	}
+	tp_worker_punt(w, m, TP_PUNT_LOCAL);
+}
+
 void tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rte_mbuf *fwd[TP_BURST];
@@ -160,11 +182,10 @@ void tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		}
 		l2 = tp_nh_l2_load(nh[i]);
 		if (unlikely(!(tp_nh_l2_flags(l2) & TP_NH_F_RESOLVED))) {
-			/* local address, or a neighbour the kernel has yet to resolve: the kernel
-			 * takes the packet, resolves, and forwards it through the TAP */
-			tp_worker_punt(w, m,
-				       tp_nh_l2_flags(l2) & TP_NH_F_PUNT ? TP_PUNT_LOCAL
-									  : TP_PUNT_UNRESOLVED);
+			if (tp_nh_l2_flags(l2) & TP_NH_F_PUNT)
+				ip4_local(w, m);
+			else /* the kernel resolves the neighbour and forwards through the TAP */
+				tp_worker_punt(w, m, TP_PUNT_UNRESOLVED);
 			continue;
 		}
 		out = tp_nh_l2_port(l2);
