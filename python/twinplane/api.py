@@ -14,8 +14,9 @@ import os
 import socket
 import struct
 import threading
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
+
+from twinplane.closing import Closing
 
 API_VERSION = 1
 CMD_TEXT = 1
@@ -57,7 +58,7 @@ def encode_request(
     return HEADER.pack(API_VERSION, kind, req_id, 0, len(payload)) + payload
 
 
-class Client:
+class Client(Closing):
     """A connection to one daemon's API socket.
 
     The connection is opened on first use and kept; ``cmd`` is thread-safe
@@ -71,17 +72,6 @@ class Client:
         self._sock: socket.socket | None = None
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def connect(self) -> None:
         """Open the socket now (``cmd`` does it on demand)."""

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../api/api.h"
+#include "../api/io.h"
 #include "../core/log.h"
 #include "api_server.h"
 #include "cmd.h"
@@ -18,20 +19,6 @@
 
 static int listen_fd = -1;
 static char sock_path[108];
-
-static int full_io(int fd, void *buf, size_t len, int rd)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = rd ? read(fd, p, len) : write(fd, p, len);
-		if (n <= 0)
-			return n == 0 ? -EPIPE : -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static void respond(int fd, const struct tp_api_hdr *req, int status, const char *body)
 {
@@ -42,8 +29,8 @@ static void respond(int fd, const struct tp_api_hdr *req, int status, const char
 		.status = status,
 		.len = body ? (uint32_t)strlen(body) : 0,
 	};
-	if (full_io(fd, &h, sizeof(h), 0) == 0 && h.len)
-		full_io(fd, (void *)(uintptr_t)body, h.len, 0);
+	if (tp_api_full_io(fd, &h, sizeof(h), 0) == 0 && h.len)
+		tp_api_full_io(fd, (void *)(uintptr_t)body, h.len, 0);
 }
 
 static void client_close(int fd)
@@ -59,7 +46,7 @@ static void client_readable(int fd, void *arg)
 	char *payload = NULL, *argv[64], *body = NULL;
 	int argc = 0, ret;
 
-	if (full_io(fd, &h, sizeof(h), 1) < 0) {
+	if (tp_api_full_io(fd, &h, sizeof(h), 1) < 0) {
 		client_close(fd);
 		return;
 	}
@@ -74,7 +61,7 @@ static void client_readable(int fd, void *arg)
 		return;
 	}
 	payload = malloc(h.len + 1);
-	if (payload == NULL || full_io(fd, payload, h.len, 1) < 0) {
+	if (payload == NULL || tp_api_full_io(fd, payload, h.len, 1) < 0) {
 		free(payload);
 		client_close(fd);
 		return;

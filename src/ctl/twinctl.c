@@ -10,20 +10,7 @@
 #include <unistd.h>
 
 #include "../api/api.h"
-
-static int full_io(int fd, void *buf, size_t len, int rd)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = rd ? read(fd, p, len) : write(fd, p, len);
-		if (n <= 0)
-			return n == 0 ? -EPIPE : -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
+#include "../api/io.h"
 
 static void usage(FILE *f)
 {
@@ -60,8 +47,8 @@ static int run(const char *path, int json, int argc, char **argv)
 		free(buf);
 		return 1;
 	}
-	if (full_io(fd, &h, sizeof(h), 0) < 0 || full_io(fd, buf, len, 0) < 0 ||
-	    full_io(fd, &h, sizeof(h), 1) < 0) {
+	if (tp_api_full_io(fd, &h, sizeof(h), 0) < 0 || tp_api_full_io(fd, buf, len, 0) < 0 ||
+	    tp_api_full_io(fd, &h, sizeof(h), 1) < 0) {
 		fprintf(stderr, "twinctl: connection to %s lost\n", path);
 		close(fd);
 		free(buf);
@@ -69,7 +56,7 @@ static int run(const char *path, int json, int argc, char **argv)
 	}
 	free(buf);
 	p = malloc(h.len + 1);
-	if (p == NULL || full_io(fd, p, h.len, 1) < 0) {
+	if (p == NULL || tp_api_full_io(fd, p, h.len, 1) < 0) {
 		fprintf(stderr, "twinctl: short answer from %s\n", path);
 		close(fd);
 		free(p);

@@ -24,8 +24,9 @@ import os
 import socket
 import sys
 import time
-from types import TracebackType
 from typing import Any
+
+from twinplane.closing import Closing
 
 RUNTIME_DIR = os.environ.get("DPDK_RUNTIME_DIR", "/var/run/dpdk")
 SOCKET_NAME = "dpdk_telemetry.v2"
@@ -40,7 +41,7 @@ def socket_path(prefix: str, runtime_dir: str = RUNTIME_DIR) -> str:
     return os.path.join(runtime_dir, prefix, SOCKET_NAME)
 
 
-class Telemetry:
+class Telemetry(Closing):
     """One connection to a DPDK telemetry v2 socket."""
 
     def __init__(self, path: str, timeout: float = 5.0) -> None:
@@ -54,17 +55,8 @@ class Telemetry:
     def for_prefix(cls, prefix: str, timeout: float = 5.0) -> Telemetry:
         return cls(socket_path(prefix), timeout=timeout)
 
-    def __enter__(self) -> Telemetry:
+    def _enter(self) -> None:
         self.connect()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def connect(self) -> None:
         if self._sock is not None:

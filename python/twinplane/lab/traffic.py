@@ -11,9 +11,9 @@ import select
 import socket
 import time
 from collections.abc import Callable
-from types import TracebackType
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING
 
+from twinplane.closing import Closing
 from twinplane.lab.netns import Netns, netns_context
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def udp_send(
         return sent
 
 
-class UdpReceiver:
+class UdpReceiver(Closing):
     """A UDP socket bound in a namespace; collects datagrams on demand."""
 
     def __init__(self, ns: Netns, port: int, addr: str = "0.0.0.0") -> None:
@@ -60,17 +60,6 @@ class UdpReceiver:
         self.sock.bind((addr, port))
         self.sock.setblocking(False)
         self.received: list[tuple[bytes, tuple[str, int]]] = []
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         self.sock.close()
@@ -100,21 +89,13 @@ class UdpReceiver:
         return [d for d, _ in self.received]
 
 
-class IcmpListener:
+class IcmpListener(Closing):
     """A raw ICMP socket in a namespace: sees every ICMP packet the host receives."""
 
     def __init__(self, ns: Netns) -> None:
         self.sock = ns.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
         self.sock.close()
 
     def wait(
@@ -171,7 +152,7 @@ def l2_socket(ns: Netns, iface: str) -> SuperSocket:
         return L2Socket(iface=iface, promisc=False)
 
 
-class Sniffer:
+class Sniffer(Closing):
     """A scapy AsyncSniffer on ``iface`` in ``ns``, filtered by a Python predicate.
 
     Use as a context manager, or ``start`` then ``wait``/``stop``. The socket
@@ -196,16 +177,10 @@ class Sniffer:
         if self._lfilter is None or self._lfilter(pkt):
             self.captured.append(pkt)
 
-    def __enter__(self) -> Self:
+    def _enter(self) -> None:
         self.start()
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
         self.stop()
 
     def start(self) -> None:
