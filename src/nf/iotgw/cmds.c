@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Commands of the IoT gateway: enable it, show its sessions and counters. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../control/cmd.h"
+#include "../../control/control.h"
+#include "../../core/tp.h"
+#include "../../proto/ip4.h"
+#include "iotgw.h"
+
+struct tp_iotgw_conf tp_iotgw = {
+	.port = 6024, .cse_port = 5683, .cse_name = "cse-in", .session_timeout_ms = 60000,
+};
+
+static int num(const char *s, unsigned long min, unsigned long max, unsigned long *v)
+{
+	char *end;
+	if (s == NULL || *s == '\0' || *s == '-')
+		return -EINVAL;
+	*v = strtoul(s, &end, 10);
+	return (*end || *v < min || *v > max) ? -EINVAL : 0;
+}
+
+static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	struct tp_iotgw_conf c = tp_iotgw;
+	unsigned long v;
+	int ret;
+
+	if (tp_iotgw.enabled)
+		return tp_cmd_err(ctx, EALREADY, "iotgw enable: the gateway is running already");
+	if (argc % 2)
+		return tp_cmd_err(ctx, EINVAL, "iotgw enable: usage: iotgw enable cse A.B.C.D "
+					       "[cse-port N] [cse-name NAME] [port N] [timeout S]");
+	for (int i = 0; i < argc; i += 2) {
+		const char *k = argv[i], *val = argv[i + 1];
+		if (strcmp(k, "cse") == 0) {
+			if (tp_ip4_parse_addr(val, &c.cse_ip) < 0 || c.cse_ip == 0)
+				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad cse address '%s'", val);
+		} else if (strcmp(k, "cse-port") == 0 || strcmp(k, "port") == 0) {
+			if (num(val, 1, 65535, &v) < 0)
+				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad %s '%s'", k, val);
+			*(strcmp(k, "port") == 0 ? &c.port : &c.cse_port) = (uint16_t)v;
+		} else if (strcmp(k, "cse-name") == 0) {
+			if (strlen(val) == 0 || strlen(val) >= sizeof(c.cse_name) || strchr(val, '/'))
+				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad cse-name '%s'", val);
+			snprintf(c.cse_name, sizeof(c.cse_name), "%s", val);
+		} else if (strcmp(k, "timeout") == 0) {
+			if (num(val, 1, 86400, &v) < 0)
+				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad timeout '%s' (1-86400 s)",
+						  val);
+			c.session_timeout_ms = (uint32_t)v * 1000;
+		} else {
+			return tp_cmd_err(ctx, EINVAL, "iotgw enable: unknown keyword '%s' "
+						       "(cse cse-port cse-name port timeout)", k);
+		}
+	}
+	if (c.cse_ip == 0)
+		return tp_cmd_err(ctx, EINVAL, "iotgw enable: give the IN-CSE: cse A.B.C.D");
+	tp_iotgw = c;
+	if ((ret = tp_ae_init(tp.qs)) < 0 || (ret = tp_iotgw_registrar_init()) < 0 ||
+	    (ret = tp_iotgw_session_start()) < 0 ||
+	    (ret = tp_ctl_add_tick(tp_iotgw_session_tick)) < 0 ||
+	    (ret = tp_iotgw_fast_register()) < 0)
+		return tp_cmd_err(ctx, -ret, "iotgw enable: %s", strerror(-ret));
+	tp_iotgw.enabled = true;
+	return 0;
+}
+
+static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	const struct tp_iotgw_session_stats *s = &tp_iotgw_sess;
+	char a[16];
+	struct tp_node *o, *c;
+
+	tp_out_bool(ctx->out, "enabled", tp_iotgw.enabled);
+	tp_out_u64(ctx->out, "port", tp_iotgw.port);
+	tp_out_strf(ctx->out, "cse", "%s:%u/%s", tp_ip4_fmt(tp_iotgw.cse_ip, a), tp_iotgw.cse_port,
+		    tp_iotgw.cse_name);
+	tp_out_u64(ctx->out, "sessions", tp_ae_count());
+	c = tp_out_obj(ctx->out, "data_plane");
+	for (unsigned int i = 0; i < TP_IOTGW_CTR_MAX; i++)
+		tp_out_u64(c, tp_iotgw_ctr_names[i], tp_iotgw_counter(i));
+	o = tp_out_obj(ctx->out, "control_plane");
+#define F(x) tp_out_u64(o, #x, s->x)
+	F(received);
+	F(sent);
+	F(send_errors);
+	F(bad);
+	F(ignored);
+	F(unassociated);
+	F(associated);
+	F(configured);
+	F(rejected);
+	F(rejected_full);
+	F(released);
+	F(aborted);
+	F(timed_out);
+	F(reg_requests);
+	F(reg_retries);
+	F(reg_ready);
+	F(reg_failed);
+#undef F
+	return 0;
+}
+
+static int show_sessions(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	struct tp_node *l = tp_out_list(ctx->out, "sessions");
+	char a[16];
+
+	for (int i = 0; tp_ae_table && i < TP_AE_MAX; i++) {
+		const struct tp_ae *e = &tp_ae_table[i];
+		if (e->state == TP_AE_FREE || e->ip == 0)
+			continue;
+		struct tp_node *o = tp_out_obj(l, NULL), *ml;
+		tp_out_strf(o, "agent", "%s:%u", tp_ip4_fmt(e->ip, a), e->port);
+		tp_out_str(o, "ae", e->ae_name);
+		tp_out_str(o, "state", tp_ae_state_name(e->state));
+		tp_out_u64(o, "config", e->config_id);
+		ml = tp_out_list(o, "metrics");
+		for (unsigned int k = 0; k < e->n_metrics; k++)
+			tp_out_str(ml, NULL, e->metric[k].label);
+	}
+	return 0;
+}
+
+static struct tp_cmd c_enable = {"iotgw enable",
+				 "cse A.B.C.D [cse-port N] [cse-name NAME] [port N] [timeout S]",
+				 "start the IoT gateway (11073 PHD to oneM2M)", enable, NULL};
+static struct tp_cmd c_show = {"show iotgw", NULL, "the gateway's counters", show, NULL};
+static struct tp_cmd c_sessions = {"show iotgw sessions", NULL, "associated agents",
+				   show_sessions, NULL};
+TP_CMD_REGISTER(c_enable)
+TP_CMD_REGISTER(c_show)
+TP_CMD_REGISTER(c_sessions)
