@@ -21,6 +21,13 @@ for t in build/tests/unit/test_*; do
 done
 echo "unit: ${unit_pass} passed, ${unit_fail} failed"
 
+# the 11073 decoder under libFuzzer (ASan+UBSan), bounded: one more test
+if ./scripts/fuzz.sh "${TP_FUZZ_SECONDS:-60}" > build/fuzz.log 2>&1; then
+    unit_pass=$((unit_pass + 1)); echo "fuzz: passed (${TP_FUZZ_SECONDS:-60} s, build/fuzz.log)"
+else
+    unit_fail=$((unit_fail + 1)); echo "fuzz: FAILED"; tail -40 build/fuzz.log
+fi
+
 report=$(mktemp)
 .venv/bin/python -m pytest -ra -p no:cacheprovider --junitxml="$report" "$@"
 rc=$?

@@ -147,6 +147,46 @@ static double reading(const struct device *d, unsigned int h, unsigned long i)
 	return h == 3 ? 1 : (double)(i + 1);
 }
 
+/* Association flood: n agents (sysid + i), each its own socket, AARQ only, never
+ * released. Prints how many the manager accepted and rejected. */
+static int run_flood(const struct device *d, const uint8_t sysid[8], unsigned long n)
+{
+	unsigned long accepted = 0, rejected = 0, silent = 0;
+	uint8_t rx[2048];
+
+	for (unsigned long i = 0; i < n; i++) {
+		uint8_t id[8];
+		struct tp_phd_apdu a = {.type = TP_PHD_AARQ}, r;
+		uint16_t want = TP_PHD_AARE;
+		int s = socket(AF_INET, SOCK_DGRAM, 0);
+
+		memcpy(id, sysid, 8);
+		id[6] = (uint8_t)(i >> 8);
+		id[7] = (uint8_t)i;
+		a.u.aarq.assoc_version = TP_PHD_ASSOC_VERSION1;
+		a.u.aarq.nprotos = 1;
+		a.u.aarq.phd_index = 0;
+		a.u.aarq.proto[0].id = TP_PHD_DATA_PROTO_20601;
+		a.u.aarq.phd.protocol_version = TP_PHD_PROTOCOL_VERSION1;
+		a.u.aarq.phd.encoding_rules = TP_PHD_ENC_MDER;
+		a.u.aarq.phd.nomenclature_version = TP_PHD_NOM_VERSION1;
+		a.u.aarq.phd.system_type = TP_PHD_SYS_TYPE_AGENT;
+		a.u.aarq.phd.system_id = (struct tp_phd_octets){id, 8};
+		a.u.aarq.phd.dev_config_id = d->config_id;
+		sock = s; /* exchange() uses it; each agent keeps its own port open */
+		if (exchange(&a, is_type, &want, &r, rx, sizeof(rx)) < 0)
+			silent++;
+		else if (r.u.aare.result == TP_PHD_ACCEPTED ||
+			 r.u.aare.result == TP_PHD_ACCEPTED_UNKNOWN_CONFIG)
+			accepted++;
+		else
+			rejected++;
+	}
+	printf("{\"flood\":%lu,\"accepted\":%lu,\"rejected\":%lu,\"unanswered\":%lu}\n", n,
+	       accepted, rejected, silent);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -154,13 +194,16 @@ int main(int argc, char **argv)
 		{"sysid", required_argument, NULL, 's'}, {"reports", required_argument, NULL, 'n'},
 		{"interval", required_argument, NULL, 'i'}, {"bind", required_argument, NULL, 'b'},
 		{"timeout", required_argument, NULL, 'T'}, {"no-release", no_argument, NULL, 'R'},
-		{"unconfirmed", no_argument, NULL, 'u'}, {0},
+		{"unconfirmed", no_argument, NULL, 'u'}, {"port", required_argument, NULL, 'p'},
+		{"no-associate", no_argument, NULL, 'A'}, {"flood", required_argument, NULL, 'F'},
+		{0},
 	};
 	const struct device *d = &devices[0];
 	unsigned long reports = 3, interval_ms = 200;
 	uint8_t sysid[8] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77};
 	struct sockaddr_in me = {.sin_family = AF_INET};
-	int c, release = 1, confirmed = 1;
+	int c, release = 1, confirmed = 1, associate = 1;
+	unsigned long flood = 0;
 	char gwaddr[64] = "127.0.0.1:6024";
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -206,10 +249,22 @@ int main(int argc, char **argv)
 		case 'u':
 			confirmed = 0;
 			break;
+		case 'p':
+			me.sin_port = htons((uint16_t)atoi(optarg));
+			break;
+		case 'A':
+			associate = 0; /* reports from an agent the manager does not know */
+			release = 0;
+			confirmed = 0;
+			break;
+		case 'F':
+			flood = strtoul(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr, "usage: phd-sim --type T --gw A.B.C.D:PORT [--sysid HEX16] "
 					"[--reports N] [--interval MS] [--bind ADDR] [--timeout MS] "
-					"[--unconfirmed] [--no-release]\n");
+					"[--unconfirmed] [--no-release] [--port N] [--no-associate] "
+					"[--flood N]\n");
 			return 2;
 		}
 	}
@@ -230,6 +285,8 @@ int main(int argc, char **argv)
 
 	uint8_t rx[2048], store[2048], info[2048];
 	struct tp_phd_apdu a = {.type = TP_PHD_AARQ}, r;
+	if (flood)
+		return run_flood(d, sysid, flood);
 	struct tp_phd_aarq *q = &a.u.aarq;
 	q->assoc_version = TP_PHD_ASSOC_VERSION1;
 	q->nprotos = 1;
@@ -248,7 +305,9 @@ int main(int argc, char **argv)
 	int configured = 0;
 	uint16_t invoke = 0;
 
-	if (exchange(&a, is_type, &want, &r, rx, sizeof(rx)) < 0) {
+	if (!associate) {
+		r.u.aare.result = TP_PHD_ACCEPTED; /* pretend: report as if associated */
+	} else if (exchange(&a, is_type, &want, &r, rx, sizeof(rx)) < 0) {
 		result = "no AARE";
 		goto out;
 	}
@@ -279,7 +338,12 @@ int main(int argc, char **argv)
 
 	/* the value map the reports follow: the standard one, or ours */
 	struct tp_phd_value_map map;
-	if (!configured) {
+	if (!configured && !associate && d->config_id != 0x0190) {
+		struct tp_phd_config_report cfg;
+		struct tp_phd_error err;
+		build_config(d, &cfg, store, sizeof(store));
+		tp_phd_value_map_build(&cfg, &map, &err);
+	} else if (!configured) {
 		if (tp_phd_std_value_map(d->config_id, &map) < 0) {
 			result = "no standard configuration";
 			goto out;

@@ -12,6 +12,7 @@
 
 struct tp_iotgw_conf tp_iotgw = {
 	.port = 6024, .cse_port = 5683, .cse_name = "cse-in", .session_timeout_ms = 60000,
+	.max_sessions = TP_AE_MAX,
 };
 
 static int num(const char *s, unsigned long min, unsigned long max, unsigned long *v)
@@ -33,7 +34,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		return tp_cmd_err(ctx, EALREADY, "iotgw enable: the gateway is running already");
 	if (argc % 2)
 		return tp_cmd_err(ctx, EINVAL, "iotgw enable: usage: iotgw enable cse A.B.C.D "
-					       "[cse-port N] [cse-name NAME] [port N] [timeout S]");
+					       "[cse-port N] [cse-name NAME] [port N] [timeout S] [max-sessions N]");
 	for (int i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *val = argv[i + 1];
 		if (strcmp(k, "cse") == 0) {
@@ -47,6 +48,11 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			if (strlen(val) == 0 || strlen(val) >= sizeof(c.cse_name) || strchr(val, '/'))
 				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad cse-name '%s'", val);
 			snprintf(c.cse_name, sizeof(c.cse_name), "%s", val);
+		} else if (strcmp(k, "max-sessions") == 0) {
+			if (num(val, 1, TP_AE_MAX, &v) < 0)
+				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad max-sessions '%s' (1-%d)",
+						  val, TP_AE_MAX);
+			c.max_sessions = (uint32_t)v;
 		} else if (strcmp(k, "timeout") == 0) {
 			if (num(val, 1, 86400, &v) < 0)
 				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad timeout '%s' (1-86400 s)",
@@ -54,7 +60,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			c.session_timeout_ms = (uint32_t)v * 1000;
 		} else {
 			return tp_cmd_err(ctx, EINVAL, "iotgw enable: unknown keyword '%s' "
-						       "(cse cse-port cse-name port timeout)", k);
+						       "(cse cse-port cse-name port timeout max-sessions)", k);
 		}
 	}
 	if (c.cse_ip == 0)
@@ -80,6 +86,7 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_strf(ctx->out, "cse", "%s:%u/%s", tp_ip4_fmt(tp_iotgw.cse_ip, a), tp_iotgw.cse_port,
 		    tp_iotgw.cse_name);
 	tp_out_u64(ctx->out, "sessions", tp_ae_count());
+	tp_out_u64(ctx->out, "max_sessions", tp_iotgw.max_sessions);
 	c = tp_out_obj(ctx->out, "data_plane");
 	for (unsigned int i = 0; i < TP_IOTGW_CTR_MAX; i++)
 		tp_out_u64(c, tp_iotgw_ctr_names[i], tp_iotgw_counter(i));
@@ -128,7 +135,7 @@ static int show_sessions(struct tp_cmd_ctx *ctx, int argc, char **argv)
 }
 
 static struct tp_cmd c_enable = {"iotgw enable",
-				 "cse A.B.C.D [cse-port N] [cse-name NAME] [port N] [timeout S]",
+				 "cse A.B.C.D [cse-port N] [cse-name NAME] [port N] [timeout S] [max-sessions N]",
 				 "start the IoT gateway (11073 PHD to oneM2M)", enable, NULL};
 static struct tp_cmd c_show = {"show iotgw", NULL, "the gateway's counters", show, NULL};
 static struct tp_cmd c_sessions = {"show iotgw sessions", NULL, "associated agents",

@@ -67,6 +67,7 @@ struct tp_iotgw_conf {
 	uint16_t cse_port;	 /* its CoAP port, 5683 */
 	char cse_name[32];	 /* "cse-in" */
 	uint32_t session_timeout_ms;
+	uint32_t max_sessions;	 /* bound of the AE table, <= TP_AE_MAX */
 };
 
 extern struct tp_iotgw_conf tp_iotgw;

@@ -94,7 +94,8 @@ static void on_aarq(const struct tp_phd_aarq *q, const struct sockaddr_in *from,
 		return;
 	}
 	release_entry(ip, port); /* a new association replaces the old one */
-	idx = tp_ae_create(ip, port, ai->system_id.p);
+	idx = tp_ae_count() < tp_iotgw.max_sessions ? tp_ae_create(ip, port, ai->system_id.p)
+						     : -ENOSPC;
 	if (idx < 0) {
 		/* the table is full: bounded, whatever the agents do */
 		tp_iotgw_sess.rejected_full++;

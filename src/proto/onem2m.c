@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* oneM2M CREATE requests over CoAP (TS-0008 6.2) and the JSON resource bodies (TS-0004). */
+#include <stdbool.h>
+#include <string.h>
+
+#include "onem2m.h"
+
+int tp_m2m_create_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r)
+{
+	struct tp_coap_writer w;
+	const char *rvi;
+	size_t from_len, rqi_len;
+
+	if (r == NULL || r->path == NULL || r->from == NULL || r->rqi == NULL || r->ty == 0)
+		return -TP_COAP_E_INVAL;
+	rvi = r->rvi != NULL ? r->rvi : TP_M2M_RVI_DEFAULT;
+	from_len = strlen(r->from);
+	rqi_len = strlen(r->rqi);
+	/* TS-0008 table 6.2.2.4.0-1: FR, RQI 0-255 bytes, RVI 1-2 */
+	if (rvi[0] == '\0')
+		return -TP_COAP_E_INVAL;
+	if (from_len > TP_M2M_OPT_STR_MAX || rqi_len > TP_M2M_OPT_STR_MAX || strlen(rvi) > 2)
+		return -TP_COAP_E_OPT_TOO_LONG;
+
+	/* TS-0008 6.2.1 table 6.2.1-1: CREATE is POST */
+	tp_coap_begin(&w, buf, cap, r->type, TP_COAP_POST, r->mid, r->token, r->tkl);
+	/* TS-0008 6.2.2.3: the target as Uri-Path options */
+	tp_coap_put_uri_path(&w, r->path);
+	if (r->payload_len > 0)
+		tp_coap_put_uint(&w, TP_COAP_OPT_CONTENT_FORMAT, r->cf != 0 ? r->cf : TP_COAP_CF_JSON);
+	/* TS-0008 6.2.2.3: Response Type and other parameters as Uri-Query */
+	if (r->query != NULL)
+		tp_coap_put_uri_query(&w, r->query);
+	/* TS-0008 6.2.2.4.12, .16, .1, .2 (in option-number order) */
+	tp_coap_put_uint(&w, TP_M2M_OPT_TY, r->ty);
+	tp_coap_put_str(&w, TP_M2M_OPT_RVI, rvi);
+	tp_coap_put_opt(&w, TP_M2M_OPT_FR, r->from, from_len);
+	tp_coap_put_opt(&w, TP_M2M_OPT_RQI, r->rqi, rqi_len);
+	/* TS-0008 6.2.3: Content is the payload */
+	tp_coap_put_payload(&w, r->payload, r->payload_len);
+	return tp_coap_end(&w);
+}
+
+int tp_m2m_rsc(const struct tp_coap_msg *m)
+{
+	const struct tp_coap_opt *o = tp_coap_find_opt(m, TP_M2M_OPT_RSC, 0);
+	uint32_t v;
+
+	/* TS-0008 6.2.2.4.10; a 2-byte uint */
+	if (o == NULL || tp_coap_opt_uint(o, &v) < 0)
+		return -1;
+	return (int)v;
+}
+
+/* A bounded string builder; any overflow sets err and the result is discarded. */
+struct jbuf {
+	char *p;
+	size_t cap;
+	size_t len;
+	bool err;
+};
+
+static void jb_init(struct jbuf *b, char *p, size_t cap)
+{
+	b->p = p;
+	b->cap = cap;
+	b->len = 0;
+	b->err = p == NULL || cap == 0;
+	if (!b->err)
+		p[0] = '\0';
+}
+
+static void jb_raw(struct jbuf *b, const char *s, size_t n)
+{
+	if (b->err)
+		return;
+	if (b->cap - b->len <= n) { /* keep room for the NUL */
+		b->err = true;
+		return;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void jb_str(struct jbuf *b, const char *s)
+{
+	jb_raw(b, s, strlen(s));
+}
+
+static void jb_esc(struct jbuf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n && !b->err; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char e[6];
+		/* RFC 8259 7: quotation mark, reverse solidus and U+0000-U+001F must be escaped */
+		switch (c) {
+		case '"':
+			jb_raw(b, "\\\"", 2);
+			break;
+		case '\\':
+			jb_raw(b, "\\\\", 2);
+			break;
+		case '\b':
+			jb_raw(b, "\\b", 2);
+			break;
+		case '\f':
+			jb_raw(b, "\\f", 2);
+			break;
+		case '\n':
+			jb_raw(b, "\\n", 2);
+			break;
+		case '\r':
+			jb_raw(b, "\\r", 2);
+			break;
+		case '\t':
+			jb_raw(b, "\\t", 2);
+			break;
+		default:
+			if (c < 0x20) {
+				memcpy(e, "\\u00", 4);
+				e[4] = hex[c >> 4];
+				e[5] = hex[c & 0xf];
+				jb_raw(b, e, 6);
+			} else {
+				jb_raw(b, (const char *)&c, 1);
+			}
+		}
+	}
+}
+
+/* "key":"escaped value" */
+static void jb_kv(struct jbuf *b, const char *key, const char *val)
+{
+	jb_raw(b, "\"", 1);
+	jb_str(b, key);
+	jb_raw(b, "\":\"", 3);
+	jb_esc(b, val, strlen(val));
+	jb_raw(b, "\"", 1);
+}
+
+static int jb_end(const struct jbuf *b)
+{
+	return b->err ? -TP_COAP_E_NOSPC : (int)b->len;
+}
+
+int tp_m2m_json_escape(char *dst, size_t cap, const char *s, size_t n)
+{
+	struct jbuf b;
+
+	if (s == NULL && n > 0)
+		return -TP_COAP_E_INVAL;
+	jb_init(&b, dst, cap);
+	jb_esc(&b, s, n);
+	return jb_end(&b);
+}
+
+/* Decimal digits of v (no sign) into d, most significant first; returns the count. */
+static size_t utoa(uint32_t v, char d[10])
+{
+	char tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	for (size_t i = 0; i < n; i++)
+		d[i] = tmp[n - 1 - i];
+	return n;
+}
+
+int tp_m2m_decimal(char *buf, size_t cap, int32_t mantissa, int8_t exponent)
+{
+	struct jbuf b;
+	char d[10], e[10];
+	uint32_t mag = mantissa < 0 ? 0u - (uint32_t)mantissa : (uint32_t)mantissa;
+	size_t n = utoa(mag, d);
+
+	jb_init(&b, buf, cap);
+	if (mantissa < 0)
+		jb_raw(&b, "-", 1);
+	if (mag == 0) {
+		jb_raw(&b, "0", 1);
+	} else if (exponent >= 0 && exponent <= 9) {
+		jb_raw(&b, d, n);
+		for (int i = 0; i < exponent; i++)
+			jb_raw(&b, "0", 1);
+	} else if (exponent < 0 && exponent >= -20) {
+		size_t frac = (size_t)-exponent;
+		if (n > frac) {
+			jb_raw(&b, d, n - frac);
+		} else {
+			jb_raw(&b, "0", 1);
+		}
+		jb_raw(&b, ".", 1);
+		for (size_t i = n; i < frac; i++)
+			jb_raw(&b, "0", 1);
+		jb_raw(&b, n > frac ? d + n - frac : d, n > frac ? frac : n);
+	} else {
+		/* RFC 8259 6: int exp */
+		uint32_t emag = exponent < 0 ? (uint32_t)-exponent : (uint32_t)exponent;
+		jb_raw(&b, d, n);
+		jb_raw(&b, exponent < 0 ? "e-" : "e", exponent < 0 ? 2 : 1);
+		jb_raw(&b, e, utoa(emag, e));
+	}
+	return jb_end(&b);
+}
+
+int tp_m2m_ae_json(char *buf, size_t cap, const char *rn, const char *api)
+{
+	struct jbuf b;
+
+	if (rn == NULL || api == NULL)
+		return -TP_COAP_E_INVAL;
+	jb_init(&b, buf, cap);
+	/* TS-0004 7.3.5 <AE>: rn, App-ID, requestReachability, supportedReleaseVersions */
+	jb_str(&b, "{\"m2m:ae\":{");
+	jb_kv(&b, "rn", rn);
+	jb_raw(&b, ",", 1);
+	jb_kv(&b, "api", api);
+	jb_str(&b, ",\"rr\":false,\"srv\":[\"" TP_M2M_RVI_DEFAULT "\"]}}");
+	return jb_end(&b);
+}
+
+int tp_m2m_cnt_json(char *buf, size_t cap, const char *rn, uint32_t mni)
+{
+	struct jbuf b;
+	char d[10];
+
+	if (rn == NULL)
+		return -TP_COAP_E_INVAL;
+	jb_init(&b, buf, cap);
+	jb_str(&b, "{\"m2m:cnt\":{");
+	jb_kv(&b, "rn", rn);
+	if (mni > 0) {
+		jb_str(&b, ",\"mni\":");
+		jb_raw(&b, d, utoa(mni, d));
+	}
+	jb_str(&b, "}}");
+	return jb_end(&b);
+}
+
+int tp_m2m_cin_json(char *buf, size_t cap, const char *cnf, const char *con)
+{
+	struct jbuf b;
+
+	if (con == NULL)
+		return -TP_COAP_E_INVAL;
+	jb_init(&b, buf, cap);
+	jb_str(&b, "{\"m2m:cin\":{");
+	if (cnf != NULL) {
+		jb_kv(&b, "cnf", cnf);
+		jb_raw(&b, ",", 1);
+	}
+	jb_kv(&b, "con", con);
+	jb_str(&b, "}}");
+	return jb_end(&b);
+}
+
+static bool json_number_chars(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++)
+		if (strchr("-+.0123456789eE", *s) == NULL)
+			return false;
+	return true;
+}
+
+#define TP_M2M_CON_MAX 256 /* the inner JSON of one measurement */
+
+int tp_m2m_cin_measure_json(char *buf, size_t cap, const struct tp_m2m_measure *m)
+{
+	char con[TP_M2M_CON_MAX];
+	struct jbuf b;
+
+	if (m == NULL || (m->value != NULL && !json_number_chars(m->value)))
+		return -TP_COAP_E_INVAL;
+	jb_init(&b, con, sizeof(con));
+	jb_str(&b, "{\"value\":");
+	jb_str(&b, m->value != NULL ? m->value : "null");
+	if (m->unit != NULL) {
+		jb_raw(&b, ",", 1);
+		jb_kv(&b, "unit", m->unit);
+	}
+	if (m->time != NULL) {
+		jb_raw(&b, ",", 1);
+		jb_kv(&b, "time", m->time);
+	}
+	jb_raw(&b, "}", 1);
+	if (b.err)
+		return -TP_COAP_E_NOSPC;
+	return tp_m2m_cin_json(buf, cap, TP_M2M_CIN_CNF_JSON, con);
+}
+
+static void sysid_hex(const uint8_t *sysid, char *out)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (int i = 0; i < TP_M2M_SYSID_LEN; i++) {
+		out[2 * i] = hex[sysid[i] >> 4];
+		out[2 * i + 1] = hex[sysid[i] & 0xf];
+	}
+	out[2 * TP_M2M_SYSID_LEN] = '\0';
+}
+
+void tp_m2m_phd_ae_name(const uint8_t sysid[TP_M2M_SYSID_LEN], char out[TP_M2M_AE_RN_SIZE])
+{
+	memcpy(out, "PHD-", 4);
+	sysid_hex(sysid, out + 4);
+}
+
+void tp_m2m_phd_originator(const uint8_t sysid[TP_M2M_SYSID_LEN], char out[TP_M2M_ORIGIN_SIZE])
+{
+	out[0] = 'C';
+	sysid_hex(sysid, out + 1);
+}
