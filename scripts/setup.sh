@@ -28,7 +28,7 @@ fi
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import pytest, scapy, pyroute2, numpy, matplotlib" 2>/dev/null; then
+if ! .venv/bin/python -c "import pytest, scapy, pyroute2, numpy, matplotlib, acmecse, aiocoap" 2>/dev/null; then
     .venv/bin/pip install -q --disable-pip-version-check "${PIP_PKGS[@]}"
 fi
 

@@ -147,7 +147,9 @@ static void emit_cin(struct tp_worker *w, struct iotgw_wstate *ws, struct rte_me
 	memcpy(tok, &mid, 2);
 	snprintf(rqi, sizeof(rqi), "w%u-%u", w->id, ws->rqi++);
 	struct tp_m2m_create req = {
-		.type = TP_COAP_NON, .mid = mid, .token = tok, .tkl = 2, .path = mt->path,
+		/* rt=5: noResponse (TS-0004 response type): ACME otherwise answers every NON
+		 * create, a datagram per reading the gateway has no use for */
+		.type = TP_COAP_NON, .mid = mid, .token = tok, .tkl = 2, .path = mt->path, .query = "rt=5",
 		.ty = TP_M2M_TY_CIN, .from = ae->origin, .rqi = rqi, .payload = json,
 		.payload_len = (size_t)jl,
 	};
