@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Template phd: ISO/IEEE 11073-20601 agents over Ethernet / IPv4 / UDP, one APDU
+ * per frame, for the IoT gateway (src/nf/iotgw). A range of agent identities
+ * (source address x source port: the gateway keys its AE table by both) sends
+ * to one gateway address and port:
+ *   report             PRST roiv-cmip-confirmed-event-report (0101), a fixed scan
+ *                      report with one observation per metric of the device;
+ *                      the invoke-id is the frame's sequence number (update())
+ *   report-unconfirmed the same with roiv-cmip-event-report (0100)
+ *   aarq               an association request; system-id from the identity index
+ *   rlrq               a release request
+ *   churn              aarq then rlrq for each identity (control-plane load)
+ * Devices and their configurations are phd-sim's (src/tools/phd-sim.c): the
+ * pulse oximeter uses standard configuration 0x0190, the activity and
+ * medication monitors phd-sim's extended configurations, built the same way.
+ * Every APDU is encoded with the project's codec (src/proto/mder.h).
+ *
+ * Frame layout. The codec decodes an APDU of exactly the UDP payload (no
+ * trailing bytes), and the engine writes its 16-byte signature into the last
+ * bytes of the frame. So the UDP length covers the APDU only, the IPv4 total
+ * length is 20 + the UDP length, and the signature rides in the Ethernet
+ * padding after the IPv4 packet:
+ *   Ethernet | IPv4 | UDP | APDU | zero padding | signature (16)
+ * The gateway trims a frame to the IPv4 total length (ip4_input.c), the
+ * generator's receive side reads the signature from the end of the frame. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../proto/ip4.h"
+#include "../proto/mder.h"
+#include "../proto/phd_nomenclature.h"
+#include "template.h"
+
+#define HDR_LEN (TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8)
+#define MAX_IDENTITIES 65536
+#define APDU_MAX 1024
+/* PRST tag (2), length (2), octet-string length (2), then the invoke-id */
+#define INVOKE_ID_OFF 6
+
+enum kind { K_REPORT, K_REPORT_UNCONFIRMED, K_AARQ, K_RLRQ, K_CHURN };
+static const char *const kind_names[] = {"report", "report-unconfirmed", "aarq", "rlrq", "churn"};
+
+/* phd-sim's devices, with the same configuration ids and units */
+struct device {
+	const char *name; /* tp_phd_metrics' device */
+	uint16_t config_id;
+	uint16_t units[4];
+};
+
+static const struct device devices[] = {
+    {"pulse-oximeter", 0x0190, {MDC_DIM_PERCENT, MDC_DIM_BEAT_PER_MIN}},
+    {"activity-monitor", 0x4000, {MDC_DIM_X_STEP, MDC_DIM_X_M, MDC_DIM_SEC, MDC_DIM_PERCENT}},
+    {"medication-monitor", 0x4001, {MDC_DIM_DIMLESS, MDC_DIM_DIMLESS, MDC_DIM_DIMLESS}},
+};
+
+struct range {
+	uint32_t lo, hi;
+};
+
+struct phd {
+	uint8_t dmac[6], smac[6];
+	struct range src, sport;
+	uint32_t dst;
+	uint16_t dport;
+	const struct device *dev;
+	enum kind kind;
+	uint32_t identities;
+	struct tp_phd_value_map map;  /* what the reports follow */
+	struct tp_phd_abs_time stamp; /* the observations' time stamp: stream creation */
+};
+
+static uint32_t span(const struct range *r)
+{
+	return r->hi - r->lo + 1;
+}
+
+static int parse_range(const char *s, int is_addr, struct range *r)
+{
+	char buf[64], *dash;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash = '\0';
+	for (int k = 0; k < (dash ? 2 : 1); k++) {
+		const char *t = k ? dash + 1 : buf;
+		uint32_t v;
+		if (is_addr) {
+			if (tp_ip4_parse_addr(t, &v) < 0)
+				return -EINVAL;
+		} else {
+			char *end;
+			long x = strtol(t, &end, 10);
+			if (*t == '\0' || *end || x < 0 || x > 65535)
+				return -EINVAL;
+			v = (uint32_t)x;
+		}
+		if (k == 0)
+			r->lo = r->hi = v;
+		else
+			r->hi = v;
+	}
+	return r->hi >= r->lo ? 0 : -EINVAL;
+}
+
+/* phd-sim's build_config: one numeric object per metric (handles 1..n), each
+ * an SFLOAT observation and an absolute time stamp (Attr-Val-Map). */
+static int build_config(const struct device *d, struct tp_phd_config_report *cfg, uint8_t *store,
+			size_t size)
+{
+	size_t used = 0;
+	unsigned int k = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->config_report_id = d->config_id;
+	for (const struct tp_phd_metric *m = tp_phd_metrics; m->device; m++) {
+		if (strcmp(m->device, d->name) != 0)
+			continue;
+		struct tp_phd_config_object *o = &cfg->obj[cfg->nobjs++];
+		struct tp_phd_value v[4] = {0};
+		o->obj_class = MDC_MOC_VMO_METRIC_NU;
+		o->handle = (uint16_t)(k + 1);
+		v[0].attr_id = MDC_ATTR_ID_TYPE;
+		v[0].kind = TP_PHD_V_TYPE;
+		v[0].u.type.partition = m->partition;
+		v[0].u.type.code = m->code;
+		v[1].attr_id = MDC_ATTR_METRIC_SPEC_SMALL;
+		v[1].kind = TP_PHD_V_BITS16;
+		v[1].u.u16 =
+		    0xF040; /* mss-avail-intermittent, stored-data, upd-aperiodic, msmt-supp */
+		v[2].attr_id = MDC_ATTR_UNIT_CODE;
+		v[2].kind = TP_PHD_V_U16;
+		v[2].u.u16 = d->units[k] ? d->units[k] : m->unit;
+		v[3].attr_id = MDC_ATTR_ATTRIBUTE_VAL_MAP;
+		v[3].kind = TP_PHD_V_AVM;
+		v[3].n = 2;
+		v[3].u.avm[0] = (struct tp_phd_avm_entry){MDC_ATTR_NU_VAL_OBS_BASIC, 2};
+		v[3].u.avm[1] = (struct tp_phd_avm_entry){MDC_ATTR_TIME_STAMP_ABS, 8};
+		for (int i = 0; i < 4; i++) {
+			int n = tp_phd_attr_value_encode(&v[i], store + used, size - used);
+			if (n < 0)
+				return n;
+			o->attrs.ava[i] =
+			    (struct tp_phd_ava){v[i].attr_id, {store + used, (uint16_t)n}};
+			used += (size_t)n;
+		}
+		o->attrs.count = 4;
+		k++;
+	}
+	return 0;
+}
+
+/* phd-sim's reading(): a plausible value for metric handle h; here i is the
+ * identity index, so agents report different values. */
+static double reading(const struct device *d, unsigned int h, unsigned long i)
+{
+	if (strcmp(d->name, "pulse-oximeter") == 0)
+		return h == 1 ? 95 + (double)(i % 5) : 60 + (double)(i * 7 % 30);
+	if (strcmp(d->name, "activity-monitor") == 0)
+		return h == 1	? 100.0 * (double)(i + 1)
+		       : h == 2 ? 75.0 * (double)(i + 1)
+		       : h == 3 ? 60.0 * (double)(i + 1)
+				: 40 + (double)(i % 50);
+	return h == 3 ? 1 : (double)(i + 1);
+}
+
+/* The APDU of identity id (is_rlrq: churn's second frame); its length or a
+ * negative tp_phd_err. */
+static int encode_apdu(const struct phd *t, uint32_t id, int is_rlrq, uint8_t *buf, size_t size)
+{
+	struct tp_phd_apdu a;
+	uint8_t sysid[8] = {0x02, 0x74, 0x70, 0x67, 0x65, 0x6e, 0, 0}; /* "\x02tpgen" + index */
+	uint8_t info[APDU_MAX], obs[TP_PHD_MAX_CFG_OBJS][64];
+
+	memset(&a, 0, sizeof(a));
+	if (t->kind == K_RLRQ || (t->kind == K_CHURN && is_rlrq)) {
+		a.type = TP_PHD_RLRQ;
+		a.u.reason = 0; /* normal */
+		return tp_phd_encode_apdu(&a, buf, size);
+	}
+	if (t->kind == K_AARQ || t->kind == K_CHURN) {
+		struct tp_phd_aarq *q = &a.u.aarq;
+		sysid[6] = (uint8_t)(id >> 8);
+		sysid[7] = (uint8_t)id;
+		a.type = TP_PHD_AARQ;
+		q->assoc_version = TP_PHD_ASSOC_VERSION1;
+		q->nprotos = 1;
+		q->phd_index = 0;
+		q->proto[0].id = TP_PHD_DATA_PROTO_20601;
+		q->phd.protocol_version = TP_PHD_PROTOCOL_VERSION1;
+		q->phd.encoding_rules = TP_PHD_ENC_MDER;
+		q->phd.nomenclature_version = TP_PHD_NOM_VERSION1;
+		q->phd.system_type = TP_PHD_SYS_TYPE_AGENT;
+		q->phd.system_id = (struct tp_phd_octets){sysid, 8};
+		q->phd.dev_config_id = t->dev->config_id;
+		q->phd.data_req_mode_flags = TP_PHD_DATA_REQ_SUPP_INIT_AGENT;
+		q->phd.data_req_init_agent_count = 1;
+		return tp_phd_encode_apdu(&a, buf, size);
+	}
+	/* a fixed scan report, one observation per object of the value map */
+	struct tp_phd_scan_report *s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return -TP_PHD_E_NO_SPACE;
+	s->event_type = MDC_NOTI_SCAN_REPORT_FIXED;
+	s->data_req_id = TP_PHD_DATA_REQ_ID_AGENT_INIT;
+	s->scan_report_no = 0;
+	for (unsigned int k = 0; k < t->map.nobjs && s->nobs < TP_PHD_MAX_OBS; k++) {
+		const struct tp_phd_obj_map *om = &t->map.obj[k];
+		size_t off = 0;
+		if (om->n == 0 || om->total_len > sizeof(obs[k]))
+			continue;
+		for (unsigned int e = 0; e < om->n; e++) {
+			uint8_t *p = obs[k] + off;
+			memset(p, 0, om->e[e].len);
+			if (om->e[e].attr_id == MDC_ATTR_NU_VAL_OBS_BASIC && om->e[e].len == 2) {
+				uint16_t raw;
+				tp_phd_sfloat_encode(reading(t->dev, om->handle, id), &raw);
+				p[0] = (uint8_t)(raw >> 8);
+				p[1] = (uint8_t)raw;
+			} else if (om->e[e].attr_id == MDC_ATTR_TIME_STAMP_ABS &&
+				   om->e[e].len == 8) {
+				tp_phd_abs_time_encode(&t->stamp, p);
+			}
+			off += om->e[e].len;
+		}
+		s->obs[s->nobs++] = (struct tp_phd_observation){.handle = om->handle,
+								.data = {obs[k], (uint16_t)off}};
+	}
+	int n = tp_phd_encode_scan_report(s, info, sizeof(info));
+	free(s);
+	if (n < 0)
+		return n;
+	a.type = TP_PHD_PRST;
+	a.u.prst.invoke_id = 0; /* update() writes the frame's own */
+	a.u.prst.choice =
+	    t->kind == K_REPORT ? TP_PHD_ROIV_CONF_EVENT_REPORT : TP_PHD_ROIV_EVENT_REPORT;
+	a.u.prst.u.evt.obj_handle = TP_PHD_HANDLE_MDS;
+	a.u.prst.u.evt.time = TP_PHD_TIME_NONE;
+	a.u.prst.u.evt.type = MDC_NOTI_SCAN_REPORT_FIXED;
+	a.u.prst.u.evt.info = (struct tp_phd_octets){info, (uint16_t)n};
+	return tp_phd_encode_apdu(&a, buf, size);
+}
+
+/* The longest APDU the stream sends (identity index does not change lengths,
+ * but check the last identity too), or a negative tp_phd_err. */
+static int max_apdu_len(const struct phd *t)
+{
+	uint8_t buf[APDU_MAX];
+	int max = 0;
+
+	for (int r = 0; r < (t->kind == K_CHURN ? 2 : 1); r++) {
+		uint32_t ids[2] = {0, t->identities - 1};
+		for (int k = 0; k < 2; k++) {
+			int n = encode_apdu(t, ids[k], r, buf, sizeof(buf));
+			if (n < 0)
+				return n;
+			if (n > max)
+				max = n;
+		}
+	}
+	return max;
+}
+
+static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t errlen)
+{
+	struct phd *t = calloc(1, sizeof(*t));
+
+	if (t == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	memcpy(t->dmac, (uint8_t[]){0x02, 0, 0, 0, 0, 0x01}, 6);
+	memcpy(t->smac, (uint8_t[]){0x02, 0, 0, 0, 0, 0x02}, 6);
+	t->src = (struct range){0xc6120002, 0xc6120002}; /* 198.18.0.2 */
+	t->dst = 0xc6130002;				 /* 198.19.0.2 */
+	t->sport = (struct range){40000, 40000};
+	t->dport = TP_PHD_UDP_PORT;
+	t->dev = &devices[0];
+	t->kind = K_REPORT;
+	for (int i = 0; i < argc; i += 2) {
+		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int bad = 0;
+		if (v == NULL) {
+			snprintf(err, errlen, "'%s' needs a value", k);
+			goto fail;
+		}
+		if (strcmp(k, "dmac") == 0) {
+			bad = tp_mac_parse(v, t->dmac);
+		} else if (strcmp(k, "smac") == 0) {
+			bad = tp_mac_parse(v, t->smac);
+		} else if (strcmp(k, "src") == 0) {
+			bad = parse_range(v, 1, &t->src);
+		} else if (strcmp(k, "sport") == 0) {
+			bad = parse_range(v, 0, &t->sport);
+		} else if (strcmp(k, "dst") == 0) {
+			bad = tp_ip4_parse_addr(v, &t->dst);
+		} else if (strcmp(k, "dport") == 0) {
+			char *end;
+			long x = strtol(v, &end, 10);
+			bad = (*v == '\0' || *end || x < 1 || x > 65535) ? -EINVAL : 0;
+			t->dport = (uint16_t)x;
+		} else if (strcmp(k, "device") == 0) {
+			t->dev = NULL;
+			for (size_t d = 0; d < RTE_DIM(devices); d++)
+				if (strcmp(v, devices[d].name) == 0)
+					t->dev = &devices[d];
+			if (t->dev == NULL) {
+				snprintf(err, errlen,
+					 "bad device '%s' (pulse-oximeter activity-monitor "
+					 "medication-monitor)",
+					 v);
+				goto fail;
+			}
+		} else if (strcmp(k, "kind") == 0) {
+			size_t n;
+			for (n = 0; n < RTE_DIM(kind_names); n++)
+				if (strcmp(v, kind_names[n]) == 0)
+					break;
+			if (n == RTE_DIM(kind_names)) {
+				snprintf(err, errlen,
+					 "bad kind '%s' (report report-unconfirmed aarq "
+					 "rlrq churn)",
+					 v);
+				goto fail;
+			}
+			t->kind = (enum kind)n;
+		} else {
+			snprintf(err, errlen,
+				 "unknown phd option '%s' (dmac smac src sport dst dport "
+				 "device kind)",
+				 k);
+			goto fail;
+		}
+		if (bad) {
+			snprintf(err, errlen, "bad %s '%s'", k, v);
+			goto fail;
+		}
+	}
+	uint64_t ids = (uint64_t)span(&t->src) * span(&t->sport);
+	if (ids > MAX_IDENTITIES) {
+		snprintf(err, errlen, "%llu agent identities (src x sport): at most %u",
+			 (unsigned long long)ids, MAX_IDENTITIES);
+		goto fail;
+	}
+	t->identities = (uint32_t)ids;
+
+	/* the value map the reports follow: phd-sim's, standard or extended */
+	if (t->dev->config_id == 0x0190) {
+		if (tp_phd_std_value_map(t->dev->config_id, &t->map) < 0) {
+			snprintf(err, errlen, "no standard configuration 0x%04x",
+				 t->dev->config_id);
+			goto fail;
+		}
+	} else {
+		struct tp_phd_config_report *cfg = calloc(1, sizeof(*cfg));
+		uint8_t store[2048];
+		struct tp_phd_error perr;
+		int ret =
+		    cfg ? build_config(t->dev, cfg, store, sizeof(store)) : -TP_PHD_E_NO_SPACE;
+		if (ret == 0)
+			ret = tp_phd_value_map_build(cfg, &t->map, &perr);
+		free(cfg);
+		if (ret < 0) {
+			snprintf(err, errlen, "%s configuration: %s", t->dev->name,
+				 tp_phd_strerror(ret));
+			goto fail;
+		}
+	}
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	t->stamp = (struct tp_phd_abs_time){(uint8_t)((tm.tm_year + 1900) / 100),
+					    (uint8_t)((tm.tm_year + 1900) % 100),
+					    (uint8_t)(tm.tm_mon + 1),
+					    (uint8_t)tm.tm_mday,
+					    (uint8_t)tm.tm_hour,
+					    (uint8_t)tm.tm_min,
+					    (uint8_t)(tm.tm_sec % 60),
+					    0};
+
+	int apdu = max_apdu_len(t);
+	if (apdu < 0) {
+		snprintf(err, errlen, "%s %s: encode: %s", t->dev->name, kind_names[t->kind],
+			 tp_phd_strerror(apdu));
+		goto fail;
+	}
+	uint32_t min = HDR_LEN + (uint32_t)apdu + TP_GEN_SIG_LEN;
+	if (min < 60)
+		min = 60;
+	if (frame_len < min || frame_len > 9000) {
+		snprintf(err, errlen,
+			 "size %u: phd %s %s frames are %u to 9004 bytes with FCS "
+			 "(headers %u + APDU %d + signature %u + FCS 4)",
+			 frame_len + 4, t->dev->name, kind_names[t->kind], min + 4, HDR_LEN, apdu,
+			 TP_GEN_SIG_LEN);
+		goto fail;
+	}
+	if (t->kind == K_REPORT || t->kind == K_REPORT_UNCONFIRMED) {
+		/* the invoke-id update() writes is where the encoding put it */
+		uint8_t buf[APDU_MAX];
+		struct tp_phd_apdu a;
+		encode_apdu(t, 0, 0, buf, sizeof(buf));
+		buf[INVOKE_ID_OFF] = 0xa5;
+		buf[INVOKE_ID_OFF + 1] = 0x5a;
+		if (tp_phd_decode_apdu(buf, (size_t)apdu, &a, NULL) < 0 || a.type != TP_PHD_PRST ||
+		    a.u.prst.invoke_id != 0xa55a) {
+			snprintf(err, errlen, "phd: invoke-id is not at APDU offset %d",
+				 INVOKE_ID_OFF);
+			goto fail;
+		}
+	}
+	return t;
+fail:
+	free(t);
+	return NULL;
+}
+
+static uint32_t variants(const void *state)
+{
+	const struct phd *t = state;
+	return t->kind == K_CHURN ? 2 * t->identities : t->identities;
+}
+
+static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_len)
+{
+	const struct phd *t = state;
+	int is_rlrq = 0;
+	if (t->kind == K_CHURN) { /* aarq, rlrq of identity 0, then of identity 1... */
+		is_rlrq = i & 1;
+		i >>= 1;
+	}
+	uint32_t id = i;
+	/* source port varies fastest */
+	uint32_t sport = t->sport.lo + i % span(&t->sport);
+	i /= span(&t->sport);
+	uint32_t src = t->src.lo + i % span(&t->src);
+	uint8_t *udp = buf + TP_ETH_HDR_LEN + TP_IP4_HDR_LEN;
+
+	memset(buf, 0, frame_len);
+	/* parse() checked that the longest APDU fits before the signature */
+	int n = encode_apdu(t, id, is_rlrq, udp + 8, frame_len - HDR_LEN - TP_GEN_SIG_LEN);
+	if (n < 0)
+		n = 0; /* cannot happen: parse() encoded the same */
+	uint16_t udp_len = (uint16_t)(8 + n);
+
+	memcpy(buf, t->dmac, 6);
+	memcpy(buf + 6, t->smac, 6);
+	buf[12] = TP_ETHERTYPE_IP4 >> 8;
+	buf[13] = TP_ETHERTYPE_IP4 & 0xff;
+	/* IPv4 total length 20 + UDP length: the signature rides in the Ethernet padding */
+	tp_ip4_write(buf + TP_ETH_HDR_LEN, htonl(src), htonl(t->dst), 17, 64, udp_len,
+		     (uint16_t)id);
+	udp[0] = (uint8_t)(sport >> 8);
+	udp[1] = (uint8_t)sport;
+	udp[2] = (uint8_t)(t->dport >> 8);
+	udp[3] = (uint8_t)t->dport;
+	udp[4] = (uint8_t)(udp_len >> 8);
+	udp[5] = (uint8_t)udp_len;
+	/* UDP checksum 0: none (RFC 768), the invoke-id changes every frame */
+}
+
+/* Reports: invoke-id = sequence number, so each frame is a new report to the gateway. */
+static void update(const void *state, uint64_t seq, uint8_t *buf, uint32_t frame_len)
+{
+	const struct phd *t = state;
+	uint8_t *apdu = buf + HDR_LEN;
+
+	RTE_SET_USED(frame_len);
+	if (t->kind != K_REPORT && t->kind != K_REPORT_UNCONFIRMED)
+		return;
+	apdu[INVOKE_ID_OFF] = (uint8_t)(seq >> 8);
+	apdu[INVOKE_ID_OFF + 1] = (uint8_t)seq;
+}
+
+static struct tp_gen_template phd = {
+    .name = "phd",
+    .usage = "[dmac MAC] [smac MAC] [src A.B.C.D[-A.B.C.D]] [sport N[-N]] [dst A.B.C.D] "
+	     "[dport N] [device pulse-oximeter|activity-monitor|medication-monitor] "
+	     "[kind report|report-unconfirmed|aarq|rlrq|churn]",
+    .parse = parse,
+    .variants = variants,
+    .build = build,
+    .update = update,
+    .free = free,
+};
+TP_GEN_TEMPLATE_REGISTER(phd)
