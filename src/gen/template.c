@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Template registry. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../proto/ip4.h"
 
 #include "template.h"
 
@@ -23,4 +27,35 @@ const struct tp_gen_template *tp_gen_template_find(const char *name)
 const struct tp_gen_template *tp_gen_template_first(void)
 {
 	return templates;
+}
+
+int tp_gen_parse_range(const char *s, int is_addr, struct tp_gen_range *r)
+{
+	char buf[64], *dash;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash = '\0';
+	for (int k = 0; k < (dash ? 2 : 1); k++) {
+		const char *t = k ? dash + 1 : buf;
+		uint32_t v;
+		if (is_addr) {
+			if (tp_ip4_parse_addr(t, &v) < 0)
+				return -EINVAL;
+		} else {
+			char *end;
+			long x = strtol(t, &end, 10);
+			if (*t == '\0' || *end || x < 0 || x > 65535)
+				return -EINVAL;
+			v = (uint32_t)x;
+		}
+		if (k == 0)
+			r->lo = r->hi = v;
+		else
+			r->hi = v;
+	}
+	return r->hi >= r->lo ? 0 : -EINVAL;
 }

@@ -39,6 +39,17 @@ struct tp_gen_template {
 	struct tp_gen_template *next;
 };
 
+/* A range of addresses or ports, from the words "A.B.C.D[-A.B.C.D]" or "N[-N]". */
+struct tp_gen_range {
+	uint32_t lo, hi; /* host order */
+};
+/* Parse s into r (is_addr: IPv4 addresses, else ports 0-65535). 0 or -EINVAL. */
+int tp_gen_parse_range(const char *s, int is_addr, struct tp_gen_range *r);
+static inline uint32_t tp_gen_range_span(const struct tp_gen_range *r)
+{
+	return r->hi - r->lo + 1;
+}
+
 void tp_gen_template_register(struct tp_gen_template *t);
 const struct tp_gen_template *tp_gen_template_find(const char *name);
 const struct tp_gen_template *tp_gen_template_first(void);

@@ -10,51 +10,14 @@
 
 #define MIN_LEN (TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8 + TP_GEN_SIG_LEN)
 
-struct range {
-	uint32_t lo, hi;
-};
 
 struct ip4_udp {
 	uint8_t dmac[6], smac[6];
-	struct range src, dst, sport, dport;
+	struct tp_gen_range src, dst, sport, dport;
 	uint8_t ttl;
 };
 
-static uint32_t span(const struct range *r)
-{
-	return r->hi - r->lo + 1;
-}
 
-static int parse_range(const char *s, int is_addr, struct range *r)
-{
-	char buf[64], *dash;
-
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	dash = strchr(buf, '-');
-	if (dash)
-		*dash = '\0';
-	for (int k = 0; k < (dash ? 2 : 1); k++) {
-		const char *t = k ? dash + 1 : buf;
-		uint32_t v;
-		if (is_addr) {
-			if (tp_ip4_parse_addr(t, &v) < 0)
-				return -EINVAL;
-		} else {
-			char *end;
-			long x = strtol(t, &end, 10);
-			if (*t == '\0' || *end || x < 0 || x > 65535)
-				return -EINVAL;
-			v = (uint32_t)x;
-		}
-		if (k == 0)
-			r->lo = r->hi = v;
-		else
-			r->hi = v;
-	}
-	return r->hi >= r->lo ? 0 : -EINVAL;
-}
 
 static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t errlen)
 {
@@ -72,10 +35,10 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 	/* defaults: RFC 2544 appendix C test addresses */
 	memcpy(t->dmac, (uint8_t[]){0x02, 0, 0, 0, 0, 0x01}, 6);
 	memcpy(t->smac, (uint8_t[]){0x02, 0, 0, 0, 0, 0x02}, 6);
-	t->src = (struct range){0xc6120002, 0xc6120002}; /* 198.18.0.2 */
-	t->dst = (struct range){0xc6130002, 0xc6130002}; /* 198.19.0.2 */
-	t->sport = (struct range){1024, 1024};
-	t->dport = (struct range){1024, 1024};
+	t->src = (struct tp_gen_range){0xc6120002, 0xc6120002}; /* 198.18.0.2 */
+	t->dst = (struct tp_gen_range){0xc6130002, 0xc6130002}; /* 198.19.0.2 */
+	t->sport = (struct tp_gen_range){1024, 1024};
+	t->dport = (struct tp_gen_range){1024, 1024};
 	t->ttl = 64;
 	for (int i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -89,13 +52,13 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 		else if (strcmp(k, "smac") == 0)
 			bad = tp_mac_parse(v, t->smac);
 		else if (strcmp(k, "src") == 0)
-			bad = parse_range(v, 1, &t->src);
+			bad = tp_gen_parse_range(v, 1, &t->src);
 		else if (strcmp(k, "dst") == 0)
-			bad = parse_range(v, 1, &t->dst);
+			bad = tp_gen_parse_range(v, 1, &t->dst);
 		else if (strcmp(k, "sport") == 0)
-			bad = parse_range(v, 0, &t->sport);
+			bad = tp_gen_parse_range(v, 0, &t->sport);
 		else if (strcmp(k, "dport") == 0)
-			bad = parse_range(v, 0, &t->dport);
+			bad = tp_gen_parse_range(v, 0, &t->dport);
 		else if (strcmp(k, "ttl") == 0) {
 			char *end;
 			long x = strtol(v, &end, 10);
@@ -119,7 +82,7 @@ fail:
 static uint32_t variants(const void *state)
 {
 	const struct ip4_udp *t = state;
-	uint64_t n = (uint64_t)span(&t->src) * span(&t->dst) * span(&t->sport) * span(&t->dport);
+	uint64_t n = (uint64_t)tp_gen_range_span(&t->src) * tp_gen_range_span(&t->dst) * tp_gen_range_span(&t->sport) * tp_gen_range_span(&t->dport);
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
@@ -127,13 +90,13 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 {
 	const struct ip4_udp *t = state;
 	/* the last field varies fastest: dport, sport, dst, src */
-	uint32_t dport = t->dport.lo + i % span(&t->dport);
-	i /= span(&t->dport);
-	uint32_t sport = t->sport.lo + i % span(&t->sport);
-	i /= span(&t->sport);
-	uint32_t dst = t->dst.lo + i % span(&t->dst);
-	i /= span(&t->dst);
-	uint32_t src = t->src.lo + i % span(&t->src);
+	uint32_t dport = t->dport.lo + i % tp_gen_range_span(&t->dport);
+	i /= tp_gen_range_span(&t->dport);
+	uint32_t sport = t->sport.lo + i % tp_gen_range_span(&t->sport);
+	i /= tp_gen_range_span(&t->sport);
+	uint32_t dst = t->dst.lo + i % tp_gen_range_span(&t->dst);
+	i /= tp_gen_range_span(&t->dst);
+	uint32_t src = t->src.lo + i % tp_gen_range_span(&t->src);
 	uint16_t udp_len = (uint16_t)(frame_len - TP_ETH_HDR_LEN - TP_IP4_HDR_LEN);
 	uint8_t *udp = buf + TP_ETH_HDR_LEN + TP_IP4_HDR_LEN;
 

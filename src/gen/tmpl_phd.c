@@ -32,6 +32,7 @@
 #include "../proto/ip4.h"
 #include "../proto/mder.h"
 #include "../proto/phd_nomenclature.h"
+#include "../proto/phd_devices.h"
 #include "template.h"
 
 #define HDR_LEN (TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8)
@@ -43,131 +44,20 @@
 enum kind { K_REPORT, K_REPORT_UNCONFIRMED, K_AARQ, K_RLRQ, K_CHURN };
 static const char *const kind_names[] = {"report", "report-unconfirmed", "aarq", "rlrq", "churn"};
 
-/* phd-sim's devices, with the same configuration ids and units */
-struct device {
-	const char *name; /* tp_phd_metrics' device */
-	uint16_t config_id;
-	uint16_t units[4];
-};
-
-static const struct device devices[] = {
-    {"pulse-oximeter", 0x0190, {MDC_DIM_PERCENT, MDC_DIM_BEAT_PER_MIN}},
-    {"activity-monitor", 0x4000, {MDC_DIM_X_STEP, MDC_DIM_X_M, MDC_DIM_SEC, MDC_DIM_PERCENT}},
-    {"medication-monitor", 0x4001, {MDC_DIM_DIMLESS, MDC_DIM_DIMLESS, MDC_DIM_DIMLESS}},
-};
-
-struct range {
-	uint32_t lo, hi;
-};
 
 struct phd {
 	uint8_t dmac[6], smac[6];
-	struct range src, sport;
+	struct tp_gen_range src, sport;
 	uint32_t dst;
 	uint16_t dport;
-	const struct device *dev;
+	const struct tp_phd_device *dev;
 	enum kind kind;
 	uint32_t identities;
 	struct tp_phd_value_map map;  /* what the reports follow */
 	struct tp_phd_abs_time stamp; /* the observations' time stamp: stream creation */
 };
 
-static uint32_t span(const struct range *r)
-{
-	return r->hi - r->lo + 1;
-}
 
-static int parse_range(const char *s, int is_addr, struct range *r)
-{
-	char buf[64], *dash;
-
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	dash = strchr(buf, '-');
-	if (dash)
-		*dash = '\0';
-	for (int k = 0; k < (dash ? 2 : 1); k++) {
-		const char *t = k ? dash + 1 : buf;
-		uint32_t v;
-		if (is_addr) {
-			if (tp_ip4_parse_addr(t, &v) < 0)
-				return -EINVAL;
-		} else {
-			char *end;
-			long x = strtol(t, &end, 10);
-			if (*t == '\0' || *end || x < 0 || x > 65535)
-				return -EINVAL;
-			v = (uint32_t)x;
-		}
-		if (k == 0)
-			r->lo = r->hi = v;
-		else
-			r->hi = v;
-	}
-	return r->hi >= r->lo ? 0 : -EINVAL;
-}
-
-/* phd-sim's build_config: one numeric object per metric (handles 1..n), each
- * an SFLOAT observation and an absolute time stamp (Attr-Val-Map). */
-static int build_config(const struct device *d, struct tp_phd_config_report *cfg, uint8_t *store,
-			size_t size)
-{
-	size_t used = 0;
-	unsigned int k = 0;
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->config_report_id = d->config_id;
-	for (const struct tp_phd_metric *m = tp_phd_metrics; m->device; m++) {
-		if (strcmp(m->device, d->name) != 0)
-			continue;
-		struct tp_phd_config_object *o = &cfg->obj[cfg->nobjs++];
-		struct tp_phd_value v[4] = {0};
-		o->obj_class = MDC_MOC_VMO_METRIC_NU;
-		o->handle = (uint16_t)(k + 1);
-		v[0].attr_id = MDC_ATTR_ID_TYPE;
-		v[0].kind = TP_PHD_V_TYPE;
-		v[0].u.type.partition = m->partition;
-		v[0].u.type.code = m->code;
-		v[1].attr_id = MDC_ATTR_METRIC_SPEC_SMALL;
-		v[1].kind = TP_PHD_V_BITS16;
-		v[1].u.u16 =
-		    0xF040; /* mss-avail-intermittent, stored-data, upd-aperiodic, msmt-supp */
-		v[2].attr_id = MDC_ATTR_UNIT_CODE;
-		v[2].kind = TP_PHD_V_U16;
-		v[2].u.u16 = d->units[k] ? d->units[k] : m->unit;
-		v[3].attr_id = MDC_ATTR_ATTRIBUTE_VAL_MAP;
-		v[3].kind = TP_PHD_V_AVM;
-		v[3].n = 2;
-		v[3].u.avm[0] = (struct tp_phd_avm_entry){MDC_ATTR_NU_VAL_OBS_BASIC, 2};
-		v[3].u.avm[1] = (struct tp_phd_avm_entry){MDC_ATTR_TIME_STAMP_ABS, 8};
-		for (int i = 0; i < 4; i++) {
-			int n = tp_phd_attr_value_encode(&v[i], store + used, size - used);
-			if (n < 0)
-				return n;
-			o->attrs.ava[i] =
-			    (struct tp_phd_ava){v[i].attr_id, {store + used, (uint16_t)n}};
-			used += (size_t)n;
-		}
-		o->attrs.count = 4;
-		k++;
-	}
-	return 0;
-}
-
-/* phd-sim's reading(): a plausible value for metric handle h; here i is the
- * identity index, so agents report different values. */
-static double reading(const struct device *d, unsigned int h, unsigned long i)
-{
-	if (strcmp(d->name, "pulse-oximeter") == 0)
-		return h == 1 ? 95 + (double)(i % 5) : 60 + (double)(i * 7 % 30);
-	if (strcmp(d->name, "activity-monitor") == 0)
-		return h == 1	? 100.0 * (double)(i + 1)
-		       : h == 2 ? 75.0 * (double)(i + 1)
-		       : h == 3 ? 60.0 * (double)(i + 1)
-				: 40 + (double)(i % 50);
-	return h == 3 ? 1 : (double)(i + 1);
-}
 
 /* The APDU of identity id (is_rlrq: churn's second frame); its length or a
  * negative tp_phd_err. */
@@ -219,7 +109,7 @@ static int encode_apdu(const struct phd *t, uint32_t id, int is_rlrq, uint8_t *b
 			memset(p, 0, om->e[e].len);
 			if (om->e[e].attr_id == MDC_ATTR_NU_VAL_OBS_BASIC && om->e[e].len == 2) {
 				uint16_t raw;
-				tp_phd_sfloat_encode(reading(t->dev, om->handle, id), &raw);
+				tp_phd_sfloat_encode(tp_phd_device_reading(t->dev, om->handle, id), &raw);
 				p[0] = (uint8_t)(raw >> 8);
 				p[1] = (uint8_t)raw;
 			} else if (om->e[e].attr_id == MDC_ATTR_TIME_STAMP_ABS &&
@@ -276,11 +166,11 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 	}
 	memcpy(t->dmac, (uint8_t[]){0x02, 0, 0, 0, 0, 0x01}, 6);
 	memcpy(t->smac, (uint8_t[]){0x02, 0, 0, 0, 0, 0x02}, 6);
-	t->src = (struct range){0xc6120002, 0xc6120002}; /* 198.18.0.2 */
+	t->src = (struct tp_gen_range){0xc6120002, 0xc6120002}; /* 198.18.0.2 */
 	t->dst = 0xc6130002;				 /* 198.19.0.2 */
-	t->sport = (struct range){40000, 40000};
+	t->sport = (struct tp_gen_range){40000, 40000};
 	t->dport = TP_PHD_UDP_PORT;
-	t->dev = &devices[0];
+	t->dev = &tp_phd_devices[0];
 	t->kind = K_REPORT;
 	for (int i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -294,9 +184,9 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 		} else if (strcmp(k, "smac") == 0) {
 			bad = tp_mac_parse(v, t->smac);
 		} else if (strcmp(k, "src") == 0) {
-			bad = parse_range(v, 1, &t->src);
+			bad = tp_gen_parse_range(v, 1, &t->src);
 		} else if (strcmp(k, "sport") == 0) {
-			bad = parse_range(v, 0, &t->sport);
+			bad = tp_gen_parse_range(v, 0, &t->sport);
 		} else if (strcmp(k, "dst") == 0) {
 			bad = tp_ip4_parse_addr(v, &t->dst);
 		} else if (strcmp(k, "dport") == 0) {
@@ -305,10 +195,7 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 			bad = (*v == '\0' || *end || x < 1 || x > 65535) ? -EINVAL : 0;
 			t->dport = (uint16_t)x;
 		} else if (strcmp(k, "device") == 0) {
-			t->dev = NULL;
-			for (size_t d = 0; d < RTE_DIM(devices); d++)
-				if (strcmp(v, devices[d].name) == 0)
-					t->dev = &devices[d];
+			t->dev = tp_phd_device_find(v);
 			if (t->dev == NULL) {
 				snprintf(err, errlen,
 					 "bad device '%s' (pulse-oximeter activity-monitor "
@@ -341,7 +228,7 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 			goto fail;
 		}
 	}
-	uint64_t ids = (uint64_t)span(&t->src) * span(&t->sport);
+	uint64_t ids = (uint64_t)tp_gen_range_span(&t->src) * tp_gen_range_span(&t->sport);
 	if (ids > MAX_IDENTITIES) {
 		snprintf(err, errlen, "%llu agent identities (src x sport): at most %u",
 			 (unsigned long long)ids, MAX_IDENTITIES);
@@ -361,7 +248,7 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 		uint8_t store[2048];
 		struct tp_phd_error perr;
 		int ret =
-		    cfg ? build_config(t->dev, cfg, store, sizeof(store)) : -TP_PHD_E_NO_SPACE;
+		    cfg ? tp_phd_device_config(t->dev, cfg, store, sizeof(store)) : -TP_PHD_E_NO_SPACE;
 		if (ret == 0)
 			ret = tp_phd_value_map_build(cfg, &t->map, &perr);
 		free(cfg);
@@ -436,9 +323,9 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 	}
 	uint32_t id = i;
 	/* source port varies fastest */
-	uint32_t sport = t->sport.lo + i % span(&t->sport);
-	i /= span(&t->sport);
-	uint32_t src = t->src.lo + i % span(&t->src);
+	uint32_t sport = t->sport.lo + i % tp_gen_range_span(&t->sport);
+	i /= tp_gen_range_span(&t->sport);
+	uint32_t src = t->src.lo + i % tp_gen_range_span(&t->src);
 	uint8_t *udp = buf + TP_ETH_HDR_LEN + TP_IP4_HDR_LEN;
 
 	memset(buf, 0, frame_len);

@@ -19,19 +19,8 @@
 #include <unistd.h>
 
 #include "../proto/mder.h"
+#include "../proto/phd_devices.h"
 #include "../proto/phd_nomenclature.h"
-
-struct device {
-	const char *name; /* tp_phd_metrics' device */
-	uint16_t config_id;
-	uint16_t units[4];
-};
-
-static const struct device devices[] = {
-	{"pulse-oximeter", 0x0190, {MDC_DIM_PERCENT, MDC_DIM_BEAT_PER_MIN}},
-	{"activity-monitor", 0x4000, {MDC_DIM_X_STEP, MDC_DIM_X_M, MDC_DIM_SEC, MDC_DIM_PERCENT}},
-	{"medication-monitor", 0x4001, {MDC_DIM_DIMLESS, MDC_DIM_DIMLESS, MDC_DIM_DIMLESS}},
-};
 
 static int sock;
 static struct sockaddr_in gw;
@@ -90,66 +79,9 @@ static int is_rsp(const struct tp_phd_apdu *a, const void *invoke)
 	       a->u.prst.invoke_id == *(const uint16_t *)invoke;
 }
 
-/* The device's configuration: one numeric object per metric (handles 1..n),
- * each an SFLOAT observation and an absolute time stamp (Attr-Val-Map). */
-static int build_config(const struct device *d, struct tp_phd_config_report *cfg,
-			uint8_t *store, size_t size)
-{
-	size_t used = 0;
-	unsigned int k = 0;
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->config_report_id = d->config_id;
-	for (const struct tp_phd_metric *m = tp_phd_metrics; m->device; m++) {
-		if (strcmp(m->device, d->name) != 0)
-			continue;
-		struct tp_phd_config_object *o = &cfg->obj[cfg->nobjs++];
-		struct tp_phd_value v[4] = {0};
-		o->obj_class = MDC_MOC_VMO_METRIC_NU;
-		o->handle = (uint16_t)(k + 1);
-		v[0].attr_id = MDC_ATTR_ID_TYPE;
-		v[0].kind = TP_PHD_V_TYPE;
-		v[0].u.type.partition = m->partition;
-		v[0].u.type.code = m->code;
-		v[1].attr_id = MDC_ATTR_METRIC_SPEC_SMALL;
-		v[1].kind = TP_PHD_V_BITS16;
-		v[1].u.u16 = 0xF040; /* mss-avail-intermittent, stored-data, upd-aperiodic, msmt-supp */
-		v[2].attr_id = MDC_ATTR_UNIT_CODE;
-		v[2].kind = TP_PHD_V_U16;
-		v[2].u.u16 = d->units[k] ? d->units[k] : m->unit;
-		v[3].attr_id = MDC_ATTR_ATTRIBUTE_VAL_MAP;
-		v[3].kind = TP_PHD_V_AVM;
-		v[3].n = 2;
-		v[3].u.avm[0] = (struct tp_phd_avm_entry){MDC_ATTR_NU_VAL_OBS_BASIC, 2};
-		v[3].u.avm[1] = (struct tp_phd_avm_entry){MDC_ATTR_TIME_STAMP_ABS, 8};
-		for (int i = 0; i < 4; i++) {
-			int n = tp_phd_attr_value_encode(&v[i], store + used, size - used);
-			if (n < 0)
-				return n;
-			o->attrs.ava[i] = (struct tp_phd_ava){v[i].attr_id,
-							      {store + used, (uint16_t)n}};
-			used += (size_t)n;
-		}
-		o->attrs.count = 4;
-		k++;
-	}
-	return 0;
-}
-
-/* A value for metric handle h of report i: plausible, and different each time. */
-static double reading(const struct device *d, unsigned int h, unsigned long i)
-{
-	if (strcmp(d->name, "pulse-oximeter") == 0)
-		return h == 1 ? 95 + (double)(i % 5) : 60 + (double)(i * 7 % 30);
-	if (strcmp(d->name, "activity-monitor") == 0)
-		return h == 1 ? 100.0 * (double)(i + 1) : h == 2 ? 75.0 * (double)(i + 1)
-					    : h == 3 ? 60.0 * (double)(i + 1) : 40 + (double)(i % 50);
-	return h == 3 ? 1 : (double)(i + 1);
-}
-
 /* Association flood: n agents (sysid + i), each its own socket, AARQ only, never
  * released. Prints how many the manager accepted and rejected. */
-static int run_flood(const struct device *d, const uint8_t sysid[8], unsigned long n)
+static int run_flood(const struct tp_phd_device *d, const uint8_t sysid[8], unsigned long n)
 {
 	unsigned long accepted = 0, rejected = 0, silent = 0;
 	uint8_t rx[2048];
@@ -198,7 +130,7 @@ int main(int argc, char **argv)
 		{"no-associate", no_argument, NULL, 'A'}, {"flood", required_argument, NULL, 'F'},
 		{0},
 	};
-	const struct device *d = &devices[0];
+	const struct tp_phd_device *d = &tp_phd_devices[0];
 	unsigned long reports = 3, interval_ms = 200;
 	uint8_t sysid[8] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77};
 	struct sockaddr_in me = {.sin_family = AF_INET};
@@ -209,10 +141,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			d = NULL;
-			for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++)
-				if (strcmp(optarg, devices[i].name) == 0)
-					d = &devices[i];
+			d = tp_phd_device_find(optarg);
 			if (d == NULL) {
 				fprintf(stderr, "phd-sim: --type pulse-oximeter|activity-monitor|medication-monitor\n");
 				return 2;
@@ -313,7 +242,7 @@ int main(int argc, char **argv)
 	}
 	if (r.u.aare.result == TP_PHD_ACCEPTED_UNKNOWN_CONFIG) {
 		struct tp_phd_config_report cfg;
-		if (build_config(d, &cfg, store, sizeof(store)) < 0) {
+		if (tp_phd_device_config(d, &cfg, store, sizeof(store)) < 0) {
 			result = "config encode";
 			goto out;
 		}
@@ -341,7 +270,7 @@ int main(int argc, char **argv)
 	if (!configured && !associate && d->config_id != 0x0190) {
 		struct tp_phd_config_report cfg;
 		struct tp_phd_error err;
-		build_config(d, &cfg, store, sizeof(store));
+		tp_phd_device_config(d, &cfg, store, sizeof(store));
 		tp_phd_value_map_build(&cfg, &map, &err);
 	} else if (!configured) {
 		if (tp_phd_std_value_map(d->config_id, &map) < 0) {
@@ -351,7 +280,7 @@ int main(int argc, char **argv)
 	} else {
 		struct tp_phd_config_report cfg;
 		struct tp_phd_error err;
-		build_config(d, &cfg, store, sizeof(store));
+		tp_phd_device_config(d, &cfg, store, sizeof(store));
 		tp_phd_value_map_build(&cfg, &map, &err);
 	}
 	double last[TP_PHD_MAX_CFG_OBJS] = {0};
@@ -374,7 +303,7 @@ int main(int argc, char **argv)
 				memset(p, 0, om->e[e].len);
 				if (om->e[e].attr_id == MDC_ATTR_NU_VAL_OBS_BASIC && om->e[e].len == 2) {
 					uint16_t raw;
-					last[k] = reading(d, om->handle, i);
+					last[k] = tp_phd_device_reading(d, om->handle, i);
 					tp_phd_sfloat_encode(last[k], &raw);
 					p[0] = (uint8_t)(raw >> 8);
 					p[1] = (uint8_t)raw;

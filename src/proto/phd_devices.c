@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* PHD device types of the seed paper: configurations and readings. */
+#include <string.h>
+
+#include "phd_devices.h"
+#include "phd_nomenclature.h"
+
+const struct tp_phd_device tp_phd_devices[] = {
+	{"pulse-oximeter", 0x0190, {MDC_DIM_PERCENT, MDC_DIM_BEAT_PER_MIN}},
+	{"activity-monitor", 0x4000, {MDC_DIM_X_STEP, MDC_DIM_X_M, MDC_DIM_SEC, MDC_DIM_PERCENT}},
+	{"medication-monitor", 0x4001, {MDC_DIM_DIMLESS, MDC_DIM_DIMLESS, MDC_DIM_DIMLESS}},
+	{NULL, 0, {0}},
+};
+
+const struct tp_phd_device *tp_phd_device_find(const char *name)
+{
+	for (const struct tp_phd_device *d = tp_phd_devices; d->name; d++)
+		if (strcmp(d->name, name) == 0)
+			return d;
+	return NULL;
+}
+
+int tp_phd_device_config(const struct tp_phd_device *d, struct tp_phd_config_report *cfg,
+			 uint8_t *store, size_t size)
+{
+	size_t used = 0;
+	unsigned int k = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->config_report_id = d->config_id;
+	for (const struct tp_phd_metric *m = tp_phd_metrics; m->device; m++) {
+		if (strcmp(m->device, d->name) != 0)
+			continue;
+		struct tp_phd_config_object *o = &cfg->obj[cfg->nobjs++];
+		struct tp_phd_value v[4] = {0};
+		o->obj_class = MDC_MOC_VMO_METRIC_NU;
+		o->handle = (uint16_t)(k + 1);
+		v[0].attr_id = MDC_ATTR_ID_TYPE;
+		v[0].kind = TP_PHD_V_TYPE;
+		v[0].u.type.partition = m->partition;
+		v[0].u.type.code = m->code;
+		v[1].attr_id = MDC_ATTR_METRIC_SPEC_SMALL;
+		v[1].kind = TP_PHD_V_BITS16;
+		v[1].u.u16 =
+		    0xF040; /* mss-avail-intermittent, stored-data, upd-aperiodic, msmt-supp */
+		v[2].attr_id = MDC_ATTR_UNIT_CODE;
+		v[2].kind = TP_PHD_V_U16;
+		v[2].u.u16 = d->units[k] ? d->units[k] : m->unit;
+		v[3].attr_id = MDC_ATTR_ATTRIBUTE_VAL_MAP;
+		v[3].kind = TP_PHD_V_AVM;
+		v[3].n = 2;
+		v[3].u.avm[0] = (struct tp_phd_avm_entry){MDC_ATTR_NU_VAL_OBS_BASIC, 2};
+		v[3].u.avm[1] = (struct tp_phd_avm_entry){MDC_ATTR_TIME_STAMP_ABS, 8};
+		for (int i = 0; i < 4; i++) {
+			int n = tp_phd_attr_value_encode(&v[i], store + used, size - used);
+			if (n < 0)
+				return n;
+			o->attrs.ava[i] =
+			    (struct tp_phd_ava){v[i].attr_id, {store + used, (uint16_t)n}};
+			used += (size_t)n;
+		}
+		o->attrs.count = 4;
+		k++;
+	}
+	return 0;
+}
+
+int tp_phd_device_value_map(const struct tp_phd_device *d, struct tp_phd_value_map *map)
+{
+	struct tp_phd_config_report cfg;
+	struct tp_phd_error err;
+	uint8_t store[1024];
+	int ret;
+
+	if (tp_phd_std_value_map(d->config_id, map) == 0)
+		return 0;
+	ret = tp_phd_device_config(d, &cfg, store, sizeof(store));
+	return ret < 0 ? ret : tp_phd_value_map_build(&cfg, map, &err);
+}
+
+/* A value for metric handle h: plausible, and different for each i. */
+double tp_phd_device_reading(const struct tp_phd_device *d, unsigned int h, unsigned long i)
+{
+	if (strcmp(d->name, "pulse-oximeter") == 0)
+		return h == 1 ? 95 + (double)(i % 5) : 60 + (double)(i * 7 % 30);
+	if (strcmp(d->name, "activity-monitor") == 0)
+		return h == 1	? 100.0 * (double)(i + 1)
+		       : h == 2 ? 75.0 * (double)(i + 1)
+		       : h == 3 ? 60.0 * (double)(i + 1)
+				: 40 + (double)(i % 50);
+	return h == 3 ? 1 : (double)(i + 1);
+}
+

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The seed paper's three PHD device types as agents describe them: configuration
+ * ids, their extended configurations and plausible readings. Shared by the
+ * simulator, the generator's phd template and the tests, so all send the same. */
+#ifndef TP_PROTO_PHD_DEVICES_H
+#define TP_PROTO_PHD_DEVICES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mder.h"
+
+struct tp_phd_device {
+	const char *name;   /* tp_phd_metrics' device: "pulse-oximeter" */
+	uint16_t config_id; /* 0x0190 (standard, 10404), or an extended one */
+	uint16_t units[4];  /* unit code of metric object 1..n */
+};
+
+/* pulse-oximeter, activity-monitor, medication-monitor; NULL-name terminated. */
+extern const struct tp_phd_device tp_phd_devices[];
+/* The device named name, or NULL. */
+const struct tp_phd_device *tp_phd_device_find(const char *name);
+/* The configuration report the device sends: one numeric object per metric
+ * (handles 1..n), each an SFLOAT observation and an absolute time stamp
+ * (Attr-Val-Map). Attribute values are encoded into store (size bytes), which
+ * cfg points into. 0 or a negative tp_phd_err. */
+int tp_phd_device_config(const struct tp_phd_device *d, struct tp_phd_config_report *cfg,
+			 uint8_t *store, size_t size);
+/* The value map the device's reports follow: the standard one, or its own. */
+int tp_phd_device_value_map(const struct tp_phd_device *d, struct tp_phd_value_map *map);
+/* A plausible value of metric handle h in report (or of agent) i. */
+double tp_phd_device_reading(const struct tp_phd_device *d, unsigned int h, unsigned long i);
+
+#endif
