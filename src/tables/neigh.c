@@ -4,9 +4,9 @@
 
 #include <rte_errno.h>
 #include <rte_hash.h>
-#include <rte_jhash.h>
 
 #include "neigh.h"
+#include "rcu_hash.h"
 #include "nexthop.h"
 
 static struct rte_hash *neigh_hash;
@@ -19,30 +19,9 @@ static void neigh_free_data(void *p, void *data)
 
 int tp_neigh_init(struct rte_rcu_qsbr *qs, unsigned int max_entries)
 {
-	struct rte_hash_parameters p = {
-		.name = "tp_neigh",
-		.entries = max_entries,
-		.key_len = sizeof(uint32_t),
-		.hash_func = rte_jhash,
-		.socket_id = SOCKET_ID_ANY,
-		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
-	};
-	struct rte_hash_rcu_config rc = {
-		.v = qs,
-		.mode = RTE_HASH_QSBR_MODE_SYNC,
-		.free_key_data_func = neigh_free_data,
-	};
-
-	neigh_hash = rte_hash_create(&p);
-	if (neigh_hash == NULL)
-		return -rte_errno;
-	if (qs != NULL && rte_hash_rcu_qsbr_add(neigh_hash, &rc) != 0) {
-		int err = -rte_errno;
-		rte_hash_free(neigh_hash);
-		neigh_hash = NULL;
-		return err;
-	}
-	return 0;
+	neigh_hash = tp_rcu_hash_create("tp_neigh", max_entries, sizeof(uint32_t), qs,
+					neigh_free_data);
+	return neigh_hash ? 0 : -rte_errno;
 }
 
 void tp_neigh_fini(void)

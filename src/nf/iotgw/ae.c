@@ -5,10 +5,10 @@
 
 #include <rte_errno.h>
 #include <rte_hash.h>
-#include <rte_jhash.h>
 #include <rte_malloc.h>
 
 #include "../../proto/onem2m.h"
+#include "../../tables/rcu_hash.h"
 #include "iotgw.h"
 
 struct tp_ae *tp_ae_table;
@@ -34,29 +34,13 @@ static void ae_free(void *p, void *data)
 
 int tp_ae_init(struct rte_rcu_qsbr *qs)
 {
-	struct rte_hash_parameters p = {
-		.name = "tp_ae",
-		.entries = TP_AE_MAX,
-		.key_len = sizeof(uint64_t),
-		.hash_func = rte_jhash,
-		.socket_id = SOCKET_ID_ANY,
-		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
-	};
-	struct rte_hash_rcu_config rc = {
-		.v = qs,
-		.mode = RTE_HASH_QSBR_MODE_SYNC,
-		.free_key_data_func = ae_free,
-	};
-
 	if (ae_hash != NULL)
 		return 0;
 	tp_ae_table = rte_zmalloc("tp_ae_table", sizeof(*tp_ae_table) * TP_AE_MAX,
 				  RTE_CACHE_LINE_SIZE);
-	ae_hash = rte_hash_create(&p);
+	ae_hash = tp_rcu_hash_create("tp_ae", TP_AE_MAX, sizeof(uint64_t), qs, ae_free);
 	if (tp_ae_table == NULL || ae_hash == NULL)
 		return -ENOMEM;
-	if (qs != NULL && rte_hash_rcu_qsbr_add(ae_hash, &rc) != 0)
-		return -rte_errno;
 	for (uint32_t i = 0; i < TP_AE_MAX; i++)
 		free_list[i] = TP_AE_MAX - 1 - i;
 	n_free = TP_AE_MAX;
