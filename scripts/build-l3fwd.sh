@@ -5,12 +5,20 @@
 #
 # The source comes from Debian's dpdk-doc package
 # (/usr/share/dpdk/examples/l3fwd, plus ../common which l3fwd includes). It
-# is copied to build/l3fwd-src/ and patched in one respect only: stock l3fwd
+# is copied to build/l3fwd-src/ and patched. First patch: stock l3fwd
 # asks for RTE_ETH_RX_OFFLOAD_CHECKSUM (and may ask for tx offloads) and
 # rte_eth_dev_configure() refuses offloads the port lacks, which is every
 # offload on net_pcap/net_null. The patch masks the requested rx/tx offloads
 # with dev_info.rx_offload_capa/tx_offload_capa and prints what it dropped.
 # Nothing else in the forwarding path changes.
+#
+# A second patch (for bench/rfc2544_ip4.py) adds busy-cycle accounting to the
+# LPM main loop, with the definition of twinplane's `show workers`: the TSC
+# cycles of loop iterations that received packets (top of the iteration to
+# its end), plus polls, busy polls and packets received, per lcore. Read it
+# through DPDK telemetry, `/l3fwd/busy` (lcores summed) or `/l3fwd/busy,LCORE`;
+# each lcore also prints its totals when its loop ends (SIGINT). Cost: a few
+# additions per loop iteration next to l3fwd's own rdtsc.
 #
 # Output: OUTDIR/dpdk-l3fwd. Idempotent: the copy is refreshed only when the
 # patched source differs, and make rebuilds only what changed.
@@ -81,6 +89,121 @@ EOF
 
 echo "build-l3fwd: patched main.c (rx/tx offloads masked with dev_info capabilities):"
 diff -u "$EXAMPLES/l3fwd/main.c" "$main" | sed -n 's/^\([+-]\)\([^+-]\)/  \1\2/p' || true
+
+# Second patch: busy-cycle accounting in lpm_main_loop, read via telemetry.
+lpm="$stage/l3fwd/l3fwd_lpm.c"
+python3 - "$lpm" <<'EOF'
+import sys
+path = sys.argv[1]
+src = open(path).read()
+decl_anchor = '/* main processing loop */\nint\nlpm_main_loop(__rte_unused void *dummy)\n{'
+loop_head = '\twhile (!force_quit) {\n'
+rx_skip = ('\t\t\tnb_rx = rte_eth_rx_burst(portid, queueid, pkts_burst,\n'
+           '\t\t\t\tMAX_PKT_BURST);\n'
+           '\t\t\tif (nb_rx == 0)\n'
+           '\t\t\t\tcontinue;\n')
+loop_tail = '\t\tcur_tsc = rte_rdtsc();\n\t}\n\n\treturn 0;\n}\n'
+fn = src.find(decl_anchor)
+if fn < 0 or src.count(decl_anchor) != 1:
+    sys.exit("build-l3fwd: l3fwd_lpm.c does not look like DPDK 22.11's; busy-cycle patch anchors not found")
+head = src.find(loop_head, fn)
+rx = src.find(rx_skip, fn)
+tail = src.find(loop_tail, fn)
+if not (fn < head < rx < tail):
+    sys.exit("build-l3fwd: lpm_main_loop anchors not found in order; busy-cycle patch not applied")
+
+decl = r"""/* twinplane bench: busy-cycle accounting (scripts/build-l3fwd.sh).
+ * Per lcore: TSC cycles of loop iterations that received packets, counted as
+ * twinplane's workers count them; telemetry command /l3fwd/busy[,LCORE]. */
+#include <rte_telemetry.h>
+
+struct tp_busy {
+	uint64_t busy_cycles;
+	uint64_t polls;
+	uint64_t busy_polls;
+	uint64_t rx;
+	uint64_t start_tsc;
+} __rte_cache_aligned;
+
+static struct tp_busy tp_busy[RTE_MAX_LCORE];
+
+static int
+tp_busy_telemetry(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	uint64_t busy = 0, polls = 0, busy_polls = 0, rx = 0, total = 0;
+	unsigned int lc, n = 0;
+	int only = -1;
+	const uint64_t now = rte_rdtsc();
+
+	if (params != NULL && *params != '\0') {
+		char *end;
+		unsigned long v = strtoul(params, &end, 0);
+
+		if (*end != '\0' || v >= RTE_MAX_LCORE)
+			return -EINVAL;
+		only = (int)v;
+	}
+	for (lc = 0; lc < RTE_MAX_LCORE; lc++) {
+		const volatile struct tp_busy *b = &tp_busy[lc];
+
+		if (b->start_tsc == 0 || (only >= 0 && (int)lc != only))
+			continue;
+		busy += b->busy_cycles;
+		polls += b->polls;
+		busy_polls += b->busy_polls;
+		rx += b->rx;
+		total += now - b->start_tsc;
+		n++;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "lcores", n);
+	rte_tel_data_add_dict_u64(d, "busy_cycles", busy);
+	rte_tel_data_add_dict_u64(d, "total_cycles", total);
+	rte_tel_data_add_dict_u64(d, "polls", polls);
+	rte_tel_data_add_dict_u64(d, "busy_polls", busy_polls);
+	rte_tel_data_add_dict_u64(d, "rx", rx);
+	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
+	return 0;
+}
+
+RTE_INIT(tp_busy_register)
+{
+	rte_telemetry_register_cmd("/l3fwd/busy", tp_busy_telemetry,
+		"l3fwd busy-cycle accounting (twinplane bench). Parameters: int lcore_id (optional)");
+}
+
+"""
+loop_head_new = ('\ttp_busy[lcore_id].start_tsc = cur_tsc;\n'
+                 '\twhile (!force_quit) {\n'
+                 '\t\tconst uint64_t tp_t0 = cur_tsc; /* twinplane bench */\n'
+                 '\t\tunsigned int tp_nrx = 0;\n')
+rx_skip_new = rx_skip + '\t\t\ttp_nrx += nb_rx; /* twinplane bench */\n'
+loop_tail_new = ('\t\tcur_tsc = rte_rdtsc();\n'
+                 '\t\t/* twinplane bench: busy-cycle accounting */\n'
+                 '\t\ttp_busy[lcore_id].polls++;\n'
+                 '\t\tif (tp_nrx) {\n'
+                 '\t\t\ttp_busy[lcore_id].busy_cycles += cur_tsc - tp_t0;\n'
+                 '\t\t\ttp_busy[lcore_id].busy_polls++;\n'
+                 '\t\t\ttp_busy[lcore_id].rx += tp_nrx;\n'
+                 '\t\t}\n'
+                 '\t}\n\n'
+                 '\tprintf("l3fwd busy: lcore %u polls %" PRIu64 " busy_polls %" PRIu64\n'
+                 '\t       " rx %" PRIu64 " busy_cycles %" PRIu64 " total_cycles %" PRIu64\n'
+                 '\t       " tsc_hz %" PRIu64 "\\n", lcore_id, tp_busy[lcore_id].polls,\n'
+                 '\t       tp_busy[lcore_id].busy_polls, tp_busy[lcore_id].rx,\n'
+                 '\t       tp_busy[lcore_id].busy_cycles,\n'
+                 '\t       rte_rdtsc() - tp_busy[lcore_id].start_tsc, rte_get_tsc_hz());\n'
+                 '\tfflush(stdout);\n'
+                 '\treturn 0;\n}\n')
+# back to front, so the offsets found above stay valid
+src = src[:tail] + loop_tail_new + src[tail + len(loop_tail):]
+src = src[:rx] + rx_skip_new + src[rx + len(rx_skip):]
+src = src[:head] + loop_head_new + src[head + len(loop_head):]
+src = src[:fn] + decl + src[fn:]
+open(path, 'w').write(src)
+EOF
+echo "build-l3fwd: patched l3fwd_lpm.c (busy-cycle accounting in lpm_main_loop, telemetry /l3fwd/busy)"
 
 mkdir -p "$SRC_ROOT"
 if diff -rq -x build "$stage/l3fwd" "$SRC_ROOT/l3fwd" >/dev/null 2>&1 &&

@@ -1,0 +1,915 @@
+"""Devices under test and the wires to them (bench/rfc2544_ip4.py).
+
+Traffic always goes generator port g0 -> DUT port 0 -> DUT port 1 ->
+generator port g1. The DUT gets CPU 0, the generator CPU 1 (``DUT_CPU``,
+``GEN_CPU``); this process pins itself to the generator's CPU.
+
+Wires (``WIRES``):
+
+- ``memif``: shared memory, ``net_memif`` pairs. The generator's ports are
+  memif servers (one socket file per link), the DUT's ports the clients. No
+  kernel on the path; every frame is copied into and out of the shared
+  rings by the two DPDK processes.
+- ``veth``: kernel interfaces. Two veth pairs between a generator namespace
+  and a DUT namespace, offloads off (``ethtool -K IF tx off tso off gso
+  off``). DPDK processes own their ends through ``net_af_xdp`` (native XDP on
+  veth, copy mode); the kernel carries every frame across each pair.
+
+DUTs (``DUTS``): ``loopback`` (no DUT: the generator's two ports joined
+straight, the wire's own ceiling), ``twinplane``, ``l3fwd`` (DPDK's example,
+scripts/build-l3fwd.sh), ``kernel`` (Linux forwarding in the DUT namespace,
+veth only) and ``testdut`` (tests/tools/tp-testdut, a plain DPDK
+forwarder, optionally lossy or rate-capped: the tests' synthetic DUT).
+
+Addressing, the same for every DUT::
+
+    gen g0  198.18.0.2  02:74:67:00:00:00  --->  DUT p0  198.18.0.1/24  02:74:64:00:00:00
+    gen g1  198.19.1.2  02:74:67:00:00:01  <---  DUT p1  198.19.1.1/24  02:74:64:00:00:01
+    streams: 198.18.0.2 -> 198.18.1.1-254 (UDP); the DUT routes 198.18.1.0/24 via
+    198.19.1.2 (a permanent neighbour with g1's MAC); l3fwd's built-in LPM table
+    sends 198.18.1.0/24 to port 1, --eth-dest=1,<g1 MAC>.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import re
+import secrets
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Self
+
+from twinplane.bench.gen import Gen, cleanup_runtime, gen_binary
+from twinplane.bench.rfc2544 import TrialFn, TrialResult
+from twinplane.bench.telemetry import Telemetry, TelemetryError, wait_for_socket
+from twinplane.lab.daemon import REPO_ROOT, Daemon, build_dir, daemon_binary, tail
+from twinplane.lab.netns import Netns, _pid_alive, list_netns, veth
+
+DUT_CPU = 0
+GEN_CPU = 1
+WIRES = ("memif", "veth")
+DUTS = {
+    "memif": ("loopback", "twinplane", "l3fwd"),
+    "veth": ("loopback", "twinplane", "l3fwd", "kernel"),
+}
+ALL_DUTS = ("loopback", "testdut", "twinplane", "l3fwd", "kernel")
+
+GEN_MAC = ("02:74:67:00:00:00", "02:74:67:00:00:01")
+DUT_MAC = ("02:74:64:00:00:00", "02:74:64:00:00:01")
+GEN_IP = ("198.18.0.2", "198.19.1.2")
+DUT_ADDR = ("198.18.0.1/24", "198.19.1.1/24")
+DST_NET = "198.18.1.0/24"
+DST_RANGE = "198.18.1.1-198.18.1.254"
+
+# search upper bounds per wire: packets/s and L2 bit/s (the lower wins)
+WIRE_MAX = {"memif": (40e6, 200e9), "veth": (2e6, 40e9)}
+
+NS_PREFIX = "tpr"  # namespaces: tpr<pid>-<hex>-{g,d}
+
+
+class DutError(RuntimeError):
+    """A DUT or its wire could not be set up, or died."""
+
+
+def wire_max_pps(wire: str, size: int) -> float:
+    pps, bps = WIRE_MAX[wire]
+    return min(pps, bps / (size * 8))
+
+
+# --------------------------------------------------------------------------
+# machine
+
+
+def ensure_hugepages(free_mib: int = 1536) -> dict[str, Any]:
+    """Make sure ``free_mib`` MiB of 2 MiB hugepages are free and hugetlbfs is
+    mounted; raise nr_hugepages by the shortfall. Returns what was done."""
+    info: dict[str, Any] = {}
+    mem = Path("/proc/meminfo").read_text()
+    free = int(re.search(r"HugePages_Free:\s+(\d+)", mem).group(1))  # type: ignore[union-attr]
+    nr = Path("/proc/sys/vm/nr_hugepages")
+    total = int(nr.read_text())
+    need = free_mib // 2
+    info["before"] = {"total": total, "free": free}
+    if free < need:
+        nr.write_text(f"{total + need - free}\n")
+        info["raised_to"] = int(nr.read_text())
+    mounts = Path("/proc/mounts").read_text()
+    if not any(ln.split()[2:3] == ["hugetlbfs"] for ln in mounts.splitlines()):
+        os.makedirs("/dev/hugepages", exist_ok=True)
+        subprocess.run(["mount", "-t", "hugetlbfs", "nodev", "/dev/hugepages"], check=True)
+        info["mounted"] = "/dev/hugepages"
+    return info
+
+
+def tsc_hz() -> tuple[float, str]:
+    """TSC frequency: the kernel's calibration if it logged one, else /proc/cpuinfo."""
+    try:
+        out = subprocess.run(["dmesg"], check=False, capture_output=True, text=True, timeout=5).stdout
+        m = re.search(r"tsc: Detected ([0-9.]+) MHz", out)
+        if m:
+            return float(m.group(1)) * 1e6, "kernel log 'tsc: Detected N MHz'"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("cpu MHz"):
+            return float(line.split(":")[1]) * 1e6, "/proc/cpuinfo 'cpu MHz'"
+    raise DutError("cannot tell the CPU frequency")
+
+
+def machine_info() -> dict[str, Any]:
+    info: dict[str, Any] = {"kernel": platform.release(), "nproc": os.cpu_count()}
+    with contextlib.suppress(OSError):
+        lscpu = subprocess.run(["lscpu"], check=False, capture_output=True, text=True).stdout
+        for key in ("Model name", "Hypervisor vendor", "CPU max MHz", "L2 cache", "L3 cache"):
+            m = re.search(rf"^{key}:\s*(.+)$", lscpu, re.MULTILINE)
+            if m:
+                info[key.lower().replace(" ", "_")] = m.group(1).strip()
+    with contextlib.suppress(OSError):
+        info["dpdk"] = subprocess.run(["pkg-config", "--modversion", "libdpdk"],
+                                      check=False, capture_output=True, text=True).stdout.strip()
+    info["loadavg_at_start"] = Path("/proc/loadavg").read_text().split()[:3]
+    info["user_hz"] = os.sysconf("SC_CLK_TCK")
+    with contextlib.suppress(OSError):
+        import gzip
+
+        with gzip.open("/proc/config.gz", "rt") as f:
+            cfg = f.read()
+        for key in ("CONFIG_HZ", "CONFIG_IRQ_TIME_ACCOUNTING", "CONFIG_TICK_CPU_ACCOUNTING"):
+            m = re.search(rf"^{key}=(\S+)", cfg, re.MULTILINE)
+            info[key.lower()] = m.group(1) if m else "n"
+    return info
+
+
+def git_rev() -> str:
+    r = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+                       check=False, capture_output=True, text=True)
+    rev = r.stdout.strip() if r.returncode == 0 else "none"
+    d = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+                       check=False, capture_output=True, text=True)
+    return rev + ("-dirty" if d.stdout.strip() else "")
+
+
+def reap_stale_namespaces() -> list[str]:
+    """Delete tpr<pid>-... namespaces of bench processes that no longer run."""
+    gone = []
+    for name in list_netns():
+        m = re.match(rf"^{NS_PREFIX}(\d+)-", name)
+        if m and not _pid_alive(int(m.group(1))):
+            Netns(name).delete()
+            gone.append(name)
+    return gone
+
+
+def cpu_ticks(cpu: int) -> dict[str, int]:
+    """/proc/stat's line for ``cpu``: ticks (USER_HZ) per state."""
+    keys = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+    for line in Path("/proc/stat").read_text().splitlines():
+        f = line.split()
+        if f and f[0] == f"cpu{cpu}":
+            return dict(zip(keys, (int(x) for x in f[1:9]), strict=False))
+    raise DutError(f"no cpu{cpu} in /proc/stat")
+
+
+def softirq_counts(kind: str = "NET_RX") -> list[int]:
+    """/proc/softirqs: how often ``kind`` ran on each CPU."""
+    for line in Path("/proc/softirqs").read_text().splitlines():
+        f = line.split()
+        if f and f[0] == f"{kind}:":
+            return [int(x) for x in f[1:]]
+    return []
+
+
+def cpu_busy(seconds: float = 1.0, cpus: tuple[int, ...] = (DUT_CPU, GEN_CPU)) -> dict[int, float]:
+    """Busy fraction of each CPU over ``seconds`` (/proc/stat; this process sleeps meanwhile)."""
+    a = {c: cpu_ticks(c) for c in cpus}
+    time.sleep(seconds)
+    b = {c: cpu_ticks(c) for c in cpus}
+    out = {}
+    for c in cpus:
+        d = {k: b[c][k] - a[c][k] for k in a[c]}
+        total = sum(d.values())
+        out[c] = (total - d["idle"] - d["iowait"]) / total if total else 0.0
+    return out
+
+
+def wait_quiet(max_busy: float = 0.15, timeout: float = 900.0, on_wait: Any = None) -> dict[str, Any]:
+    """Wait until neither CPU is more than ``max_busy`` busy (other sessions'
+    builds, fuzzers...) for two samples in a row, at most ``timeout`` seconds.
+    Call with nothing of ours running. Returns what was seen."""
+    t0 = time.monotonic()
+    quiet = 0
+    busy = cpu_busy()
+    first = dict(busy)
+    while time.monotonic() - t0 < timeout:
+        quiet = quiet + 1 if max(busy.values()) <= max_busy else 0
+        if quiet >= 2:
+            break
+        if on_wait is not None and not quiet:
+            on_wait(busy, time.monotonic() - t0)
+        busy = cpu_busy()
+    return {"busy_first": first, "busy_last": busy, "waited_s": round(time.monotonic() - t0, 1),
+            "quiet": quiet >= 2, "loadavg": Path("/proc/loadavg").read_text().split()[:3]}
+
+
+def pinned_threads(pid: int, cpu: int) -> list[int]:
+    """Threads of ``pid`` whose CPU affinity is exactly {cpu} (DPDK lcores)."""
+    out = []
+    with contextlib.suppress(OSError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                if os.sched_getaffinity(int(tid)) == {cpu}:
+                    out.append(int(tid))
+    return sorted(out)
+
+
+def kernel_thread(comm: str) -> int | None:
+    """Pid of the kernel thread named ``comm`` (e.g. ksoftirqd/0)."""
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{d}/comm").read_text().strip() == comm:
+                    return int(d)
+    return None
+
+
+def run_delay_ns(tid: int) -> int:
+    """Time ``tid`` has spent runnable but waiting for its CPU (/proc/PID/schedstat)."""
+    try:
+        return int(Path(f"/proc/{tid}/schedstat").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def runtime_ns(tid: int) -> int:
+    """CPU time ``tid`` has run (/proc/PID/schedstat)."""
+    try:
+        return int(Path(f"/proc/{tid}/schedstat").read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+class CpuWatch:
+    """How long the threads that matter waited for their CPU during a trial.
+
+    A DPDK lcore that busy-polls is never off its CPU unless something else
+    runs there: another process of this shared machine, a kernel thread. Its
+    run-queue wait (the scheduler's ``run_delay``) during a trial says whether
+    the trial measured the DUT or the neighbours. Groups: ``dut`` (the DUT's
+    threads pinned to DUT_CPU, or ksoftirqd on it for the kernel) and ``gen``
+    (the generator's threads pinned to GEN_CPU)."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, list[int]] = {}
+        # every thread of ours on each CPU, to tell what share of it others took
+        self.ours: dict[int, list[int]] = {}
+        self.kernel_dut = False  # the DUT is softirq work: count others from /proc/stat
+
+    def add(self, group: str, tids: list[int]) -> None:
+        self.groups.setdefault(group, []).extend(tids)
+
+    def add_ours(self, cpu: int, tids: list[int]) -> None:
+        self.ours.setdefault(cpu, []).extend(tids)
+
+    def snapshot(self) -> dict[str, Any]:
+        snap: dict[str, Any] = {g: sum(run_delay_ns(t) for t in tids) for g, tids in self.groups.items()}
+        snap["_t"] = time.monotonic()
+        snap["_run"] = {c: sum(runtime_ns(t) for t in tids) for c, tids in self.ours.items()}
+        if self.kernel_dut:
+            snap["_ticks"] = cpu_ticks(DUT_CPU)
+        return snap
+
+    def wait_ms(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, float]:
+        return {g: (b[g] - a.get(g, 0)) / 1e6 for g in b if not g.startswith("_")}
+
+    def others_share(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, float]:
+        """Share of each CPU that tasks not ours had during the interval: 1 - our
+        threads' run time / wall time (busy-polling threads would have it all).
+        For the kernel DUT, CPU 0's user+nice+system ticks (its forwarding is softirq)."""
+        wall = (b["_t"] - a["_t"]) * 1e9
+        out = {}
+        for c in b["_run"]:
+            if c == DUT_CPU and self.kernel_dut:
+                continue
+            out[f"cpu{c}"] = round(max(0.0, 1.0 - (b["_run"][c] - a["_run"].get(c, 0)) / wall), 4) if wall else 0.0
+        if self.kernel_dut:
+            d = {k: b["_ticks"][k] - a["_ticks"][k] for k in a["_ticks"]}
+            tot = sum(d.values())
+            out[f"cpu{DUT_CPU}"] = round((d["user"] + d["nice"] + d["system"]) / tot, 4) if tot else 0.0
+        return out
+
+
+# --------------------------------------------------------------------------
+# binaries
+
+
+@dataclass
+class Binaries:
+    gen: Path = field(default_factory=gen_binary)
+    twinplane: Path = field(default_factory=daemon_binary)
+    l3fwd: Path = field(default_factory=lambda: build_dir() / "l3fwd" / "dpdk-l3fwd")
+    testdut: Path = field(default_factory=lambda: Path(os.environ.get(
+        "TP_TESTDUT", build_dir() / "tests" / "tools" / "tp-testdut")))
+
+
+# --------------------------------------------------------------------------
+# DUT processes
+
+
+class DpdkProc:
+    """A DPDK process of ours (l3fwd, tp-testdut), optionally in a namespace.
+
+    Stopped with SIGINT (SIGKILL after a timeout); its EAL runtime files are
+    removed afterwards."""
+
+    label = "dut"
+
+    def __init__(self, argv: list[str], prefix: str, log: Path, netns: str | None = None) -> None:
+        self.argv = (["ip", "netns", "exec", netns] if netns else []) + argv
+        self.prefix = prefix
+        self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def command_line(self) -> str:
+        return shlex.join(self.argv)
+
+    def start(self) -> None:
+        with open(self.log, "wb") as out:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=out,
+                                         stderr=subprocess.STDOUT, start_new_session=True)
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def fail(self, what: str) -> DutError:
+        rc = self.proc.poll() if self.proc else None
+        state = f"exited with {rc}" if rc is not None else "running"
+        return DutError(f"{self.label}: {what} ({state}); command:\n  {self.command_line}\n"
+                        f"--- {self.log} ---\n{tail(self.log, 40)}")
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    self.proc.kill()
+                self.proc.wait(5.0)
+        cleanup_runtime(self.prefix)
+        return self.proc.returncode
+
+
+class Dut:
+    """What a testbed needs from a DUT. ``loopback`` is this base: no DUT."""
+
+    name = "loopback"
+    wires: tuple[str, ...] = WIRES
+
+    def __init__(self, tb: Testbed) -> None:
+        self.tb = tb
+
+    def start(self, ports: tuple[str, str]) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def running(self) -> bool:
+        return True
+
+    def describe(self) -> dict[str, Any]:
+        return {"dut": self.name}
+
+    def logs(self) -> str:
+        return ""
+
+    def watch_tids(self) -> list[int]:
+        """Threads doing the DUT's forwarding on DUT_CPU (for CpuWatch)."""
+        return []
+
+    def pid(self) -> int | None:
+        return None
+
+    def all_tids(self) -> list[int]:
+        """Every thread of the DUT's process pinned to DUT_CPU."""
+        pid = self.pid()
+        return pinned_threads(pid, DUT_CPU) if pid else []
+
+    # cost per forwarded packet: a snapshot before and after a trial
+    def cost_snapshot(self) -> dict[str, Any] | None:
+        return None
+
+    def cost(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any] | None:
+        return None
+
+
+class TwinplaneDut(Dut):
+    name = "twinplane"
+
+    def start(self, ports: tuple[str, str]) -> None:
+        tb = self.tb
+        self.ns = tb.dut_ns or tb.own_ns("t")
+        self.config = "\n".join([
+            "# bench/rfc2544_ip4.py: twinplane as the DUT",
+            f"port add p0 {ports[0]}",
+            f"port add p1 {ports[1]}",
+            f"address add {DUT_ADDR[0]} dev p0",
+            f"address add {DUT_ADDR[1]} dev p1",
+            f"neigh add {GEN_IP[0]} lladdr {GEN_MAC[0]} dev p0",
+            f"neigh add {GEN_IP[1]} lladdr {GEN_MAC[1]} dev p1",
+            f"route add {DST_NET} via {GEN_IP[1]}",
+            "",
+        ])
+        self.daemon = Daemon(
+            self.ns, f"{tb.tag}t", tb.workdir, self.config, lcores=f"0@{DUT_CPU},1@{DUT_CPU}",
+            binary=tb.bins.twinplane, extra_args=["--no-backoff"],
+        )
+        self.daemon.start(timeout=60)
+
+    def stop(self) -> None:
+        if getattr(self, "daemon", None) is not None:
+            self.daemon.stop()
+
+    def running(self) -> bool:
+        return self.daemon.running()
+
+    def logs(self) -> str:
+        return self.daemon.logs()
+
+    def watch_tids(self) -> list[int]:
+        # the workers; the main thread (the first lcore, also on DUT_CPU) is the control plane
+        assert self.daemon.proc is not None
+        pid = self.daemon.proc.pid
+        return [t for t in pinned_threads(pid, DUT_CPU) if t != pid]
+
+    def pid(self) -> int | None:
+        return self.daemon.proc.pid if self.daemon.proc else None
+
+    def describe(self) -> dict[str, Any]:
+        return {"dut": self.name, "command": "ip netns exec NS " + shlex.join(self.daemon.argv),
+                "config": self.config}
+
+    def cost_snapshot(self) -> dict[str, Any]:
+        ws = self.daemon.client.cmd("show", "workers")["workers"]
+        keys = ("busy_cycles", "total_cycles", "tx", "rx", "polls", "idle_polls")
+        return {"t": time.monotonic(), **{k: sum(int(w.get(k, 0)) for w in ws) for k in keys}}
+
+    def cost(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        d = {k: b[k] - a[k] for k in a}
+        tx = d["tx"]
+        return {
+            "method": "twinplane 'show workers': busy_cycles / tx (TSC cycles of worker loop "
+                      "iterations that received packets, per packet transmitted)",
+            "cycles_per_pkt": d["busy_cycles"] / tx if tx else None,
+            "busy_ratio": d["busy_cycles"] / d["total_cycles"] if d["total_cycles"] else None,
+            "forwarded": tx,
+            "delta": d,
+        }
+
+
+class L3fwdDut(Dut):
+    name = "l3fwd"
+
+    def start(self, ports: tuple[str, str]) -> None:
+        tb = self.tb
+        self.prefix = f"{tb.tag}l"
+        argv = [
+            str(tb.bins.l3fwd), "--lcores", f"0@{DUT_CPU}", "--file-prefix", self.prefix,
+            "--no-pci", "--huge-unlink", "--vdev", ports[0], "--vdev", ports[1], "--",
+            "-p", "0x3", "--config", "(0,0,0),(1,0,0)", "--lookup", "lpm", "--parse-ptype",
+            f"--eth-dest=1,{GEN_MAC[1]}", f"--eth-dest=0,{GEN_MAC[0]}",
+        ]  # fmt: skip
+        self.proc = DpdkProc(argv, self.prefix, tb.workdir / "l3fwd.out", netns=tb.dut_ns_name)
+        self.proc.label = "l3fwd"
+        self.proc.start()
+        try:
+            self.tel: Telemetry = wait_for_socket(self.prefix, timeout=60, alive=self.proc.running)
+        except TelemetryError as e:
+            raise self.proc.fail(str(e)) from None
+        # l3fwd answers telemetry before its ports are up; its main loop starts after
+        deadline = time.monotonic() + 60
+        while "entering main loop" not in tail(self.proc.log, 200):
+            if not self.proc.running() or time.monotonic() > deadline:
+                raise self.proc.fail("main loop not entered")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        if getattr(self, "tel", None) is not None:
+            self.tel.close()
+        if getattr(self, "proc", None) is not None:
+            self.proc.stop()
+
+    def running(self) -> bool:
+        return self.proc.running()
+
+    def logs(self) -> str:
+        return f"--- {self.proc.log} ---\n{tail(self.proc.log, 40)}"
+
+    def watch_tids(self) -> list[int]:
+        assert self.proc.proc is not None
+        return pinned_threads(self.proc.proc.pid, DUT_CPU)
+
+    def pid(self) -> int | None:
+        return self.proc.proc.pid if self.proc.proc else None
+
+    def describe(self) -> dict[str, Any]:
+        return {"dut": self.name, "command": self.proc.command_line}
+
+    def cost_snapshot(self) -> dict[str, Any]:
+        busy = self.tel.command("/l3fwd/busy")
+        st = self.tel.port_stats(1)
+        return {"t": time.monotonic(), "busy_cycles": int(busy["busy_cycles"]),
+                "total_cycles": int(busy["total_cycles"]), "polls": int(busy["polls"]),
+                "busy_polls": int(busy["busy_polls"]), "rx": int(busy["rx"]),
+                "tx": int(st["opackets"])}
+
+    def cost(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        d = {k: b[k] - a[k] for k in a}
+        tx = d["tx"]
+        return {
+            "method": "l3fwd patched by scripts/build-l3fwd.sh, telemetry /l3fwd/busy: busy_cycles "
+                      "(TSC cycles of loop iterations that received packets) / port 1 opackets",
+            "cycles_per_pkt": d["busy_cycles"] / tx if tx else None,
+            "busy_ratio": d["busy_cycles"] / d["total_cycles"] if d["total_cycles"] else None,
+            "forwarded": tx,
+            "delta": d,
+        }
+
+
+class TestDut(Dut):
+    """tests/tools/tp-testdut: forwards port 0 <-> port 1, options as given."""
+
+    __test__ = False  # not a pytest class
+    name = "testdut"
+
+    def start(self, ports: tuple[str, str]) -> None:
+        tb = self.tb
+        self.prefix = f"{tb.tag}x"
+        argv = [str(tb.bins.testdut), "--name", self.prefix, "--lcores", f"0@{DUT_CPU}",
+                "--port", ports[0], "--port", ports[1], *tb.dut_args]
+        self.proc = DpdkProc(argv, self.prefix, tb.workdir / "testdut.out", netns=tb.dut_ns_name)
+        self.proc.label = "tp-testdut"
+        self.proc.start()
+
+    def stop(self) -> None:
+        if getattr(self, "proc", None) is not None:
+            self.proc.stop()
+
+    def running(self) -> bool:
+        return self.proc.running()
+
+    def logs(self) -> str:
+        return f"--- {self.proc.log} ---\n{tail(self.proc.log, 40)}"
+
+    def watch_tids(self) -> list[int]:
+        assert self.proc.proc is not None
+        return pinned_threads(self.proc.proc.pid, DUT_CPU)
+
+    def pid(self) -> int | None:
+        return self.proc.proc.pid if self.proc.proc else None
+
+    def describe(self) -> dict[str, Any]:
+        return {"dut": self.name, "command": self.proc.command_line}
+
+
+def kernel_cost_from_ticks(run: dict[str, Any], hz: float, user_hz: int) -> dict[str, Any]:
+    """Cycles per packet of the kernel DUT from a cost run's CPU ticks.
+
+    Busy time is the wall time less what /proc/stat calls idle (and iowait)
+    and less other tasks' user and system time: with the tick stopped on an
+    idle CPU (NOHZ), interrupts and the softirqs they run on the way out of
+    idle fall between the ticks and show up in no /proc/stat column, but the
+    idle time itself is measured exactly (time between idle entry and the
+    next interrupt). The softirq column alone undercounts by that much."""
+    t = run["ticks"]
+    wall = run["window_s"] * user_hz
+    busy = wall - t["idle"] - t.get("iowait", 0) - t["user"] - t["nice"] - t["system"]
+    base = run.get("idle_busy_fraction") or 0.0
+    fwd = run["forwarded"]
+    cyc = hz / user_hz
+    out = {
+        "cycles_per_pkt": max(0.0, busy - base * wall) * cyc / fwd if fwd else None,
+        "cycles_per_pkt_softirq_ticks": t["softirq"] * cyc / fwd if fwd else None,
+        "busy_share": busy / wall if wall else None,
+        "softirq_ticks_share": t["softirq"] / wall if wall else None,
+        "unaccounted_share": (wall - sum(t.values())) / wall if wall else None,
+    }
+    return out
+
+
+class KernelDut(Dut):
+    """Linux forwarding between the two veths of the DUT namespace.
+
+    Its cost is read from /proc/stat (``kernel_cost_from_ticks``): the time
+    CPU 0 was neither idle nor running tasks during the trial, the softirq
+    processing that RPS on the ingress veth (rx-0/rps_cpus) steers there (IP
+    forwarding, the egress veth's transmit, the XDP program of the generator's
+    socket on its far end), less the same share measured in an idle second
+    just before, times TSC Hz, per packet sent on the egress veth."""
+
+    name = "kernel"
+    wires = ("veth",)
+    idle_window_s = 1.0
+
+    def start(self, ports: tuple[str, str]) -> None:
+        tb = self.tb
+        ns = tb.dut_ns
+        assert ns is not None
+        self.ns = ns
+        self.steps = [
+            ("sysctl -w net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 "
+             "net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.all.send_redirects=0"),
+            f"ip addr add {DUT_ADDR[0]} dev d0",
+            f"ip addr add {DUT_ADDR[1]} dev d1",
+            f"ip neigh replace {GEN_IP[0]} lladdr {GEN_MAC[0]} nud permanent dev d0",
+            f"ip neigh replace {GEN_IP[1]} lladdr {GEN_MAC[1]} nud permanent dev d1",
+            f"ip route add {DST_NET} via {GEN_IP[1]}",
+            f"sh -c 'echo {1 << DUT_CPU:x} > /sys/class/net/d0/queues/rx-0/rps_cpus'",
+            f"sh -c 'echo {1 << DUT_CPU:x} > /sys/class/net/d1/queues/rx-0/rps_cpus'",
+        ]
+        for step in self.steps:
+            ns.run(step)
+        for ifn in ("d0", "d1"):
+            ns.run(["sysctl", "-qw", f"net.ipv4.conf.{ifn}.rp_filter=0"])
+
+    def describe(self) -> dict[str, Any]:
+        return {"dut": self.name, "netns_setup": self.steps}
+
+    def watch_tids(self) -> list[int]:
+        pid = kernel_thread(f"ksoftirqd/{DUT_CPU}")
+        return [pid] if pid else []
+
+    def _if_stat(self, ifname: str, key: str) -> int:
+        return int(self.ns.run(["cat", f"/sys/class/net/{ifname}/statistics/{key}"]).stdout)
+
+    def _snap(self) -> dict[str, Any]:
+        return {"t": time.monotonic(), "cpu": cpu_ticks(DUT_CPU), "net_rx": softirq_counts("NET_RX"),
+                "tx": self._if_stat("d1", "tx_packets"), "rx": self._if_stat("d0", "rx_packets")}
+
+    def cost_snapshot(self) -> dict[str, Any]:
+        idle0 = self._snap()
+        time.sleep(self.idle_window_s)
+        s = self._snap()
+        s["idle_before"] = idle0
+        return s
+
+    def cost(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        hz = self.tb.tsc_hz
+        user_hz = os.sysconf("SC_CLK_TCK")
+        idle = a["idle_before"]
+        idle_wall = (a["t"] - idle["t"]) * user_hz
+        it = {k: a["cpu"][k] - idle["cpu"][k] for k in a["cpu"]}
+        idle_busy = (idle_wall - it["idle"] - it["iowait"] - it["user"] - it["nice"] - it["system"]) / idle_wall
+        run: dict[str, Any] = {
+            "method": f"CPU {DUT_CPU} time neither idle nor running tasks (/proc/stat: wall - idle - iowait - "
+                      "user - nice - system) during the trial, less that share in an idle second before, "
+                      "x TSC Hz, / packets sent on the egress veth d1",
+            "window_s": b["t"] - a["t"],
+            "ticks": {k: b["cpu"][k] - a["cpu"][k] for k in a["cpu"]},
+            "idle_busy_fraction": max(0.0, idle_busy),
+            "forwarded": b["tx"] - a["tx"],
+            "net_rx_softirqs_per_cpu": [y - x for x, y in zip(a["net_rx"], b["net_rx"], strict=False)],
+        }
+        run.update(kernel_cost_from_ticks(run, hz, user_hz))
+        return run
+
+
+DUT_CLASSES: dict[str, type[Dut]] = {
+    "loopback": Dut, "twinplane": TwinplaneDut, "l3fwd": L3fwdDut, "testdut": TestDut, "kernel": KernelDut,
+}
+
+
+# --------------------------------------------------------------------------
+# the testbed: one wire, one DUT, one generator
+
+
+def memif_devargs(index: int, role: str, sock: Path, mac: str, rsize: int | None = None) -> str:
+    s = f"net_memif{index},role={role},id=0,socket={sock},socket-abstract=no,mac={mac}"
+    return s + (f",rsize={rsize}" if rsize else "")
+
+
+def af_xdp_devargs(index: int, iface: str) -> str:
+    return f"net_af_xdp{index},iface={iface},start_queue=0,queue_count=1"
+
+
+class Testbed:
+    """Set up ``wire`` with ``dut`` between two generator ports; run trials; tear down.
+
+    ``tag`` names everything (namespaces, EAL prefixes, sockets) so several
+    testbeds never collide; ``workdir`` keeps configurations and logs."""
+
+    def __init__(
+        self,
+        wire: str,
+        dut: str,
+        workdir: Path,
+        bins: Binaries | None = None,
+        tsc: float | None = None,
+        dut_args: list[str] | None = None,
+        memif_rsize: int | None = None,
+        gen_eal: str | None = None,
+        disturb_ms: float = 2.0,
+        nice: int | None = -20,
+    ) -> None:
+        if wire not in WIRES:
+            raise ValueError(f"unknown wire {wire!r}")
+        if dut not in DUT_CLASSES:
+            raise ValueError(f"unknown DUT {dut!r}")
+        if wire not in DUT_CLASSES[dut].wires:
+            raise ValueError(f"DUT {dut!r} does not run on wire {wire!r}")
+        self.wire = wire
+        self.dut_name = dut
+        self.tag = f"{NS_PREFIX}{os.getpid()}-{secrets.token_hex(2)}"
+        self.workdir = Path(workdir) / f"{wire}-{dut}-{self.tag}"
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.bins = bins or Binaries()
+        self.tsc_hz = tsc or tsc_hz()[0]
+        self.dut_args = list(dut_args or [])
+        self.memif_rsize = memif_rsize
+        self.gen_eal = gen_eal
+        self.disturb_ms = disturb_ms
+        self.nice = nice
+        self.reniced: dict[int, int] = {}  # tid -> nice before, for threads not ours
+        self.watch = CpuWatch()
+        self.namespaces: list[Netns] = []
+        self.gen_ns: Netns | None = None
+        self.dut_ns: Netns | None = None
+        self.gen: Gen | None = None
+        self.dut: Dut = DUT_CLASSES[dut](self)
+        self.streams: dict[int, str] = {}
+        self.wire_setup: list[str] = []
+        self.gen_ports: tuple[str, str] = ("", "")
+        self.dut_ports: tuple[str, str] = ("", "")
+
+    @property
+    def dut_ns_name(self) -> str | None:
+        return self.dut_ns.name if self.dut_ns else None
+
+    def own_ns(self, suffix: str) -> Netns:
+        ns = Netns(f"{self.tag}-{suffix}").create()
+        self.namespaces.append(ns)
+        return ns
+
+    # --- set-up ----------------------------------------------------------
+
+    def _memif(self) -> None:
+        sd = self.workdir / "memif"
+        sd.mkdir(exist_ok=True)
+        l0, l1 = sd / "l0.sock", sd / "l1.sock"
+        r = self.memif_rsize
+        if self.dut_name == "loopback":
+            # one process, server and client of the same socket: g0 -> g1
+            self.gen_ports = (memif_devargs(0, "server", l0, GEN_MAC[0], r),
+                              memif_devargs(1, "client", l0, GEN_MAC[1], r))
+        else:
+            self.gen_ports = (memif_devargs(0, "server", l0, GEN_MAC[0], r),
+                              memif_devargs(1, "server", l1, GEN_MAC[1], r))
+            self.dut_ports = (memif_devargs(0, "client", l0, DUT_MAC[0], r),
+                              memif_devargs(1, "client", l1, DUT_MAC[1], r))
+        self.wire_setup.append(f"memif socket files in {sd}")
+
+    def _veth(self) -> None:
+        g = self.own_ns("g")
+        self.gen_ns = g
+        if self.dut_name == "loopback":
+            veth(g, "g0", g, "g1")
+            self.wire_setup.append("veth pair g0 <-> g1, both in the generator namespace")
+        else:
+            d = self.own_ns("d")
+            self.dut_ns = d
+            veth(g, "g0", d, "d0")
+            veth(g, "g1", d, "d1")
+            for ifn, mac in (("d0", DUT_MAC[0]), ("d1", DUT_MAC[1])):
+                d.run(["ip", "link", "set", "dev", ifn, "address", mac])
+            self.dut_ports = (af_xdp_devargs(0, "d0"), af_xdp_devargs(1, "d1"))
+            self.wire_setup.append("veth pairs g0 <-> d0, g1 <-> d1 (generator namespace <-> DUT "
+                                   "namespace)")
+        for ifn, mac in (("g0", GEN_MAC[0]), ("g1", GEN_MAC[1])):
+            g.run(["ip", "link", "set", "dev", ifn, "address", mac])
+        self.gen_ports = (af_xdp_devargs(0, "g0"), af_xdp_devargs(1, "g1"))
+        self.wire_setup.append("offloads off on every veth end: ethtool -K IF tx off tso off gso off")
+
+    def start(self, sizes: tuple[int, ...] | list[int] = (64,), ready_timeout: float = 60.0) -> None:
+        try:
+            if self.wire == "memif":
+                self._memif()
+            else:
+                self._veth()
+            self.gen = Gen(f"{self.tag}g", self.workdir, binary=self.bins.gen,
+                           netns=self.gen_ns.name if self.gen_ns else None, eal=self.gen_eal)
+            self.gen.start()
+            self.gen.port_add("g0", self.gen_ports[0])
+            self.gen.port_add("g1", self.gen_ports[1])
+            # memif: the generator's servers are up before the DUT's clients connect
+            self.dut.start(self.dut_ports)
+            dmac = GEN_MAC[1] if self.dut_name == "loopback" else DUT_MAC[0]
+            for size in sizes:
+                self.add_stream(size, dmac)
+            first = self.streams[min(self.streams)]
+            try:
+                self.gen.wait_forwarding(first, timeout=ready_timeout)
+            except Exception as e:
+                raise DutError(f"{self.wire}/{self.dut_name}: {e}\n{self.dut.logs()}") from e
+            assert self.gen.proc is not None
+            gen_pid = self.gen.proc.pid
+            # the generator's worker lcore; its first lcore (the main thread) serves the API
+            gen_tids = [t for t in pinned_threads(gen_pid, GEN_CPU) if t != gen_pid]
+            self.watch.add("dut", self.dut.watch_tids())
+            self.watch.add("gen", gen_tids)
+            self.watch.add_ours(GEN_CPU, [*pinned_threads(gen_pid, GEN_CPU), threading.get_native_id()])
+            if self.dut_name == "kernel":
+                self.watch.kernel_dut = True
+            elif self.dut_name != "loopback":
+                self.watch.add_ours(DUT_CPU, self.dut.all_tids())
+            if self.nice is not None:
+                for tid in self.watch.groups["dut"] + self.watch.groups["gen"]:
+                    if self.dut_name == "kernel" and tid in self.watch.groups["dut"]:
+                        self.reniced[tid] = os.getpriority(os.PRIO_PROCESS, tid)
+                    os.setpriority(os.PRIO_PROCESS, tid, self.nice)
+        except BaseException:
+            self.close()
+            raise
+
+    def add_stream(self, size: int, dmac: str | None = None) -> str:
+        assert self.gen is not None
+        name = f"s{size}"
+        if dmac is None:
+            dmac = GEN_MAC[1] if self.dut_name == "loopback" else DUT_MAC[0]
+        self.gen.stream_add(name, "g0", size, dmac=dmac, smac=GEN_MAC[0], src=GEN_IP[0], dst=DST_RANGE,
+                            sport=1024, dport=1025, ttl=64)
+        self.streams[size] = name
+        return name
+
+    def trial_fn(self, size: int, warmup: float | None = None, drain: float | None = None) -> TrialFn:
+        assert self.gen is not None
+        inner = self.gen.trial_fn(self.streams[size], warmup=warmup, drain=drain)
+
+        def fn(rate: float, duration: float) -> TrialResult:
+            if not self.dut.running():
+                raise DutError(f"{self.wire}/{self.dut_name}: the DUT died\n{self.dut.logs()}")
+            a = self.watch.snapshot()
+            r = inner(rate, duration)
+            b = self.watch.snapshot()
+            w = self.watch.wait_ms(a, b)
+            r.extra["cpu_wait_ms"] = {k: round(v, 3) for k, v in w.items()}
+            r.extra["others_share"] = self.watch.others_share(a, b)
+            # the DUT's forwarding threads lost their CPU for long enough to overflow a ring
+            r.disturbed = w.get("dut", 0.0) > self.disturb_ms * max(1.0, r.elapsed_s)
+            return r
+
+        return fn
+
+    def describe(self) -> dict[str, Any]:
+        d = {
+            "wire": self.wire,
+            "wire_setup": self.wire_setup,
+            "generator": self.gen.command_line if self.gen else None,
+            "generator_ports": list(self.gen_ports),
+            "dut_ports": list(self.dut_ports),
+            **self.dut.describe(),
+        }
+        return {k: (v.replace(str(self.workdir) + "/", "") if isinstance(v, str) else v) for k, v in d.items()}
+
+    def close(self) -> None:
+        errors = []
+        for tid, prio in self.reniced.items():  # ksoftirqd: put it back
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, tid, prio)
+        self.reniced.clear()
+        for fn in (self.dut.stop, (self.gen.stop if self.gen else (lambda: None))):
+            try:
+                fn()
+            except Exception as e:  # noqa: BLE001 - keep tearing down
+                errors.append(str(e))
+        for ns in reversed(self.namespaces):
+            try:
+                ns.delete()
+            except Exception as e:  # noqa: BLE001
+                errors.append(str(e))
+        self.namespaces.clear()
+        if errors:
+            raise DutError("teardown: " + "; ".join(errors))
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def pin_to_generator_cpu() -> None:
+    """Keep this process (and what it starts without its own pinning) on the generator's CPU."""
+    with contextlib.suppress(OSError):
+        os.sched_setaffinity(0, {GEN_CPU})
+

@@ -1,0 +1,317 @@
+"""Start, drive and stop ``twinplane-gen`` (docs/GEN.md) from Python.
+
+The generator speaks the daemon's API (docs/API.md), so ``twinplane.api.Client``
+talks to it; this wrapper adds the process (optionally inside a network
+namespace, as AF_XDP ports must live where their netdevs are), the commands
+of GEN.md as methods, and trials that come back as
+``twinplane.bench.rfc2544.TrialResult``::
+
+    with Gen("gen", workdir) as g:
+        g.port_add("g0", "net_memif0,role=server,socket=/tmp/l0.sock,socket-abstract=no")
+        g.port_add("g1", "net_memif1,role=server,socket=/tmp/l1.sock,socket-abstract=no")
+        g.stream_add("s64", "g0", 64, dmac="02:74:64:00:00:00", dst="198.18.1.1-198.18.1.254")
+        r = g.trial("s64", rate=1e6, duration=1.0)
+        r.loss_ratio, r.offered_rate_pps, r.latency_ns["p99"]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from twinplane.api import ApiError, Client, ProtocolError
+from twinplane.bench.rfc2544 import TrialFn, TrialResult
+from twinplane.lab.daemon import build_dir, tail
+
+DEFAULT_LCORES = "0@1,1@1"  # API lcore and worker both on CPU 1: the DUT gets CPU 0
+
+
+class GenError(RuntimeError):
+    """The generator did not start, died, or refused a command."""
+
+
+def gen_binary() -> Path:
+    """Path of the generator: $TP_GEN, else <build>/src/twinplane-gen."""
+    return Path(os.environ.get("TP_GEN", build_dir() / "src" / "twinplane-gen"))
+
+
+def cleanup_runtime(prefix: str) -> None:
+    """Remove the EAL runtime directory and hugepage files left under ``prefix``."""
+    shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
+    try:
+        with open("/proc/mounts") as f:
+            mounts = [ln.split()[1] for ln in f if ln.split()[2:3] == ["hugetlbfs"]]
+    except OSError:
+        return
+    for mnt in mounts:
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(mnt):
+                if entry.name.startswith(f"{prefix}map_"):
+                    os.unlink(entry.path)
+
+
+def fmt_rate(pps: float) -> str:
+    """A rate word for ``trial``: whole packets per second."""
+    return str(max(1, round(pps)))
+
+
+class Gen:
+    """One ``twinplane-gen`` process and a connection to its API socket."""
+
+    def __init__(
+        self,
+        name: str,
+        workdir: Path,
+        lcores: str = DEFAULT_LCORES,
+        binary: Path | None = None,
+        netns: str | None = None,
+        config: Sequence[str] = (),
+        eal: str | None = None,
+        extra_args: Sequence[str] = (),
+    ) -> None:
+        self.name = name
+        self.workdir = Path(workdir)
+        self.lcores = lcores
+        self.binary = Path(binary) if binary else gen_binary()
+        self.netns = netns
+        self.config = list(config)
+        self.eal = eal
+        self.extra_args = list(extra_args)
+        self.socket = str(self.workdir / f"{name}.sock")
+        self.config_path = self.workdir / f"{name}.conf"
+        self.log_path = self.workdir / f"{name}.log"
+        self.out_path = self.workdir / f"{name}.out"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.client = Client(self.socket, timeout=10.0)
+        self.commands: list[str] = []  # every API command sent, for the report
+
+    # --- process ---------------------------------------------------------
+
+    @property
+    def argv(self) -> list[str]:
+        argv = [
+            str(self.binary),
+            "--name", self.name,
+            "--lcores", self.lcores,
+            "--socket", self.socket,
+            "--log-file", str(self.log_path),
+        ]  # fmt: skip
+        if self.config:
+            argv += ["--config", str(self.config_path)]
+        if self.eal:
+            argv += ["--eal", self.eal]
+        argv += self.extra_args
+        if self.netns:
+            argv = ["ip", "netns", "exec", self.netns, *argv]
+        return argv
+
+    @property
+    def command_line(self) -> str:
+        return shlex.join(self.argv)
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def logs(self, lines: int = 40) -> str:
+        parts = []
+        for label, path in (("log", self.log_path), ("stdout/stderr", self.out_path)):
+            text = tail(path, lines)
+            if text:
+                parts.append(f"--- twinplane-gen {label} ({path}) ---\n{text}")
+        return "\n".join(parts) or "(twinplane-gen wrote no output)"
+
+    def fail(self, what: str) -> GenError:
+        rc = self.proc.poll() if self.proc else None
+        state = f"exited with {rc}" if rc is not None else "running"
+        return GenError(f"twinplane-gen: {what} ({state}); command:\n  {self.command_line}\n{self.logs()}")
+
+    def start(self, timeout: float = 60.0) -> None:
+        if not self.binary.exists():
+            raise GenError(f"generator binary {self.binary} not found (build it, or set TP_GEN)")
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        if self.config:
+            self.config_path.write_text("\n".join(self.config) + "\n")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.socket)
+        with open(self.out_path, "wb") as out:
+            self.proc = subprocess.Popen(
+                self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + timeout
+        last: Exception | None = None
+        while time.monotonic() < deadline:
+            if not self.running():
+                raise self.fail("exited during start-up")
+            if os.path.exists(self.socket):
+                try:
+                    self.client.cmd("show", "ports", timeout=2.0)
+                    return
+                except (OSError, ApiError, ProtocolError, ValueError) as e:
+                    last = e
+                    self.client.close()
+            time.sleep(0.1)
+        raise self.fail(f"API {self.socket} not answering after {timeout:.0f}s ({last})")
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """SIGINT, then SIGKILL after ``timeout``; remove its runtime files."""
+        self.client.close()
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    self.proc.kill()
+                self.proc.wait(5.0)
+        cleanup_runtime(self.name)
+        return self.proc.returncode
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # --- commands --------------------------------------------------------
+
+    def cmd(self, *words: str, json: bool = True, timeout: float | None = None) -> Any:
+        self.commands.append(" ".join(words))
+        try:
+            return self.client.cmd(*words, json=json, timeout=timeout)
+        except ApiError as e:
+            raise GenError(f"twinplane-gen: '{' '.join(words)}' refused: {e}") from e
+        except (OSError, ProtocolError) as e:
+            raise self.fail(f"'{' '.join(words)}': {e}") from e
+
+    def port_add(self, name: str, devargs: str, rxd: int | None = None, txd: int | None = None) -> None:
+        words = ["port", "add", name, devargs]
+        if rxd:
+            words += ["rxd", str(rxd)]
+        if txd:
+            words += ["txd", str(txd)]
+        self.cmd(*words, json=False, timeout=60.0)
+
+    def stream_add(
+        self,
+        name: str,
+        port: str,
+        size: int,
+        template: str = "ip4-udp",
+        dmac: str | None = None,
+        smac: str | None = None,
+        src: str | None = None,
+        dst: str | None = None,
+        sport: str | int | None = None,
+        dport: str | int | None = None,
+        ttl: int | None = None,
+    ) -> None:
+        words = ["stream", "add", name, "port", port, "template", template, "size", str(size)]
+        for key, val in (("dmac", dmac), ("smac", smac), ("src", src), ("dst", dst),
+                         ("sport", sport), ("dport", dport), ("ttl", ttl)):
+            if val is not None:
+                words += [key, str(val)]
+        self.cmd(*words, json=False, timeout=30.0)
+
+    def stream_del(self, name: str) -> None:
+        self.cmd("stream", "del", name, json=False)
+
+    def show(self, what: str) -> Any:
+        return self.cmd("show", what)
+
+    def trial_raw(
+        self,
+        streams: str | Sequence[str],
+        rate: float | str,
+        duration: float | None = None,
+        count: int | None = None,
+        burst: int | None = None,
+        warmup: float | None = None,
+        drain: float | None = None,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Run one ``trial``; return the generator's JSON reply."""
+        if (duration is None) == (count is None):
+            raise ValueError("trial: give duration or count")
+        names = streams if isinstance(streams, str) else ",".join(streams)
+        rate_w = rate if isinstance(rate, str) else fmt_rate(rate)
+        words = ["trial", names, "rate", rate_w]
+        if duration is not None:
+            words += ["duration", f"{duration:g}"]
+        else:
+            words += ["count", str(count)]
+        if burst:
+            words += ["burst", str(burst)]
+        # GEN.md: warmup and drain go with the duration form only
+        if warmup is not None and duration is not None:
+            words += ["warmup", f"{warmup:g}"]
+        if drain is not None and duration is not None:
+            words += ["drain", f"{drain:g}"]
+        if timeout is None:
+            # the generator may be slower than asked: it then takes longer to
+            # send the frames of the trial; allow it down to 100k frames/s
+            frames = (count or 0) if duration is None else (float(rate) if not isinstance(rate, str)
+                                                            else 1e6) * (duration + (warmup or 0))
+            timeout = 30.0 + 2 * ((duration or 0) + (warmup or 0) + (drain or 0.2)) + frames / 1e5
+        return self.cmd(*words, timeout=timeout)
+
+    def trial(
+        self,
+        streams: str | Sequence[str],
+        rate: float,
+        duration: float,
+        burst: int | None = None,
+        warmup: float | None = None,
+        drain: float | None = None,
+    ) -> TrialResult:
+        reply = self.trial_raw(streams, rate, duration=duration, burst=burst, warmup=warmup, drain=drain)
+        if not isinstance(reply, dict) or "trial" not in reply:
+            raise GenError(f"twinplane-gen: unexpected trial reply {reply!r:.300}")
+        return TrialResult.from_gen(reply, rate, duration)
+
+    def trial_fn(
+        self, streams: str | Sequence[str], burst: int | None = None, warmup: float | None = None,
+        drain: float | None = None,
+    ) -> TrialFn:
+        """A ``fn(rate_pps, duration_s) -> TrialResult`` for ``rfc2544.search``."""
+
+        def fn(rate: float, duration: float) -> TrialResult:
+            return self.trial(streams, rate, duration, burst=burst, warmup=warmup, drain=drain)
+
+        return fn
+
+    def wait_forwarding(self, stream: str, timeout: float = 30.0, rate: float = 20000,
+                        duration: float = 0.02) -> TrialResult:
+        """Send small probes until one comes back whole: the path through the DUT
+        is up (links, routes, neighbours). Raises GenError after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        last: TrialResult | None = None
+        while True:
+            reply = self.trial_raw(stream, rate, duration=duration, drain=0.1)
+            last = TrialResult.from_gen(reply, rate, duration)
+            if last.offered and last.lost == 0:
+                return last
+            if time.monotonic() > deadline:
+                raise self.fail(f"nothing comes back through the DUT after {timeout:.0f}s: "
+                                f"last probe {last.summary()}")
+            if not self.running():
+                raise self.fail("died while probing the path")
+            time.sleep(0.2)

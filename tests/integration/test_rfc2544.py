@@ -1,0 +1,273 @@
+"""RFC 2544 harness (python/twinplane/bench/rfc2544.py): the search logic on fake
+DUTs whose answer is known, and the whole chain (twinplane-gen, memif,
+tp-testdut --rate-pps R) converging on R."""
+
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from twinplane.bench import duts
+from twinplane.bench.rfc2544 import (
+    SearchParams,
+    TrialResult,
+    loss_loads,
+    search,
+    spread,
+    with_retries,
+)
+
+# --------------------------------------------------------------------------
+# fake DUTs
+
+
+def fake_dut(
+    capacity: float,
+    knee: float = 0.0,
+    knee_loss: float = 0.003,
+    gen_max: float = float("inf"),
+    noise: float = 0.0,
+    seed: int = 1,
+) -> Callable[[float, float], TrialResult]:
+    """A DUT that forwards everything up to ``capacity`` pps and what it can above.
+
+    With ``knee`` > 0 it starts losing at capacity * (1 - knee), up to
+    ``knee_loss`` at capacity (a soft cliff: NDR < PDR). The generator offers at
+    most ``gen_max``. ``noise`` scales the capacity of each trial by
+    1 +- noise (uniform)."""
+    rng = random.Random(seed)
+
+    def trial(rate: float, duration: float) -> TrialResult:
+        offered_rate = min(rate, gen_max)
+        offered = int(offered_rate * duration)
+        cap = capacity * (1 + rng.uniform(-noise, noise))
+        start = cap * (1 - knee)
+        if rate <= start:
+            rx = offered
+        elif rate <= cap:
+            rx = int(offered * (1 - knee_loss * (rate - start) / (cap - start)))
+        else:
+            rx = int(min(offered, cap * duration * (1 - knee_loss)))
+        return TrialResult(rate_pps=rate, duration_s=duration, offered=offered, rx=rx,
+                           elapsed_s=offered / offered_rate)
+
+    return trial
+
+
+def counting(fn: Callable[[float, float], TrialResult]) -> tuple[Callable[[float, float], TrialResult], list[float]]:
+    rates: list[float] = []
+
+    def wrapped(rate: float, duration: float) -> TrialResult:
+        rates.append(rate)
+        return fn(rate, duration)
+
+    return wrapped, rates
+
+
+# --------------------------------------------------------------------------
+# the search, pure Python
+
+
+@pytest.mark.parametrize("capacity", [1234.0e3, 0.4e6, 3.3e6, 9.87e6, 17.5e6])
+@pytest.mark.parametrize("resolution", [0.005, 0.02])
+def test_search_converges_to_the_capacity(capacity: float, resolution: float) -> None:
+    p = SearchParams(resolution=resolution, resolution_pps=100.0, tolerances=(0.0,))
+    fn, rates = counting(fake_dut(capacity))
+    res = search(fn, 20e6, p)
+    ndr = res.ndr
+    assert ndr.converged and not ndr.at_hi
+    # the highest passing rate is within the resolution below the capacity
+    assert capacity * (1 - resolution) - p.resolution_pps <= ndr.rate_pps <= capacity
+    # resolution respected: the bracket left is no wider than asked
+    assert ndr.lower_fail_pps is not None and ndr.lower_fail_pps > capacity
+    assert ndr.lower_fail_pps - ndr.rate_pps <= max(resolution * ndr.lower_fail_pps, p.resolution_pps) + 1e-6
+    # the NDR reported is what was offered in its trial, and that trial lost nothing
+    assert ndr.trial is not None and ndr.trial["lost"] == 0
+    assert abs(ndr.measured_pps - ndr.rate_pps) / ndr.rate_pps < 1e-3
+    # bisection from 20 Mpps at 0.5 %: log2(20e6 / (0.005 * 1.2e6)) ~ 12; the
+    # overload trial's delivered rate should do much better than that
+    assert len(rates) <= 12
+    assert len(res.trials) == len(rates)
+
+
+def test_search_exact_with_a_sharp_cliff_and_fine_resolution() -> None:
+    p = SearchParams(resolution=1e-4, resolution_pps=1.0, tolerances=(0.0,))
+    res = search(fake_dut(5_000_000), 20e6, p)
+    assert 4_999_500 <= res.ndr.rate_pps <= 5_000_000
+
+
+def test_pdr_at_least_ndr_with_a_soft_cliff() -> None:
+    # loss starts 10 % below the capacity and reaches 0.3 % at it
+    p = SearchParams(resolution=0.01, resolution_pps=100.0, tolerances=(0.0, 0.002, 0.005))
+    res = search(fake_dut(2e6, knee=0.1), 10e6, p)
+    ndr, pdr2, pdr5 = res.targets
+    assert [t.tolerance for t in res.targets] == [0.0, 0.002, 0.005]
+    assert all(t.converged for t in res.targets)
+    assert 2e6 * 0.9 * 0.99 - 100 <= ndr.rate_pps <= 2e6 * 0.9
+    # loss 0.2 % is reached at 2/3 of the way from the knee to the capacity
+    assert ndr.rate_pps <= pdr2.rate_pps <= pdr5.rate_pps
+    assert pdr2.rate_pps == pytest.approx(2e6 * (0.9 + 0.1 * 2 / 3), rel=0.011)
+    assert pdr5.rate_pps >= 2e6 * 0.99  # 0.3 % < 0.5 %: passes up to the capacity
+    assert pdr2.trial is not None and 0 < pdr2.trial["loss_ratio"] <= 0.002
+    assert ndr.trial is not None and ndr.trial["loss_ratio"] == 0
+
+
+def test_search_passing_at_the_upper_bound() -> None:
+    p = SearchParams(resolution=0.01, tolerances=(0.0, 0.005))
+    fn, rates = counting(fake_dut(50e6))
+    res = search(fn, 10e6, p)
+    assert res.ndr.at_hi and res.pdr.at_hi and res.ndr.rate_pps == 10e6
+    # a short probe, then the same rate at full length
+    assert rates == [10e6, 10e6]
+
+
+def test_search_finds_the_generators_ceiling() -> None:
+    """A generator that cannot offer the rate fails the trial, loss or not."""
+    p = SearchParams(resolution=0.01, resolution_pps=100.0, tolerances=(0.0,), rate_slack=0.01)
+    res = search(fake_dut(50e6, gen_max=3e6), 40e6, p)
+    assert 3e6 * 0.98 <= res.ndr.rate_pps <= 3e6 / 0.99
+
+
+def test_search_with_noise_stays_near_the_capacity() -> None:
+    p = SearchParams(resolution=0.02, resolution_pps=100.0, tolerances=(0.0,))
+    for seed in range(20):
+        res = search(fake_dut(8e6, noise=0.01, seed=seed), 40e6, p)
+        assert 8e6 * 0.99 * 0.98 - 100 <= res.ndr.rate_pps <= 8e6 * 1.01, seed
+
+
+def test_search_dut_that_forwards_nothing() -> None:
+    res = search(fake_dut(0.0), 1e6, SearchParams(resolution=0.02, resolution_pps=1000.0, tolerances=(0.0,)))
+    assert res.ndr.rate_pps == 0.0 and res.ndr.trial is None and res.ndr.converged
+
+
+def test_retries_forgive_a_small_disturbed_loss_but_not_overload() -> None:
+    calls: list[float] = []
+
+    def flaky(rate: float, duration: float) -> TrialResult:
+        calls.append(rate)
+        n = int(rate * duration)
+        if rate > 5e6:  # overload: heavy loss
+            return TrialResult(rate, duration, n, n // 2, duration)
+        lost = 100 if len(calls) % 2 == 1 else 0  # every other trial loses a little
+        return TrialResult(rate, duration, n, n - lost, duration)
+
+    fn = with_retries(flaky, retries=2, max_loss=0.02)
+    r = fn(1e6, 1.0)
+    assert r.lost == 0 and r.extra["attempts"] == 2 and len(calls) == 2
+    calls.clear()
+    r = fn(6e6, 1.0)
+    assert r.loss_ratio == 0.5 and "attempts" not in r.extra and len(calls) == 1
+
+    def always(rate: float, duration: float) -> TrialResult:
+        calls.append(rate)
+        n = int(rate * duration)
+        return TrialResult(rate, duration, n, n - 10, duration)
+
+    calls.clear()
+    r = with_retries(always, retries=2)(1e6, 1.0)
+    assert r.lost == 10 and r.extra["attempts"] == 3 and len(calls) == 3
+
+
+def test_trial_result_from_a_generator_reply() -> None:
+    reply = {
+        "trial": {"rate_pps": 1e6, "duration_s": 0.5, "burst": 32, "offered": 500000, "tx": 499000,
+                  "rx": 498500, "tx_rate_pps": 998000.0, "rx_rate_pps": 997000.0, "lost": 1600,
+                  "loss_ratio": 0.0032, "reordered": 3, "duplicates": 100, "tx_full": 1000, "tx_nombuf": 0},
+        "streams": [{"name": "s0", "id": 0, "latency_ns": {"min": 900, "p50": 1100, "p99": 3000, "max": 9000,
+                                                            "hist": [[1024, 10]]}}],
+    }
+    r = TrialResult.from_gen(reply, 1e6, 0.5)
+    assert r.offered == 500000 and r.rx == 498400 and r.lost == 1600
+    assert r.loss_ratio == pytest.approx(0.0032)
+    assert r.elapsed_s == 0.5 and r.offered_rate_pps == pytest.approx(1e6)
+    assert r.tx_full == 1000 and r.reordered == 3 and r.duplicates == 100
+    assert r.latency_ns is not None and r.latency_ns["p99"] == 3000
+    assert not r.passes(0.0, 0.01) and r.passes(0.005, 0.01)
+    assert "hist" not in r.summary()["latency_ns"]
+
+
+def test_loss_loads_and_spread() -> None:
+    loads = loss_loads(10e6, ndr_pps=4e6, steps=10)
+    assert loads[0] == 10e6 and loads[-1] == pytest.approx(1e6)
+    assert loads == sorted(loads, reverse=True)
+    for x in (4.2e6, 4.4e6, 4.8e6, 6e6):
+        assert any(abs(x - load) < 1 for load in loads)
+    s = spread([3.0, 1.0, 2.0, None])
+    assert s["median"] == 2.0 and s["min"] == 1.0 and s["max"] == 3.0 and s["n"] == 3
+    assert spread([])["median"] is None
+
+
+# --------------------------------------------------------------------------
+# the real chain: twinplane-gen -> memif -> tp-testdut --rate-pps R -> memif -> twinplane-gen
+
+
+def _need(path: Path) -> None:
+    if path.exists():
+        return
+    msg = f"{path} not built"
+    if os.environ.get("CI") == "true":
+        pytest.fail(msg)
+    pytest.skip(msg)
+
+
+@pytest.fixture
+def workdir() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="tprfc-") as d:
+        yield Path(d)
+
+
+@pytest.fixture
+def on_generator_cpu() -> Iterator[None]:
+    """Run (and start the DPDK processes) from the generator's CPU, as the
+    benchmark does, so no helper thread lands on the DUT's CPU."""
+    before = os.sched_getaffinity(0)
+    duts.pin_to_generator_cpu()
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+@pytest.mark.parametrize("rate_cap", [300e3, 1e6])
+def test_search_finds_a_rate_capped_dut(workdir: Path, on_generator_cpu: None, rate_cap: float) -> None:
+    bins = duts.Binaries()
+    _need(bins.gen)
+    _need(bins.testdut)
+    if os.geteuid() != 0:
+        pytest.skip("needs root (hugepages, DPDK)")
+    duts.ensure_hugepages(512)
+    res_rel = 0.02
+    tb = duts.Testbed("memif", "testdut", workdir, bins=bins, memif_rsize=12,
+                      dut_args=["--rate-pps", f"{rate_cap:.0f}"])
+    with tb:
+        tb.start([64])
+        fn = with_retries(tb.trial_fn(64, warmup=0.05, drain=0.1), retries=3, max_loss=0.05)
+        p = SearchParams(duration_s=0.3, probe_duration_s=0.2, resolution=res_rel, resolution_pps=1000.0,
+                         tolerances=(0.0, 0.01))
+        res = search(fn, 4 * rate_cap, p)
+        info = f"trials: {[(round(t['rate_pps']), round(t['loss_ratio'], 5)) for t in res.trials]}"
+        ndr, pdr = res.ndr, res.pdr
+        assert ndr.converged and not ndr.at_hi, info
+        # the token bucket lets R through: the NDR is R within the resolution and a few %
+        assert rate_cap * (1 - res_rel - 0.05) <= ndr.measured_pps <= rate_cap * 1.03, info
+        assert ndr.measured_pps <= pdr.measured_pps <= rate_cap * 1.05, info
+        # above R the excess is dropped, and the generator sees it
+        over = tb.trial_fn(64, warmup=0.05, drain=0.1)(rate_cap * 1.5, 0.3)
+        assert over.loss_ratio == pytest.approx(1 / 3, abs=0.05), over.summary()
+
+
+def test_kernel_cost_counts_the_time_neither_idle_nor_tasks() -> None:
+    # 3 s at USER_HZ 100: 100 ticks idle, 10 of tasks, 60 of softirq, 130 in no column
+    # (softirqs run from idle with the tick stopped); 1.2M packets at 2.6 GHz
+    run = {"window_s": 3.0, "forwarded": 1_200_000, "idle_busy_fraction": 0.01,
+           "ticks": {"user": 6, "nice": 0, "system": 4, "idle": 100, "iowait": 0, "irq": 0, "softirq": 60,
+                     "steal": 0}}
+    c = duts.kernel_cost_from_ticks(run, 2.6e9, 100)
+    busy_s = (300 - 100 - 10 - 0.01 * 300) / 100
+    assert c["cycles_per_pkt"] == pytest.approx(busy_s * 2.6e9 / 1.2e6)
+    assert c["cycles_per_pkt_softirq_ticks"] == pytest.approx(0.6 * 2.6e9 / 1.2e6)
+    assert c["unaccounted_share"] == pytest.approx(130 / 300)
