@@ -50,24 +50,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
 
-def _ensure_venv() -> None:
-    """Re-run under the project's venv if this interpreter lacks scapy/matplotlib."""
-    try:
-        import matplotlib  # noqa: F401
-        import scapy  # noqa: F401
-    except ImportError:
-        venv_py = ROOT / ".venv" / "bin" / "python"
-        if venv_py.exists() and Path(sys.prefix).resolve() != venv_py.parent.parent.resolve():
-            os.execv(str(venv_py), [str(venv_py), *sys.argv])
-        sys.exit(
-            "fwd_cost: needs scapy, numpy and matplotlib: python3 -m venv .venv && "
-            ".venv/bin/pip install pytest scapy pyroute2 numpy matplotlib"
-        )
+from twinplane.bench import ensure_venv  # noqa: E402
 
-
-_ensure_venv()
+ensure_venv(ROOT)
 
 from twinplane.bench import pcapgen  # noqa: E402
+from twinplane.bench.duts import tsc_hz  # noqa: E402
 from twinplane.bench.telemetry import Telemetry, TelemetryError, wait_for_socket  # noqa: E402
 
 MAIN_LCORE = 0
@@ -94,21 +82,6 @@ def ensure_hugepages(n: int = 512) -> None:
     if not any(line.split()[2] == "hugetlbfs" for line in mounts.splitlines() if line.split()[2:3]):
         os.makedirs("/dev/hugepages", exist_ok=True)
         subprocess.run(["mount", "-t", "hugetlbfs", "nodev", "/dev/hugepages"], check=True)
-
-
-def tsc_hz() -> tuple[float, str]:
-    """TSC frequency: the kernel's calibration if it logged one, else /proc/cpuinfo."""
-    try:
-        out = subprocess.run(["dmesg"], capture_output=True, text=True, timeout=5).stdout
-        m = re.search(r"tsc: Detected ([0-9.]+) MHz", out)
-        if m:
-            return float(m.group(1)) * 1e6, "kernel log 'tsc: Detected N MHz'"
-    except (OSError, subprocess.SubprocessError):
-        pass
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("cpu MHz"):
-            return float(line.split(":")[1]) * 1e6, "/proc/cpuinfo 'cpu MHz'"
-    raise BenchError("cannot tell the CPU frequency")
 
 
 def machine_info() -> dict[str, Any]:

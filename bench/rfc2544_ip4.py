@@ -45,20 +45,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
 
-def _ensure_venv() -> None:
-    """Re-run under the project's venv if this interpreter lacks numpy/matplotlib."""
-    try:
-        import matplotlib  # noqa: F401
-        import numpy  # noqa: F401
-    except ImportError:
-        venv_py = ROOT / ".venv" / "bin" / "python"
-        if venv_py.exists() and Path(sys.prefix).resolve() != venv_py.parent.parent.resolve():
-            os.execv(str(venv_py), [str(venv_py), *sys.argv])
-        sys.exit("rfc2544_ip4: needs numpy and matplotlib: python3 -m venv .venv && "
-                 ".venv/bin/pip install pytest scapy pyroute2 numpy matplotlib")
+from twinplane.bench import ensure_venv  # noqa: E402
 
-
-_ensure_venv()
+ensure_venv(ROOT)
 
 from twinplane.bench import duts as D
 from twinplane.bench import plots

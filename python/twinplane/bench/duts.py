@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
+from twinplane.closing import stop_process
 from twinplane.bench.gen import Gen, cleanup_runtime, gen_binary
 from twinplane.bench.rfc2544 import TrialFn, TrialResult
 from twinplane.bench.telemetry import Telemetry, TelemetryError, wait_for_socket
@@ -357,15 +358,7 @@ class DpdkProc:
     def stop(self, timeout: float = 10.0) -> int | None:
         if self.proc is None:
             return None
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    self.proc.kill()
-                self.proc.wait(5.0)
+        stop_process(self.proc, signal.SIGINT, timeout)
         cleanup_runtime(self.prefix)
         return self.proc.returncode
 

@@ -25,9 +25,9 @@ import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
+from twinplane.closing import Closing, stop_process
 from twinplane.api import ApiError, Client, ProtocolError
 from twinplane.bench.rfc2544 import TrialFn, TrialResult
 from twinplane.lab.daemon import build_dir, tail
@@ -64,7 +64,7 @@ def fmt_rate(pps: float) -> str:
     return str(max(1, round(pps)))
 
 
-class Gen:
+class Gen(Closing):
     """One ``twinplane-gen`` process and a connection to its API socket."""
 
     def __init__(
@@ -167,28 +167,14 @@ class Gen:
         self.client.close()
         if self.proc is None:
             return None
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    self.proc.kill()
-                self.proc.wait(5.0)
+        stop_process(self.proc, signal.SIGINT, timeout)
         cleanup_runtime(self.name)
         return self.proc.returncode
 
-    def __enter__(self) -> Self:
+    def _enter(self) -> None:
         self.start()
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
         self.stop()
 
     # --- commands --------------------------------------------------------
