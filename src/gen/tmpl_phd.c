@@ -74,22 +74,9 @@ static int encode_apdu(const struct phd *t, uint32_t id, int is_rlrq, uint8_t *b
 		return tp_phd_encode_apdu(&a, buf, size);
 	}
 	if (t->kind == K_AARQ || t->kind == K_CHURN) {
-		struct tp_phd_aarq *q = &a.u.aarq;
 		sysid[6] = (uint8_t)(id >> 8);
 		sysid[7] = (uint8_t)id;
-		a.type = TP_PHD_AARQ;
-		q->assoc_version = TP_PHD_ASSOC_VERSION1;
-		q->nprotos = 1;
-		q->phd_index = 0;
-		q->proto[0].id = TP_PHD_DATA_PROTO_20601;
-		q->phd.protocol_version = TP_PHD_PROTOCOL_VERSION1;
-		q->phd.encoding_rules = TP_PHD_ENC_MDER;
-		q->phd.nomenclature_version = TP_PHD_NOM_VERSION1;
-		q->phd.system_type = TP_PHD_SYS_TYPE_AGENT;
-		q->phd.system_id = (struct tp_phd_octets){sysid, 8};
-		q->phd.dev_config_id = t->dev->config_id;
-		q->phd.data_req_mode_flags = TP_PHD_DATA_REQ_SUPP_INIT_AGENT;
-		q->phd.data_req_init_agent_count = 1;
+		tp_phd_device_aarq(t->dev, sysid, &a);
 		return tp_phd_encode_apdu(&a, buf, size);
 	}
 	/* a fixed scan report, one observation per object of the value map */

@@ -91,3 +91,24 @@ double tp_phd_device_reading(const struct tp_phd_device *d, unsigned int h, unsi
 	return h == 3 ? 1 : (double)(i + 1);
 }
 
+
+void tp_phd_device_aarq(const struct tp_phd_device *d, const uint8_t *sysid,
+			struct tp_phd_apdu *a)
+{
+	struct tp_phd_aarq *q = &a->u.aarq;
+
+	memset(a, 0, sizeof(*a));
+	a->type = TP_PHD_AARQ;
+	q->assoc_version = TP_PHD_ASSOC_VERSION1;
+	q->nprotos = 1;
+	q->phd_index = 0;
+	q->proto[0].id = TP_PHD_DATA_PROTO_20601;
+	q->phd.protocol_version = TP_PHD_PROTOCOL_VERSION1;
+	q->phd.encoding_rules = TP_PHD_ENC_MDER;
+	q->phd.nomenclature_version = TP_PHD_NOM_VERSION1;
+	q->phd.system_type = TP_PHD_SYS_TYPE_AGENT;
+	q->phd.system_id = (struct tp_phd_octets){sysid, 8};
+	q->phd.dev_config_id = d->config_id;
+	q->phd.data_req_mode_flags = TP_PHD_DATA_REQ_SUPP_INIT_AGENT;
+	q->phd.data_req_init_agent_count = 1;
+}

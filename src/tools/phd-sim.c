@@ -95,16 +95,7 @@ static int run_flood(const struct tp_phd_device *d, const uint8_t sysid[8], unsi
 		memcpy(id, sysid, 8);
 		id[6] = (uint8_t)(i >> 8);
 		id[7] = (uint8_t)i;
-		a.u.aarq.assoc_version = TP_PHD_ASSOC_VERSION1;
-		a.u.aarq.nprotos = 1;
-		a.u.aarq.phd_index = 0;
-		a.u.aarq.proto[0].id = TP_PHD_DATA_PROTO_20601;
-		a.u.aarq.phd.protocol_version = TP_PHD_PROTOCOL_VERSION1;
-		a.u.aarq.phd.encoding_rules = TP_PHD_ENC_MDER;
-		a.u.aarq.phd.nomenclature_version = TP_PHD_NOM_VERSION1;
-		a.u.aarq.phd.system_type = TP_PHD_SYS_TYPE_AGENT;
-		a.u.aarq.phd.system_id = (struct tp_phd_octets){id, 8};
-		a.u.aarq.phd.dev_config_id = d->config_id;
+		tp_phd_device_aarq(d, id, &a);
 		sock = s; /* exchange() uses it; each agent keeps its own port open */
 		if (exchange(&a, is_type, &want, &r, rx, sizeof(rx)) < 0)
 			silent++;
@@ -216,19 +207,7 @@ int main(int argc, char **argv)
 	struct tp_phd_apdu a = {.type = TP_PHD_AARQ}, r;
 	if (flood)
 		return run_flood(d, sysid, flood);
-	struct tp_phd_aarq *q = &a.u.aarq;
-	q->assoc_version = TP_PHD_ASSOC_VERSION1;
-	q->nprotos = 1;
-	q->phd_index = 0;
-	q->proto[0].id = TP_PHD_DATA_PROTO_20601;
-	q->phd.protocol_version = TP_PHD_PROTOCOL_VERSION1;
-	q->phd.encoding_rules = TP_PHD_ENC_MDER;
-	q->phd.nomenclature_version = TP_PHD_NOM_VERSION1;
-	q->phd.system_type = TP_PHD_SYS_TYPE_AGENT;
-	q->phd.system_id = (struct tp_phd_octets){sysid, 8};
-	q->phd.dev_config_id = d->config_id;
-	q->phd.data_req_mode_flags = TP_PHD_DATA_REQ_SUPP_INIT_AGENT;
-	q->phd.data_req_init_agent_count = 1;
+	tp_phd_device_aarq(d, sysid, &a);
 	uint16_t want = TP_PHD_AARE;
 	const char *result = "ok";
 	int configured = 0;
