@@ -129,11 +129,7 @@ def device() -> tuple[str, str]:
 def wait_instances(acme: Acme, container: str, n: int) -> list[dict[str, Any]]:
     """The container's instances once there are n (NON requests are not acknowledged)."""
 
-    def enough() -> list[dict[str, Any]] | None:
-        cins = acme.instances(container)
-        return cins if len(cins) >= n else None
-
-    cins = Lab.wait_until(enough, timeout=10, what=f"{n} instances in {container}")
+    cins = acme.instances(container, at_least=n, wait=10)
     assert len(cins) == n, cins
     return cins
 

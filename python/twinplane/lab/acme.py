@@ -472,21 +472,33 @@ path={self.workdir / "logs"}
             and (ty is None or ref["typ"] == ty)
         ]
 
-    def instances(self, container: str) -> list[Json]:
-        """The contentInstances of a container, oldest first (by stateTag of creation)."""
-        r = self.request("GET", container, query="rcn=8&ty=4")
-        if not r.ok or r.body is None:
-            raise AcmeError(f"instances of {container}: rsc {r.rsc}: {r.body}")
-        cnt = r.body.get("m2m:cnt", {})
-        return sorted(
-            cnt.get("m2m:cin", []), key=lambda c: (c.get("ct", ""), c.get("st", 0))
-        )
+    def instances(self, container: str, at_least: int = 0, wait: float = 5.0) -> list[Json]:
+        """The contentInstances of a container, oldest first (by stateTag of creation).
 
-    def latest(self, container: str) -> Json | None:
-        """The latest contentInstance of a container (its ``la`` virtual resource), or None."""
-        r = self.request("GET", f"{container.rstrip('/')}/la")
-        if r.rsc == 4004:
-            return None
+        The gateway creates them with CoAP NON requests, so an agent's confirmation
+        can come before the CSE has stored them: with ``at_least``, poll up to
+        ``wait`` seconds until that many are there (and return what is, either way)."""
+        deadline = time.monotonic() + wait
+        while True:
+            r = self.request("GET", container, query="rcn=8&ty=4")
+            if not r.ok or r.body is None:
+                raise AcmeError(f"instances of {container}: rsc {r.rsc}: {r.body}")
+            cins: list[Json] = r.body.get("m2m:cnt", {}).get("m2m:cin", [])
+            if len(cins) >= at_least or time.monotonic() >= deadline:
+                return sorted(cins, key=lambda c: (c.get("ct", ""), c.get("st", 0)))
+            time.sleep(0.1)
+
+    def latest(self, container: str, wait: float = 5.0) -> Json | None:
+        """The latest contentInstance of a container (its ``la`` virtual resource), or None
+        if there is none after polling up to ``wait`` seconds (see instances())."""
+        deadline = time.monotonic() + wait
+        while True:
+            r = self.request("GET", f"{container.rstrip('/')}/la")
+            if r.rsc != 4004:
+                break
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.1)
         if not r.ok or r.body is None:
             raise AcmeError(f"GET {container}/la: rsc {r.rsc}: {r.body}")
         cin: Json = r.body["m2m:cin"]
