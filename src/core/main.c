@@ -23,6 +23,7 @@
 #include "../control/exception.h"
 #include "../control/netlink.h"
 #include "../control/port.h"
+#include "../nf/iotgw/iotgw.h"
 #include "../tables/neigh.h"
 #include "../tables/nexthop.h"
 #include "../tables/route.h"
@@ -60,6 +61,8 @@ static void usage(FILE *f)
 		"      --exception-rate N  packets/s the workers may hand to the control plane (20000)\n"
 		"      --exception-burst N burst of that token bucket (256)\n"
 		"      --no-sysctl         leave the namespace's ip_forward/rp_filter/redirects alone\n"
+		"      --single-plane      IoT gateway: handle signaling inline on the worker, waiting\n"
+		"                          for the IN-CSE (seed 000's old architecture, a baseline)\n"
 		"      --eal 'ARGS'        extra EAL arguments\n"
 		"  -V, --version\n"
 		"  -h, --help\n");
@@ -79,6 +82,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"exception-rate", required_argument, NULL, 'r'},
 		{"exception-burst", required_argument, NULL, 'b'},
 		{"no-sysctl", no_argument, NULL, 'S'},
+		{"single-plane", no_argument, NULL, 'P'},
 		{"eal", required_argument, NULL, 'E'},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
@@ -122,6 +126,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'S':
 			o->no_sysctl = 1;
+			break;
+		case 'P':
+			tp_iotgw.single_plane = true;
 			break;
 		case 'E':
 			o->eal_extra = optarg;

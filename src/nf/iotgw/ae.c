@@ -1,18 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* AE table: agent (address, port) -> entry index, rte_hash with lock-free reads. */
+/* AE table: agent (address, port) -> entry, through the index of ae_index.h. */
 #include <errno.h>
 #include <string.h>
 
-#include <rte_errno.h>
-#include <rte_hash.h>
-#include <rte_malloc.h>
-
 #include "../../proto/onem2m.h"
-#include "../../tables/rcu_hash.h"
+#include "ae_index.h"
 #include "iotgw.h"
 
 struct tp_ae *tp_ae_table;
-static struct rte_hash *ae_hash;
 static uint32_t free_list[TP_AE_MAX];
 static unsigned int n_free;
 
@@ -21,11 +16,8 @@ static uint64_t ae_key(uint32_t ip, uint16_t port)
 	return (uint64_t)ip << 16 | port;
 }
 
-/* rte_hash calls this once no reader can hold the index any more (RCU SYNC). */
-static void ae_free(void *p, void *data)
+void tp_ae_slot_free(uint32_t idx)
 {
-	uint32_t idx = (uint32_t)(uintptr_t)data;
-
 	uint16_t gen = tp_ae_table[idx].gen;
 	memset(&tp_ae_table[idx], 0, sizeof(tp_ae_table[idx]));
 	tp_ae_table[idx].gen = gen;
@@ -34,13 +26,13 @@ static void ae_free(void *p, void *data)
 
 int tp_ae_init(struct rte_rcu_qsbr *qs)
 {
-	if (ae_hash != NULL)
+	void *t;
+
+	if (tp_ae_table != NULL)
 		return 0;
-	tp_ae_table = rte_zmalloc("tp_ae_table", sizeof(*tp_ae_table) * TP_AE_MAX,
-				  RTE_CACHE_LINE_SIZE);
-	ae_hash = tp_rcu_hash_create("tp_ae", TP_AE_MAX, sizeof(uint64_t), qs, ae_free);
-	if (tp_ae_table == NULL || ae_hash == NULL)
+	if (tp_ae_index_init(qs, sizeof(*tp_ae_table) * TP_AE_MAX, &t) < 0)
 		return -ENOMEM;
+	tp_ae_table = t;
 	for (uint32_t i = 0; i < TP_AE_MAX; i++)
 		free_list[i] = TP_AE_MAX - 1 - i;
 	n_free = TP_AE_MAX;
@@ -49,17 +41,11 @@ int tp_ae_init(struct rte_rcu_qsbr *qs)
 
 int tp_ae_lookup(uint32_t ip, uint16_t port)
 {
-	uint64_t k = ae_key(ip, port);
-	void *data;
-
-	if (rte_hash_lookup_data(ae_hash, &k, &data) < 0)
-		return -ENOENT;
-	return (int)(uintptr_t)data;
+	return tp_ae_index_lookup(ae_key(ip, port));
 }
 
 int tp_ae_create(uint32_t ip, uint16_t port, const uint8_t sysid[8])
 {
-	uint64_t k = ae_key(ip, port);
 	struct tp_ae *e;
 	uint32_t idx;
 
@@ -76,7 +62,7 @@ int tp_ae_create(uint32_t ip, uint16_t port, const uint8_t sysid[8])
 	tp_m2m_phd_ae_name(sysid, e->ae_name);
 	tp_m2m_phd_originator(sysid, e->origin);
 	e->state = TP_AE_CONFIGURING;
-	if (rte_hash_add_key_data(ae_hash, &k, (void *)(uintptr_t)idx) < 0) {
+	if (tp_ae_index_add(ae_key(ip, port), idx) < 0) {
 		free_list[n_free++] = idx;
 		return -ENOSPC;
 	}
@@ -85,16 +71,14 @@ int tp_ae_create(uint32_t ip, uint16_t port, const uint8_t sysid[8])
 
 void tp_ae_delete(int idx)
 {
-	uint64_t k = ae_key(tp_ae_table[idx].ip, tp_ae_table[idx].port);
-
-	/* unusable first, then gone; the slot is freed after the grace period */
+	/* unusable first, then gone; the slot is freed once no reader holds it */
 	__atomic_store_n(&tp_ae_table[idx].state, TP_AE_FAILED, __ATOMIC_RELEASE);
-	rte_hash_del_key(ae_hash, &k);
+	tp_ae_index_del(ae_key(tp_ae_table[idx].ip, tp_ae_table[idx].port), (uint32_t)idx);
 }
 
 unsigned int tp_ae_count(void)
 {
-	return ae_hash ? (unsigned int)rte_hash_count(ae_hash) : 0;
+	return tp_ae_table ? tp_ae_index_count() : 0;
 }
 
 void tp_ae_set_state(int idx, enum tp_ae_state s)
@@ -106,5 +90,5 @@ const char *tp_ae_state_name(uint8_t s)
 {
 	static const char *const names[] = {"free", "configuring", "registering", "ready",
 					    "failed"};
-	return s < RTE_DIM(names) ? names[s] : "?";
+	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }

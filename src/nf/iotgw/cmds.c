@@ -66,10 +66,8 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (c.cse_ip == 0)
 		return tp_cmd_err(ctx, EINVAL, "iotgw enable: give the IN-CSE: cse A.B.C.D");
 	tp_iotgw = c;
-	if ((ret = tp_ae_init(tp.qs)) < 0 || (ret = tp_iotgw_registrar_init()) < 0 ||
-	    (ret = tp_iotgw_session_start()) < 0 ||
-	    (ret = tp_ctl_add_tick(tp_iotgw_session_tick)) < 0 ||
-	    (ret = tp_iotgw_fast_register()) < 0)
+	if ((ret = tp_ae_init(tp.qs)) < 0 || (ret = tp_iotgw_fast_register()) < 0 ||
+	    (ret = tp_iotgw_control_start()) < 0)
 		return tp_cmd_err(ctx, -ret, "iotgw enable: %s", strerror(-ret));
 	tp_iotgw.enabled = true;
 	return 0;
@@ -82,6 +80,9 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	struct tp_node *o, *c;
 
 	tp_out_bool(ctx->out, "enabled", tp_iotgw.enabled);
+	tp_out_str(ctx->out, "plane", tp_iotgw.single_plane ? "single" : "dual");
+	tp_out_bool(ctx->out, "profile", tp_iotgw.profile);
+	tp_out_u64(ctx->out, "report_cycles", tp_iotgw_proc_cycles());
 	tp_out_u64(ctx->out, "port", tp_iotgw.port);
 	tp_out_strf(ctx->out, "cse", "%s:%u/%s", tp_ip4_fmt(tp_iotgw.cse_ip, a), tp_iotgw.cse_port,
 		    tp_iotgw.cse_name);
@@ -133,6 +134,19 @@ static int show_sessions(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	}
 	return 0;
 }
+
+static int profile(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	if (argc != 1 || (strcmp(argv[0], "on") != 0 && strcmp(argv[0], "off") != 0))
+		return tp_cmd_err(ctx, EINVAL, "iotgw profile: usage: iotgw profile on|off");
+	tp_iotgw.profile = strcmp(argv[0], "on") == 0;
+	return 0;
+}
+
+static struct tp_cmd c_profile = {"iotgw profile", "on|off",
+				  "count TSC cycles in the report path (show iotgw: report_cycles)",
+				  profile, NULL};
+TP_CMD_REGISTER(c_profile)
 
 static struct tp_cmd c_enable = {"iotgw enable",
 				 "cse A.B.C.D [cse-port N] [cse-name NAME] [port N] [timeout S] [max-sessions N]",

@@ -2,21 +2,37 @@
 /* The IoT gateway (oneM2M MN-CSE of seed 000): ISO/IEEE 11073-20601 PHD traffic in,
  * oneM2M contentInstance creations over CoAP out to an IN-CSE.
  *
- * Data plane (fast.c, on the workers): scan reports from associated agents become
- * one CoAP NON POST per metric; confirmed reports are answered (0201) there.
- * Control plane (session.c, registrar.c): association, configuration, release,
- * abort, timeouts; the AE and its containers are created on the IN-CSE before
- * the agent's AE-table entry is marked ready. The AE table (ae.c) is the only
- * state the planes share: written by the control plane, read lock-free. */
+ * The logic is transport-free and shared by three gateways:
+ *   report.c    a datagram -> verdict: scan reports of ready agents become one
+ *               measurement per metric (emitted through a callback), duplicates
+ *               and unassociated agents are told apart, the rest is signaling
+ *   session.c   the session manager: AARQ/AARE, configuration, RLRQ/RLRE, ABRT,
+ *               timeouts, over a struct tp_iotgw_io (send, registration, clock)
+ *   register.c  the IN-CSE exchange that creates a device's AE and containers:
+ *               request builder, response check, and a synchronous driver
+ *   ae.c        the AE table, with an index behind ae_index.h (rte_hash + RCU in
+ *               the daemon, a plain hash in the socket gateway)
+ * Transports:
+ *   dual plane (default): fast.c on the workers (report path, 0201 answers),
+ *               control.c on the control plane (session manager on a kernel
+ *               socket fed by the TAPs, registrar.c asynchronous with retries)
+ *   single plane (--single-plane): fast.c handles signaling inline on the worker
+ *               (single.c), waiting for the IN-CSE's answers as seed 000's old
+ *               system did
+ *   socket gateway (sockgw.c, twinplane-sockgw): no DPDK, kernel UDP sockets,
+ *               one thread, the registration waited for inline
+ * The AE table is the only state the planes share: written by one writer at a
+ * time, read lock-free. */
 #ifndef TP_NF_IOTGW_H
 #define TP_NF_IOTGW_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <rte_rcu_qsbr.h>
-
 #include "../../proto/mder.h"
+#include "../../proto/onem2m.h"
+
+struct rte_rcu_qsbr;
 
 #define TP_AE_MAX 8192
 #define TP_AE_MAX_METRICS 8
@@ -61,7 +77,8 @@ struct tp_ae {
 
 struct tp_iotgw_conf {
 	bool enabled;
-	bool single_plane;
+	bool single_plane;	 /* signaling inline on the worker (the seed's old system) */
+	bool profile;		 /* count cycles spent converting reports (seed 000 Fig. 3) */
 	uint16_t port;		 /* PHD UDP port, 6024 */
 	uint32_t cse_ip;	 /* IN-CSE, host order */
 	uint16_t cse_port;	 /* its CoAP port, 5683 */
@@ -85,7 +102,9 @@ extern struct tp_ae *tp_ae_table;
 	X(DECODE_ERR, "drop_decode_error")                                                        \
 	X(UNKNOWN_OBJ, "drop_unknown_object")                                                     \
 	X(NO_ROUTE, "drop_cse_unreachable")                                                       \
-	X(NOMBUF, "drop_no_mbuf")
+	X(NOMBUF, "drop_no_mbuf")                                                                 \
+	X(SIGNALING_INLINE, "signaling_inline")                                                   \
+	X(BACKLOG_DROP, "drop_single_plane_backlog")
 
 enum tp_iotgw_ctr {
 #define X(e, n) TP_IOTGW_##e,
@@ -107,16 +126,52 @@ unsigned int tp_ae_count(void);
 /* Publish a state (release store). */
 void tp_ae_set_state(int idx, enum tp_ae_state s);
 
+/* --- the report path (report.c): per worker, or per gateway thread --- */
+struct tp_iotgw_dp {
+	uint64_t ctr[TP_IOTGW_CTR_MAX];
+	uint64_t proc_cycles;	/* TSC cycles in tp_iotgw_report(), with tp_iotgw.profile */
+	uint16_t mid;
+	uint32_t rqi;
+	unsigned int id;	/* worker id, in request ids */
+	uint32_t last_invoke[TP_AE_MAX]; /* gen << 16 | invoke-id + 1: duplicates */
+	uint32_t last_seen[TP_AE_MAX];	 /* tp_iotgw_now_s when a report was last seen */
+};
+
+/* One measurement to send: the caller builds the CoAP request (tp_iotgw_cin_request)
+ * into its own buffer. meas points into the caller's stack: use it before returning. */
+typedef void (*tp_iotgw_emit_fn)(void *ctx, struct tp_iotgw_dp *dp, const struct tp_ae *ae,
+				 const struct tp_ae_metric *mt, const struct tp_m2m_measure *meas);
+
+enum tp_iotgw_verdict {
+	TP_IOTGW_V_SIGNALING, /* not a scan report: for the session manager */
+	TP_IOTGW_V_DONE,      /* converted (unconfirmed): nothing to answer */
+	TP_IOTGW_V_ANSWER,    /* converted or duplicate (confirmed): answer with 0201 */
+	TP_IOTGW_V_DROP,      /* counted in dp->ctr[*drop] */
+};
+
+/* Decide what the APDU of agent ip:port is and, for a scan report of a ready
+ * agent, emit one measurement per metric. a receives the decoded APDU (the 0201
+ * answer needs it). */
+enum tp_iotgw_verdict tp_iotgw_report(struct tp_iotgw_dp *dp, const uint8_t *apdu, size_t len,
+				      uint32_t ip, uint16_t port, struct tp_phd_apdu *a,
+				      tp_iotgw_emit_fn emit, void *ctx, enum tp_iotgw_ctr *drop);
+/* The CoAP NON POST creating meas under mt's container (rt=5: no response). */
+int tp_iotgw_cin_request(struct tp_iotgw_dp *dp, uint8_t *buf, size_t cap, const struct tp_ae *ae,
+			 const struct tp_ae_metric *mt, const struct tp_m2m_measure *meas);
+/* The 0201 answer to the confirmed report d. */
+int tp_iotgw_answer(const struct tp_phd_data_apdu *d, uint8_t *buf, size_t cap);
+/* Seconds clock the control side keeps (for last_seen). */
+extern volatile uint32_t tp_iotgw_now_s;
+
 /* --- fast path (fast.c) --- */
 int tp_iotgw_fast_register(void);
-/* Seconds clock the control plane keeps, and when the workers last saw a report
- * of agent idx on it (0: never). */
-extern volatile uint32_t tp_iotgw_now_s;
+/* When the workers last saw a report of agent idx on tp_iotgw_now_s (0: never). */
 uint32_t tp_iotgw_last_seen(int idx);
-/* Sum of a counter over the workers. */
+/* Sum of a counter over the workers; TSC cycles in the report path. */
 uint64_t tp_iotgw_counter(enum tp_iotgw_ctr c);
+uint64_t tp_iotgw_proc_cycles(void);
 
-/* --- control plane (session.c, registrar.c) --- */
+/* --- the session manager (session.c), over a transport --- */
 struct tp_iotgw_session_stats {
 	uint64_t received, sent, send_errors, bad, ignored, unassociated;
 	uint64_t associated, configured, rejected, rejected_full, released, aborted, timed_out;
@@ -124,12 +179,57 @@ struct tp_iotgw_session_stats {
 };
 extern struct tp_iotgw_session_stats tp_iotgw_sess;
 
-int tp_iotgw_session_start(void);
-void tp_iotgw_session_tick(void);
-/* Fill an entry's metrics from its value map and start registering it. */
+struct tp_iotgw_io {
+	/* send an APDU to agent ip:port (host order); 0 or -errno */
+	int (*send)(struct tp_iotgw_io *io, const uint8_t *buf, size_t len, uint32_t ip,
+		    uint16_t port);
+	/* the agent's configuration is known: register it (start, or do it all) */
+	void (*registration)(struct tp_iotgw_io *io, int idx);
+	uint64_t now_ms;	/* the caller's clock, set before each call */
+};
+
+/* A datagram of agent ip:port for the session manager. */
+void tp_iotgw_session_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t len, uint32_t ip,
+			    uint16_t port);
+/* Remove agents silent for longer than the session timeout; last_seen(idx) in s. */
+void tp_iotgw_session_expire(uint64_t now_ms, uint32_t (*last_seen)(int idx));
+
+/* --- registration on the IN-CSE (register.c) --- */
+enum tp_iotgw_reg { TP_IOTGW_REG_IGNORE, TP_IOTGW_REG_NEXT, TP_IOTGW_REG_READY, TP_IOTGW_REG_FAILED };
+#define TP_IOTGW_REG_TIMEOUT_MS 1000
+#define TP_IOTGW_REG_TRIES 5
+
+/* Fill an entry's metrics from its value map; state REGISTERING, step 0 (the AE). */
+void tp_iotgw_reg_begin(int idx);
+/* The confirmable CoAP request of the entry's current step. */
+int tp_iotgw_reg_request(int idx, uint8_t *buf, size_t cap, uint16_t mid);
+/* An IN-CSE answer: which entry (*idx) and what it means; advances the step. */
+enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx);
+
+/* Synchronous registration: send, then wait for the answer (retry on timeout). */
+struct tp_iotgw_reg_link {
+	int (*send)(struct tp_iotgw_reg_link *l, const uint8_t *buf, size_t len);
+	/* one datagram from the IN-CSE, or -ETIMEDOUT once now_ms() passes deadline */
+	int (*recv)(struct tp_iotgw_reg_link *l, uint8_t *buf, size_t cap, uint64_t deadline_ms);
+	uint64_t (*now_ms)(struct tp_iotgw_reg_link *l);
+};
+/* 0 when the entry is ready, -errno when the IN-CSE refused or never answered. */
+int tp_iotgw_register_sync(int idx, struct tp_iotgw_reg_link *l);
+
+/* --- the dual plane's control side (control.c, registrar.c) --- */
+int tp_iotgw_control_start(void);
+void tp_iotgw_control_tick(void);
 void tp_iotgw_registrar_start(int idx);
 void tp_iotgw_registrar_tick(void);
 int tp_iotgw_registrar_init(void);
+
+/* --- single plane (single.c): signaling inline on the worker --- */
+struct tp_worker;
+struct rte_mbuf;
+int tp_iotgw_single_init(void);
+void tp_iotgw_single_input(struct tp_worker *w, struct rte_mbuf *m, const uint8_t *apdu,
+			   size_t len, uint32_t ip, uint16_t port);
+
 const char *tp_ae_state_name(uint8_t s);
 
 #endif

@@ -1,35 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The gateway's session manager (control plane): association, configuration,
- * release, abort and timeouts of 11073 agents, on an ordinary UDP socket that
- * the kernel feeds from the TAPs (the exception path). */
-#include <arpa/inet.h>
+/* The gateway's session manager: association, configuration, release, abort and
+ * timeouts of 11073 agents. Transport-free: datagrams come in through
+ * tp_iotgw_session_input(), answers and registrations go out through a struct
+ * tp_iotgw_io (the dual plane's control socket, a single-plane worker, or the
+ * socket gateway). It is the AE table's writer. */
 #include <errno.h>
-#include <netinet/in.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include "../../control/control.h"
-#include "../../core/log.h"
 #include "iotgw.h"
 
 struct tp_iotgw_session_stats tp_iotgw_sess;
-static int sock = -1;
 static const uint8_t manager_sysid[8] = {0x74, 0x70, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
 
-static void send_apdu(const struct tp_phd_apdu *a, const struct sockaddr_in *to)
+static void send_apdu(struct tp_iotgw_io *io, const struct tp_phd_apdu *a, uint32_t ip,
+		      uint16_t port)
 {
 	uint8_t buf[512];
 	int len = tp_phd_encode_apdu(a, buf, sizeof(buf));
 
-	if (len > 0 && sendto(sock, buf, (size_t)len, 0, (const struct sockaddr *)to, sizeof(*to)) > 0)
+	if (len > 0 && io->send(io, buf, (size_t)len, ip, port) == 0)
 		tp_iotgw_sess.sent++;
 	else
 		tp_iotgw_sess.send_errors++;
 }
 
-static void send_aare(const struct sockaddr_in *to, uint16_t result)
+static void send_aare(struct tp_iotgw_io *io, uint32_t ip, uint16_t port, uint16_t result)
 {
 	struct tp_phd_apdu a = {.type = TP_PHD_AARE};
 	struct tp_phd_aare *r = &a.u.aare;
@@ -43,11 +38,11 @@ static void send_aare(const struct sockaddr_in *to, uint16_t result)
 	r->phd.system_type = TP_PHD_SYS_TYPE_MANAGER;
 	r->phd.system_id = (struct tp_phd_octets){manager_sysid, sizeof(manager_sysid)};
 	r->phd.dev_config_id = 0; /* manager-config-response */
-	send_apdu(&a, to);
+	send_apdu(io, &a, ip, port);
 }
 
-static void send_config_rsp(const struct sockaddr_in *to, const struct tp_phd_data_apdu *d,
-			    uint16_t report_id, uint16_t result)
+static void send_config_rsp(struct tp_iotgw_io *io, uint32_t ip, uint16_t port,
+			    const struct tp_phd_data_apdu *d, uint16_t report_id, uint16_t result)
 {
 	struct tp_phd_config_rsp rsp = {report_id, result};
 	struct tp_phd_apdu a = {.type = TP_PHD_PRST};
@@ -62,7 +57,7 @@ static void send_config_rsp(const struct sockaddr_in *to, const struct tp_phd_da
 	a.u.prst.u.evt.time = d->u.evt.time;
 	a.u.prst.u.evt.type = d->u.evt.type;
 	a.u.prst.u.evt.info = (struct tp_phd_octets){info, (uint16_t)n};
-	send_apdu(&a, to);
+	send_apdu(io, &a, ip, port);
 }
 
 static void release_entry(uint32_t ip, uint16_t port)
@@ -74,7 +69,7 @@ static void release_entry(uint32_t ip, uint16_t port)
 	}
 }
 
-static void on_aarq(const struct tp_phd_aarq *q, const struct sockaddr_in *from, uint32_t ip,
+static void on_aarq(struct tp_iotgw_io *io, const struct tp_phd_aarq *q, uint32_t ip,
 		    uint16_t port)
 {
 	const struct tp_phd_assoc_info *ai = &q->phd;
@@ -84,13 +79,13 @@ static void on_aarq(const struct tp_phd_aarq *q, const struct sockaddr_in *from,
 	/* 20601 8.1: MDER, an agent, an EUI-64 system id */
 	if (q->phd_index < 0) {
 		tp_iotgw_sess.rejected++;
-		send_aare(from, TP_PHD_REJECTED_NO_COMMON_PROTOCOL);
+		send_aare(io, ip, port, TP_PHD_REJECTED_NO_COMMON_PROTOCOL);
 		return;
 	}
 	if (!(ai->encoding_rules & TP_PHD_ENC_MDER) || !(ai->system_type & TP_PHD_SYS_TYPE_AGENT) ||
 	    ai->system_id.len != 8) {
 		tp_iotgw_sess.rejected++;
-		send_aare(from, TP_PHD_REJECTED_NO_COMMON_PARAMETER);
+		send_aare(io, ip, port, TP_PHD_REJECTED_NO_COMMON_PARAMETER);
 		return;
 	}
 	release_entry(ip, port); /* a new association replaces the old one */
@@ -99,24 +94,24 @@ static void on_aarq(const struct tp_phd_aarq *q, const struct sockaddr_in *from,
 	if (idx < 0) {
 		/* the table is full: bounded, whatever the agents do */
 		tp_iotgw_sess.rejected_full++;
-		send_aare(from, TP_PHD_REJECTED_TRANSIENT);
+		send_aare(io, ip, port, TP_PHD_REJECTED_TRANSIENT);
 		return;
 	}
 	struct tp_ae *e = &tp_ae_table[idx];
 	e->config_id = ai->dev_config_id;
-	e->last_ms = tp_ctl_now_ms();
+	e->last_ms = io->now_ms;
 	tp_iotgw_sess.associated++;
 	if (tp_phd_std_value_map(ai->dev_config_id, &map) == 0) {
 		e->map = map;
-		send_aare(from, TP_PHD_ACCEPTED);
-		tp_iotgw_registrar_start(idx);
+		send_aare(io, ip, port, TP_PHD_ACCEPTED);
+		io->registration(io, idx);
 	} else {
 		/* extended configuration: the agent sends it next (20601 8.4) */
-		send_aare(from, TP_PHD_ACCEPTED_UNKNOWN_CONFIG);
+		send_aare(io, ip, port, TP_PHD_ACCEPTED_UNKNOWN_CONFIG);
 	}
 }
 
-static void on_config(const struct tp_phd_data_apdu *d, const struct sockaddr_in *from, uint32_t ip,
+static void on_config(struct tp_iotgw_io *io, const struct tp_phd_data_apdu *d, uint32_t ip,
 		      uint16_t port)
 {
 	struct tp_phd_config_report cfg;
@@ -132,107 +127,73 @@ static void on_config(const struct tp_phd_data_apdu *d, const struct sockaddr_in
 		return;
 	}
 	struct tp_ae *e = &tp_ae_table[idx];
-	e->last_ms = tp_ctl_now_ms();
+	e->last_ms = io->now_ms;
 	if (e->state != TP_AE_CONFIGURING) { /* a retransmission: answer again */
-		send_config_rsp(from, d, cfg.config_report_id, TP_PHD_CONFIG_ACCEPTED);
+		send_config_rsp(io, ip, port, d, cfg.config_report_id, TP_PHD_CONFIG_ACCEPTED);
 		return;
 	}
 	if (tp_phd_value_map_build(&cfg, &e->map, &err) < 0) {
-		send_config_rsp(from, d, cfg.config_report_id, TP_PHD_CONFIG_UNSUPPORTED);
+		send_config_rsp(io, ip, port, d, cfg.config_report_id, TP_PHD_CONFIG_UNSUPPORTED);
 		tp_iotgw_sess.bad++;
 		return;
 	}
-	send_config_rsp(from, d, cfg.config_report_id, TP_PHD_CONFIG_ACCEPTED);
+	send_config_rsp(io, ip, port, d, cfg.config_report_id, TP_PHD_CONFIG_ACCEPTED);
 	tp_iotgw_sess.configured++;
-	tp_iotgw_registrar_start(idx);
+	io->registration(io, idx);
 }
 
-static void sock_readable(int fd, void *arg)
+void tp_iotgw_session_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t len, uint32_t ip,
+			    uint16_t port)
 {
-	uint8_t buf[2048];
-	struct sockaddr_in from;
 	struct tp_phd_apdu a;
 	struct tp_phd_error err;
 
-	for (int budget = 256; budget > 0; budget--) {
-		socklen_t fl = sizeof(from);
-		ssize_t n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
-		if (n <= 0)
-			return;
-		tp_iotgw_sess.received++;
-		uint32_t ip = ntohl(from.sin_addr.s_addr);
-		uint16_t port = ntohs(from.sin_port);
-		if (tp_phd_decode_apdu(buf, (size_t)n, &a, &err) < 0) {
-			tp_iotgw_sess.bad++;
-			continue;
-		}
-		switch (a.type) {
-		case TP_PHD_AARQ:
-			on_aarq(&a.u.aarq, &from, ip, port);
-			break;
-		case TP_PHD_RLRQ: {
-			struct tp_phd_apdu r = {.type = TP_PHD_RLRE};
-			release_entry(ip, port);
-			r.u.reason = 0; /* release-response-reason normal (20601 A.9) */
-			send_apdu(&r, &from);
-			break;
-		}
-		case TP_PHD_ABRT:
-			release_entry(ip, port);
-			tp_iotgw_sess.aborted++;
-			break;
-		case TP_PHD_PRST:
-			if (a.u.prst.choice == TP_PHD_ROIV_CONF_EVENT_REPORT &&
-			    a.u.prst.u.evt.type == MDC_NOTI_CONFIG)
-				on_config(&a.u.prst, &from, ip, port);
-			else
-				tp_iotgw_sess.ignored++; /* e.g. a report before the AE is ready */
-			break;
-		default:
-			tp_iotgw_sess.ignored++;
-			break;
-		}
+	tp_iotgw_sess.received++;
+	if (tp_phd_decode_apdu(apdu, len, &a, &err) < 0) {
+		tp_iotgw_sess.bad++;
+		return;
+	}
+	switch (a.type) {
+	case TP_PHD_AARQ:
+		on_aarq(io, &a.u.aarq, ip, port);
+		break;
+	case TP_PHD_RLRQ: {
+		struct tp_phd_apdu r = {.type = TP_PHD_RLRE};
+		release_entry(ip, port);
+		r.u.reason = 0; /* release-response-reason normal (20601 A.9) */
+		send_apdu(io, &r, ip, port);
+		break;
+	}
+	case TP_PHD_ABRT:
+		release_entry(ip, port);
+		tp_iotgw_sess.aborted++;
+		break;
+	case TP_PHD_PRST:
+		if (a.u.prst.choice == TP_PHD_ROIV_CONF_EVENT_REPORT &&
+		    a.u.prst.u.evt.type == MDC_NOTI_CONFIG)
+			on_config(io, &a.u.prst, ip, port);
+		else
+			tp_iotgw_sess.ignored++; /* e.g. a report before the AE is ready */
+		break;
+	default:
+		tp_iotgw_sess.ignored++;
+		break;
 	}
 }
 
-void tp_iotgw_session_tick(void)
+void tp_iotgw_session_expire(uint64_t now, uint32_t (*last_seen)(int idx))
 {
-	static uint64_t next_ms;
-	uint64_t now = tp_ctl_now_ms();
-
-	if (now < next_ms)
-		return;
-	next_ms = now + 100;
 	tp_iotgw_now_s = (uint32_t)(now / 1000);
-	tp_iotgw_registrar_tick();
-	/* session timeouts: silent agents go, stuck associations too */
+	/* silent agents go, stuck associations too */
 	for (int i = 0; i < TP_AE_MAX; i++) {
 		struct tp_ae *e = &tp_ae_table[i];
 		if (e->state == TP_AE_FREE || (e->state == TP_AE_FAILED && e->ip == 0))
 			continue;
-		uint64_t seen = (uint64_t)tp_iotgw_last_seen(i) * 1000;
+		uint64_t seen = (uint64_t)last_seen(i) * 1000;
 		uint64_t last = seen > e->last_ms ? seen : e->last_ms;
 		if (now - last > tp_iotgw.session_timeout_ms) {
 			tp_ae_delete(i);
 			tp_iotgw_sess.timed_out++;
 		}
 	}
-}
-
-int tp_iotgw_session_start(void)
-{
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(tp_iotgw.port)};
-	int one = 1;
-
-	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (sock < 0)
-		return -errno;
-	setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int err = -errno;
-		close(sock);
-		sock = -1;
-		return err;
-	}
-	return tp_ctl_add_fd(sock, sock_readable, NULL);
 }

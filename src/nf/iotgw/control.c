@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The dual plane's control side: the session manager on an ordinary UDP socket
+ * that the kernel feeds from the TAPs (the exception path), the asynchronous
+ * registrar, and the timeouts, all on the control thread. In single-plane mode
+ * only the timeouts run here, under the lock the worker takes for signaling. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rte_rcu_qsbr.h>
+
+#include "../../control/control.h"
+#include "../../core/tp.h"
+#include "iotgw.h"
+#include "single.h"
+
+static int sock = -1;
+
+static int sock_send(struct tp_iotgw_io *io, const uint8_t *buf, size_t len, uint32_t ip,
+		     uint16_t port)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(ip)};
+	(void)io;
+	return sendto(sock, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0 ? -errno : 0;
+}
+
+static void async_registration(struct tp_iotgw_io *io, int idx)
+{
+	(void)io;
+	tp_iotgw_registrar_start(idx);
+}
+
+static struct tp_iotgw_io io = {.send = sock_send, .registration = async_registration};
+
+static void sock_readable(int fd, void *arg)
+{
+	uint8_t buf[2048];
+	struct sockaddr_in from;
+
+	(void)arg;
+	for (int budget = 256; budget > 0; budget--) {
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+		if (n <= 0)
+			return;
+		io.now_ms = tp_ctl_now_ms();
+		tp_iotgw_session_input(&io, buf, (size_t)n, ntohl(from.sin_addr.s_addr),
+				       ntohs(from.sin_port));
+	}
+}
+
+void tp_iotgw_control_tick(void)
+{
+	static uint64_t next_ms;
+	uint64_t now = tp_ctl_now_ms();
+
+	if (now < next_ms)
+		return;
+	next_ms = now + 100;
+	if (tp_iotgw.single_plane) {
+		tp_iotgw_single_lock();
+		tp_iotgw_session_expire(now, tp_iotgw_last_seen);
+		tp_iotgw_single_unlock();
+		tp_iotgw_single_tick();
+		return;
+	}
+	tp_iotgw_registrar_tick();
+	tp_iotgw_session_expire(now, tp_iotgw_last_seen);
+}
+
+int tp_iotgw_control_start(void)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(tp_iotgw.port)};
+	int one = 1, ret;
+
+	if (tp_iotgw.single_plane) {
+		if ((ret = tp_iotgw_single_init()) < 0)
+			return ret;
+		return tp_ctl_add_tick(tp_iotgw_control_tick);
+	}
+	if ((ret = tp_iotgw_registrar_init()) < 0)
+		return ret;
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (sock < 0)
+		return -errno;
+	setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		ret = -errno;
+		close(sock);
+		sock = -1;
+		return ret;
+	}
+	if ((ret = tp_ctl_add_fd(sock, sock_readable, NULL)) < 0)
+		return ret;
+	return tp_ctl_add_tick(tp_iotgw_control_tick);
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Frames of the gateway's data plane (fast.c), shared with single-plane mode (single.c).
+ * Worker context only. */
+#ifndef TP_NF_IOTGW_FAST_H
+#define TP_NF_IOTGW_FAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../core/worker.h"
+#include "../../proto/ip4.h"
+#include "iotgw.h"
+
+#define TP_IOTGW_HDR_LEN (TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8)
+#define TP_IOTGW_COAP_SPORT 5683
+
+struct tp_iotgw_dp *tp_iotgw_wstate(const struct tp_worker *w);
+
+/* A new frame from pool to dst (host order), routed like any packet: Ethernet
+ * header written, m->port set; returns where the UDP payload goes (room bytes
+ * there), or NULL (no route, unresolved, no mbuf: counted in dp). */
+uint8_t *tp_iotgw_frame_to(struct tp_iotgw_dp *dp, struct rte_mempool *pool, uint32_t dst,
+			   struct rte_mbuf **m, size_t *room);
+/* Finish it (IPv4 and UDP headers for a payload of len bytes) and queue it. */
+void tp_iotgw_frame_send(struct tp_worker *w, struct rte_mbuf *m, uint32_t dst, uint16_t sport,
+			 uint16_t dport, size_t len, uint16_t ip_id);
+/* Turn a received datagram m (l3, l4 inside it) into one carrying payload back
+ * to its sender (addresses and ports swapped, out of the port it came in), and queue it. */
+void tp_iotgw_reply(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t *l4,
+		    const uint8_t *payload, size_t len);
+
+#endif

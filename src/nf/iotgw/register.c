@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Registration of a device on the IN-CSE: its AE (/cse-in/PHD-<sysid>, originator
+ * C<sysid>), then one container per metric, each a confirmable CoAP CREATE.
+ * Transport-free: the request builder and the answer check serve the dual plane's
+ * asynchronous registrar (registrar.c); tp_iotgw_register_sync() drives the same
+ * steps over a link that waits (single plane, socket gateway). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../proto/phd_nomenclature.h"
+#include "iotgw.h"
+
+/* The metrics of a configuration: one per object with a known type. */
+static void metrics_from_map(struct tp_ae *e)
+{
+	e->n_metrics = 0;
+	for (unsigned int i = 0; i < e->map.nobjs && e->n_metrics < TP_AE_MAX_METRICS; i++) {
+		const struct tp_phd_obj_map *om = &e->map.obj[i];
+		struct tp_ae_metric *mt = &e->metric[e->n_metrics];
+		const struct tp_phd_metric *known;
+
+		if (om->type_code == 0)
+			continue;
+		known = tp_phd_metric_find(om->type_partition, om->type_code, om->unit);
+		mt->handle = om->handle;
+		if (known)
+			snprintf(mt->label, sizeof(mt->label), "%s", known->label);
+		else
+			snprintf(mt->label, sizeof(mt->label), "m%u-%u", om->type_partition,
+				 om->type_code);
+		if (tp_phd_unit_symbol(om->unit, mt->unit, sizeof(mt->unit)) == NULL)
+			mt->unit[0] = '\0';
+		char label[sizeof(mt->label)];
+		memcpy(label, mt->label, sizeof(label));
+		snprintf(mt->path, sizeof(mt->path), "/%s/%s/%s", tp_iotgw.cse_name, e->ae_name,
+			 label);
+		e->n_metrics++;
+	}
+}
+
+void tp_iotgw_reg_begin(int idx)
+{
+	struct tp_ae *e = &tp_ae_table[idx];
+
+	metrics_from_map(e);
+	e->reg_step = 0;
+	e->reg_tries = 0;
+	e->reg_due_ms = 0;
+	tp_ae_set_state(idx, TP_AE_REGISTERING);
+}
+
+int tp_iotgw_reg_request(int idx, uint8_t *buf, size_t cap, uint16_t mid)
+{
+	struct tp_ae *e = &tp_ae_table[idx];
+	uint8_t tok[4];
+	char json[256], path[96], rqi[24];
+	int jl;
+
+	memcpy(tok, &idx, 2);
+	memcpy(tok + 2, &e->gen, 2);
+	if (e->reg_step == 0) {
+		snprintf(path, sizeof(path), "/%s", tp_iotgw.cse_name);
+		jl = tp_m2m_ae_json(json, sizeof(json), e->ae_name, "Ntwinplane.phd");
+	} else {
+		snprintf(path, sizeof(path), "/%s/%s", tp_iotgw.cse_name, e->ae_name);
+		jl = tp_m2m_cnt_json(json, sizeof(json), e->metric[e->reg_step - 1].label, 0);
+	}
+	snprintf(rqi, sizeof(rqi), "reg-%d-%u", idx, e->reg_step);
+	e->reg_mid = mid;
+	struct tp_m2m_create req = {
+		.type = TP_COAP_CON, .mid = mid, .token = tok, .tkl = 4, .path = path,
+		.ty = e->reg_step == 0 ? TP_M2M_TY_AE : TP_M2M_TY_CNT, .from = e->origin, .rqi = rqi,
+		.payload = json, .payload_len = jl > 0 ? (size_t)jl : 0,
+	};
+	return tp_m2m_create_req(buf, cap, &req);
+}
+
+enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx_out)
+{
+	struct tp_coap_msg m;
+	uint16_t idx, gen;
+
+	if (tp_coap_decode(buf, len, &m) < 0 || m.tkl != 4)
+		return TP_IOTGW_REG_IGNORE;
+	memcpy(&idx, m.token, 2);
+	memcpy(&gen, m.token + 2, 2);
+	if (idx >= TP_AE_MAX)
+		return TP_IOTGW_REG_IGNORE;
+	struct tp_ae *e = &tp_ae_table[idx];
+	if (e->gen != gen || e->state != TP_AE_REGISTERING)
+		return TP_IOTGW_REG_IGNORE; /* late answer for a gone or finished registration */
+	*idx_out = idx;
+	int rsc = tp_m2m_rsc(&m);
+	/* created, or there already (a device that associates again) */
+	if (TP_COAP_CODE_CLASS(m.code) != 2 && rsc != TP_M2M_RSC_CONFLICT &&
+	    rsc != TP_M2M_RSC_ALREADY_REGISTERED) {
+		e->reg_due_ms = 0;
+		tp_iotgw_sess.reg_failed++;
+		tp_ae_set_state(idx, TP_AE_FAILED);
+		return TP_IOTGW_REG_FAILED;
+	}
+	e->reg_tries = 0;
+	if (++e->reg_step > e->n_metrics) {
+		e->reg_due_ms = 0;
+		tp_iotgw_sess.reg_ready++;
+		/* everything the data plane needs is written: publish */
+		tp_ae_set_state(idx, TP_AE_READY);
+		return TP_IOTGW_REG_READY;
+	}
+	return TP_IOTGW_REG_NEXT;
+}
+
+int tp_iotgw_register_sync(int idx, struct tp_iotgw_reg_link *l)
+{
+	static uint16_t mid;
+	uint8_t req[1024], rsp[2048];
+	struct tp_ae *e = &tp_ae_table[idx];
+
+	tp_iotgw_reg_begin(idx);
+	while (e->state == TP_AE_REGISTERING) {
+		uint8_t step = e->reg_step;
+		int n = tp_iotgw_reg_request(idx, req, sizeof(req), mid++);
+		if (n < 0 || l->send(l, req, (size_t)n) < 0) {
+			tp_iotgw_sess.reg_failed++;
+			tp_ae_set_state(idx, TP_AE_FAILED);
+			return -EIO;
+		}
+		tp_iotgw_sess.reg_requests++;
+		uint64_t deadline = l->now_ms(l) + TP_IOTGW_REG_TIMEOUT_MS * (1u << e->reg_tries);
+		/* wait for this step's answer; others (late, other entries) are ignored */
+		while (e->state == TP_AE_REGISTERING && e->reg_step == step) {
+			int got, r = l->recv(l, rsp, sizeof(rsp), deadline);
+			if (r == -ETIMEDOUT) {
+				if (++e->reg_tries >= TP_IOTGW_REG_TRIES) {
+					tp_iotgw_sess.reg_failed++;
+					tp_ae_set_state(idx, TP_AE_FAILED);
+					return -ETIMEDOUT;
+				}
+				tp_iotgw_sess.reg_retries++;
+				break; /* send again */
+			}
+			if (r > 0)
+				(void)tp_iotgw_reg_response(rsp, (size_t)r, &got);
+		}
+	}
+	return e->state == TP_AE_READY ? 0 : -ECONNREFUSED;
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Single-plane mode (single.c): the lock that makes the worker and the control
+ * thread take turns as the AE table's writer, and the control side's upkeep. */
+#ifndef TP_NF_IOTGW_SINGLE_H
+#define TP_NF_IOTGW_SINGLE_H
+
+void tp_iotgw_single_lock(void);
+void tp_iotgw_single_unlock(void);
+/* Once a second while the IN-CSE's neighbour is unresolved: have the kernel resolve it. */
+void tp_iotgw_single_tick(void);
+
+#endif
