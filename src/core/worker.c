@@ -92,16 +92,20 @@ int tp_worker_main(void *arg)
 	struct tp_worker *w = arg;
 	uint32_t idle = 0, sleep_us = 1;
 	struct rte_mbuf *pkts[TP_BURST];
+	uint64_t t0;
 
 	rte_rcu_qsbr_thread_register(tp.qs, w->id);
 	rte_rcu_qsbr_thread_online(tp.qs, w->id);
 	w->st.start_tsc = rte_rdtsc();
 	w->tb.last_tsc = w->st.start_tsc;
+	t0 = w->st.start_tsc;
 
+	/* One TSC read per iteration, at its end: that is also where the next
+	 * iteration starts, so a busy iteration's cycles are t1 - t0. */
 	while (likely(tp.running)) {
-		uint64_t t0 = rte_rdtsc();
 		const struct tp_worker_conf *c = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
 		unsigned int work = 0;
+		uint64_t t1;
 
 		for (unsigned int q = 0; c != NULL && q < c->n_rxq; q++) {
 			uint16_t port = c->rxq[q].port;
@@ -117,12 +121,15 @@ int tp_worker_main(void *arg)
 		work += worker_drain_inject(w);
 		rte_rcu_qsbr_quiescent(tp.qs, w->id);
 		w->st.polls++;
+		t1 = rte_rdtsc();
 		if (work) {
-			w->st.busy_cycles += rte_rdtsc() - t0;
+			w->st.busy_cycles += t1 - t0;
+			t0 = t1;
 			idle = 0;
 			sleep_us = 1;
 			continue;
 		}
+		t0 = t1;
 		w->st.idle_polls++;
 		/* as grout does: after many empty polls, sleep a little (off for benchmarks) */
 		if (tp.backoff && ++idle > 256) {
@@ -131,6 +138,7 @@ int tp_worker_main(void *arg)
 			rte_rcu_qsbr_thread_online(tp.qs, w->id);
 			if (sleep_us < tp.backoff_max_us)
 				sleep_us *= 2;
+			t0 = rte_rdtsc(); /* the sleep is not the next iteration's */
 		}
 	}
 	rte_rcu_qsbr_thread_offline(tp.qs, w->id);

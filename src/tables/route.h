@@ -13,6 +13,7 @@
 #define TP_TABLES_ROUTE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_lpm.h>
 #include <rte_rcu_qsbr.h>
@@ -57,6 +58,26 @@ void tp_route_flush_port(uint16_t port);
 const struct tp_route *tp_route_iterate(uint32_t *iter);
 unsigned int tp_route_count(void);
 const char *tp_route_type_name(enum tp_route_type t);
+
+/* An LPM entry no lookup returns (depth 63): a "nothing cached" value for callers
+ * that keep the last entry they resolved. */
+#define TP_ROUTE_ENTRY_NONE UINT32_MAX
+
+/* Datapath: the LPM entry ip (host order) resolves to, read as rte_lpm_lookup()
+ * reads it (tbl24, then tbl8 for a tbl24 entry that extends to one): a hit when
+ * e & RTE_LPM_LOOKUP_SUCCESS, with next-hop id e & 0xffffff. Two addresses with
+ * the same entry have the same next hop, so a caller may compare entries to skip
+ * work it did for the previous address. */
+static inline uint32_t tp_route_entry(const struct rte_lpm *lpm, uint32_t ip)
+{
+	uint32_t e;
+
+	memcpy(&e, &lpm->tbl24[ip >> 8], sizeof(e));
+	if (unlikely((e & RTE_LPM_VALID_EXT_ENTRY_BITMASK) == RTE_LPM_VALID_EXT_ENTRY_BITMASK))
+		memcpy(&e, &lpm->tbl8[(uint8_t)ip + (e & 0x00ffffff) * RTE_LPM_TBL8_GROUP_NUM_ENTRIES],
+		       sizeof(e));
+	return e;
+}
 
 /* Datapath: next-hop ids for n addresses (host order); a miss gives UINT32_MAX.
  * Four at a time with rte_lpm_lookupx4 (SSE), as l3fwd does. */

@@ -13,6 +13,10 @@
 
 #define TP_IOTGW_HDR_LEN (TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8)
 #define TP_IOTGW_COAP_SPORT 5683
+/* Single plane's registration requests leave from their own port: a CoAP server
+ * (aiocoap in ACME) deduplicates by (endpoint, message id), and the data plane's
+ * NON requests number theirs independently. */
+#define TP_IOTGW_REG_SPORT 5690
 
 struct tp_iotgw_dp *tp_iotgw_wstate(const struct tp_worker *w);
 

@@ -102,7 +102,7 @@ static int cse_send(struct tp_iotgw_reg_link *l, const uint8_t *buf, size_t len)
 		return -EMSGSIZE;
 	}
 	memcpy(p, buf, len);
-	tp_iotgw_frame_send(c->w, m, tp_iotgw.cse_ip, TP_IOTGW_COAP_SPORT, tp_iotgw.cse_port, len, 0);
+	tp_iotgw_frame_send(c->w, m, tp_iotgw.cse_ip, TP_IOTGW_REG_SPORT, tp_iotgw.cse_port, len, 0);
 	tp_worker_tx_flush(c->w);
 	return 0;
 }
@@ -131,6 +131,27 @@ static const uint8_t *from_cse(struct rte_mbuf *m, size_t *len)
 	return udp + 8;
 }
 
+/* While the worker waits, ARP still goes to the kernel and what the kernel sends
+ * (its ARP answers among them) still leaves: the IN-CSE's answer may need both. */
+static int keep_arp_going(struct tp_worker *w, struct rte_mbuf *m)
+{
+	const uint8_t *eth = m != NULL ? rte_pktmbuf_mtod(m, const uint8_t *) : NULL;
+	struct rte_mbuf *out[TP_BURST];
+	unsigned int n;
+
+	if (m != NULL && rte_pktmbuf_data_len(m) >= TP_ETH_HDR_LEN && eth[12] == 0x08 &&
+	    eth[13] == 0x06) {
+		tp_worker_punt(w, m, TP_PUNT_ARP);
+		return 1;
+	}
+	n = rte_ring_sc_dequeue_burst(w->inject_ring, (void **)out, TP_BURST, NULL);
+	for (unsigned int i = 0; i < n; i++)
+		tp_worker_tx_enqueue(w, out[i], out[i]->port);
+	if (n)
+		tp_worker_tx_flush(w);
+	return 0;
+}
+
 /* Wait on the worker's receive queues for one datagram of the IN-CSE. */
 static int cse_recv(struct tp_iotgw_reg_link *l, uint8_t *buf, size_t cap, uint64_t deadline)
 {
@@ -149,6 +170,8 @@ static int cse_recv(struct tp_iotgw_reg_link *l, uint8_t *buf, size_t cap, uint6
 			for (uint16_t i = 0; i < n; i++) {
 				size_t len;
 				const uint8_t *p = got < 0 ? from_cse(pkts[i], &len) : NULL;
+				if (p == NULL && keep_arp_going(w, pkts[i]))
+					continue;
 				if (p != NULL && len <= cap) {
 					memcpy(buf, p, len);
 					got = (int)len;
@@ -162,6 +185,7 @@ static int cse_recv(struct tp_iotgw_reg_link *l, uint8_t *buf, size_t cap, uint6
 			if (got >= 0)
 				return got;
 		}
+		(void)keep_arp_going(w, NULL);
 	}
 	return -ETIMEDOUT;
 }
@@ -197,7 +221,8 @@ void tp_iotgw_single_input(struct tp_worker *w, struct rte_mbuf *m, const uint8_
 			   size_t len, uint32_t ip, uint16_t port)
 {
 	struct single_ctx c = {
-		.io = {.send = agent_send, .registration = sync_registration, .now_ms = tsc_ms()},
+		/* the control thread's clock: it runs the timeouts (vDSO, no system call) */
+		.io = {.send = agent_send, .registration = sync_registration, .now_ms = tp_ctl_now_ms()},
 		.link = {.send = cse_send, .recv = cse_recv, .now_ms = link_now},
 		.w = w, .dp = tp_iotgw_wstate(w), .req = m,
 	};

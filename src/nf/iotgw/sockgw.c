@@ -41,7 +41,10 @@ struct tp_iotgw_conf tp_iotgw = {
 
 static volatile sig_atomic_t stop, dump;
 static struct tp_iotgw_dp dp;
-static int agent_sock = -1, cse_sock = -1;
+/* the registration has its own socket (so its own port): a CoAP server
+ * deduplicates by (endpoint, message id), and the NON requests of the report
+ * path number theirs independently */
+static int agent_sock = -1, cse_sock = -1, reg_sock = -1;
 static const char *stats_path;
 
 /* CoAP requests of one receive batch, sent together */
@@ -102,12 +105,12 @@ static int agent_send(struct tp_iotgw_io *io, const uint8_t *buf, size_t len, ui
 static int cse_send(struct tp_iotgw_reg_link *l, const uint8_t *buf, size_t len)
 {
 	(void)l;
-	return send(cse_sock, buf, len, 0) < 0 ? -errno : 0;
+	return send(reg_sock, buf, len, 0) < 0 ? -errno : 0;
 }
 
 static int cse_recv(struct tp_iotgw_reg_link *l, uint8_t *buf, size_t cap, uint64_t deadline)
 {
-	struct pollfd p = {.fd = cse_sock, .events = POLLIN};
+	struct pollfd p = {.fd = reg_sock, .events = POLLIN};
 
 	(void)l;
 	for (;;) {
@@ -118,7 +121,7 @@ static int cse_recv(struct tp_iotgw_reg_link *l, uint8_t *buf, size_t cap, uint6
 		if (r < 0 && errno != EINTR)
 			return -errno;
 		if (r > 0) {
-			ssize_t n = recv(cse_sock, buf, cap, MSG_DONTWAIT);
+			ssize_t n = recv(reg_sock, buf, cap, MSG_DONTWAIT);
 			if (n >= 0)
 				return (int)n;
 		}
@@ -310,11 +313,13 @@ int main(int argc, char **argv)
 	int rb = (int)rcvbuf;
 	agent_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	cse_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (agent_sock < 0 || cse_sock < 0 ||
+	reg_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (agent_sock < 0 || cse_sock < 0 || reg_sock < 0 ||
 	    (setsockopt(agent_sock, SOL_SOCKET, SO_RCVBUFFORCE, &rb, sizeof(rb)) < 0 &&
 	     setsockopt(agent_sock, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb)) < 0) ||
 	    bind(agent_sock, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    connect(cse_sock, (struct sockaddr *)&cse, sizeof(cse)) < 0) {
+	    connect(cse_sock, (struct sockaddr *)&cse, sizeof(cse)) < 0 ||
+	    connect(reg_sock, (struct sockaddr *)&cse, sizeof(cse)) < 0) {
 		fprintf(stderr, "twinplane-sockgw: sockets: %s\n", strerror(errno));
 		return 1;
 	}

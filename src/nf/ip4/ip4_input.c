@@ -23,11 +23,11 @@ static const enum tp_drop verdict_drop[] = {
 	[TP_IP4_BAD_CHECKSUM] = TP_DROP_IP_BAD_CHECKSUM,
 };
 
-/* Classify a frame the fast test refused, carefully, in RFC order. Returns 1 with
- * *dst set when it is an IPv4 packet to route after all (an Ethernet-padded one);
- * otherwise the frame has been punted or dropped. */
-static __rte_noinline int ip4_classify_slow(struct tp_worker *w, struct rte_mbuf *m,
-					     const struct rte_ether_addr *port_mac, uint32_t *dst)
+/* Classify a frame the fast test refused, carefully, in RFC order. Returns the
+ * destination address (host order) when it is an IPv4 packet to route after all
+ * (an Ethernet-padded one); otherwise -1: the frame has been punted or dropped. */
+static __rte_noinline int64_t ip4_classify_slow(struct tp_worker *w, struct rte_mbuf *m,
+						 const struct rte_ether_addr *port_mac)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	uint32_t len = rte_pktmbuf_data_len(m);
@@ -35,19 +35,19 @@ static __rte_noinline int ip4_classify_slow(struct tp_worker *w, struct rte_mbuf
 
 	if (len < TP_ETH_HDR_LEN) {
 		tp_worker_drop(w, m, TP_DROP_L2_TOO_SHORT);
-		return 0;
+		return -1;
 	}
 	group = rte_is_multicast_ether_addr(&eth->dst_addr);
 	if (!group && !rte_is_same_ether_addr(&eth->dst_addr, port_mac)) {
 		tp_worker_drop(w, m, TP_DROP_L2_OTHER_HOST);
-		return 0;
+		return -1;
 	}
 	if (eth->ether_type != RTE_BE16(TP_ETHERTYPE_IP4)) {
 		if (eth->ether_type == RTE_BE16(TP_ETHERTYPE_ARP))
 			tp_worker_punt(w, m, TP_PUNT_ARP);
 		else
 			tp_worker_drop(w, m, TP_DROP_L2_UNSUPPORTED);
-		return 0;
+		return -1;
 	}
 
 	uint8_t *ip = (uint8_t *)(eth + 1);
@@ -55,13 +55,13 @@ static __rte_noinline int ip4_classify_slow(struct tp_worker *w, struct rte_mbuf
 	enum tp_ip4_verdict v = tp_ip4_check(ip, avail); /* RFC 1812 5.2.2 */
 	if (v != TP_IP4_OK) {
 		tp_worker_drop(w, m, verdict_drop[v]);
-		return 0;
+		return -1;
 	}
 	/* RFC 1812 5.3.7: no forwarding from 0/8, 127/8 or class D/E sources */
 	uint8_t s0 = ip[12];
 	if (s0 == 0 || s0 == 127 || s0 >= 224) {
 		tp_worker_drop(w, m, TP_DROP_IP_MARTIAN_SRC);
-		return 0;
+		return -1;
 	}
 	uint32_t tot = ((uint32_t)ip[2] << 8) | ip[3];
 	if (tot < avail) /* Ethernet padding: the frame carries the packet only */
@@ -72,72 +72,63 @@ static __rte_noinline int ip4_classify_slow(struct tp_worker *w, struct rte_mbuf
 	d = rte_be_to_cpu_32(d);
 	if (group || d >= 0xe0000000u) {
 		tp_worker_punt(w, m, TP_PUNT_MULTICAST);
-		return 0;
+		return -1;
 	}
 	if (ip[0] != 0x45) { /* options: the kernel processes them */
 		tp_worker_punt(w, m, TP_PUNT_OPTIONS);
-		return 0;
+		return -1;
 	}
 	if (ip[8] <= 1) { /* the kernel sends Time Exceeded (RFC 1812 5.3.1) */
 		tp_worker_punt(w, m, TP_PUNT_TTL);
-		return 0;
+		return -1;
 	}
-	*dst = d;
-	return 1;
+	return d;
 }
-
-#define NH_NONE (UINT32_MAX - 1) /* no next hop cached: LPM gives < 2^24 or UINT32_MAX */
 
 /* Per-burst constants of the fast test. */
 struct ip4_fast {
-#ifdef __AVX2__
-	__m256i lo, hi; /* allowed range of each of the frame's first 32 bytes */
+#ifdef __SSE4_1__
+	__m128i l2;	/* bytes 0-15 as they must be: port MAC, type 0x0800, IPv4 IHL 5 */
 #else
-	uint64_t mac; /* port MAC in the low 6 bytes */
+	uint64_t mac;	/* port MAC in the low 6 bytes */
 #endif
 };
 
-#ifdef __AVX2__
-/* Byte ranges of the first 32 bytes of a frame the fast path takes: the port's
- * MAC (0-5, filled in per burst), type 0x0800 (12-13), version 4 with IHL 5
- * (14), TTL > 1 (22), source 1-223.x (26; 127 is tested apart), destination
- * below 224.0.0.0 (30). */
-static const uint8_t fast_range[2][32] __rte_aligned(32) = {
-	{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0x45, 0, 0, 0, 0, 0,
-	 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0},
-	{0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x08, 0x00, 0x45, 0xff,
-	 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 223, 0xff, 0xff, 0xff, 223, 0xff},
+#ifdef __SSE4_1__
+/* which of bytes 0-15 ip4_fast.l2 fixes: 0-5 (destination MAC), 12-14 */
+static const uint8_t fast_l2_mask[16] __rte_aligned(16) = {
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0,
 };
 #endif
 
 static inline void ip4_fast_init(struct ip4_fast *f, uint64_t mac)
 {
-#ifdef __AVX2__
-	__m256i mv = _mm256_set_epi64x(0, 0, 0, (long long)mac);
-
-	f->lo = _mm256_or_si256(_mm256_load_si256((const __m256i *)fast_range[0]), mv);
-	f->hi = _mm256_or_si256(_mm256_load_si256((const __m256i *)fast_range[1]), mv);
+#ifdef __SSE4_1__
+	f->l2 = _mm_set_epi64x((long long)(((uint64_t)0x45 << 48) | ((uint64_t)RTE_BE16(TP_ETHERTYPE_IP4) << 32)),
+			       (long long)mac);
 #else
 	f->mac = mac;
 #endif
 }
 
 /* Header checksum of a 20-byte header verifies (RFC 1071): a 64-bit
- * one's-complement sum with add-with-carry, folded 64 -> 32 -> 16 by adding
- * each value to itself rotated by half (the high half then holds the
- * end-around-carry sum of both halves); valid when the 16-bit sum is 0xffff. */
+ * one's-complement sum (add with carry, the last carry added back), folded
+ * 64 -> 32 -> 16 by adding each value to itself rotated by half (the high half
+ * then holds the end-around-carry sum of both halves); a valid header sums to
+ * 0xffff. */
 static inline int ip4_sum20_ok(const uint8_t *ip)
 {
-	unsigned long long a, b, s;
+	uint64_t s, b;
 	uint32_t c;
-	unsigned char cf;
 
-	memcpy(&a, ip, 8);
+	memcpy(&s, ip, 8);
 	memcpy(&b, ip + 8, 8);
 	memcpy(&c, ip + 16, 4);
-	cf = _addcarry_u64(0, a, b, &s);
-	cf = _addcarry_u64(cf, s, c, &s);
-	_addcarry_u64(cf, s, 0, &s); /* cannot carry again */
+	/* s + b + c + carries; the last adc cannot carry out again */
+	__asm__("addq %[b], %[s]\n\tadcq %[c], %[s]\n\tadcq $0, %[s]"
+		: [s] "+r"(s)
+		: [b] "r"(b), [c] "r"((uint64_t)c)
+		: "cc");
 	uint64_t t = s + ((s >> 32) | (s << 32));
 	uint32_t u = (uint32_t)(t >> 32);
 	uint32_t v = u + ((u >> 16) | (u << 16));
@@ -150,20 +141,21 @@ static inline int ip4_sum20_ok(const uint8_t *ip)
  * slow path, which checks again in order and names the reason. Reading the
  * header of a frame shorter than one is safe: the bytes are inside the mbuf's
  * data room, and the length test sends such a frame to the slow path whatever
- * they hold. Sets *dst (host order) when the packet is to be routed. */
-static inline int ip4_classify(struct tp_worker *w, struct rte_mbuf *m, const struct ip4_fast *f,
-			       const struct rte_ether_addr *port_mac_p, uint32_t *dst)
+ * they hold. Returns the destination (host order) of a packet to route, or -1
+ * when the packet has been consumed. */
+static __rte_always_inline int64_t ip4_classify(struct tp_worker *w, struct rte_mbuf *m,
+						 const uint8_t *eth, const struct ip4_fast *f,
+						 const struct rte_ether_addr *port_mac_p)
 {
-	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *ip = eth + TP_ETH_HDR_LEN;
 	uint32_t len = rte_pktmbuf_data_len(m);
 	uint16_t tot_be;
 	uint32_t d;
 
-#ifdef __AVX2__
-	__m256i v = _mm256_loadu_si256((const __m256i *)eth);
-	__m256i c = _mm256_min_epu8(_mm256_max_epu8(v, f->lo), f->hi);
-	if (unlikely((uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(c, v)) != UINT32_MAX))
+#ifdef __SSE4_1__
+	__m128i v = _mm_loadu_si128((const __m128i *)eth);
+	if (unlikely(!_mm_testz_si128(_mm_xor_si128(v, f->l2),
+				      _mm_load_si128((const __m128i *)fast_l2_mask))))
 		goto slow;
 #else
 	uint64_t dmac;
@@ -171,11 +163,11 @@ static inline int ip4_classify(struct tp_worker *w, struct rte_mbuf *m, const st
 
 	memcpy(&dmac, eth, 8);
 	memcpy(&et_vihl, eth + 12, 4);
-	if (unlikely(((dmac ^ f->mac) << 16) != 0 || (et_vihl & 0xffffff) != 0x450008 ||
-		     ip[8] <= 1 || ip[12] == 0 || ip[12] >= 224 || ip[16] >= 224))
+	if (unlikely(((dmac ^ f->mac) << 16) != 0 || (et_vihl & 0xffffff) != 0x450008))
 		goto slow;
 #endif
-	if (unlikely(ip[12] == 127))
+	/* TTL > 1; no source in 0/8, 127/8, 224/3 (RFC 1812 5.3.7); no multicast destination */
+	if (unlikely(ip[8] <= 1 || (uint8_t)(ip[12] - 1) >= 223 || ip[12] == 127 || ip[16] >= 224))
 		goto slow;
 	memcpy(&tot_be, ip + 2, 2);
 	if (unlikely(len < TP_ETH_HDR_LEN + TP_IP4_HDR_LEN ||
@@ -187,10 +179,9 @@ static inline int ip4_classify(struct tp_worker *w, struct rte_mbuf *m, const st
 	    unlikely(!ip4_sum20_ok(ip)))
 		goto slow;
 	memcpy(&d, ip + 16, 4);
-	*dst = rte_be_to_cpu_32(d);
-	return 1;
+	return rte_be_to_cpu_32(d);
 slow:
-	return ip4_classify_slow(w, m, port_mac_p, dst);
+	return ip4_classify_slow(w, m, port_mac_p);
 }
 
 /* TTL - 1 and the checksum patched to match (RFC 1812 5.3.1; RFC 1624 eqn. 3,
@@ -257,82 +248,93 @@ static inline int ip4_nh_switch(struct tp_worker *w, struct rte_mbuf *m, uint32_
 	return 1;
 }
 
+/* What a burst keeps between its packets. */
+struct ip4_burst {
+	struct tp_worker *w;
+	const struct rte_ether_addr *port_mac;
+	const struct rte_lpm *lpm;
+	const struct tp_nexthop *nht;
+	struct ip4_fast f;
+	uint32_t cur;		/* LPM entry l2/smac/b belong to, or TP_ROUTE_ENTRY_NONE */
+	uint64_t l2, smac, bit;
+	struct tp_txbuf *b;	/* output buffer of the cached next hop */
+	unsigned int bn;	/* its fill, written back to b->n when the buffer changes */
+};
+
+static inline void ip4_burst_sync(struct ip4_burst *s)
+{
+	if (s->b != NULL) {
+		s->b->n = (uint16_t)s->bn;
+		s->w->tx_dirty |= s->bn ? s->bit : 0;
+		s->b = NULL;
+	}
+	s->cur = TP_ROUTE_ENTRY_NONE;
+}
+
+/* One packet, start to end: check, look up, rewrite, buffer. Bursts mostly go to
+ * one next hop: the LPM entry of the destination is compared with the last one
+ * resolved, and only a different entry loads the next hop's forwarding word and
+ * source MAC and writes back the output buffer's fill (before anything that may
+ * touch the buffers: punts, local functions). */
+static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
+{
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	int64_t d = ip4_classify(s->w, m, eth, &s->f, s->port_mac);
+	uint32_t e;
+
+	if (unlikely(d < 0))
+		return;
+	e = tp_route_entry(s->lpm, (uint32_t)d);
+	if (unlikely(e != s->cur)) {
+		ip4_burst_sync(s);
+		if (!ip4_nh_switch(s->w, m, (e & RTE_LPM_LOOKUP_SUCCESS) ? e & 0x00ffffff : UINT32_MAX,
+				   s->nht, &s->l2, &s->smac))
+			return;
+		s->cur = e;
+		s->b = &s->w->txb[tp_nh_l2_port(s->l2)];
+		s->bit = 1ull << tp_nh_l2_port(s->l2);
+		s->bn = s->b->n;
+	}
+	/* bytes 0-5: destination MAC (6-7 of the word are overwritten next) */
+	memcpy(eth, &s->l2, sizeof(s->l2));
+	memcpy(eth + 6, &s->smac, sizeof(s->smac));
+	ip4_ttl_dec(eth + TP_ETH_HDR_LEN);
+	if (unlikely(s->bn == TP_BURST)) { /* full: send it, then go on filling */
+		s->b->n = (uint16_t)s->bn;
+		s->w->tx_dirty |= s->bit;
+		tp_worker_tx_flush(s->w);
+		s->bn = 0;
+	}
+	s->b->pkts[s->bn++] = m;
+}
+
 void tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rte_mbuf *fwd[TP_BURST];
-	uint32_t dst[TP_BURST], nh[TP_BURST];
-	unsigned int nf = 0, i;
+	unsigned int i;
 
 	if (unlikely(n == 0))
 		return;
 
 	/* one burst comes from one rx queue, so from one port */
-	const struct rte_ether_addr *port_mac = &tp_iface_table[pkts[0]->port].mac;
+	struct ip4_burst s = {
+		.w = w,
+		.port_mac = &tp_iface_table[pkts[0]->port].mac,
+		.lpm = tp_route_lpm,
+		.nht = tp_nh_table,
+		.cur = TP_ROUTE_ENTRY_NONE,
+	};
 	uint64_t mac64 = 0;
-	struct ip4_fast f;
 
-	memcpy(&mac64, port_mac, RTE_ETHER_ADDR_LEN);
-	ip4_fast_init(&f, mac64);
+	memcpy(&mac64, s.port_mac, RTE_ETHER_ADDR_LEN);
+	ip4_fast_init(&s.f, mac64);
 
 	for (i = 0; i < PREFETCH_AHEAD && i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i + PREFETCH_AHEAD < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
-		if (ip4_classify(w, pkts[i], &f, port_mac, &dst[nf]))
-			fwd[nf++] = pkts[i];
+		ip4_one(&s, pkts[i]);
 	}
 	for (; i < n; i++)
-		if (ip4_classify(w, pkts[i], &f, port_mac, &dst[nf]))
-			fwd[nf++] = pkts[i];
-	if (nf == 0)
-		return;
-
-	tp_route_lookup_bulk(dst, nh, nf);
-
-	/* Rewrite and buffer for transmission. Bursts mostly go to one next hop:
-	 * its forwarding word and source MAC are loaded when the id changes, and
-	 * the output buffer's fill is kept in a register meanwhile (written back
-	 * before anything that may touch the buffers: punts, local functions). */
-	const struct tp_nexthop *nht = tp_nh_table;
-	uint32_t cur = NH_NONE;
-	uint64_t l2 = 0, smac = 0, bit = 0;
-	struct tp_txbuf *b = NULL;
-	unsigned int bn = 0;
-
-	for (i = 0; i < nf; i++) {
-		struct rte_mbuf *m = fwd[i];
-		uint32_t id = nh[i];
-		uint8_t *eth;
-
-		if (unlikely(id != cur)) {
-			if (b != NULL) {
-				b->n = (uint16_t)bn;
-				w->tx_dirty |= bn ? bit : 0;
-				b = NULL;
-			}
-			cur = NH_NONE;
-			if (!ip4_nh_switch(w, m, id, nht, &l2, &smac))
-				continue;
-			cur = id;
-			b = &w->txb[tp_nh_l2_port(l2)];
-			bit = 1ull << tp_nh_l2_port(l2);
-			bn = b->n;
-		}
-		eth = rte_pktmbuf_mtod(m, uint8_t *);
-		/* bytes 0-5: destination MAC (6-7 of the word are overwritten next) */
-		memcpy(eth, &l2, sizeof(l2));
-		memcpy(eth + 6, &smac, sizeof(smac));
-		ip4_ttl_dec(eth + TP_ETH_HDR_LEN);
-		b->pkts[bn++] = m;
-		if (unlikely(bn == TP_BURST)) {
-			b->n = (uint16_t)bn;
-			w->tx_dirty |= bit;
-			tp_worker_tx_flush(w);
-			bn = 0;
-		}
-	}
-	if (b != NULL) {
-		b->n = (uint16_t)bn;
-		w->tx_dirty |= bn ? bit : 0;
-	}
+		ip4_one(&s, pkts[i]);
+	ip4_burst_sync(&s);
 }
