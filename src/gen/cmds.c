@@ -35,18 +35,29 @@ static int parse_num(const char *s, double min, double max, double *v)
 static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	double rxd = 0, txd = 0;
+	bool sink = false;
 	int ret;
 
 	if (argc < 2 || argc % 2)
-		return tp_cmd_err(ctx, EINVAL, "port add: usage: port add NAME DEVARGS [rxd N] [txd N]");
+		return tp_cmd_err(ctx, EINVAL, "port add: usage: port add NAME DEVARGS [rxd N] [txd N] "
+					       "[sink coap]");
 	for (int i = 2; i < argc; i += 2) {
 		double *dst = strcmp(argv[i], "rxd") == 0 ? &rxd : strcmp(argv[i], "txd") == 0 ? &txd : NULL;
+		if (strcmp(argv[i], "sink") == 0) {
+			if (strcmp(argv[i + 1], "coap") != 0)
+				return tp_cmd_err(ctx, EINVAL, "port add: sink: unknown kind '%s' (coap)",
+						  argv[i + 1]);
+			sink = true;
+			continue;
+		}
 		if (dst == NULL)
-			return tp_cmd_err(ctx, EINVAL, "port add: unknown option '%s' (rxd, txd)", argv[i]);
+			return tp_cmd_err(ctx, EINVAL, "port add: unknown option '%s' (rxd, txd, sink)",
+					  argv[i]);
 		if (parse_num(argv[i + 1], 1, 16384, dst) < 0)
 			return tp_cmd_err(ctx, EINVAL, "port add: %s: bad number '%s'", argv[i], argv[i + 1]);
 	}
-	ret = gen_port_add(argv[0], argv[1], (uint16_t)rxd, (uint16_t)txd, ctx->err, sizeof(ctx->err));
+	ret = gen_port_add(argv[0], argv[1], (uint16_t)rxd, (uint16_t)txd, sink, ctx->err,
+			   sizeof(ctx->err));
 	if (ret < 0) {
 		char tmp[sizeof(ctx->err)];
 		snprintf(tmp, sizeof(tmp), "%s", ctx->err);
@@ -113,9 +124,12 @@ static void latency_out(struct tp_node *o, const struct tp_rxstats *rx)
 static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	static const char usage[] = "trial: usage: trial STREAM[,STREAM...] rate RATE "
-				    "(duration SECONDS | count N) [burst N] [warmup SECONDS] [drain SECONDS]";
+				    "(duration SECONDS | count N) [burst N] [warmup SECONDS] [drain SECONDS] "
+				    "[weights W,W...]";
 	double rate = -1, duration = -1, count = -1, burst = 32, warmup = 0, drain = 0.2;
+	double weight[TP_GEN_MAX_STREAMS] = {0};
 	uint64_t mask = 0, line_pps = UINT64_MAX;
+	unsigned int order[TP_GEN_MAX_STREAMS], n_order = 0;
 	char names[512], *save;
 	int ret;
 
@@ -127,6 +141,8 @@ static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		if (s == NULL)
 			return tp_cmd_err(ctx, ENOENT, "trial: no stream named '%s'", n);
 		mask |= 1ull << s->id;
+		if (n_order < TP_GEN_MAX_STREAMS)
+			order[n_order++] = s->id;
 		/* nominal line rate of the slowest of the trial's ports, for % rates */
 		uint64_t pps = gen.ports[s->port].speed_bps / ((s->frame_len + 4 + 20) * 8ull);
 		if (pps < line_pps)
@@ -163,9 +179,21 @@ static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		} else if (strcmp(k, "drain") == 0) {
 			if (parse_num(v, 0, 10, &drain) < 0)
 				return tp_cmd_err(ctx, EINVAL, "trial: bad drain '%s' (0-10 s)", v);
+		} else if (strcmp(k, "weights") == 0) {
+			char wl[256], *wsave, *w;
+			unsigned int n = 0;
+			snprintf(wl, sizeof(wl), "%s", v);
+			for (w = strtok_r(wl, ",", &wsave); w; w = strtok_r(NULL, ",", &wsave), n++) {
+				if (n >= n_order || parse_num(w, 1e-9, 1e12, &weight[order[n]]) < 0)
+					return tp_cmd_err(ctx, EINVAL, "trial: bad weights '%s' (one positive "
+								  "number per stream, in their order)", v);
+			}
+			if (n != n_order)
+				return tp_cmd_err(ctx, EINVAL, "trial: weights '%s': %u weights for %u "
+							  "streams", v, n, n_order);
 		} else {
 			return tp_cmd_err(ctx, EINVAL, "trial: unknown keyword '%s' (rate duration count "
-						  "burst warmup drain)", k);
+						  "burst warmup drain weights)", k);
 		}
 	}
 	if (rate < 0)
@@ -177,7 +205,7 @@ static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (count < 1)
 		return tp_cmd_err(ctx, EINVAL, "trial: rate x duration is less than one frame");
 
-	ret = gen_trial_run(mask, rate, (uint64_t)count, (uint64_t)(rate * warmup), (uint32_t)burst,
+	ret = gen_trial_run(mask, weight, rate, (uint64_t)count, (uint64_t)(rate * warmup), (uint32_t)burst,
 			    drain);
 	if (ret == -EBUSY)
 		return tp_cmd_err(ctx, EBUSY, "trial: a trial is running");
@@ -229,6 +257,20 @@ static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(o, "tx_full", full);
 	tp_out_u64(o, "tx_nombuf", nombuf);
 	tp_out_u64(o, "rx_stray", gen.rx_stray);
+	struct tp_node *pl = tp_out_list(ctx->out, "ports");
+	for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++) {
+		const struct gen_port *p = &gen.ports[i];
+		if (!p->used)
+			continue;
+		struct tp_node *po = tp_out_obj(pl, NULL);
+		tp_out_str(po, "name", p->name);
+		tp_out_u64(po, "rx", p->rx);
+		if (p->coap_sink) {
+			tp_out_u64(po, "rx_coap_non", p->rx_coap_non);
+			tp_out_u64(po, "rx_coap_con", p->rx_coap_con);
+			tp_out_u64(po, "coap_acked", p->coap_acked);
+		}
+	}
 	return 0;
 }
 

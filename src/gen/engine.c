@@ -14,6 +14,8 @@
 #include <rte_prefetch.h>
 
 #include "../core/ethdev.h"
+#include "../proto/coap.h"
+#include "../proto/ip4.h"
 #include "engine.h"
 
 #define FRAME_CACHE_BYTES (16u << 20) /* prebuilt frames per stream, at most */
@@ -55,8 +57,8 @@ struct gen_port *gen_port_find(const char *name, unsigned int *idx)
 	return NULL;
 }
 
-int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd, char *err,
-		 size_t errlen)
+int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd,
+		 bool coap_sink, char *err, size_t errlen)
 {
 	struct gen_port *p = NULL;
 	struct rte_eth_link link;
@@ -95,6 +97,7 @@ int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t t
 	if (rte_eth_link_get_nowait(p->id, &link) == 0 && link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
 	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 		p->speed_bps = (uint64_t)link.link_speed * 1000000ull;
+	p->coap_sink = coap_sink;
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	snprintf(p->devargs, sizeof(p->devargs), "%s", devargs);
 	p->used = true;
@@ -223,24 +226,86 @@ static inline void rx_account(struct rte_mbuf *m, uint8_t trial, uint64_t now, u
 	tp_rxstats_latency(st, ((now - p->tsc) * ns_mult) >> 32);
 }
 
+/* A CoAP sink port's frame: UDP to port 5683 holding a CoAP request. A
+ * confirmable one becomes its ACK (2.01 Created, same message id and token),
+ * sent back where it came from; returns 1 when m was consumed that way. */
+static int coap_sink(struct gen_port *p, struct rte_mbuf *m, bool count)
+{
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *), *ip = eth + TP_ETH_HDR_LEN, tmp[6];
+	uint32_t len = rte_pktmbuf_data_len(m);
+
+	if (len < TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8 + 4 || eth[12] != 0x08 || eth[13] != 0x00 ||
+	    ip[0] != 0x45 || ip[9] != 17)
+		return 0;
+	uint8_t *udp = ip + TP_IP4_HDR_LEN, *coap = udp + 8;
+	uint16_t ulen = (uint16_t)(udp[4] << 8 | udp[5]);
+	if ((udp[2] << 8 | udp[3]) != 5683 || ulen < 8 + 4 ||
+	    (uint32_t)(TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + ulen) > len)
+		return 0;
+	struct tp_coap_msg req;
+	if (tp_coap_decode(coap, ulen - 8u, &req) < 0)
+		return 0;
+	if (req.type == TP_COAP_NON) {
+		p->rx_coap_non += count;
+		return 0;
+	}
+	if (req.type != TP_COAP_CON)
+		return 0;
+	p->rx_coap_con += count;
+	struct tp_coap_msg ack = {.type = TP_COAP_ACK, .code = TP_COAP_CODE(2, 1), .mid = req.mid,
+				  .tkl = req.tkl};
+	memcpy(ack.token, req.token, req.tkl);
+	int n = tp_coap_encode(coap, 64, &ack);
+	if (n < 0)
+		return 0;
+	uint32_t src, dst;
+	memcpy(tmp, eth, 6);
+	memcpy(eth, eth + 6, 6);
+	memcpy(eth + 6, tmp, 6);
+	memcpy(&src, ip + 12, 4);
+	memcpy(&dst, ip + 16, 4);
+	tp_ip4_write(ip, dst, src, 17, 64, (uint16_t)(8 + n), 0);
+	memcpy(tmp, udp, 2);
+	memcpy(udp, udp + 2, 2);
+	memcpy(udp + 2, tmp, 2);
+	udp[4] = (uint8_t)((8 + n) >> 8);
+	udp[5] = (uint8_t)(8 + n);
+	udp[6] = udp[7] = 0;
+	m->data_len = m->pkt_len = (uint32_t)(TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8 + n);
+	if (rte_eth_tx_burst(p->id, 0, &m, 1) == 1)
+		p->coap_acked += count;
+	else
+		rte_pktmbuf_free(m);
+	return 1;
+}
+
 static unsigned int poll_rx(uint8_t trial, bool count, uint64_t ns_mult)
 {
 	struct rte_mbuf *pkts[64];
 	unsigned int total = 0;
 
 	for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++) {
-		if (!gen.ports[i].used)
+		struct gen_port *p = &gen.ports[i];
+		if (!p->used)
 			continue;
-		uint16_t n = rte_eth_rx_burst(gen.ports[i].id, 0, pkts, RTE_DIM(pkts));
+		uint16_t n = rte_eth_rx_burst(p->id, 0, pkts, RTE_DIM(pkts));
 		if (n == 0)
 			continue;
+		total += n;
+		p->rx += count ? n : 0;
+		if (p->coap_sink) {
+			uint16_t kept = 0;
+			for (uint16_t k = 0; k < n; k++)
+				if (!coap_sink(p, pkts[k], count))
+					pkts[kept++] = pkts[k];
+			n = kept;
+		}
 		if (count) {
 			uint64_t now = rte_rdtsc();
 			for (uint16_t k = 0; k < n; k++)
 				rx_account(pkts[k], trial, now, ns_mult);
 		}
 		rte_pktmbuf_free_bulk(pkts, n);
-		total += n;
 	}
 	return total;
 }
@@ -273,29 +338,32 @@ static unsigned int send_burst(struct gen_stream *s, unsigned int n, uint8_t tri
 	return n;
 }
 
-/* Offer count frames at rate, round robin over the trial's streams. */
+/* Offer count frames at rate, over the trial's streams in proportion to their
+ * weights (each burst to the stream furthest behind its share). */
 static void paced_send(struct gen_trial *t, uint64_t count, uint64_t ns_mult, bool measure)
 {
 	double tpp = (double)gen.tsc_hz / t->rate_pps; /* TSC cycles per frame */
+	double share[TP_GEN_MAX_STREAMS] = {0};
 	uint64_t start = rte_rdtsc(), sent = 0;
-	unsigned int next_stream = 0;
 
 	while (sent < count && gen.running) {
 		uint64_t now = rte_rdtsc();
 		uint64_t due = start + (uint64_t)((double)sent * tpp);
 		if (now >= due) {
-			unsigned int n = t->burst;
+			unsigned int n = t->burst, pick = 0;
+			double best = -1;
 			if (n > count - sent)
 				n = (unsigned int)(count - sent);
-			/* pick the next stream of the trial */
-			for (unsigned int k = 0; k < TP_GEN_MAX_STREAMS; k++) {
-				unsigned int id = (next_stream + k) % TP_GEN_MAX_STREAMS;
-				if (t->streams & (1ull << id)) {
-					next_stream = id + 1;
-					send_burst(&gen.streams[id], n, t->gen);
-					break;
+			for (unsigned int id = 0; id < TP_GEN_MAX_STREAMS; id++) {
+				if (!(t->streams & (1ull << id)))
+					continue;
+				if (best < 0 || share[id] < best) {
+					best = share[id];
+					pick = id;
 				}
 			}
+			send_burst(&gen.streams[pick], n, t->gen);
+			share[pick] += (double)n / t->weight[pick];
 			sent += n;
 		}
 		poll_rx(t->gen, measure, ns_mult);
@@ -334,6 +402,9 @@ int gen_worker_main(void *arg)
 			tp_rxstats_reset(&s->rx);
 		}
 		gen.rx_stray = 0;
+		for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++)
+			gen.ports[i].rx = gen.ports[i].rx_coap_non = gen.ports[i].rx_coap_con =
+				gen.ports[i].coap_acked = 0;
 		__atomic_store_n(&t->state, TRIAL_RUN, __ATOMIC_RELEASE);
 		t->start_tsc = rte_rdtsc();
 		paced_send(t, t->count, ns_mult, true);
@@ -347,8 +418,8 @@ int gen_worker_main(void *arg)
 	return 0;
 }
 
-int gen_trial_run(uint64_t streams, double rate_pps, uint64_t count, uint64_t warmup_count,
-		  uint32_t burst, double drain_s)
+int gen_trial_run(uint64_t streams, const double *weight, double rate_pps, uint64_t count,
+		  uint64_t warmup_count, uint32_t burst, double drain_s)
 {
 	struct gen_trial *t = &gen.trial;
 	int st = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
@@ -356,6 +427,8 @@ int gen_trial_run(uint64_t streams, double rate_pps, uint64_t count, uint64_t wa
 	if (st != TRIAL_IDLE && st != TRIAL_DONE)
 		return -EBUSY;
 	t->streams = streams;
+	for (unsigned int i = 0; i < TP_GEN_MAX_STREAMS; i++)
+		t->weight[i] = weight && weight[i] > 0 ? weight[i] : 1.0;
 	t->rate_pps = rate_pps;
 	t->count = count;
 	t->warmup_count = warmup_count;

@@ -28,6 +28,11 @@ struct gen_port {
 	uint16_t nb_rxd, nb_txd, mtu;
 	uint64_t speed_bps; /* nominal line rate: the link speed, 10 Gbit/s if unknown */
 	bool used;
+	/* "sink coap": an IN-CSE stand-in for throughput runs. Confirmable CoAP
+	 * requests (a gateway registering devices) get a 2.01 Created ACK at once;
+	 * the rest is counted. Counters per trial (measured phase and drain). */
+	bool coap_sink;
+	uint64_t rx, rx_coap_non, rx_coap_con, coap_acked;
 };
 
 struct gen_stream {
@@ -52,6 +57,7 @@ enum gen_trial_state { TRIAL_IDLE, TRIAL_ARMED, TRIAL_WARMUP, TRIAL_RUN, TRIAL_D
 struct gen_trial {
 	/* set by the control thread before arming */
 	uint64_t streams; /* bit mask of stream ids */
+	double weight[TP_GEN_MAX_STREAMS]; /* share of the rate per stream (default equal) */
 	double rate_pps;
 	uint64_t count;
 	uint64_t warmup_count;
@@ -79,8 +85,8 @@ extern struct gen_engine gen;
 
 int gen_engine_init(unsigned int nb_mbufs);
 void gen_engine_fini(void);
-int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd, char *err,
-		 size_t errlen);
+int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd,
+		 bool coap_sink, char *err, size_t errlen);
 struct gen_port *gen_port_find(const char *name, unsigned int *idx);
 /* words: the stream's template words after "size N". */
 int gen_stream_add(const char *name, unsigned int port, const char *tmpl, uint32_t wire_size,
@@ -93,8 +99,8 @@ int gen_stream_build(struct gen_stream *s, uint32_t max_bytes);
 void gen_stream_frame(struct gen_stream *s, uint8_t *buf, uint8_t trial, uint64_t tsc);
 
 /* Run a trial to its end (blocks the calling control thread). 0 or negative errno. */
-int gen_trial_run(uint64_t streams, double rate_pps, uint64_t count, uint64_t warmup_count,
-		  uint32_t burst, double drain_s);
+int gen_trial_run(uint64_t streams, const double *weight, double rate_pps, uint64_t count,
+		  uint64_t warmup_count, uint32_t burst, double drain_s);
 
 /* The worker lcore's loop. */
 int gen_worker_main(void *arg);

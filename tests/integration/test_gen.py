@@ -51,15 +51,16 @@ class Proc:
 
 
 class Gen:
-    def __init__(self, workdir: Path, config: str) -> None:
+    def __init__(self, workdir: Path, config: str, netns: str | None = None) -> None:
         _need(GEN)
         self.name = "tg" + secrets.token_hex(3)
         self.sock = str(workdir / f"{self.name}.sock")
         cfg = workdir / f"{self.name}.conf"
         cfg.write_text(config)
         self.proc = Proc(
-            [str(GEN), "--name", self.name, "--lcores", "0@1,1@1", "--socket", self.sock,
-             "--config", str(cfg)],
+            (["ip", "netns", "exec", netns] if netns else [])
+            + [str(GEN), "--name", self.name, "--lcores", "0@1,1@1", "--socket", self.sock,
+               "--config", str(cfg)],
             workdir / f"{self.name}.log",
         )  # fmt: skip
         deadline = time.monotonic() + 30
@@ -225,3 +226,74 @@ def test_pcap_mode_writes_the_template(workdir: Path) -> None:
     # the last field varies fastest: dport, then dst
     assert dsts[:4] == [("198.18.1.1", 9), ("198.18.1.1", 10), ("198.18.1.2", 9), ("198.18.1.2", 10)]
     assert dsts[200] == dsts[0]  # 100 x 2 variants, then round again
+
+
+def test_weighted_streams_share_the_rate(loop_gen: Gen) -> None:
+    loop_gen.client.cmd("stream", "add", "s1", "port", "g0", "template", "ip4-udp", "size", "128")
+    r = loop_gen.trial("s0,s1", "rate", "1M", "count", "40000", "weights", "3,1")
+    offered = {s["name"]: s["offered"] for s in r["streams"]}
+    assert sum(offered.values()) == 40000
+    # 3:1 to within a burst (32 frames)
+    assert abs(offered["s0"] - 30000) <= 32 and abs(offered["s1"] - 10000) <= 32, offered
+    assert r["trial"]["lost"] == 0
+    for words, msg in [
+        (["s0,s1", "rate", "1M", "count", "10", "weights", "1"], "1 weights for 2 streams"),
+        (["s0,s1", "rate", "1M", "count", "10", "weights", "1,0"], "bad weights '1,0'"),
+        (["s0,s1", "rate", "1M", "count", "10", "weights", "1,2,3"], "bad weights '1,2,3'"),
+    ]:
+        with pytest.raises(ApiError) as e:
+            loop_gen.trial(*words)
+        assert msg in str(e.value), (words, str(e.value))
+
+
+def test_coap_sink_acks_confirmable_and_counts(workdir: Path) -> None:
+    """A port with 'sink coap' stands in for an IN-CSE: confirmable requests get a
+    2.01 ACK at once (kernel sockets see it), every request is counted in a trial."""
+    import json as _json
+    import socket
+    import threading
+
+    from twinplane.lab.netns import Netns, veth
+
+    coap_tool = build_dir() / "tests" / "tools" / "coap-tool"
+    _need(coap_tool)
+    tag = f"tpgs{os.getpid() % 10000}-{secrets.token_hex(2)}"
+    c, g = Netns(f"{tag}-c").create(), Netns(f"{tag}-g").create()
+    gen: Gen | None = None
+    try:
+        veth(c, "c0", g, "g1")
+        c.run(["ip", "addr", "add", "10.9.0.1/24", "dev", "c0"])
+        c.run(["ip", "neigh", "replace", "10.9.0.2", "lladdr", g.mac("g1"), "nud", "permanent",
+               "dev", "c0"])  # fmt: skip
+        # the generator runs in the namespace of its port
+        gen = Gen(workdir, "port add g1 net_af_packet0,iface=g1,qpairs=1,qdisc_bypass=0 sink coap\n"
+                  "stream add s0 port g1 template ip4-udp size 64 dst 10.9.0.9\n", netns=g.name)  # fmt: skip
+
+        result: dict[str, Any] = {}
+        g_ = gen
+        t = threading.Thread(target=lambda: result.update(g_.trial("s0", "rate", "100", "duration", "4")))
+        t.start()
+        time.sleep(1.0)
+        for i in range(3):
+            res = subprocess.run(
+                ["ip", "netns", "exec", c.name, str(coap_tool), "create", "--to", "10.9.0.2:5683",
+                 "--type", "con", "--path", "/cse-in", "--ty", "2", "--from", "Cx", "--rqi", f"r{i}",
+                 "--ae", f"a{i}", "--wait", "--timeout", "2"],
+                capture_output=True, text=True, timeout=10, check=False)  # fmt: skip
+            assert res.returncode == 0, res.stdout + res.stderr
+            assert _json.loads(res.stdout)["code"] == "2.01", res.stdout
+        with c.context():
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            for i in range(5):
+                # CoAP NON POST, message id i, no token
+                s.sendto(bytes([0x50, 0x02, 0x00, i]), ("10.9.0.2", 5683))
+            s.close()
+        t.join(30)
+        port = next(p for p in result["ports"] if p["name"] == "g1")
+        assert port["rx_coap_con"] == 3 and port["coap_acked"] == 3, port
+        assert port["rx_coap_non"] == 5, port
+    finally:
+        if gen is not None:
+            gen.stop()
+        for ns in (c, g):
+            ns.delete()

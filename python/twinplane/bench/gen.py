@@ -188,12 +188,15 @@ class Gen(Closing):
         except (OSError, ProtocolError) as e:
             raise self.fail(f"'{' '.join(words)}': {e}") from e
 
-    def port_add(self, name: str, devargs: str, rxd: int | None = None, txd: int | None = None) -> None:
+    def port_add(self, name: str, devargs: str, rxd: int | None = None, txd: int | None = None,
+                 sink: str | None = None) -> None:
         words = ["port", "add", name, devargs]
         if rxd:
             words += ["rxd", str(rxd)]
         if txd:
             words += ["txd", str(txd)]
+        if sink:
+            words += ["sink", sink]
         self.cmd(*words, json=False, timeout=60.0)
 
     def stream_add(
@@ -209,12 +212,15 @@ class Gen(Closing):
         sport: str | int | None = None,
         dport: str | int | None = None,
         ttl: int | None = None,
+        extra: Sequence[str] = (),
     ) -> None:
+        """``extra``: the template's own words (phd: ``kind report``, ``device ...``)."""
         words = ["stream", "add", name, "port", port, "template", template, "size", str(size)]
         for key, val in (("dmac", dmac), ("smac", smac), ("src", src), ("dst", dst),
                          ("sport", sport), ("dport", dport), ("ttl", ttl)):
             if val is not None:
                 words += [key, str(val)]
+        words += list(extra)
         self.cmd(*words, json=False, timeout=30.0)
 
     def stream_del(self, name: str) -> None:
@@ -233,8 +239,10 @@ class Gen(Closing):
         warmup: float | None = None,
         drain: float | None = None,
         timeout: float | None = None,
+        weights: Sequence[float] | None = None,
     ) -> dict[str, Any]:
-        """Run one ``trial``; return the generator's JSON reply."""
+        """Run one ``trial``; return the generator's JSON reply. ``weights``: each
+        stream's share of the rate, in the order of ``streams``."""
         if (duration is None) == (count is None):
             raise ValueError("trial: give duration or count")
         names = streams if isinstance(streams, str) else ",".join(streams)
@@ -251,6 +259,8 @@ class Gen(Closing):
             words += ["warmup", f"{warmup:g}"]
         if drain is not None and duration is not None:
             words += ["drain", f"{drain:g}"]
+        if weights is not None:
+            words += ["weights", ",".join(f"{w:g}" for w in weights)]
         if timeout is None:
             # the generator may be slower than asked: it then takes longer to
             # send the frames of the trial; allow it down to 100k frames/s
