@@ -34,15 +34,21 @@ static int parse_num(const char *s, double min, double max, double *v)
 
 static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	double rxd = 0, txd = 0;
+	double rxd = 0, txd = 0, delay_us = 0;
 	bool sink = false;
 	int ret;
 
 	if (argc < 2 || argc % 2)
 		return tp_cmd_err(ctx, EINVAL, "port add: usage: port add NAME DEVARGS [rxd N] [txd N] "
-					       "[sink coap]");
+					       "[sink coap [delay-us N]]");
 	for (int i = 2; i < argc; i += 2) {
 		double *dst = strcmp(argv[i], "rxd") == 0 ? &rxd : strcmp(argv[i], "txd") == 0 ? &txd : NULL;
+		if (strcmp(argv[i], "delay-us") == 0) {
+			if (parse_num(argv[i + 1], 0, 1e6, &delay_us) < 0)
+				return tp_cmd_err(ctx, EINVAL, "port add: delay-us: bad number '%s' "
+							       "(0-1000000)", argv[i + 1]);
+			continue;
+		}
 		if (strcmp(argv[i], "sink") == 0) {
 			if (strcmp(argv[i + 1], "coap") != 0)
 				return tp_cmd_err(ctx, EINVAL, "port add: sink: unknown kind '%s' (coap)",
@@ -51,12 +57,14 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			continue;
 		}
 		if (dst == NULL)
-			return tp_cmd_err(ctx, EINVAL, "port add: unknown option '%s' (rxd, txd, sink)",
+			return tp_cmd_err(ctx, EINVAL, "port add: unknown option '%s' (rxd, txd, sink, delay-us)",
 					  argv[i]);
 		if (parse_num(argv[i + 1], 1, 16384, dst) < 0)
 			return tp_cmd_err(ctx, EINVAL, "port add: %s: bad number '%s'", argv[i], argv[i + 1]);
 	}
-	ret = gen_port_add(argv[0], argv[1], (uint16_t)rxd, (uint16_t)txd, sink, ctx->err,
+	if (delay_us > 0 && !sink)
+		return tp_cmd_err(ctx, EINVAL, "port add: delay-us goes with sink coap");
+	ret = gen_port_add(argv[0], argv[1], (uint16_t)rxd, (uint16_t)txd, sink, delay_us, ctx->err,
 			   sizeof(ctx->err));
 	if (ret < 0) {
 		char tmp[sizeof(ctx->err)];

@@ -58,7 +58,7 @@ struct gen_port *gen_port_find(const char *name, unsigned int *idx)
 }
 
 int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd,
-		 bool coap_sink, char *err, size_t errlen)
+		 bool coap_sink, double ack_delay_us, char *err, size_t errlen)
 {
 	struct gen_port *p = NULL;
 	struct rte_eth_link link;
@@ -98,6 +98,7 @@ int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t t
 	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 		p->speed_bps = (uint64_t)link.link_speed * 1000000ull;
 	p->coap_sink = coap_sink;
+	p->ack_delay_tsc = (uint64_t)(ack_delay_us * (double)gen.tsc_hz / 1e6);
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	snprintf(p->devargs, sizeof(p->devargs), "%s", devargs);
 	p->used = true;
@@ -272,11 +273,35 @@ static int coap_sink(struct gen_port *p, struct rte_mbuf *m, bool count)
 	udp[5] = (uint8_t)(8 + n);
 	udp[6] = udp[7] = 0;
 	m->data_len = m->pkt_len = (uint32_t)(TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8 + n);
-	if (rte_eth_tx_burst(p->id, 0, &m, 1) == 1)
-		p->coap_acked += count;
-	else
-		rte_pktmbuf_free(m);
+	if (p->ack_delay_tsc == 0) {
+		if (rte_eth_tx_burst(p->id, 0, &m, 1) == 1)
+			p->coap_acked += count;
+		else
+			rte_pktmbuf_free(m);
+		return 1;
+	}
+	if (p->ackq_tail - p->ackq_head == TP_GEN_ACKQ) {
+		rte_pktmbuf_free(m); /* the server is saturated: no answer */
+		return 1;
+	}
+	p->ackq[p->ackq_tail % TP_GEN_ACKQ] = m;
+	p->ackq_due[p->ackq_tail % TP_GEN_ACKQ] = rte_rdtsc() + p->ack_delay_tsc;
+	p->ackq_tail++;
 	return 1;
+}
+
+/* Send the delayed ACKs whose time has come. */
+static void coap_sink_due(struct gen_port *p, bool count)
+{
+	uint64_t now = rte_rdtsc();
+
+	while (p->ackq_head != p->ackq_tail && p->ackq_due[p->ackq_head % TP_GEN_ACKQ] <= now) {
+		struct rte_mbuf *m = p->ackq[p->ackq_head % TP_GEN_ACKQ];
+		if (rte_eth_tx_burst(p->id, 0, &m, 1) != 1)
+			break; /* the wire is full: next time */
+		p->coap_acked += count;
+		p->ackq_head++;
+	}
 }
 
 static unsigned int poll_rx(uint8_t trial, bool count, uint64_t ns_mult)
@@ -288,6 +313,8 @@ static unsigned int poll_rx(uint8_t trial, bool count, uint64_t ns_mult)
 		struct gen_port *p = &gen.ports[i];
 		if (!p->used)
 			continue;
+		if (p->ackq_head != p->ackq_tail)
+			coap_sink_due(p, count);
 		uint16_t n = rte_eth_rx_burst(p->id, 0, pkts, RTE_DIM(pkts));
 		if (n == 0)
 			continue;

@@ -20,6 +20,7 @@
 #define TP_GEN_MAX_PORTS 8
 #define TP_GEN_MAX_STREAMS 64
 #define TP_GEN_BURST_MAX 256
+#define TP_GEN_ACKQ 4096 /* a power of two */
 
 struct gen_port {
 	char name[32];
@@ -32,7 +33,12 @@ struct gen_port {
 	 * requests (a gateway registering devices) get a 2.01 Created ACK at once;
 	 * the rest is counted. Counters per trial (measured phase and drain). */
 	bool coap_sink;
+	uint64_t ack_delay_tsc; /* "delay-us N": answer N us after the request (a server's time) */
 	uint64_t rx, rx_coap_non, rx_coap_con, coap_acked;
+	/* ACKs waiting for their time, oldest first */
+	struct rte_mbuf *ackq[TP_GEN_ACKQ];
+	uint64_t ackq_due[TP_GEN_ACKQ];
+	unsigned int ackq_head, ackq_tail;
 };
 
 struct gen_stream {
@@ -86,7 +92,7 @@ extern struct gen_engine gen;
 int gen_engine_init(unsigned int nb_mbufs);
 void gen_engine_fini(void);
 int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd,
-		 bool coap_sink, char *err, size_t errlen);
+		 bool coap_sink, double ack_delay_us, char *err, size_t errlen);
 struct gen_port *gen_port_find(const char *name, unsigned int *idx);
 /* words: the stream's template words after "size N". */
 int gen_stream_add(const char *name, unsigned int port, const char *tmpl, uint32_t wire_size,

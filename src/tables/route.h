@@ -73,7 +73,9 @@ static inline uint32_t tp_route_entry(const struct rte_lpm *lpm, uint32_t ip)
 	uint32_t e;
 
 	memcpy(&e, &lpm->tbl24[ip >> 8], sizeof(e));
-	if (unlikely((e & RTE_LPM_VALID_EXT_ENTRY_BITMASK) == RTE_LPM_VALID_EXT_ENTRY_BITMASK))
+	/* the group bit alone first: one test on the common path */
+	if (unlikely(e & RTE_LPM_VALID_EXT_ENTRY_BITMASK & ~RTE_LPM_LOOKUP_SUCCESS) &&
+	    (e & RTE_LPM_VALID_EXT_ENTRY_BITMASK) == RTE_LPM_VALID_EXT_ENTRY_BITMASK)
 		memcpy(&e, &lpm->tbl8[(uint8_t)ip + (e & 0x00ffffff) * RTE_LPM_TBL8_GROUP_NUM_ENTRIES],
 		       sizeof(e));
 	return e;

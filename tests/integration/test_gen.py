@@ -248,7 +248,8 @@ def test_weighted_streams_share_the_rate(loop_gen: Gen) -> None:
 
 def test_coap_sink_acks_confirmable_and_counts(workdir: Path) -> None:
     """A port with 'sink coap' stands in for an IN-CSE: confirmable requests get a
-    2.01 ACK at once (kernel sockets see it), every request is counted in a trial."""
+    2.01 ACK (kernel sockets see it) after the delay it was given, every request is
+    counted in a trial."""
     import json as _json
     import socket
     import threading
@@ -266,7 +267,8 @@ def test_coap_sink_acks_confirmable_and_counts(workdir: Path) -> None:
         c.run(["ip", "neigh", "replace", "10.9.0.2", "lladdr", g.mac("g1"), "nud", "permanent",
                "dev", "c0"])  # fmt: skip
         # the generator runs in the namespace of its port
-        gen = Gen(workdir, "port add g1 net_af_packet0,iface=g1,qpairs=1,qdisc_bypass=0 sink coap\n"
+        gen = Gen(workdir, "port add g1 net_af_packet0,iface=g1,qpairs=1,qdisc_bypass=0 sink coap "
+                  "delay-us 150000\n"
                   "stream add s0 port g1 template ip4-udp size 64 dst 10.9.0.9\n", netns=g.name)  # fmt: skip
 
         result: dict[str, Any] = {}
@@ -275,6 +277,7 @@ def test_coap_sink_acks_confirmable_and_counts(workdir: Path) -> None:
         t.start()
         time.sleep(1.0)
         for i in range(3):
+            t0 = time.monotonic()
             res = subprocess.run(
                 ["ip", "netns", "exec", c.name, str(coap_tool), "create", "--to", "10.9.0.2:5683",
                  "--type", "con", "--path", "/cse-in", "--ty", "2", "--from", "Cx", "--rqi", f"r{i}",
@@ -282,6 +285,8 @@ def test_coap_sink_acks_confirmable_and_counts(workdir: Path) -> None:
                 capture_output=True, text=True, timeout=10, check=False)  # fmt: skip
             assert res.returncode == 0, res.stdout + res.stderr
             assert _json.loads(res.stdout)["code"] == "2.01", res.stdout
+            # answered after the server time it was given (delay-us), not at once
+            assert time.monotonic() - t0 >= 0.15
         with c.context():
             s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             for i in range(5):

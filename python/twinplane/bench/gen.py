@@ -189,7 +189,7 @@ class Gen(Closing):
             raise self.fail(f"'{' '.join(words)}': {e}") from e
 
     def port_add(self, name: str, devargs: str, rxd: int | None = None, txd: int | None = None,
-                 sink: str | None = None) -> None:
+                 sink: str | None = None, delay_us: float | None = None) -> None:
         words = ["port", "add", name, devargs]
         if rxd:
             words += ["rxd", str(rxd)]
@@ -197,6 +197,8 @@ class Gen(Closing):
             words += ["txd", str(txd)]
         if sink:
             words += ["sink", sink]
+        if delay_us:
+            words += ["delay-us", f"{delay_us:g}"]
         self.cmd(*words, json=False, timeout=60.0)
 
     def stream_add(

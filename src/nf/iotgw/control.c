@@ -62,9 +62,12 @@ void tp_iotgw_control_tick(void)
 		return;
 	next_ms = now + 100;
 	if (tp_iotgw.single_plane) {
-		tp_iotgw_single_lock();
-		tp_iotgw_session_expire(now, tp_iotgw_last_seen);
-		tp_iotgw_single_unlock();
+		/* the worker may hold it for a whole registration: never wait for it here
+		 * (the API shares this thread) */
+		if (tp_iotgw_single_trylock()) {
+			tp_iotgw_session_expire(now, tp_iotgw_last_seen);
+			tp_iotgw_single_unlock();
+		}
 		tp_iotgw_single_tick();
 		return;
 	}

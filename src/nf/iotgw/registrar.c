@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The dual plane's registrar (control plane): the steps of register.c as
  * confirmable CoAP requests on a kernel socket, answered asynchronously, retried
- * on timeout, at most REG_WINDOW in flight; the data plane never waits. */
+ * on timeout, at most REG_WINDOW registrations in flight (the next one starts as
+ * one finishes); the data plane never waits. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -15,8 +16,15 @@
 
 #define REG_WINDOW 64 /* requests in flight, at most */
 
+#define WAITQ (2 * TP_AE_MAX) /* a power of two */
+
 static int sock = -1;
 static uint16_t next_mid;
+static unsigned int in_flight;
+/* registrations waiting for a slot in the window, oldest first: index | gen << 16
+ * (stale ones, released meanwhile, are skipped; overflow falls back to the tick) */
+static uint32_t waitq[WAITQ];
+static unsigned int wq_head, wq_tail;
 
 /* Send the request of the entry's current step. */
 static void reg_send(int idx)
@@ -34,7 +42,29 @@ static void reg_send(int idx)
 
 void tp_iotgw_registrar_start(int idx)
 {
-	tp_iotgw_reg_begin(idx); /* sent by the tick, within the window */
+	tp_iotgw_reg_begin(idx);
+	if (in_flight < REG_WINDOW) {
+		in_flight++;
+		reg_send(idx);
+	} else if (wq_tail - wq_head < WAITQ) {
+		waitq[wq_tail++ % WAITQ] = (uint32_t)idx | (uint32_t)tp_ae_table[idx].gen << 16;
+	} /* else the tick finds it */
+}
+
+/* A registration left the window: start the oldest one waiting. */
+static void slot_freed(void)
+{
+	if (in_flight)
+		in_flight--;
+	while (wq_head != wq_tail && in_flight < REG_WINDOW) {
+		uint32_t v = waitq[wq_head++ % WAITQ];
+		int idx = (int)(v & 0xffff);
+		struct tp_ae *e = &tp_ae_table[idx];
+		if (e->gen != (uint16_t)(v >> 16) || e->state != TP_AE_REGISTERING || e->reg_due_ms)
+			continue;
+		in_flight++;
+		reg_send(idx);
+	}
 }
 
 static void sock_readable(int fd, void *arg)
@@ -51,9 +81,13 @@ static void sock_readable(int fd, void *arg)
 		case TP_IOTGW_REG_NEXT:
 			reg_send(idx);
 			break;
+		case TP_IOTGW_REG_READY:
+			slot_freed();
+			break;
 		case TP_IOTGW_REG_FAILED:
 			TP_LOG(WARNING, "iotgw: IN-CSE refused %s step %u", tp_ae_table[idx].ae_name,
 			       tp_ae_table[idx].reg_step);
+			slot_freed();
 			break;
 		default:
 			break;
@@ -64,18 +98,20 @@ static void sock_readable(int fd, void *arg)
 void tp_iotgw_registrar_tick(void)
 {
 	uint64_t now = tp_ctl_now_ms();
-	unsigned int in_flight = 0;
 
 	/* requests in flight, counted afresh (entries may have been released meanwhile) */
+	in_flight = 0;
 	for (int i = 0; i < TP_AE_MAX; i++)
 		if (tp_ae_table[i].state == TP_AE_REGISTERING && tp_ae_table[i].reg_due_ms != 0)
 			in_flight++;
 
+	in_flight++; /* slot_freed() takes one back: start what the queue holds */
+	slot_freed();
 	for (int i = 0; i < TP_AE_MAX; i++) {
 		struct tp_ae *e = &tp_ae_table[i];
 		if (e->state != TP_AE_REGISTERING)
 			continue;
-		if (e->reg_due_ms == 0) { /* waiting for a slot in the window */
+		if (e->reg_due_ms == 0) { /* waiting, and not in the queue (it overflowed) */
 			if (in_flight >= REG_WINDOW)
 				continue;
 			in_flight++;
@@ -85,6 +121,7 @@ void tp_iotgw_registrar_tick(void)
 				e->reg_due_ms = 0;
 				tp_iotgw_sess.reg_failed++;
 				tp_ae_set_state(i, TP_AE_FAILED);
+				in_flight--;
 				continue;
 			}
 			tp_iotgw_sess.reg_retries++;

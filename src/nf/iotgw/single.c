@@ -40,9 +40,9 @@ static struct rte_ring *backlog[TP_MAX_WORKERS];
 static int draining[TP_MAX_WORKERS];
 static int ping_sock = -1;
 
-void tp_iotgw_single_lock(void)
+int tp_iotgw_single_trylock(void)
 {
-	rte_spinlock_lock(&lock);
+	return rte_spinlock_trylock(&lock);
 }
 
 void tp_iotgw_single_unlock(void)

@@ -4,7 +4,8 @@
 #ifndef TP_NF_IOTGW_SINGLE_H
 #define TP_NF_IOTGW_SINGLE_H
 
-void tp_iotgw_single_lock(void);
+/* 1 when taken */
+int tp_iotgw_single_trylock(void);
 void tp_iotgw_single_unlock(void);
 /* Once a second while the IN-CSE's neighbour is unresolved: have the kernel resolve it. */
 void tp_iotgw_single_tick(void);

@@ -26,9 +26,9 @@ static const enum tp_drop verdict_drop[] = {
 /* Classify a frame the fast test refused, carefully, in RFC order. Returns the
  * destination address (host order) when it is an IPv4 packet to route after all
  * (an Ethernet-padded one); otherwise -1: the frame has been punted or dropped. */
-static __rte_noinline int64_t ip4_classify_slow(struct tp_worker *w, struct rte_mbuf *m,
-						 const struct rte_ether_addr *port_mac)
+static __rte_noinline int64_t ip4_classify_slow(struct tp_worker *w, struct rte_mbuf *m)
 {
+	const struct rte_ether_addr *port_mac = &tp_iface_table[m->port].mac;
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	uint32_t len = rte_pktmbuf_data_len(m);
 	int group;
@@ -111,11 +111,12 @@ static inline void ip4_fast_init(struct ip4_fast *f, uint64_t mac)
 #endif
 }
 
-/* Header checksum of a 20-byte header verifies (RFC 1071): a 64-bit
- * one's-complement sum (add with carry, the last carry added back), folded
- * 64 -> 32 -> 16 by adding each value to itself rotated by half (the high half
- * then holds the end-around-carry sum of both halves); a valid header sums to
- * 0xffff. */
+/* Header checksum of a 20-byte header verifies (RFC 1071): its one's-complement
+ * sum is 0xffff. The sum is taken 64 bits at a time (add with carry, the last
+ * carry added back), and since 2^16 = 1 modulo 0xffff, folding it to 16 bits
+ * keeps its value modulo 0xffff: the folded sum is 0xffff exactly when the
+ * 64-bit one is a non-zero multiple of 0xffff (a header with a version field is
+ * never all zero). The compiler tests divisibility with one multiplication. */
 static inline int ip4_sum20_ok(const uint8_t *ip)
 {
 	uint64_t s, b;
@@ -129,10 +130,7 @@ static inline int ip4_sum20_ok(const uint8_t *ip)
 		: [s] "+r"(s)
 		: [b] "r"(b), [c] "r"((uint64_t)c)
 		: "cc");
-	uint64_t t = s + ((s >> 32) | (s << 32));
-	uint32_t u = (uint32_t)(t >> 32);
-	uint32_t v = u + ((u >> 16) | (u << 16));
-	return v >= 0xffff0000u;
+	return s % 0xffff == 0;
 }
 
 /* The common case, tested with few instructions: unicast to our MAC, IPv4
@@ -144,8 +142,7 @@ static inline int ip4_sum20_ok(const uint8_t *ip)
  * they hold. Returns the destination (host order) of a packet to route, or -1
  * when the packet has been consumed. */
 static __rte_always_inline int64_t ip4_classify(struct tp_worker *w, struct rte_mbuf *m,
-						 const uint8_t *eth, const struct ip4_fast *f,
-						 const struct rte_ether_addr *port_mac_p)
+						 const uint8_t *eth, const struct ip4_fast *f)
 {
 	const uint8_t *ip = eth + TP_ETH_HDR_LEN;
 	uint32_t len = rte_pktmbuf_data_len(m);
@@ -181,7 +178,7 @@ static __rte_always_inline int64_t ip4_classify(struct tp_worker *w, struct rte_
 	memcpy(&d, ip + 16, 4);
 	return rte_be_to_cpu_32(d);
 slow:
-	return ip4_classify_slow(w, m, port_mac_p);
+	return ip4_classify_slow(w, m);
 }
 
 /* TTL - 1 and the checksum patched to match (RFC 1812 5.3.1; RFC 1624 eqn. 3,
@@ -225,7 +222,7 @@ static __rte_noinline void ip4_local(struct tp_worker *w, struct rte_mbuf *m)
  * or local. Returns 1 (and fills the cache) if m is to be forwarded on the new
  * next hop id; otherwise m has been consumed. */
 static inline int ip4_nh_switch(struct tp_worker *w, struct rte_mbuf *m, uint32_t id,
-				const struct tp_nexthop *nht, uint64_t *l2, uint64_t *smac)
+				uint64_t *l2, uint64_t *smac)
 {
 	uint64_t v;
 
@@ -233,7 +230,7 @@ static inline int ip4_nh_switch(struct tp_worker *w, struct rte_mbuf *m, uint32_
 		tp_worker_drop(w, m, TP_DROP_NO_ROUTE);
 		return 0;
 	}
-	v = __atomic_load_n(&nht[id].l2, __ATOMIC_ACQUIRE);
+	v = tp_nh_l2_load(id);
 	if (unlikely(!(tp_nh_l2_flags(v) & TP_NH_F_RESOLVED))) {
 		if (tp_nh_l2_flags(v) & TP_NH_F_PUNT)
 			ip4_local(w, m);
@@ -251,12 +248,10 @@ static inline int ip4_nh_switch(struct tp_worker *w, struct rte_mbuf *m, uint32_
 /* What a burst keeps between its packets. */
 struct ip4_burst {
 	struct tp_worker *w;
-	const struct rte_ether_addr *port_mac;
 	const struct rte_lpm *lpm;
-	const struct tp_nexthop *nht;
 	struct ip4_fast f;
 	uint32_t cur;		/* LPM entry l2/smac/b belong to, or TP_ROUTE_ENTRY_NONE */
-	uint64_t l2, smac, bit;
+	uint64_t l2, smac;	/* next hop's forwarding word, source MAC + type */
 	struct tp_txbuf *b;	/* output buffer of the cached next hop */
 	unsigned int bn;	/* its fill, written back to b->n when the buffer changes */
 };
@@ -265,7 +260,7 @@ static inline void ip4_burst_sync(struct ip4_burst *s)
 {
 	if (s->b != NULL) {
 		s->b->n = (uint16_t)s->bn;
-		s->w->tx_dirty |= s->bn ? s->bit : 0;
+		s->w->tx_dirty |= s->bn ? 1ull << tp_nh_l2_port(s->l2) : 0;
 		s->b = NULL;
 	}
 	s->cur = TP_ROUTE_ENTRY_NONE;
@@ -279,7 +274,7 @@ static inline void ip4_burst_sync(struct ip4_burst *s)
 static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 {
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
-	int64_t d = ip4_classify(s->w, m, eth, &s->f, s->port_mac);
+	int64_t d = ip4_classify(s->w, m, eth, &s->f);
 	uint32_t e;
 
 	if (unlikely(d < 0))
@@ -288,11 +283,10 @@ static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 	if (unlikely(e != s->cur)) {
 		ip4_burst_sync(s);
 		if (!ip4_nh_switch(s->w, m, (e & RTE_LPM_LOOKUP_SUCCESS) ? e & 0x00ffffff : UINT32_MAX,
-				   s->nht, &s->l2, &s->smac))
+				   &s->l2, &s->smac))
 			return;
 		s->cur = e;
 		s->b = &s->w->txb[tp_nh_l2_port(s->l2)];
-		s->bit = 1ull << tp_nh_l2_port(s->l2);
 		s->bn = s->b->n;
 	}
 	/* bytes 0-5: destination MAC (6-7 of the word are overwritten next) */
@@ -301,7 +295,7 @@ static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 	ip4_ttl_dec(eth + TP_ETH_HDR_LEN);
 	if (unlikely(s->bn == TP_BURST)) { /* full: send it, then go on filling */
 		s->b->n = (uint16_t)s->bn;
-		s->w->tx_dirty |= s->bit;
+		s->w->tx_dirty |= 1ull << tp_nh_l2_port(s->l2);
 		tp_worker_tx_flush(s->w);
 		s->bn = 0;
 	}
@@ -315,17 +309,15 @@ void tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	if (unlikely(n == 0))
 		return;
 
-	/* one burst comes from one rx queue, so from one port */
 	struct ip4_burst s = {
 		.w = w,
-		.port_mac = &tp_iface_table[pkts[0]->port].mac,
 		.lpm = tp_route_lpm,
-		.nht = tp_nh_table,
 		.cur = TP_ROUTE_ENTRY_NONE,
 	};
 	uint64_t mac64 = 0;
 
-	memcpy(&mac64, s.port_mac, RTE_ETHER_ADDR_LEN);
+	/* one burst comes from one rx queue, so from one port */
+	memcpy(&mac64, &tp_iface_table[pkts[0]->port].mac, RTE_ETHER_ADDR_LEN);
 	ip4_fast_init(&s.f, mac64);
 
 	for (i = 0; i < PREFETCH_AHEAD && i < n; i++)
