@@ -96,6 +96,7 @@ LOSS_TOL = 0.001
 GW_IP, CSE_IP = "198.18.0.1", "198.19.1.2"
 AGENT_IP = D.GEN_IP[0]
 SEARCH_HI = {"veth": 1.0e6, "memif": 4.0e6}
+MEMIF_RSIZE = 14
 
 
 def line_rate_1g(size: int) -> float:
@@ -150,9 +151,11 @@ class Bed:
             sd = self.workdir / "memif"
             sd.mkdir(exist_ok=True)
             socks = (sd / "l0.sock", sd / "l1.sock")
-            gports = [D.memif_devargs(i, "server", socks[i], D.GEN_MAC[i]) for i in (0, 1)]
-            dports = [D.memif_devargs(i, "client", socks[i], D.DUT_MAC[i]) for i in (0, 1)]
-            self.setup.append(f"memif: generator servers, DUT clients ({sd})")
+            # 16k-slot rings: the generator shares its CPU with twinplane's control
+            # plane, and catches up in bursts after losing it for a time slice
+            gports = [D.memif_devargs(i, "server", socks[i], D.GEN_MAC[i], MEMIF_RSIZE) for i in (0, 1)]
+            dports = [D.memif_devargs(i, "client", socks[i], D.DUT_MAC[i], MEMIF_RSIZE) for i in (0, 1)]
+            self.setup.append(f"memif: generator servers, DUT clients, rsize={MEMIF_RSIZE} ({sd})")
         else:
             gen_ns, dut_ns = self._ns("g"), self._ns("d")
             veth(gen_ns, "g0", dut_ns, "d0")

@@ -35,7 +35,12 @@
 
 #define BACKLOG 4096
 
+#define POOL_SIZE 2047
+
 static rte_spinlock_t lock = RTE_SPINLOCK_INITIALIZER;
+/* what the worker itself sends while handling signaling: its own pool, so a
+ * backlog that holds every buffer of the ports' pools cannot block the wait */
+static struct rte_mempool *pool;
 static struct rte_ring *backlog[TP_MAX_WORKERS];
 static int draining[TP_MAX_WORKERS];
 static int ping_sock = -1;
@@ -68,7 +73,7 @@ static int agent_send(struct tp_iotgw_io *io, const uint8_t *buf, size_t len, ui
 		      uint16_t port)
 {
 	struct single_ctx *c = (struct single_ctx *)io;
-	struct rte_mbuf *req = c->req, *m = rte_pktmbuf_alloc(req->pool);
+	struct rte_mbuf *req = c->req, *m = rte_pktmbuf_alloc(pool);
 	uint8_t *src = rte_pktmbuf_mtod(req, uint8_t *);
 	size_t ihl = (size_t)(src[TP_ETH_HDR_LEN] & 0x0f) * 4;
 
@@ -93,7 +98,7 @@ static int cse_send(struct tp_iotgw_reg_link *l, const uint8_t *buf, size_t len)
 	struct single_ctx *c = RTE_PTR_SUB(l, offsetof(struct single_ctx, link));
 	struct rte_mbuf *m;
 	size_t room;
-	uint8_t *p = tp_iotgw_frame_to(c->dp, c->req->pool, tp_iotgw.cse_ip, &m, &room);
+	uint8_t *p = tp_iotgw_frame_to(c->dp, pool, tp_iotgw.cse_ip, &m, &room);
 
 	if (p == NULL)
 		return 0; /* counted; the wait times out and the request is sent again */
@@ -270,6 +275,11 @@ int tp_iotgw_single_init(void)
 		if (backlog[i] == NULL)
 			return -ENOMEM;
 	}
+	pool = rte_pktmbuf_pool_create("iotgw_sp", POOL_SIZE, 64,
+				       RTE_ALIGN(sizeof(struct tp_mbuf_priv), RTE_CACHE_LINE_SIZE),
+				       RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (pool == NULL)
+		return -ENOMEM;
 	ping_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	return ping_sock < 0 ? -errno : 0;
 }
