@@ -95,6 +95,15 @@ static void jb_esc(struct jbuf *b, const char *s, size_t n)
 	for (size_t i = 0; i < n && !b->err; i++) {
 		unsigned char c = (unsigned char)s[i];
 		char e[6];
+		/* a run that needs no escape goes in one copy */
+		size_t run = i;
+		while (run < n && (unsigned char)s[run] >= 0x20 && s[run] != '"' && s[run] != '\\')
+			run++;
+		if (run > i) {
+			jb_raw(b, s + i, run - i);
+			i = run - 1;
+			continue;
+		}
 		/* RFC 8259 7: quotation mark, reverse solidus and U+0000-U+001F must be escaped */
 		switch (c) {
 		case '"':
@@ -265,7 +274,8 @@ static bool json_number_chars(const char *s)
 	if (*s == '\0')
 		return false;
 	for (; *s != '\0'; s++)
-		if (strchr("-+.0123456789eE", *s) == NULL)
+		if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == '.' || *s == 'e' ||
+		      *s == 'E'))
 			return false;
 	return true;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* IEEE 11073-10101 term-code table lookups and the seed devices' metric table. */
 #include <stdio.h>
+#include <string.h>
 
 #include "phd_nomenclature.h"
 
@@ -86,7 +87,11 @@ const char *tp_phd_unit_symbol(uint16_t unit_code, char *buf, size_t len)
 	} else {
 		prefix = "";
 	}
-	snprintf(buf, len, "%s%s", prefix, n->symbol);
+	size_t pl = strlen(prefix), sl = strlen(n->symbol);
+	if (pl + sl >= len)
+		return NULL;
+	memcpy(buf, prefix, pl);
+	memcpy(buf + pl, n->symbol, sl + 1);
 	return buf;
 }
 

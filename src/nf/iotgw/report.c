@@ -45,9 +45,18 @@ static void reading_add(struct reading *r, const struct tp_phd_value *v, char *u
 			num = &v->u.cmp[0];
 		break;
 	case TP_PHD_V_ABS_TIME: {
+		/* CCYYMMDDThhmmss (oneM2M's basic ISO 8601 form) */
 		const struct tp_phd_abs_time *t = &v->u.abs;
-		snprintf(r->time, sizeof(r->time), "%02u%02u%02u%02uT%02u%02u%02u", t->century,
-			 t->year, t->month, t->day, t->hour, t->minute, t->second);
+		const uint8_t f[7] = {t->century, t->year, t->month, t->day, t->hour, t->minute,
+				      t->second};
+		char *o = r->time;
+		for (int i = 0; i < 7; i++) {
+			if (i == 4)
+				*o++ = 'T';
+			*o++ = (char)('0' + f[i] / 10 % 10);
+			*o++ = (char)('0' + f[i] % 10);
+		}
+		*o = '\0';
 		r->has_time = 1;
 		return;
 	}
@@ -174,10 +183,31 @@ enum tp_iotgw_verdict tp_iotgw_report(struct tp_iotgw_dp *dp, const uint8_t *apd
 	return v;
 }
 
+/* "w<worker>-<n>" without printf (it is per request on the worker) */
+static void rqi_format(char out[24], unsigned int id, uint32_t n)
+{
+	char d[10];
+	size_t k = 0, i = 0;
+
+	out[i++] = 'w';
+	do
+		d[k++] = (char)('0' + id % 10);
+	while ((id /= 10) != 0 && k < 3);
+	while (k)
+		out[i++] = d[--k];
+	out[i++] = '-';
+	do
+		d[k++] = (char)('0' + n % 10);
+	while ((n /= 10) != 0);
+	while (k)
+		out[i++] = d[--k];
+	out[i] = '\0';
+}
+
 int tp_iotgw_cin_request(struct tp_iotgw_dp *dp, uint8_t *buf, size_t cap, const struct tp_ae *ae,
 			 const struct tp_ae_metric *mt, const struct tp_m2m_measure *meas)
 {
-	char json[256], rqi[16];
+	char json[256], rqi[24];
 	uint16_t mid = dp->mid++;
 	uint8_t tok[2];
 	int jl = tp_m2m_cin_measure_json(json, sizeof(json), meas);
@@ -185,7 +215,7 @@ int tp_iotgw_cin_request(struct tp_iotgw_dp *dp, uint8_t *buf, size_t cap, const
 	if (jl < 0)
 		return jl;
 	memcpy(tok, &mid, 2);
-	snprintf(rqi, sizeof(rqi), "w%u-%u", dp->id, dp->rqi++);
+	rqi_format(rqi, dp->id, dp->rqi++);
 	struct tp_m2m_create req = {
 		/* rt=5: noResponse (TS-0004 response type): ACME otherwise answers every NON
 		 * create, a datagram per reading the gateway has no use for */
