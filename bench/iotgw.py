@@ -56,9 +56,7 @@ import json
 import os
 import secrets
 import shlex
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -76,9 +74,9 @@ ensure_venv(ROOT)
 from twinplane.bench import duts as D  # noqa: E402
 from twinplane.bench.gen import Gen, cleanup_runtime  # noqa: E402
 from twinplane.bench.rfc2544 import SearchParams, TrialResult, search  # noqa: E402
-from twinplane.closing import stop_process  # noqa: E402
-from twinplane.lab.daemon import Daemon, build_dir  # noqa: E402
+from twinplane.lab.daemon import Daemon  # noqa: E402
 from twinplane.lab.netns import Netns, veth  # noqa: E402
+from twinplane.lab.sockgw import SockGw  # noqa: E402
 
 SYSTEMS = ("dual", "single", "socket")
 WIRE_SYSTEMS = {"veth": ("dual", "single", "socket"), "memif": ("dual", "single")}
@@ -126,8 +124,7 @@ class Bed:
         self.namespaces: list[Netns] = []
         self.gen: Gen | None = None
         self.daemon: Daemon | None = None
-        self.sockgw: subprocess.Popen[bytes] | None = None
-        self.stats = self.workdir / "sockgw-stats.json"
+        self.sockgw: SockGw | None = None
         self.setup: list[str] = []
         self.sizes: set[int] = set()
 
@@ -213,15 +210,9 @@ class Bed:
         ]
         for s in steps:
             ns.run(s)
-        argv = ["taskset", "-c", str(D.DUT_CPU), str(build_dir() / "src" / "twinplane-sockgw"),
-                "--cse", CSE_IP, "--listen", GW_IP, "--timeout", "3600", "--max-sessions", "8192",
-                "--rcvbuf", str(4 << 20), "--stats", str(self.stats), "--profile"]
-        log = open(self.workdir / "sockgw.log", "wb")  # noqa: SIM115 - closed with the process
-        self.sockgw = ns.popen(argv, stdout=log, stderr=subprocess.STDOUT)
-        self.setup += steps + ["ip netns exec D " + shlex.join(argv)]
-        time.sleep(0.3)
-        if self.sockgw.poll() is not None:
-            raise RuntimeError(f"sockgw exited: {(self.workdir / 'sockgw.log').read_text()}")
+        self.sockgw = SockGw(ns, self.workdir, "--cse", CSE_IP, "--listen", GW_IP, "--timeout", "3600",
+                             "--max-sessions", "8192", "--rcvbuf", str(4 << 20), "--profile", cpu=D.DUT_CPU)
+        self.setup += steps + ["ip netns exec D " + self.sockgw.command_line]
 
     def stream(self, size: int) -> str:
         name = f"r{size}"
@@ -236,18 +227,11 @@ class Bed:
     def counters(self) -> dict[str, Any]:
         if self.system == "socket":
             assert self.sockgw is not None
-            before = self.stats.stat().st_mtime_ns if self.stats.exists() else 0
-            self.sockgw.send_signal(signal.SIGUSR1)
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline:
-                if self.stats.exists() and self.stats.stat().st_mtime_ns != before:
-                    c: dict[str, Any] = json.loads(self.stats.read_text())
-                    c["runtime_ns"] = schedstat_ns(self.sockgw.pid)
-                    c["irq_ticks"] = irq_ticks(D.DUT_CPU)
-                    c["t"] = time.monotonic()
-                    return c
-                time.sleep(0.02)
-            raise RuntimeError("sockgw wrote no stats")
+            c: dict[str, Any] = self.sockgw.counters()
+            c["runtime_ns"] = schedstat_ns(self.sockgw.pid)
+            c["irq_ticks"] = irq_ticks(D.DUT_CPU)
+            c["t"] = time.monotonic()
+            return c
         assert self.daemon is not None
         c = self.daemon.client.cmd("show", "iotgw")
         ws = self.daemon.client.cmd("show", "workers")["workers"]
@@ -309,7 +293,7 @@ class Bed:
 
     def close(self) -> None:
         if self.sockgw is not None:
-            stop_process(self.sockgw, signal.SIGTERM, 5)
+            self.sockgw.stop()
         if self.daemon is not None:
             self.daemon.stop()
         if self.gen is not None:

@@ -31,14 +31,8 @@ def gw_lab(request: pytest.FixtureRequest) -> Iterator[tuple[RouterLab, Acme]]:
     if not acme_available() and os.environ.get("CI") != "true":
         pytest.skip("acmecse not installed")
     lab = RouterLab(extra_config=[f"iotgw enable cse {CSE} timeout 30 max-sessions 40"])
-    try:
-        acme = Acme.in_lab(lab, ns=lab.ns["h2"], address=CSE)
+    with Acme.lab_session(lab, lab.ns["h2"], CSE) as (_, acme):
         yield lab, acme
-    except BaseException:
-        lab.keep_on_failure()
-        raise
-    finally:
-        lab.close()
 
 
 def sim(lab: RouterLab, *args: str, timeout: float = 60) -> dict[str, Any]:

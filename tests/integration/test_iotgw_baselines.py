@@ -12,21 +12,19 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from twinplane.closing import stop_process
 from twinplane.lab import RouterLab
 from twinplane.lab.acme import Acme, acme_available, cin_content
 from twinplane.lab.daemon import build_dir
+from twinplane.lab.sockgw import SockGw, sockgw_binary
 
 PHD_SIM = build_dir() / "src" / "phd-sim"
-SOCKGW = build_dir() / "src" / "twinplane-sockgw"
+SOCKGW = sockgw_binary()
 GW = "10.0.1.1:6024"
 CSE = "10.0.2.2"
 
@@ -63,14 +61,8 @@ def single_lab() -> Iterator[tuple[RouterLab, Acme]]:
     need_acme()
     lab = RouterLab(extra_config=[f"iotgw enable cse {CSE} timeout 30 max-sessions 40"],
                     daemon_args=["--single-plane"])  # fmt: skip
-    try:
-        acme = Acme.in_lab(lab, ns=lab.ns["h2"], address=CSE)
+    with Acme.lab_session(lab, lab.ns["h2"], CSE) as (_, acme):
         yield lab, acme
-    except BaseException:
-        lab.keep_on_failure()
-        raise
-    finally:
-        lab.close()
 
 
 def test_single_plane_full_sessions(single_lab: tuple[RouterLab, Acme]) -> None:
@@ -99,53 +91,20 @@ def test_single_plane_full_sessions(single_lab: tuple[RouterLab, Acme]) -> None:
     assert not acme.ae_exists("PHD-00AA0000000000FF")
 
 
-class SockGw:
-    """twinplane-sockgw in a namespace; stats read through SIGUSR1."""
-
-    def __init__(self, lab: RouterLab, *args: str) -> None:
-        self.stats = lab.workdir / "sockgw-stats.json"
-        self.log = lab.workdir / "sockgw.log"
-        argv = [str(SOCKGW), "--stats", str(self.stats), *args]
-        with open(self.log, "wb") as out:
-            self.proc = lab.router.popen(argv, stdout=out, stderr=subprocess.STDOUT)
-        lab.defer("stop sockgw", self.stop)
-        time.sleep(0.3)
-        assert self.proc.poll() is None, self.log.read_text()
-
-    def counters(self) -> dict[str, Any]:
-        before = self.stats.stat().st_mtime_ns if self.stats.exists() else 0
-        self.proc.send_signal(signal.SIGUSR1)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            if self.stats.exists() and self.stats.stat().st_mtime_ns != before:
-                out: dict[str, Any] = json.loads(self.stats.read_text())
-                return out
-            time.sleep(0.05)
-        raise AssertionError(f"sockgw wrote no stats: {self.log.read_text()}")
-
-    def stop(self) -> None:
-        stop_process(self.proc, signal.SIGTERM, 5)
-
-
 @pytest.fixture
 def sock_lab() -> Iterator[tuple[RouterLab, Acme]]:
     need_acme()
     lab = RouterLab(kernel_forwarding=True, start_daemon=False)
-    try:
+    with Acme.lab_session(lab, lab.ns["h2"], CSE) as (_, acme):
         for link in lab.links:
             lab.router.run(["ip", "addr", "add", link.router_addr, "dev", link.router_if])
-        acme = Acme.in_lab(lab, ns=lab.ns["h2"], address=CSE)
         yield lab, acme
-    except BaseException:
-        lab.keep_on_failure()
-        raise
-    finally:
-        lab.close()
 
 
 def test_socket_gateway_full_sessions(sock_lab: tuple[RouterLab, Acme]) -> None:
     lab, acme = sock_lab
-    gw = SockGw(lab, "--cse", CSE, "--timeout", "30", "--max-sessions", "3")
+    gw = SockGw(lab.router, lab.workdir, "--cse", CSE, "--timeout", "30", "--max-sessions", "3")
+    lab.defer("stop sockgw", gw.stop)
     devices = {"pulse-oximeter": ["spo2", "pulse-rate"],
                "medication-monitor": ["dispensed-fixed", "dispensed-variable", "status"]}  # fmt: skip
     for i, (device, labels) in enumerate(devices.items()):

@@ -28,6 +28,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from twinplane.closing import Closing
@@ -161,6 +162,19 @@ class Acme(Closing):
         lab.defer("stop ACME", acme.close)
         acme.start()
         return acme
+
+    @classmethod
+    @contextlib.contextmanager
+    def lab_session(cls, lab: Lab, ns: Netns, address: str) -> Iterator[tuple[Lab, Acme]]:
+        """ACME in ``lab`` (namespace ``ns``, on ``address``); yields (lab, acme). The lab
+        is closed at the end, and kept for a look when the body failed."""
+        try:
+            yield lab, cls.in_lab(lab, ns=ns, address=address)
+        except BaseException:
+            lab.keep_on_failure()
+            raise
+        finally:
+            lab.close()
 
     def __repr__(self) -> str:
         where = f" in {self.ns.name}" if self.ns else ""
