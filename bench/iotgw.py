@@ -521,6 +521,19 @@ def _m(sp: dict[str, Any], scale: float = 1.0, nd: int = 1, pct: bool = False) -
     return f(sp["median"])
 
 
+def _table(fig: dict[str, Any], key: str, head: Any, cell: Any, rows: tuple[str, ...] = ("",)) -> list[str]:
+    """A markdown table of one figure: a row per wire, system (and row kind), a column per x."""
+    xs = sorted({p[key] for sy in fig.values() for se in sy.values() for p in se})
+    lines = ["| wire | system | " + " | ".join(head(x) for x in xs) + " |", "|---|---|" + "---|" * len(xs)]
+    for row in rows:
+        for wire, systems in fig.items():
+            for system, series in systems.items():
+                at = {p[key]: p for p in series}
+                lines.append(f"| {wire} | {system}{row} | "
+                             + " | ".join(cell(at[x], row) if x in at else "-" for x in xs) + " |")
+    return lines
+
+
 def write_report(doc: dict[str, Any], out: Path) -> None:
     s, rt = doc["summary"], doc["ratios"]
     L = [
@@ -570,31 +583,19 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
               f"N reports at {int(FIG3_RATE)} msg/s, 512 B. tT: the forwarding thread's time over them; tP: "
               "time in the report path (classify, decode, convert, build the CoAP requests). Seed: ~13.1 % "
               "and stable as N grows.", ""]
-        ns = sorted({p["n"] for sy in s["fig3"].values() for se in sy.values() for p in se})
-        L += ["| wire | system | " + " | ".join(f"N={n:,}" for n in ns) + " |", "|---|---|" + "---|" * len(ns)]
-        for wire, systems in s["fig3"].items():
-            for system, series in systems.items():
-                L.append(f"| {wire} | {system} | " + " | ".join(_m(p["or"], pct=True) + " %" for p in series) + " |")
+        L += _table(s["fig3"], "n", lambda n: f"N={n:,}", lambda p, _: _m(p["or"], pct=True) + " %")
         L.append("")
     if s.get("fig4"):
         L += ["## Fig. 4: throughput against message size (loss <= 0.1 %), messages/s", ""]
-        sizes = sorted({p["size"] for sy in s["fig4"].values() for se in sy.values() for p in se})
-        L += ["| wire | system | " + " | ".join(f"{z} B" for z in sizes) + " |", "|---|---|" + "---|" * len(sizes)]
-        for wire, systems in s["fig4"].items():
-            for system, series in systems.items():
-                L.append(f"| {wire} | {system} | " + " | ".join(_m(p["throughput_pps"], nd=0) for p in series) + " |")
+        L += _table(s["fig4"], "size", lambda z: f"{z} B", lambda p, _: _m(p["throughput_pps"], nd=0))
         for wire, r in rt.get("fig4", {}).items():
             for k, pts in r.items():
                 L.append(f"\n{wire}, {k}: " + ", ".join(f"{p['size']} B {p['ratio']:.2f}x" for p in pts))
         L += ["", "Seed: dual 2.5x, 2.7x, 2.1x, 1.9x and 1.58x the single plane system without DPDK (64..1024 B).", ""]
     if s.get("fig5"):
         L += ["## Fig. 5: message loss at the offered load of 1 Gbit/s", ""]
-        sizes = sorted({p["size"] for sy in s["fig5"].values() for se in sy.values() for p in se})
-        L += ["| wire | system | " + " | ".join(f"{z} B" for z in sizes) + " |", "|---|---|" + "---|" * len(sizes)]
-        for wire, systems in s["fig5"].items():
-            for system, series in systems.items():
-                L.append(f"| {wire} | {system} | " + " | ".join(
-                    _m(p["loss"], pct=True) + f" % of {p['offered_pps']['median'] / 1e3:.0f}k/s" for p in series) + " |")
+        L += _table(s["fig5"], "size", lambda z: f"{z} B",
+                    lambda p, _: _m(p["loss"], pct=True) + f" % of {p['offered_pps']['median'] / 1e3:.0f}k/s")
         L += ["", "Offered: 1 Gbit/s line rate for the size, as the seed; where the generator could not send "
               "that fast (veth) the offered rate it reached is shown. Seed: single 72.23 % loss at 64 B, dual 9.66 %; "
               "dual loses nothing at 512 B and more.", ""]
@@ -603,13 +604,9 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
               "Control messages: association requests and release requests in turn from 2,048 agent "
               "identities; each association registers the device on the sink (3 confirmable requests). "
               "Reports make up the rest of the 1 Gbit/s.", ""]
-        cs = sorted({p["control_per_s"] for sy in s["fig6"].values() for se in sy.values() for p in se})
-        L += ["| wire | system | " + " | ".join(f"{c:,}" for c in cs) + " |", "|---|---|" + "---|" * len(cs)]
-        for wire, systems in s["fig6"].items():
-            for system, series in systems.items():
-                L.append(f"| {wire} | {system} | " + " | ".join(_m(p["throughput_pps"], nd=0) for p in series) + " |")
-            for system, series in systems.items():
-                L.append(f"| {wire} | {system} loss | " + " | ".join(_m(p["loss"], pct=True, nd=2) + " %" for p in series) + " |")
+        L += _table(s["fig6"], "control_per_s", lambda c: f"{c:,}",
+                    lambda p, row: _m(p["loss"], pct=True, nd=2) + " %" if row else _m(p["throughput_pps"], nd=0),
+                    rows=("", " loss"))
         for wire, r in rt.get("fig6", {}).items():
             for k, pts in r.items():
                 L.append(f"\n{wire}, {k}: " + ", ".join(f"{p['control_per_s']:,} {p['ratio']:.2f}x" for p in pts))
