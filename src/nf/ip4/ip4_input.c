@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* IPv4 forwarding: RFC 1812 checks, bulk LPM, neighbour rewrite, TTL and checksum update. */
+/* IPv4 forwarding: RFC 1812 checks, LPM, neighbour rewrite, TTL and checksum update, one packet
+ * at a time from check to transmit buffer. */
 #include <rte_ether.h>
 #include <rte_lpm.h>
 #include <rte_prefetch.h>
