@@ -538,6 +538,38 @@ def _table(fig: dict[str, Any], key: str, head: Any, cell: Any, rows: tuple[str,
     return lines
 
 
+def _headline(s: dict[str, Any]) -> list[str]:
+    """The few numbers the issue asks about, from the summary (medians)."""
+    out = []
+
+    def pt(fig: str, wire: str, system: str, key: str, x: Any) -> dict[str, Any] | None:
+        return next((p for p in s.get(fig, {}).get(wire, {}).get(system, []) if p[key] == x), None)
+
+    for wire in ("memif", "veth"):
+        series = s.get("fig6", {}).get(wire, {}).get("dual", [])
+        if series:
+            top = max(series, key=lambda p: p["control_per_s"])
+            out.append(f"- Fig. 6, {wire}: at {top['control_per_s']:,} control messages/s the dual plane loses "
+                       f"{top['loss']['median'] * 100:.2f} % of its reports (worst repetition "
+                       f"{top['loss']['max'] * 100:.2f} %; the seed's dual plane: 1.9 %); the single plane "
+                       + (f"{pt('fig6', wire, 'single', 'control_per_s', top['control_per_s'])['loss']['median'] * 100:.1f} %"
+                          if pt("fig6", wire, "single", "control_per_s", top["control_per_s"]) else "-") + ".")
+    f4 = s.get("fig4", {}).get("veth", {})
+    if f4.get("dual") and f4.get("socket"):
+        rs = [(p["size"], p["throughput_pps"]["median"] / q["throughput_pps"]["median"])
+              for p in f4["dual"] for q in f4["socket"] if p["size"] == q["size"] and q["throughput_pps"]["median"]]
+        out.append("- Fig. 4, veth (the same wire for both): dual plane over the socket gateway "
+                   + ", ".join(f"{z} B {r:.2f}x" for z, r in rs) + " (the seed: about 2.5x at small messages).")
+    c = s.get("cost", {})
+    d, k = c.get("memif", {}).get("dual"), c.get("veth", {}).get("socket")
+    if d and k and d["cycles_per_msg"]["median"] and k["cycles_per_msg_with_irq"]["median"]:
+        out.append(f"- Cycles per message, each on its cheapest wire: dual plane on memif "
+                   f"{d['cycles_per_msg']['median']:,.0f}, socket gateway on veth "
+                   f"{k['cycles_per_msg_with_irq']['median']:,.0f} with its softirqs "
+                   f"({k['cycles_per_msg_with_irq']['median'] / d['cycles_per_msg']['median']:.1f}x).")
+    return (["## Headline", ""] + out + [""]) if out else []
+
+
 def write_report(doc: dict[str, Any], out: Path) -> None:
     s, rt = doc["summary"], doc["ratios"]
     L = [
@@ -569,6 +601,7 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         "belongs on memif.",
         "",
     ]
+    L += _headline(s)
     if s.get("cost"):
         L += ["## CPU cycles per message (at %d msg/s, 128 B)" % int(COST_RATE), "",
               "| wire | system | cycles/msg (forwarding thread) | + softirq (socket) | of which report path |",
