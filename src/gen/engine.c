@@ -40,9 +40,15 @@ void gen_engine_fini(void)
 	for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++)
 		if (gen.ports[i].used)
 			rte_eth_dev_stop(gen.ports[i].id);
-	for (unsigned int i = TP_GEN_MAX_PORTS; i-- > 0;)
-		if (gen.ports[i].used)
-			tp_ethdev_close(gen.ports[i].id);
+	for (unsigned int i = TP_GEN_MAX_PORTS; i-- > 0;) {
+		if (!gen.ports[i].used)
+			continue;
+		tp_ethdev_close(gen.ports[i].id);
+		/* a memif peer in this process learns of the close on the EAL interrupt
+		 * thread: let it handle that before its own port is freed under it (a
+		 * rare crash at exit in CI without this pause) */
+		rte_delay_us_sleep(100 * 1000);
+	}
 }
 
 struct gen_port *gen_port_find(const char *name, unsigned int *idx)
