@@ -66,8 +66,10 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (c.cse_ip == 0)
 		return tp_cmd_err(ctx, EINVAL, "iotgw enable: give the IN-CSE: cse A.B.C.D");
 	tp_iotgw = c;
-	if ((ret = tp_ae_init(tp.qs)) < 0 || (ret = tp_iotgw_fast_register()) < 0 ||
-	    (ret = tp_iotgw_control_start()) < 0)
+	/* the control side first: once the UDP port is registered, workers hand it
+	 * datagrams (single plane: straight to single.c's rings and pool) */
+	if ((ret = tp_ae_init(tp.qs)) < 0 || (ret = tp_iotgw_control_start()) < 0 ||
+	    (ret = tp_iotgw_fast_register()) < 0)
 		return tp_cmd_err(ctx, -ret, "iotgw enable: %s", strerror(-ret));
 	tp_iotgw.enabled = true;
 	return 0;
