@@ -576,7 +576,11 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         "# IoT gateway: dual plane against single plane and the socket gateway (seed 000)",
         "",
         f"`{doc['command']}` on {doc['date']}, git {doc['git']}. {doc['reps']} repetition(s), "
-        "median (min-max). Machine: " + doc["machine"].get("cpu", "?") + f", TSC {doc['tsc_hz'] / 1e9:.2f} GHz.",
+        "median (min-max). Machine: " + f"{doc['machine'].get('nproc', '?')} CPUs, "
+        + doc["machine"].get("model_name", "?") + (f", {doc['machine']['hypervisor_vendor']} guest"
+                                                     if doc["machine"].get("hypervisor_vendor") else "")
+        + f", kernel {doc['machine'].get('kernel', '?')}, DPDK {doc['machine'].get('dpdk', '?')}"
+        + f", TSC {doc['tsc_hz'] / 1e9:.2f} GHz.",
         "",
         "Systems, all built from the same codec, report path and session manager (src/nf/iotgw):",
         "**dual** = twinplane (signaling on the control plane), **single** = twinplane --single-plane "
@@ -724,6 +728,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.from_json:
         doc = json.loads(args.from_json.read_text())
+        args.out.mkdir(parents=True, exist_ok=True)
         write_report(doc, args.out)
         plot(doc, args.out)
         return 0
