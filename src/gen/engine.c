@@ -204,11 +204,12 @@ void gen_stream_frame(struct gen_stream *s, uint8_t *buf, uint8_t trial, uint64_
 
 	memcpy(buf, s->frames + (size_t)s->next_frame * s->frame_len, s->frame_len);
 	if (s->tmpl->update)
-		s->tmpl->update(s->state, s->seq, buf, s->frame_len);
+		s->tmpl->update(s->state, s->life_frames, buf, s->frame_len);
 	memcpy(buf + s->frame_len - TP_GEN_SIG_LEN, &sig, sizeof(sig));
 	if (++s->next_frame == s->n_frames)
 		s->next_frame = 0;
 	s->seq++;
+	s->life_frames++;
 }
 
 /* --- worker --- */

@@ -55,6 +55,7 @@ struct gen_stream {
 	uint64_t tx, tx_full, tx_nombuf;
 	uint32_t next_frame;
 	uint32_t seq;
+	uint64_t life_frames; /* frames built over the stream's life, never reset */
 	struct tp_rxstats rx;
 };
 

@@ -33,8 +33,10 @@ struct tp_gen_template {
 	uint32_t (*variants)(const void *state);
 	/* Write variant i, frame_len bytes, into buf (the signature is written after). */
 	void (*build)(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_len);
-	/* Optional: per-frame fields (sequence-dependent), called before sending. */
-	void (*update)(const void *state, uint64_t seq, uint8_t *buf, uint32_t frame_len);
+	/* Optional: per-frame fields, called before sending. n counts the stream's
+	 * frames over its whole life (0 for its first frame), not per trial: a field
+	 * derived from it keeps advancing from one trial to the next. */
+	void (*update)(const void *state, uint64_t n, uint8_t *buf, uint32_t frame_len);
 	void (*free)(void *state);
 	struct tp_gen_template *next;
 };

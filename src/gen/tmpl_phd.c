@@ -5,7 +5,10 @@
  * to one gateway address and port:
  *   report             PRST roiv-cmip-confirmed-event-report (0101), a fixed scan
  *                      report with one observation per metric of the device;
- *                      the invoke-id is the frame's sequence number (update())
+ *                      the invoke-id counts the stream's frames over its life
+ *                      (update()), so an agent's invoke-ids keep increasing from
+ *                      one trial to the next as a real agent's do, and the gateway
+ *                      never takes a report of a new trial for a duplicate
  *   report-unconfirmed the same with roiv-cmip-event-report (0100)
  *   aarq               an association request; system-id from the identity index
  *   rlrq               a release request
@@ -338,8 +341,10 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 	/* UDP checksum 0: none (RFC 768), the invoke-id changes every frame */
 }
 
-/* Reports: invoke-id = sequence number, so each frame is a new report to the gateway. */
-static void update(const void *state, uint64_t seq, uint8_t *buf, uint32_t frame_len)
+/* Reports: invoke-id = the stream's frame count (mod 2^16), so each frame is a new
+ * report to the gateway, also in the next trial (the per-trial sequence number
+ * restarts at 0 and would repeat the invoke-ids the agents just used). */
+static void update(const void *state, uint64_t n, uint8_t *buf, uint32_t frame_len)
 {
 	const struct phd *t = state;
 	uint8_t *apdu = buf + HDR_LEN;
@@ -347,8 +352,8 @@ static void update(const void *state, uint64_t seq, uint8_t *buf, uint32_t frame
 	RTE_SET_USED(frame_len);
 	if (t->kind != K_REPORT && t->kind != K_REPORT_UNCONFIRMED)
 		return;
-	apdu[INVOKE_ID_OFF] = (uint8_t)(seq >> 8);
-	apdu[INVOKE_ID_OFF + 1] = (uint8_t)seq;
+	apdu[INVOKE_ID_OFF] = (uint8_t)(n >> 8);
+	apdu[INVOKE_ID_OFF + 1] = (uint8_t)n;
 }
 
 static struct tp_gen_template phd = {

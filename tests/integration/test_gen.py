@@ -302,3 +302,35 @@ def test_coap_sink_acks_confirmable_and_counts(workdir: Path) -> None:
             gen.stop()
         for ns in (c, g):
             ns.delete()
+
+
+def test_phd_invoke_ids_advance_across_trials(workdir: Path) -> None:
+    """A phd report stream's invoke-ids go on from one trial to the next (per
+    agent, as a real agent's do): a gateway that answers a repeated (agent,
+    invoke-id) without forwarding it must not see the second trial as repeats."""
+    import struct
+
+    from scapy.layers.inet import IP, UDP
+    from scapy.utils import rdpcap
+
+    empty, out = workdir / "empty.pcap", workdir / "out.pcap"
+    empty.write_bytes(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+    g = Gen(workdir, f"port add g0 net_pcap0,rx_pcap={empty},tx_pcap={out}\n"
+            "stream add r port g0 template phd size 128 src 10.0.1.2-10.0.1.3 sport 40000-40001 "
+            "dst 10.0.1.1\n")  # fmt: skip
+    try:
+        for _ in range(2):  # two trials of one report per agent (4 agents)
+            r = g.trial("r", "rate", "1000", "count", "4")
+            assert r["streams"][0]["tx"] == 4, r
+    finally:
+        g.stop()  # net_pcap writes the file out when the port closes
+    pkts = rdpcap(str(out))
+    assert len(pkts) == 8
+    seen: dict[tuple[str, int], list[int]] = {}
+    for p in pkts:
+        apdu = bytes(p[UDP].payload)[: p[IP].len - 28]
+        assert apdu[:2] == b"\xe7\x00"  # PRST
+        seen.setdefault((p[IP].src, p[UDP].sport), []).append(int.from_bytes(apdu[6:8], "big"))
+    assert len(seen) == 4
+    for ident, ids in seen.items():
+        assert len(ids) == 2 and ids[1] > ids[0], (ident, ids)
