@@ -510,7 +510,8 @@ def plot(doc: dict[str, Any], out: Path) -> Path:
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
-    figure.suptitle(f"IoT gateway, seed 000 comparisons ({doc['date']}, {doc['reps']} repetitions; "
+    later = "".join(f"; {', '.join(u['figures'])} re-measured {u['date']}" for u in doc.get("updates", []))
+    figure.suptitle(f"IoT gateway, seed 000 comparisons ({doc['date']}{later}, {doc['reps']} repetitions; "
                     "median, band = min..max)")
     figure.tight_layout()
     path = out / "iotgw.png"
@@ -588,7 +589,8 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
     ]
     for u in doc.get("updates", []):
         L += [f"Re-measured later and merged in: {', '.join(u['figures'])}, by `{u['command']}` on "
-              f"{u['date']}, git {u['git']} (the other figures are from the run above).", ""]
+              f"{u['date']}, git {u['git']}, TSC {u.get('tsc_hz', doc['tsc_hz']) / 1e9:.2f} GHz (the other "
+              "figures are from the run above).", ""]
     L += [
         "Systems, all built from the same codec, report path and session manager (src/nf/iotgw):",
         "**dual** = twinplane (signaling on the control plane), **single** = twinplane --single-plane "
@@ -790,13 +792,13 @@ def main(argv: list[str] | None = None) -> int:
             if "error" in r:
                 o.setdefault("merge_errors", []).append(r["error"])
         merged = build_doc(old["runs"], args, tsc, argv)
-        for k in ("command", "date", "git", "machine", "reps", "quick", "cse_delay_us"):
+        for k in ("command", "date", "git", "machine", "tsc_hz", "reps", "quick", "cse_delay_us"):
             merged[k] = old[k]
         merged["fig3_n"] = list(args.fig3_n) if "fig3" in figures else old.get("fig3_n")
         merged["updates"] = old.get("updates", []) + [{
             "figures": figures, "command": "bench/iotgw.py " + " ".join(argv),
             "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), "git": D.git_rev(),
-            "machine": D.machine_info()}]
+            "machine": D.machine_info(), "tsc_hz": tsc}]
         doc = merged
     else:
         doc = build_doc(runs, args, tsc, argv)
