@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import json
 import os
 import platform
@@ -57,6 +58,7 @@ ensure_venv(ROOT)
 from twinplane.bench import pcapgen  # noqa: E402
 from twinplane.bench.duts import tsc_hz  # noqa: E402
 from twinplane.bench.telemetry import Telemetry, TelemetryError, wait_for_socket  # noqa: E402
+from twinplane.proc import Process, remove_dpdk_runtime  # noqa: E402
 
 MAIN_LCORE = 0
 WORKER_LCORE = 1
@@ -112,48 +114,46 @@ def git_rev() -> str:
     return rev + ("-dirty" if d.stdout.strip() else "")
 
 
-def _all_cpus() -> None:
-    os.sched_setaffinity(0, range(os.cpu_count() or 1))
-
-
 # --------------------------------------------------------------------------
 # a DUT process
 
 
 class Dut:
-    """A running DPDK process whose ports 0 and 1 we read via telemetry."""
+    """A DPDK process whose ports 0 and 1 we read via telemetry.
+
+    It may use every CPU (this script keeps itself off the worker's), is
+    stopped with SIGINT (SIGKILL after a timeout) and its EAL runtime files
+    (prefix ``prefix``) are removed afterwards."""
 
     name = "dut"
 
-    def __init__(self, cmd: list[str], log: Path, prefix: str) -> None:
-        self.cmd = cmd
-        self.log = log
+    def __init__(self, cmd: list[str], log: Path, prefix: str, netns: str | None = None) -> None:
         self.prefix = prefix
-        self.proc: subprocess.Popen | None = None
+        self.process = Process(
+            cmd,
+            log,
+            label=self.name,
+            netns=netns,
+            cpus=f"0-{(os.cpu_count() or 1) - 1}",
+            stop_signal=signal.SIGINT,
+            stop_timeout=15.0,
+            cleanup=functools.partial(remove_dpdk_runtime, prefix),
+            error=BenchError,
+        )
         self.tel: Telemetry | None = None
 
+    @property
+    def log(self) -> Path:
+        return self.process.log
+
     def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        return self.process.running()
 
     def start(self) -> None:
-        self.logf = open(self.log, "wb")
-        self.proc = subprocess.Popen(
-            self.cmd, stdin=subprocess.DEVNULL, stdout=self.logf, stderr=subprocess.STDOUT,
-            preexec_fn=_all_cpus,
-        )
+        self.process.start()
 
-    def log_tail(self, n: int = 40) -> str:
-        try:
-            lines = self.log.read_text(errors="replace").splitlines()
-        except OSError:
-            return ""
-        return "\n".join(lines[-n:])
-
-    def fail(self, what: str) -> BenchError:
-        rc = self.proc.poll() if self.proc else None
-        state = f"exited with {rc}" if rc is not None else "still running"
-        return BenchError(f"{self.name}: {what} ({state}); command:\n  {shlex.join(self.cmd)}\n"
-                          f"log {self.log}:\n{self.log_tail()}")
+    def fail(self, what: str) -> Exception:
+        return self.process.fail(what)
 
     def connect(self, timeout: float) -> None:
         try:
@@ -177,17 +177,7 @@ class Dut:
         if self.tel is not None:
             self.tel.close()
             self.tel = None
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.logf.close()
-        return self.proc.returncode
+        return self.process.stop(timeout=timeout)
 
 
 class L3fwd(Dut):
@@ -198,7 +188,7 @@ class Twinplane(Dut):
     name = "twinplane"
 
     def __init__(self, cmd: list[str], log: Path, prefix: str, sock: str, netns: str) -> None:
-        super().__init__(cmd, log, prefix)
+        super().__init__(cmd, log, prefix, netns=netns)
         self.sock = sock
         self.netns = netns
         from twinplane.api import Client
@@ -214,19 +204,15 @@ class Twinplane(Dut):
         super().start()
 
     def wait_api(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        last: Exception | None = None
-        while time.monotonic() < deadline:
-            if not self.alive():
-                raise self.fail("daemon exited before its API answered")
+        def answers() -> bool:
             try:
                 self.api.cmd("version", json=False)
-                return
-            except OSError as e:  # not listening yet
-                last = e
+            except OSError:  # not listening yet
                 self.api.close()
-                time.sleep(0.1)
-        raise self.fail(f"API socket {self.sock} not answering after {timeout:.0f}s: {last}")
+                raise
+            return True
+
+        self.process.wait_ready(answers, timeout, f"answering on {self.sock}", retry_on=(OSError,))
 
     def connect(self, timeout: float) -> None:
         """Prefer DPDK telemetry (as for l3fwd); fall back to the API's port stats."""
@@ -390,9 +376,8 @@ def twinplane_config(p0: str, p1: str) -> str:
     ])
 
 
-def twinplane_cmd(binary: Path, netns: str, cfg: Path, sock: str, log: Path) -> list[str]:
+def twinplane_cmd(binary: Path, cfg: Path, sock: str, log: Path) -> list[str]:
     return [
-        "ip", "netns", "exec", netns,
         str(binary), "--name", TP_NAME, "--lcores", f"{MAIN_LCORE},{WORKER_LCORE}", "--no-backoff",
         "--socket", sock, "--log-file", str(log), "--config", str(cfg),
         "--eal", "--no-pci",  # as l3fwd: no PCI scan (the host's own NIC is a virtio PCI device)
@@ -579,8 +564,8 @@ def main(argv: list[str] | None = None) -> int:
 
     commands = {"l3fwd": shlex.join(l3fwd_cmd(args.l3fwd, p0, p1))}
     if "twinplane" in duts:
-        commands["twinplane"] = shlex.join(twinplane_cmd(args.twinplane, netns, cfg, sock,
-                                                         work / "twinplane.RUN.log"))
+        commands["twinplane"] = shlex.join(["ip", "netns", "exec", netns,
+                                            *twinplane_cmd(args.twinplane, cfg, sock, work / "twinplane.RUN.log")])
         commands["twinplane_config"] = cfg.read_text()
     print(f"fwd_cost: {args.runs} runs x {args.seconds:g} s, TSC {hz / 1e6:.0f} MHz, work dir {work}")
 
@@ -592,7 +577,7 @@ def main(argv: list[str] | None = None) -> int:
                 dut: Dut = L3fwd(l3fwd_cmd(args.l3fwd, p0, p1), work / f"l3fwd.{i + 1}.log", L3FWD_PREFIX)
             else:
                 log = work / f"twinplane.{i + 1}.log"
-                dut = Twinplane(twinplane_cmd(args.twinplane, netns, cfg, sock, log),
+                dut = Twinplane(twinplane_cmd(args.twinplane, cfg, sock, log),
                                 work / f"twinplane.{i + 1}.out", TP_NAME, sock, netns)
             try:
                 dut.start()
@@ -604,8 +589,11 @@ def main(argv: list[str] | None = None) -> int:
                     raise dut.fail(f"port {IN_PORT} MAC is {mac!r}, the input is addressed to "
                                    f"{pcapgen.PCAP_PORT0_MAC}")
                 r = measure(dut, args.warmup, args.seconds, hz)
-            except BenchError as e:
+            except BaseException as e:
+                # its own session: a Ctrl-C reaches only this script, which stops it
                 dut.stop()
+                if not isinstance(e, BenchError):
+                    raise
                 if isinstance(dut, Twinplane):
                     extra = dut.log.with_suffix(".log")
                     if extra.exists():

@@ -72,7 +72,7 @@ from twinplane.bench import ensure_venv  # noqa: E402
 ensure_venv(ROOT)
 
 from twinplane.bench import duts as D  # noqa: E402
-from twinplane.bench.gen import Gen, cleanup_runtime  # noqa: E402
+from twinplane.bench.gen import Gen  # noqa: E402
 from twinplane.bench.rfc2544 import SearchParams, TrialResult, search  # noqa: E402
 from twinplane.lab.daemon import Daemon  # noqa: E402
 from twinplane.lab.netns import Netns, veth  # noqa: E402
@@ -212,7 +212,7 @@ class Bed:
             ns.run(s)
         self.sockgw = SockGw(ns, self.workdir, "--cse", CSE_IP, "--listen", GW_IP, "--timeout", "3600",
                              "--max-sessions", "8192", "--rcvbuf", str(4 << 20), "--profile", cpu=D.DUT_CPU)
-        self.setup += steps + ["ip netns exec D " + self.sockgw.command_line]
+        self.setup += [*steps, self.sockgw.command_line]
 
     def stream(self, size: int) -> str:
         name = f"r{size}"
@@ -299,7 +299,6 @@ class Bed:
             self.daemon.stop()
         if self.gen is not None:
             self.gen.stop()
-            cleanup_runtime(self.gen.name)
         for ns in reversed(self.namespaces):
             ns.delete()
         self.namespaces.clear()

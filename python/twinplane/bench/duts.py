@@ -33,6 +33,7 @@ Addressing, the same for every DUT::
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import platform
 import re
@@ -46,12 +47,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from twinplane.closing import stop_process
-from twinplane.bench.gen import Gen, cleanup_runtime, gen_binary
+from twinplane.bench.gen import Gen, gen_binary
 from twinplane.bench.rfc2544 import TrialFn, TrialResult
 from twinplane.bench.telemetry import Telemetry, TelemetryError, wait_for_socket
-from twinplane.lab.daemon import REPO_ROOT, Daemon, build_dir, daemon_binary, tail
+from twinplane.lab.daemon import REPO_ROOT, Daemon, build_dir, daemon_binary
 from twinplane.lab.netns import Netns, _pid_alive, list_netns, veth
+from twinplane.proc import Process, remove_dpdk_runtime, tail
 
 DUT_CPU = 0
 GEN_CPU = 1
@@ -323,44 +324,19 @@ class Binaries:
 # DUT processes
 
 
-class DpdkProc:
-    """A DPDK process of ours (l3fwd, tp-testdut), optionally in a namespace.
-
-    Stopped with SIGINT (SIGKILL after a timeout); its EAL runtime files are
-    removed afterwards."""
-
-    label = "dut"
-
-    def __init__(self, argv: list[str], prefix: str, log: Path, netns: str | None = None) -> None:
-        self.argv = (["ip", "netns", "exec", netns] if netns else []) + argv
-        self.prefix = prefix
-        self.log = log
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def command_line(self) -> str:
-        return shlex.join(self.argv)
-
-    def start(self) -> None:
-        with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=out,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
-
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def fail(self, what: str) -> DutError:
-        rc = self.proc.poll() if self.proc else None
-        state = f"exited with {rc}" if rc is not None else "running"
-        return DutError(f"{self.label}: {what} ({state}); command:\n  {self.command_line}\n"
-                        f"--- {self.log} ---\n{tail(self.log, 40)}")
-
-    def stop(self, timeout: float = 10.0) -> int | None:
-        if self.proc is None:
-            return None
-        stop_process(self.proc, signal.SIGINT, timeout)
-        cleanup_runtime(self.prefix)
-        return self.proc.returncode
+def dpdk_process(argv: list[str], prefix: str, log: Path, label: str, netns: str | None) -> Process:
+    """A DPDK process of ours (l3fwd, tp-testdut), optionally in a namespace: stopped
+    with SIGINT (SIGKILL after 10 s), its EAL runtime files removed afterwards."""
+    return Process(
+        argv,
+        log,
+        label=label,
+        netns=netns,
+        stop_signal=signal.SIGINT,
+        stop_timeout=10.0,
+        cleanup=functools.partial(remove_dpdk_runtime, prefix),
+        error=DutError,
+    )
 
 
 class Dut:
@@ -442,12 +418,11 @@ class TwinplaneDut(Dut):
 
     def watch_tids(self) -> list[int]:
         # the workers; the main thread (the first lcore, also on DUT_CPU) is the control plane
-        assert self.daemon.proc is not None
-        pid = self.daemon.proc.pid
+        pid = self.daemon.pid
         return [t for t in pinned_threads(pid, DUT_CPU) if t != pid]
 
     def pid(self) -> int | None:
-        return self.daemon.proc.pid if self.daemon.proc else None
+        return self.daemon.pid if self.daemon.proc else None
 
     def describe(self) -> dict[str, Any]:
         return {"dut": self.name, "command": "ip netns exec NS " + shlex.join(self.daemon.argv),
@@ -471,7 +446,33 @@ class TwinplaneDut(Dut):
         }
 
 
-class L3fwdDut(Dut):
+class DpdkDut(Dut):
+    """A DUT that is one DPDK process of ours (``dpdk_process``), set by ``start``."""
+
+    process: Process | None = None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.running()
+
+    def logs(self) -> str:
+        return self.process.logs(40) if self.process is not None else ""
+
+    def watch_tids(self) -> list[int]:
+        assert self.process is not None
+        return pinned_threads(self.process.pid, DUT_CPU)
+
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None and self.process.proc else None
+
+    def describe(self) -> dict[str, Any]:
+        return {"dut": self.name, "command": self.process.command_line if self.process else None}
+
+
+class L3fwdDut(DpdkDut):
     name = "l3fwd"
 
     def start(self, ports: tuple[str, str]) -> None:
@@ -483,41 +484,21 @@ class L3fwdDut(Dut):
             "-p", "0x3", "--config", "(0,0,0),(1,0,0)", "--lookup", "lpm", "--parse-ptype",
             f"--eth-dest=1,{GEN_MAC[1]}", f"--eth-dest=0,{GEN_MAC[0]}",
         ]  # fmt: skip
-        self.proc = DpdkProc(argv, self.prefix, tb.workdir / "l3fwd.out", netns=tb.dut_ns_name)
-        self.proc.label = "l3fwd"
-        self.proc.start()
+        proc = self.process = dpdk_process(argv, self.prefix, tb.workdir / "l3fwd.out", "l3fwd",
+                                           tb.dut_ns_name)
+        proc.start()
         try:
-            self.tel: Telemetry = wait_for_socket(self.prefix, timeout=60, alive=self.proc.running)
+            self.tel: Telemetry = wait_for_socket(self.prefix, timeout=60, alive=proc.running)
         except TelemetryError as e:
-            raise self.proc.fail(str(e)) from None
+            raise proc.fail(str(e)) from None
         # l3fwd answers telemetry before its ports are up; its main loop starts after
-        deadline = time.monotonic() + 60
-        while "entering main loop" not in tail(self.proc.log, 200):
-            if not self.proc.running() or time.monotonic() > deadline:
-                raise self.proc.fail("main loop not entered")
-            time.sleep(0.2)
+        proc.wait_ready(lambda: "entering main loop" in tail(proc.log, 200), 60, "in its main loop",
+                        interval=0.2)
 
     def stop(self) -> None:
         if getattr(self, "tel", None) is not None:
             self.tel.close()
-        if getattr(self, "proc", None) is not None:
-            self.proc.stop()
-
-    def running(self) -> bool:
-        return self.proc.running()
-
-    def logs(self) -> str:
-        return f"--- {self.proc.log} ---\n{tail(self.proc.log, 40)}"
-
-    def watch_tids(self) -> list[int]:
-        assert self.proc.proc is not None
-        return pinned_threads(self.proc.proc.pid, DUT_CPU)
-
-    def pid(self) -> int | None:
-        return self.proc.proc.pid if self.proc.proc else None
-
-    def describe(self) -> dict[str, Any]:
-        return {"dut": self.name, "command": self.proc.command_line}
+        super().stop()
 
     def cost_snapshot(self) -> dict[str, Any]:
         busy = self.tel.command("/l3fwd/busy")
@@ -540,7 +521,7 @@ class L3fwdDut(Dut):
         }
 
 
-class TestDut(Dut):
+class TestDut(DpdkDut):
     """tests/tools/tp-testdut: forwards port 0 <-> port 1, options as given."""
 
     __test__ = False  # not a pytest class
@@ -551,29 +532,9 @@ class TestDut(Dut):
         self.prefix = f"{tb.tag}x"
         argv = [str(tb.bins.testdut), "--name", self.prefix, "--lcores", f"0@{DUT_CPU}",
                 "--port", ports[0], "--port", ports[1], *tb.dut_args]
-        self.proc = DpdkProc(argv, self.prefix, tb.workdir / "testdut.out", netns=tb.dut_ns_name)
-        self.proc.label = "tp-testdut"
-        self.proc.start()
-
-    def stop(self) -> None:
-        if getattr(self, "proc", None) is not None:
-            self.proc.stop()
-
-    def running(self) -> bool:
-        return self.proc.running()
-
-    def logs(self) -> str:
-        return f"--- {self.proc.log} ---\n{tail(self.proc.log, 40)}"
-
-    def watch_tids(self) -> list[int]:
-        assert self.proc.proc is not None
-        return pinned_threads(self.proc.proc.pid, DUT_CPU)
-
-    def pid(self) -> int | None:
-        return self.proc.proc.pid if self.proc.proc else None
-
-    def describe(self) -> dict[str, Any]:
-        return {"dut": self.name, "command": self.proc.command_line}
+        self.process = dpdk_process(argv, self.prefix, tb.workdir / "testdut.out", "tp-testdut",
+                                    tb.dut_ns_name)
+        self.process.start()
 
 
 def kernel_cost_from_ticks(run: dict[str, Any], hz: float, user_hz: int) -> dict[str, Any]:
@@ -814,8 +775,7 @@ class Testbed:
                 self.gen.wait_forwarding(first, timeout=ready_timeout)
             except Exception as e:
                 raise DutError(f"{self.wire}/{self.dut_name}: {e}\n{self.dut.logs()}") from e
-            assert self.gen.proc is not None
-            gen_pid = self.gen.proc.pid
+            gen_pid = self.gen.pid
             # the generator's worker lcore; its first lcore (the main thread) serves the API
             gen_tids = [t for t in pinned_threads(gen_pid, GEN_CPU) if t != gen_pid]
             self.watch.add("dut", self.dut.watch_tids())

@@ -17,25 +17,23 @@ of GEN.md as methods, and trials that come back as
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
-import shlex
-import shutil
 import signal
-import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
-from twinplane.closing import Closing, stop_process
 from twinplane.api import ApiError, Client, ProtocolError
 from twinplane.bench.rfc2544 import TrialFn, TrialResult
-from twinplane.lab.daemon import build_dir, tail
+from twinplane.lab.daemon import build_dir
+from twinplane.proc import Process, ProcessError, remove_dpdk_runtime
 
 DEFAULT_LCORES = "0@1,1@1"  # API lcore and worker both on CPU 1: the DUT gets CPU 0
 
 
-class GenError(RuntimeError):
+class GenError(ProcessError):
     """The generator did not start, died, or refused a command."""
 
 
@@ -44,28 +42,16 @@ def gen_binary() -> Path:
     return Path(os.environ.get("TP_GEN", build_dir() / "src" / "twinplane-gen"))
 
 
-def cleanup_runtime(prefix: str) -> None:
-    """Remove the EAL runtime directory and hugepage files left under ``prefix``."""
-    shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
-    try:
-        with open("/proc/mounts") as f:
-            mounts = [ln.split()[1] for ln in f if ln.split()[2:3] == ["hugetlbfs"]]
-    except OSError:
-        return
-    for mnt in mounts:
-        with contextlib.suppress(OSError):
-            for entry in os.scandir(mnt):
-                if entry.name.startswith(f"{prefix}map_"):
-                    os.unlink(entry.path)
-
-
 def fmt_rate(pps: float) -> str:
     """A rate word for ``trial``: whole packets per second."""
     return str(max(1, round(pps)))
 
 
-class Gen(Closing):
-    """One ``twinplane-gen`` process and a connection to its API socket."""
+class Gen(Process):
+    """One ``twinplane-gen`` process and a connection to its API socket.
+
+    Stopped with SIGINT (SIGKILL after 10 s); its EAL runtime files (prefix
+    ``name``) are removed afterwards."""
 
     def __init__(
         self,
@@ -82,7 +68,6 @@ class Gen(Closing):
         self.workdir = Path(workdir)
         self.lcores = lcores
         self.binary = Path(binary) if binary else gen_binary()
-        self.netns = netns
         self.config = list(config)
         self.eal = eal
         self.extra_args = list(extra_args)
@@ -90,14 +75,8 @@ class Gen(Closing):
         self.config_path = self.workdir / f"{name}.conf"
         self.log_path = self.workdir / f"{name}.log"
         self.out_path = self.workdir / f"{name}.out"
-        self.proc: subprocess.Popen[bytes] | None = None
         self.client = Client(self.socket, timeout=10.0)
         self.commands: list[str] = []  # every API command sent, for the report
-
-    # --- process ---------------------------------------------------------
-
-    @property
-    def argv(self) -> list[str]:
         argv = [
             str(self.binary),
             "--name", self.name,
@@ -110,31 +89,21 @@ class Gen(Closing):
         if self.eal:
             argv += ["--eal", self.eal]
         argv += self.extra_args
-        if self.netns:
-            argv = ["ip", "netns", "exec", self.netns, *argv]
-        return argv
+        super().__init__(
+            argv,
+            self.out_path,
+            label="twinplane-gen",
+            netns=netns,
+            stop_signal=signal.SIGINT,
+            stop_timeout=10.0,
+            side_logs=[("log", self.log_path)],
+            cleanup=functools.partial(remove_dpdk_runtime, name),
+            error=GenError,
+        )
 
-    @property
-    def command_line(self) -> str:
-        return shlex.join(self.argv)
+    # --- process ---------------------------------------------------------
 
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def logs(self, lines: int = 40) -> str:
-        parts = []
-        for label, path in (("log", self.log_path), ("stdout/stderr", self.out_path)):
-            text = tail(path, lines)
-            if text:
-                parts.append(f"--- twinplane-gen {label} ({path}) ---\n{text}")
-        return "\n".join(parts) or "(twinplane-gen wrote no output)"
-
-    def fail(self, what: str) -> GenError:
-        rc = self.proc.poll() if self.proc else None
-        state = f"exited with {rc}" if rc is not None else "running"
-        return GenError(f"twinplane-gen: {what} ({state}); command:\n  {self.command_line}\n{self.logs()}")
-
-    def start(self, timeout: float = 60.0) -> None:
+    def start(self, timeout: float = 60.0) -> Self:
         if not self.binary.exists():
             raise GenError(f"generator binary {self.binary} not found (build it, or set TP_GEN)")
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -142,40 +111,29 @@ class Gen(Closing):
             self.config_path.write_text("\n".join(self.config) + "\n")
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket)
-        with open(self.out_path, "wb") as out:
-            self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + timeout
-        last: Exception | None = None
-        while time.monotonic() < deadline:
-            if not self.running():
-                raise self.fail("exited during start-up")
-            if os.path.exists(self.socket):
-                try:
-                    self.client.cmd("show", "ports", timeout=2.0)
-                    return
-                except (OSError, ApiError, ProtocolError, ValueError) as e:
-                    last = e
-                    self.client.close()
-            time.sleep(0.1)
-        raise self.fail(f"API {self.socket} not answering after {timeout:.0f}s ({last})")
+        super().start()
+        self.wait_ready(
+            self._api_answers,
+            timeout,
+            f"answering on {self.socket}",
+            retry_on=(OSError, ApiError, ProtocolError, ValueError),
+        )
+        return self
 
-    def stop(self, timeout: float = 10.0) -> int | None:
-        """SIGINT, then SIGKILL after ``timeout``; remove its runtime files."""
+    def _api_answers(self) -> bool:
+        if not os.path.exists(self.socket):
+            return False
+        try:
+            self.client.cmd("show", "ports", timeout=2.0)
+        except (OSError, ApiError, ProtocolError, ValueError):
+            self.client.close()
+            raise
+        return True
+
+    def stop(self, *, sig: int | None = None, timeout: float | None = None) -> int | None:
+        """Close the API connection, then ``Process.stop``."""
         self.client.close()
-        if self.proc is None:
-            return None
-        stop_process(self.proc, signal.SIGINT, timeout)
-        cleanup_runtime(self.name)
-        return self.proc.returncode
-
-    def _enter(self) -> None:
-        self.start()
-
-    def close(self) -> None:
-        self.stop()
+        return super().stop(sig=sig, timeout=timeout)
 
     # --- commands --------------------------------------------------------
 

@@ -21,15 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-import subprocess
 import sys
 import time
 from types import FrameType
+from typing import Any
 
 from twinplane.lab.acme import Acme, acme_available, cin_content
 from twinplane.lab.daemon import build_dir
 from twinplane.lab.router import PMDS, RouterLab, lab_pmd
 from twinplane.lab.traffic import UdpReceiver, udp_send
+from twinplane.proc import Process, tail
 
 
 def _sigterm(signum: int, frame: FrameType | None) -> None:
@@ -44,20 +45,30 @@ DEVICES = [
 ]
 
 
+def sim_result(sim: Process) -> dict[str, Any]:
+    """phd-sim's result: the last line of JSON it printed ({} if none)."""
+    lines = [ln for ln in tail(sim.log, 20).splitlines() if ln.startswith("{")]
+    out: dict[str, Any] = json.loads(lines[-1]) if lines else {}
+    return out
+
+
 def gateway_demo(lab: RouterLab) -> bool:
     """PHD agents -> twinplane -> ACME, with live counters; True if every reading arrived."""
     print(f"\nstarting the IN-CSE (ACME) on {CSE} in h2 ...", flush=True)
     acme = Acme.in_lab(lab, ns=lab.ns["h2"], address=CSE)
     sims = [
-        lab.ns["h1"].popen(
+        Process(
             [str(build_dir() / "src" / "phd-sim"), "--type", dev, "--sysid", sysid,
              "--gw", "10.0.1.1:6024", "--reports", "6", "--interval", "400"],
-            stdout=subprocess.PIPE,
-        )
+            lab.workdir / f"phd-sim-{dev}.out",
+            netns=lab.ns["h1"],
+        ).start()
         for dev, sysid in DEVICES
     ]  # fmt: skip
+    for sim in sims:
+        lab.defer(f"stop {sim.label}", sim.stop)
     print("3 devices associate, configure and report (6 confirmed reports each):")
-    while any(p.poll() is None for p in sims):
+    while any(p.running() for p in sims):
         c = lab.ctl("show", "iotgw")
         d, cp = c["data_plane"], c["control_plane"]
         print(
@@ -67,7 +78,7 @@ def gateway_demo(lab: RouterLab) -> bool:
             flush=True,
         )
         time.sleep(1)
-    results = [json.loads((p.stdout.read() if p.stdout else b"{}").decode() or "{}") for p in sims]
+    results = [sim_result(p) for p in sims]
     ok = all(r.get("result") == "ok" for r in results)
     print("\nlatest readings, read back from ACME over HTTP:")
     for (dev, sysid), r in zip(DEVICES, results, strict=True):

@@ -15,26 +15,23 @@ the gateway sent over CoAP through a different path: ``get``, ``children``,
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import itertools
 import json
 import os
 import shutil
-import signal
 import socket
-import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterator
-from typing import Any
+from typing import Any, Self
 
-from twinplane.closing import Closing
-from twinplane.lab.daemon import REPO_ROOT, tail
+from twinplane.lab.daemon import REPO_ROOT
 from twinplane.lab.lab import Lab
 from twinplane.lab.netns import Netns
+from twinplane.proc import Process, ProcessError, tail
 
 ADMIN = "CAdmin"
 RVI = "3"
@@ -44,12 +41,16 @@ HTTP_PORT = 8080
 Json = dict[str, Any]
 
 
-class AcmeError(RuntimeError):
+class AcmeError(ProcessError):
     """ACME did not start, died, or answered a request with an error."""
 
 
 class _PortInUse(AcmeError):
     """ACME runs, but one of its bindings could not bind its port."""
+
+
+class _NotYet(Exception):
+    """ACME runs but does not answer as it should yet (start-up)."""
 
 
 def acme_binary() -> Path | None:
@@ -111,7 +112,7 @@ class _NsHTTPConnection(http.client.HTTPConnection):
         self.sock = sock
 
 
-class Acme(Closing):
+class Acme(Process):
     """One ACME IN-CSE process with HTTP and CoAP bindings.
 
     ``address`` is where both bindings listen; in the root namespace the
@@ -151,9 +152,26 @@ class Acme(Closing):
         self.binary = binary or acme_binary()
         self.config_path = self.workdir / "acme.ini"
         self.out_path = self.workdir / "acme.out"
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.returncode: int | None = None
         self._rqi = itertools.count(1)
+        # --config takes a bare file name, looked up in --base-directory
+        argv = [
+            str(self.binary or "acmecse"),
+            "--base-directory", str(self.workdir),
+            "--config", self.config_path.name,
+            "--headless",
+        ]  # fmt: skip
+        super().__init__(
+            argv,
+            self.out_path,
+            label="ACME",
+            netns=ns,
+            cwd=self.workdir,
+            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+            append_log=True,  # across the attempts of start()
+            kill_group=True,
+            side_logs=self._log_files,
+            error=AcmeError,
+        )
 
     @classmethod
     def in_lab(cls, lab: Lab, ns: Netns | None = None, **kwargs: Any) -> Acme:
@@ -162,19 +180,6 @@ class Acme(Closing):
         lab.defer("stop ACME", acme.close)
         acme.start()
         return acme
-
-    @classmethod
-    @contextlib.contextmanager
-    def lab_session(cls, lab: Lab, ns: Netns, address: str) -> Iterator[tuple[Lab, Acme]]:
-        """ACME in ``lab`` (namespace ``ns``, on ``address``); yields (lab, acme). The lab
-        is closed at the end, and kept for a look when the body failed."""
-        try:
-            yield lab, cls.in_lab(lab, ns=ns, address=address)
-        except BaseException:
-            lab.keep_on_failure()
-            raise
-        finally:
-            lab.close()
 
     def __repr__(self) -> str:
         where = f" in {self.ns.name}" if self.ns else ""
@@ -237,20 +242,7 @@ enableScreenLogging=false
 path={self.workdir / "logs"}
 """
 
-    def _argv(self) -> list[str]:
-        # --config takes a bare file name, looked up in --base-directory
-        return [
-            str(self.binary),
-            "--base-directory", str(self.workdir),
-            "--config", self.config_path.name,
-            "--headless",
-        ]  # fmt: skip
-
-    def _enter(self) -> None:
-        if self.proc is None:
-            self.start()
-
-    def start(self, timeout: float = 60.0) -> Acme:
+    def start(self, timeout: float = 60.0) -> Self:
         """Write the config, start ACME and wait until HTTP and CoAP answer.
 
         In the root namespace with both ports chosen here, a port taken between
@@ -258,9 +250,7 @@ path={self.workdir / "logs"}
         restarted on new ports, up to three times.
         """
         if self.binary is None or not self.binary.exists():
-            raise AcmeError(
-                "acmecse not installed (pip install acmecse; or set TP_ACMECSE)"
-            )
+            raise AcmeError("acmecse not installed (pip install acmecse; or set TP_ACMECSE)")
         if self.proc is not None:
             raise AcmeError("ACME already started")
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -271,19 +261,13 @@ path={self.workdir / "logs"}
                 return self
             except AcmeError as e:
                 # an HTTP port in use makes ACME exit; a CoAP one only logs an error
-                died = self.proc is not None and self.proc.poll() is not None
+                died = self.proc is not None and not self.running()
                 self.close()
                 retry = died or isinstance(e, _PortInUse)
-                if (
-                    not retry
-                    or self._ports_given
-                    or self.ns is not None
-                    or attempt == 2
-                ):
+                if not retry or self._ports_given or self.ns is not None or attempt == 2:
                     raise
                 self.http_port = free_port(socket.SOCK_STREAM, self.address)
                 self.coap_port = free_port(socket.SOCK_DGRAM, self.address)
-                self.proc = None
             except BaseException:
                 self.close()
                 raise
@@ -294,50 +278,31 @@ path={self.workdir / "logs"}
         for old in (self.workdir / "logs").glob("*.log"):
             old.rename(old.with_suffix(f".log.{int(time.time() * 1000)}"))
         self.config_path.write_text(self.config())
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        with open(self.out_path, "ab") as out:
-            kwargs: dict[str, Any] = {
-                "stdout": out,
-                "stderr": subprocess.STDOUT,
-                "stdin": subprocess.DEVNULL,
-                "start_new_session": True,
-            }
-            if self.ns is not None:
-                # ip netns exec execs acmecse: the pid (and session) are ACME's
-                argv = ["ip", "netns", "exec", self.ns.name, *self._argv()]
-            else:
-                argv = self._argv()
-            self.proc = subprocess.Popen(argv, cwd=self.workdir, env=env, **kwargs)
-
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        super().start()
 
     def _wait_ready(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
         http_ok = False
-        last: object = "no answer"
-        while time.monotonic() < deadline:
-            if not self.running():
-                rc = self.proc.returncode if self.proc else None
-                raise AcmeError(
-                    f"acmecse exited with {rc} during start-up\n{self.logs()}"
-                )
-            try:
-                if not http_ok:
-                    r = self.request("GET", self.cse_name, timeout=2.0)
-                    http_ok = r.rsc == 2000
-                    last = f"HTTP RETRIEVE {self.cse_name}: rsc {r.rsc}"
-                if http_ok:
-                    # the answer could come from whoever holds the port if ACME could not bind
-                    if self._bind_failed():
-                        raise _PortInUse(f"a port of ACME is in use\n{self.logs()}")
-                    if self.coap_ping():
-                        return
-                    last = f"no answer to a CoAP ping on {self.coap_target}"
-            except (OSError, http.client.HTTPException, ValueError) as e:
-                last = e
-            time.sleep(0.1)
-        raise AcmeError(f"ACME not ready after {timeout:g}s ({last})\n{self.logs()}")
+
+        def ready() -> bool:
+            nonlocal http_ok
+            if not http_ok:
+                r = self.request("GET", self.cse_name, timeout=2.0)
+                if r.rsc != 2000:
+                    raise _NotYet(f"HTTP RETRIEVE {self.cse_name}: rsc {r.rsc}")
+                http_ok = True
+            # the answer could come from whoever holds the port if ACME could not bind
+            if self._bind_failed():
+                raise _PortInUse(f"a port of ACME is in use\n{self.logs()}")
+            if self.coap_ping():
+                return True
+            raise _NotYet(f"no answer to a CoAP ping on {self.coap_target}")
+
+        self.wait_ready(
+            ready,
+            timeout,
+            "answering over HTTP and CoAP",
+            retry_on=(OSError, http.client.HTTPException, ValueError, _NotYet),
+        )
 
     def _bind_failed(self) -> bool:
         return any(
@@ -384,33 +349,8 @@ path={self.workdir / "logs"}
             except (TimeoutError, ConnectionRefusedError):
                 return False
 
-    def close(self, timeout: float = 5.0) -> None:
-        """Stop ACME: SIGTERM to its process group, SIGKILL after ``timeout``. Idempotent."""
-        proc = self.proc
-        if proc is None:
-            return
-        if proc.poll() is None:
-            for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, sig)
-                try:
-                    proc.wait(wait)
-                    break
-                except subprocess.TimeoutExpired:
-                    continue
-        self.returncode = proc.returncode
-
-    stop = close
-
-    def logs(self, lines: int = 60) -> str:
-        """Tail of ACME's log file and of its stdout/stderr."""
-        parts = []
-        files = sorted((self.workdir / "logs").glob("*.log")) + [self.out_path]
-        for path in files:
-            text = tail(path, lines)
-            if text:
-                parts.append(f"--- ACME {path.name} ({path}) ---\n{text}")
-        return "\n".join(parts) or "(ACME wrote no output)"
+    def _log_files(self) -> Iterable[tuple[str, Path]]:
+        return [(p.name, p) for p in sorted((self.workdir / "logs").glob("*.log"))]
 
     # -- HTTP client (TS-0009) --------------------------------------------
 

@@ -8,18 +8,16 @@ in the foreground as children of the lab and are stopped by it.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pwd
 import subprocess
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from twinplane.lab.daemon import tail
 from twinplane.lab.lab import Lab, LabError
 from twinplane.lab.netns import Netns
+from twinplane.proc import Process
 
 FRR_DIR = Path(os.environ.get("TP_FRR_DIR", "/usr/lib/frr"))
 VTYSH = os.environ.get("TP_VTYSH", "vtysh")
@@ -83,7 +81,7 @@ class Frr:
         self.dir = lab.workdir / f"frr-{self.label}"
         self.configs = dict(configs)
         self.configs.setdefault("zebra", f"hostname {self.label}\n!\n")
-        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.procs: dict[str, Process] = {}
 
     @property
     def zserv(self) -> Path:
@@ -115,61 +113,33 @@ class Frr:
         self.lab.defer(f"stop FRR in {self.ns.name}", self.stop)
         for daemon in order:
             (self.dir / f"{daemon}.conf").write_text(self.configs[daemon])
-            with open(self.dir / f"{daemon}.out", "wb") as out:
-                self.procs[daemon] = self.ns.popen(
-                    self.argv(daemon),
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    start_new_session=True,
-                )
+            proc = Process(
+                self.argv(daemon),
+                self.dir / f"{daemon}.out",
+                label=f"FRR {daemon} in {self.ns.name}",
+                netns=self.ns,
+                side_logs=[("log", self.dir / f"{daemon}.log")],
+                error=LabError,
+            )
+            self.procs[daemon] = proc.start()
             vty = self.dir / f"{daemon}.vty"
-            self._wait(vty.exists, daemon, timeout)
+            proc.wait_ready(vty.exists, timeout, f"listening on {vty.name}", interval=0.05)
             if daemon == "zebra":
-                self._wait(self.zserv.exists, daemon, timeout)
-
-    def _wait(self, cond: Callable[[], bool], daemon: str, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while not cond():
-            proc = self.procs[daemon]
-            if proc.poll() is not None:
-                raise LabError(
-                    f"FRR {daemon} in {self.ns.name} exited with {proc.returncode}\n{self.logs(daemon)}"
-                )
-            if time.monotonic() > deadline:
-                raise LabError(
-                    f"FRR {daemon} in {self.ns.name} not ready after {timeout:g}s\n{self.logs(daemon)}"
-                )
-            time.sleep(0.05)
+                proc.wait_ready(self.zserv.exists, timeout, "serving zserv.api", interval=0.05)
 
     def vtysh(self, *commands: str) -> str:
         """Run vtysh commands against this instance; return the output."""
         argv = [VTYSH, "--vty_socket", str(self.dir)]
         for c in commands:
             argv += ["-c", c]
-        res = subprocess.run(
-            argv, check=False, capture_output=True, text=True, timeout=15
-        )
+        res = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=15)
         return res.stdout + res.stderr
 
     def logs(self, daemon: str | None = None, lines: int = 40) -> str:
-        parts = []
-        for d in [daemon] if daemon else list(self.procs):
-            for suffix in ("log", "out"):
-                text = tail(self.dir / f"{d}.{suffix}", lines)
-                if text:
-                    parts.append(f"--- FRR {d}.{suffix} ({self.ns.name}) ---\n{text}")
-        return "\n".join(parts)
+        procs = [self.procs[daemon]] if daemon else list(self.procs.values())
+        return "\n".join(p.logs(lines) for p in procs)
 
     def stop(self, timeout: float = 5.0) -> None:
         """SIGTERM every daemon (protocols first, zebra last), SIGKILL after ``timeout``."""
-        for daemon in reversed(list(self.procs)):
-            proc = self.procs[daemon]
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout)
-                except subprocess.TimeoutExpired:
-                    with contextlib.suppress(ProcessLookupError):
-                        proc.kill()
-                    proc.wait(5.0)
+        for proc in reversed(list(self.procs.values())):
+            proc.stop(timeout=timeout)

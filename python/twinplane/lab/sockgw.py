@@ -7,54 +7,40 @@ in the daemon's names, to its --stats file)."""
 from __future__ import annotations
 
 import json
-import shlex
 import signal
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-from twinplane.closing import stop_process
-from twinplane.lab.daemon import build_dir, tail
+from twinplane.lab.daemon import build_dir
 from twinplane.lab.netns import Netns
+from twinplane.proc import Process
 
 
 def sockgw_binary() -> Path:
     return build_dir() / "src" / "twinplane-sockgw"
 
 
-class SockGw:
+class SockGw(Process):
+    """Started by the constructor, in ``ns``, pinned to ``cpu`` if given."""
+
     def __init__(self, ns: Netns, workdir: Path, *args: str, cpu: int | None = None) -> None:
         self.stats = workdir / "sockgw-stats.json"
-        self.log = workdir / "sockgw.log"
-        self.argv = (["taskset", "-c", str(cpu)] if cpu is not None else []) + [
-            str(sockgw_binary()), "--stats", str(self.stats), *args]  # fmt: skip
-        with open(self.log, "wb") as out:
-            self.proc = ns.popen(self.argv, stdout=out, stderr=subprocess.STDOUT)
+        argv = [str(sockgw_binary()), "--stats", str(self.stats), *args]
+        super().__init__(argv, workdir / "sockgw.log", netns=ns, cpus=cpu, error=RuntimeError)
+        self.start()
         time.sleep(0.3)
-        if self.proc.poll() is not None:
-            raise RuntimeError(f"twinplane-sockgw exited: {tail(self.log)}")
-
-    @property
-    def command_line(self) -> str:
-        return shlex.join(self.argv)
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
+        if not self.running():
+            raise self.fail("exited at start-up")
 
     def counters(self, timeout: float = 5.0) -> dict[str, Any]:
         """Ask for the counters (SIGUSR1) and read them once the file is rewritten."""
         before = self.stats.stat().st_mtime_ns if self.stats.exists() else 0
-        self.proc.send_signal(signal.SIGUSR1)
+        self.send_signal(signal.SIGUSR1)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.stats.exists() and self.stats.stat().st_mtime_ns != before:
                 out: dict[str, Any] = json.loads(self.stats.read_text())
                 return out
             time.sleep(0.02)
-        raise RuntimeError(f"twinplane-sockgw wrote no counters: {tail(self.log)}")
-
-    def stop(self) -> int | None:
-        stop_process(self.proc, signal.SIGTERM, 5)
-        return self.proc.returncode
+        raise self.fail("wrote no counters")
