@@ -1,11 +1,14 @@
-"""Integration fixtures: ``router_lab`` builds the default topology and always tears it down."""
+"""Integration fixtures: every lab is built by ``daemon_lab`` (``router_lab`` is its default
+topology), which checks the daemon after the test and always tears the lab down."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
+from typing import Any
 
 import pytest
 from twinplane.lab import RouterLab
@@ -15,6 +18,9 @@ from twinplane.lab.daemon import daemon_binary
 # once the daemon had MEMPOOL_SETTLE_S seconds to drain rings and queues.
 MEMPOOL_SETTLE_S = 3.0
 MEMPOOL_SLACK = int(os.environ.get("TP_LAB_MEMPOOL_SLACK", "0"))
+
+# the labs a test's fixtures built, for the failure report
+LABS = pytest.StashKey[list[RouterLab]]()
 
 
 def _sigterm(signum: int, frame: FrameType | None) -> None:
@@ -30,56 +36,78 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Iterator[None]:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield
     rep: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
     setattr(item, f"rep_{rep.when}", rep)
-    lab = getattr(item, "funcargs", {}).get("router_lab")
-    if rep.failed and isinstance(lab, RouterLab) and lab.daemon is not None:
-        lab.keep_on_failure()
-        rep.sections.append(
-            (
-                "twinplane daemon",
-                f"{lab.daemon.logs()}\n(lab files kept in {lab.workdir})",
+    if not rep.failed:
+        return
+    for lab in item.stash.get(LABS, []):
+        if lab.daemon is not None:
+            lab.keep_on_failure()
+            rep.sections.append(
+                ("twinplane daemon", f"{lab.daemon.logs()}\n(lab files kept in {lab.workdir})")
             )
-        )
 
 
 def _require_daemon() -> None:
     if daemon_binary().exists():
         return
-    msg = (
-        f"twinplane daemon not built ({daemon_binary()}); set TP_DAEMON or build first"
-    )
+    msg = f"twinplane daemon not built ({daemon_binary()}); set TP_DAEMON or build first"
     if os.environ.get("CI") == "true":
         pytest.fail(msg)
     pytest.skip(msg)
 
 
 @pytest.fixture
-def router_lab(request: pytest.FixtureRequest) -> Iterator[RouterLab]:
+def daemon_lab(request: pytest.FixtureRequest) -> Iterator[Callable[..., RouterLab]]:
+    """A factory: ``daemon_lab(**kwargs)`` builds ``RouterLab(**kwargs)`` for this test.
+
+    With a daemon (the default), a baseline of in-use mbufs is taken once it
+    runs; after a passing test, the fixture asserts that the daemon still runs
+    and that the in-use count came back to the baseline (no mbuf leak); then,
+    whatever the outcome, that it stops cleanly on SIGTERM. Every lab is torn
+    down at the end, and its files kept when something failed.
+    """
+    labs = request.node.stash.setdefault(LABS, [])
+    with contextlib.ExitStack() as stack:
+
+        def make(**kwargs: Any) -> RouterLab:
+            if kwargs.get("start_daemon", True):
+                _require_daemon()
+            lab = RouterLab(**kwargs)
+            labs.append(lab)
+            stack.enter_context(_checked(lab, request))
+            return lab
+
+        yield make
+
+
+@pytest.fixture
+def router_lab(daemon_lab: Callable[..., RouterLab]) -> RouterLab:
     """h1 (10.0.1.2) -- p0 [twinplane, 10.0.1.1 / 10.0.2.1] p1 -- h2 (10.0.2.2).
 
-    Yields the RouterLab (``run``, ``ctl``, ``counters``, ``mempool_in_use``...).
-    After a passing test, asserts that the daemon still runs and that the
-    mempool's in-use count came back to its post-start baseline; then that
-    the daemon stops cleanly on SIGTERM.
+    The RouterLab (``run``, ``ctl``, ``counters``, ``mempool_in_use``...), with
+    ``daemon_lab``'s checks.
     """
-    _require_daemon()
-    lab = RouterLab()
+    return daemon_lab()
+
+
+@contextlib.contextmanager
+def _checked(lab: RouterLab, request: pytest.FixtureRequest) -> Iterator[None]:
+    """The checks around one test of ``lab``'s daemon, and the lab's teardown."""
     try:
-        lab.flush_tx_residue()
-        lab.mempool_baseline = lab.settle_mempool()
-        yield lab
+        if lab.daemon is not None:
+            lab.flush_tx_residue()
+            lab.mempool_baseline = lab.settle_mempool()
+        yield
+        if lab.daemon is None:
+            return
         rep = getattr(request.node, "rep_call", None)
         if rep is not None and rep.passed:
-            _check_after_test(lab)
-        assert lab.daemon is not None
+            _check_mempool(lab)
         if not lab.daemon.running():
-            rc = lab.daemon.proc.returncode if lab.daemon.proc else None
-            pytest.fail(f"daemon died during the test (exit {rc})\n{lab.daemon.logs()}")
+            pytest.fail(f"daemon died during the test ({lab.daemon.state()})\n{lab.daemon.logs()}")
         lab.stop_daemon()
         problem = lab.daemon.shutdown_problem()
         if problem:
@@ -91,7 +119,7 @@ def router_lab(request: pytest.FixtureRequest) -> Iterator[RouterLab]:
         lab.close()
 
 
-def _check_after_test(lab: RouterLab) -> None:
+def _check_mempool(lab: RouterLab) -> None:
     assert lab.daemon is not None
     if not lab.daemon.running():
         return  # reported by the fixture
@@ -100,7 +128,6 @@ def _check_after_test(lab: RouterLab) -> None:
     lab.flush_tx_residue()
     in_use = lab.settle_mempool(baseline + MEMPOOL_SLACK, timeout=MEMPOOL_SETTLE_S)
     if in_use > baseline + MEMPOOL_SLACK:
-        lab.keep_on_failure()
         pytest.fail(
             f"mbuf leak: mempool in_use {in_use} > baseline {baseline} (+{MEMPOOL_SLACK}) "
             f"after {MEMPOOL_SETTLE_S:g}s to settle; show mempool: {lab.mempool()}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -27,12 +27,11 @@ DEVICES = {
 
 
 @pytest.fixture
-def gw_lab(request: pytest.FixtureRequest) -> Iterator[tuple[RouterLab, Acme]]:
+def gw_lab(daemon_lab: Callable[..., RouterLab]) -> tuple[RouterLab, Acme]:
     if not acme_available() and os.environ.get("CI") != "true":
         pytest.skip("acmecse not installed")
-    lab = RouterLab(extra_config=[f"iotgw enable cse {CSE} timeout 30 max-sessions 40"])
-    with Acme.lab_session(lab, lab.ns["h2"], CSE) as (_, acme):
-        yield lab, acme
+    lab = daemon_lab(extra_config=[f"iotgw enable cse {CSE} timeout 30 max-sessions 40"])
+    return lab, Acme.in_lab(lab, ns=lab.ns["h2"], address=CSE)
 
 
 def sim(lab: RouterLab, *args: str, timeout: float = 60) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,12 +57,11 @@ def check_device(acme: Acme, sysid: str, labels: list[str], r: dict[str, Any], r
 
 
 @pytest.fixture
-def single_lab() -> Iterator[tuple[RouterLab, Acme]]:
+def single_lab(daemon_lab: Callable[..., RouterLab]) -> tuple[RouterLab, Acme]:
     need_acme()
-    lab = RouterLab(extra_config=[f"iotgw enable cse {CSE} timeout 30 max-sessions 40"],
-                    daemon_args=["--single-plane"])  # fmt: skip
-    with Acme.lab_session(lab, lab.ns["h2"], CSE) as (_, acme):
-        yield lab, acme
+    lab = daemon_lab(extra_config=[f"iotgw enable cse {CSE} timeout 30 max-sessions 40"],
+                     daemon_args=["--single-plane"])  # fmt: skip
+    return lab, Acme.in_lab(lab, ns=lab.ns["h2"], address=CSE)
 
 
 def test_single_plane_full_sessions(single_lab: tuple[RouterLab, Acme]) -> None:
@@ -92,13 +91,13 @@ def test_single_plane_full_sessions(single_lab: tuple[RouterLab, Acme]) -> None:
 
 
 @pytest.fixture
-def sock_lab() -> Iterator[tuple[RouterLab, Acme]]:
+def sock_lab(daemon_lab: Callable[..., RouterLab]) -> tuple[RouterLab, Acme]:
     need_acme()
-    lab = RouterLab(kernel_forwarding=True, start_daemon=False)
-    with Acme.lab_session(lab, lab.ns["h2"], CSE) as (_, acme):
-        for link in lab.links:
-            lab.router.run(["ip", "addr", "add", link.router_addr, "dev", link.router_if])
-        yield lab, acme
+    lab = daemon_lab(kernel_forwarding=True, start_daemon=False)
+    acme = Acme.in_lab(lab, ns=lab.ns["h2"], address=CSE)
+    for link in lab.links:
+        lab.router.run(["ip", "addr", "add", link.router_addr, "dev", link.router_if])
+    return lab, acme
 
 
 def test_socket_gateway_full_sessions(sock_lab: tuple[RouterLab, Acme]) -> None:
