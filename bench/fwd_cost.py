@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import functools
+import itertools
 import json
 import os
 import platform
@@ -51,14 +52,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
 
-from twinplane.bench import ensure_venv  # noqa: E402
+from twinplane.bench import ensure_venv
 
 ensure_venv(ROOT)
 
-from twinplane.bench import pcapgen  # noqa: E402
-from twinplane.bench.duts import tsc_hz  # noqa: E402
-from twinplane.bench.telemetry import Telemetry, TelemetryError, wait_for_socket  # noqa: E402
-from twinplane.proc import Process, remove_dpdk_runtime  # noqa: E402
+from twinplane.bench import pcapgen
+from twinplane.bench.duts import tsc_hz
+from twinplane.bench.telemetry import Telemetry, TelemetryError, wait_for_socket
+from twinplane.proc import Process, remove_dpdk_runtime
 
 MAIN_LCORE = 0
 WORKER_LCORE = 1
@@ -107,10 +108,15 @@ def machine_info() -> dict[str, Any]:
 
 
 def git_rev() -> str:
-    r = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    r = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
     rev = r.stdout.strip() if r.returncode == 0 else "none"
-    d = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                       capture_output=True, text=True)
+    d = subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+    )
     return rev + ("-dirty" if d.stdout.strip() else "")
 
 
@@ -199,8 +205,18 @@ class Twinplane(Dut):
         subprocess.run(["ip", "netns", "add", self.netns], check=True)
         # keep the kernel quiet on the TAPs (no IPv6 ND/MLD chatter)
         for key in ("all", "default"):
-            subprocess.run(["ip", "netns", "exec", self.netns, "sysctl", "-qw",
-                            f"net.ipv6.conf.{key}.disable_ipv6=1"], check=False)
+            subprocess.run(
+                [
+                    "ip",
+                    "netns",
+                    "exec",
+                    self.netns,
+                    "sysctl",
+                    "-qw",
+                    f"net.ipv6.conf.{key}.disable_ipv6=1",
+                ],
+                check=False,
+            )
         super().start()
 
     def wait_api(self, timeout: float) -> None:
@@ -222,8 +238,10 @@ class Twinplane(Dut):
         except TelemetryError as e:
             if not self.alive():
                 raise self.fail(str(e)) from None
-            print(f"fwd_cost: twinplane telemetry unavailable ({e}); using 'show ports' stats",
-                  file=sys.stderr)
+            print(
+                f"fwd_cost: twinplane telemetry unavailable ({e}); using 'show ports' stats",
+                file=sys.stderr,
+            )
             self.tel = None
             self.source = "api"
 
@@ -250,8 +268,12 @@ class Twinplane(Dut):
             counters = self.api.cmd("show", "counters")
         except Exception as e:  # noqa: BLE001 - reported, not fatal
             return {"error": str(e)}
-        return {"t": time.monotonic(), "workers": workers, "drops": counters.get("drops", {}),
-                "exception": counters.get("exception", {})}
+        return {
+            "t": time.monotonic(),
+            "workers": workers,
+            "drops": counters.get("drops", {}),
+            "exception": counters.get("exception", {}),
+        }
 
     def stop(self, timeout: float = 15.0) -> int | None:
         self.api.close()
@@ -265,7 +287,9 @@ class Twinplane(Dut):
 # one measurement
 
 
-def measure(dut: Dut, warmup: float, seconds: float, hz: float, startup_timeout: float = 60.0) -> dict[str, Any]:
+def measure(
+    dut: Dut, warmup: float, seconds: float, hz: float, startup_timeout: float = 60.0
+) -> dict[str, Any]:
     t_start = time.monotonic()
     # wait for forwarding to begin
     while True:
@@ -275,8 +299,10 @@ def measure(dut: Dut, warmup: float, seconds: float, hz: float, startup_timeout:
         if c[OUT_PORT].get("opackets", 0) > 0:
             break
         if time.monotonic() - t_start > startup_timeout:
-            raise dut.fail(f"port {OUT_PORT} transmitted nothing after {startup_timeout:.0f}s "
-                           f"(port {IN_PORT} ipackets={c[IN_PORT].get('ipackets')})")
+            raise dut.fail(
+                f"port {OUT_PORT} transmitted nothing after {startup_timeout:.0f}s "
+                f"(port {IN_PORT} ipackets={c[IN_PORT].get('ipackets')})"
+            )
         time.sleep(0.2)
     time.sleep(warmup)
 
@@ -304,7 +330,7 @@ def measure(dut: Dut, warmup: float, seconds: float, hz: float, startup_timeout:
     rx_pps = rate(IN_PORT, "ipackets") + rate(OUT_PORT, "ipackets")
     per_sec = [
         (b[1][OUT_PORT]["opackets"] - a[1][OUT_PORT]["opackets"]) / (b[0] - a[0]) / 1e6
-        for a, b in zip(samples, samples[1:])
+        for a, b in itertools.pairwise(samples)
     ]
     res: dict[str, Any] = {
         "mpps": tx_pps / 1e6,
@@ -313,8 +339,11 @@ def measure(dut: Dut, warmup: float, seconds: float, hz: float, startup_timeout:
         "window_s": win,
         "per_interval_mpps": per_sec,
         "delta": {
-            f"port{p}": {k: c1[p][k] - c0[p][k] for k in ("ipackets", "opackets", "imissed", "ierrors",
-                                                         "oerrors", "rx_nombuf") if k in c1[p]}
+            f"port{p}": {
+                k: c1[p][k] - c0[p][k]
+                for k in ("ipackets", "opackets", "imissed", "ierrors", "oerrors", "rx_nombuf")
+                if k in c1[p]
+            }
             for p in (IN_PORT, OUT_PORT)
         },
     }
@@ -325,8 +354,11 @@ def measure(dut: Dut, warmup: float, seconds: float, hz: float, startup_timeout:
             a = w0.get(w["lcore"])
             if a is None:
                 continue
-            d = {k: w[k] - a[k] for k in ("rx", "tx", "busy_cycles", "total_cycles", "polls", "idle_polls")
-                 if k in w and k in a}
+            d = {
+                k: w[k] - a[k]
+                for k in ("rx", "tx", "busy_cycles", "total_cycles", "polls", "idle_polls")
+                if k in w and k in a
+            }
             d["lcore"] = w["lcore"]
             wt = x1["t"] - x0["t"]
             if d.get("total_cycles"):
@@ -337,8 +369,11 @@ def measure(dut: Dut, warmup: float, seconds: float, hz: float, startup_timeout:
                 d["total_cycles_per_pkt"] = d.get("total_cycles", 0) / d["tx"]
             ws.append(d)
         res["workers"] = ws
-        res["drops"] = {k: v - x0["drops"].get(k, 0) for k, v in x1["drops"].items()
-                        if v - x0["drops"].get(k, 0)}
+        res["drops"] = {
+            k: v - x0["drops"].get(k, 0)
+            for k, v in x1["drops"].items()
+            if v - x0["drops"].get(k, 0)
+        }
     elif x1.get("error"):
         res["api_error"] = x1["error"]
     return res
@@ -356,31 +391,58 @@ def port_devargs(inp: Path, empty: Path) -> tuple[str, str]:
 
 def l3fwd_cmd(binary: Path, p0: str, p1: str) -> list[str]:
     return [
-        str(binary), "-l", f"{MAIN_LCORE},{WORKER_LCORE}", "--file-prefix", L3FWD_PREFIX, "--no-pci",
-        "--vdev", p0, "--vdev", p1, "--",
-        "-p", "0x3", "--config", f"({IN_PORT},0,{WORKER_LCORE}),({OUT_PORT},0,{WORKER_LCORE})",
-        "--lookup", "lpm", "--parse-ptype",
+        str(binary),
+        "-l",
+        f"{MAIN_LCORE},{WORKER_LCORE}",
+        "--file-prefix",
+        L3FWD_PREFIX,
+        "--no-pci",
+        "--vdev",
+        p0,
+        "--vdev",
+        p1,
+        "--",
+        "-p",
+        "0x3",
+        "--config",
+        f"({IN_PORT},0,{WORKER_LCORE}),({OUT_PORT},0,{WORKER_LCORE})",
+        "--lookup",
+        "lpm",
+        "--parse-ptype",
     ]
 
 
 def twinplane_config(p0: str, p1: str) -> str:
-    return "\n".join([
-        "# bench/fwd_cost.py: twinplane side of the forwarding-cost benchmark",
-        f"port add p0 {p0}",
-        f"port add p1 {p1}",
-        "address add 198.18.0.1/24 dev p0",
-        "address add 10.1.1.1/24 dev p1",
-        f"neigh add 10.1.1.2 lladdr {NEIGH_MAC} dev p1",
-        "route add 198.18.1.0/24 via 10.1.1.2",
-        "",
-    ])
+    return "\n".join(
+        [
+            "# bench/fwd_cost.py: twinplane side of the forwarding-cost benchmark",
+            f"port add p0 {p0}",
+            f"port add p1 {p1}",
+            "address add 198.18.0.1/24 dev p0",
+            "address add 10.1.1.1/24 dev p1",
+            f"neigh add 10.1.1.2 lladdr {NEIGH_MAC} dev p1",
+            "route add 198.18.1.0/24 via 10.1.1.2",
+            "",
+        ]
+    )
 
 
 def twinplane_cmd(binary: Path, cfg: Path, sock: str, log: Path) -> list[str]:
     return [
-        str(binary), "--name", TP_NAME, "--lcores", f"{MAIN_LCORE},{WORKER_LCORE}", "--no-backoff",
-        "--socket", sock, "--log-file", str(log), "--config", str(cfg),
-        "--eal", "--no-pci",  # as l3fwd: no PCI scan (the host's own NIC is a virtio PCI device)
+        str(binary),
+        "--name",
+        TP_NAME,
+        "--lcores",
+        f"{MAIN_LCORE},{WORKER_LCORE}",
+        "--no-backoff",
+        "--socket",
+        sock,
+        "--log-file",
+        str(log),
+        "--config",
+        str(cfg),
+        "--eal",
+        "--no-pci",  # as l3fwd: no PCI scan (the host's own NIC is a virtio PCI device)
     ]
 
 
@@ -389,12 +451,18 @@ def twinplane_cmd(binary: Path, cfg: Path, sock: str, log: Path) -> list[str]:
 
 
 def summarize(vals: list[float]) -> dict[str, float]:
-    return {"median": statistics.median(vals), "min": min(vals), "max": max(vals),
-            "mean": statistics.fmean(vals),
-            "stdev": statistics.stdev(vals) if len(vals) > 1 else 0.0}
+    return {
+        "median": statistics.median(vals),
+        "min": min(vals),
+        "max": max(vals),
+        "mean": statistics.fmean(vals),
+        "stdev": statistics.stdev(vals) if len(vals) > 1 else 0.0,
+    }
 
 
-def write_plot(path: Path, runs: dict[str, list[dict[str, Any]]], ratio: float | None = None) -> None:
+def write_plot(
+    path: Path, runs: dict[str, list[dict[str, Any]]], ratio: float | None = None
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -403,14 +471,22 @@ def write_plot(path: Path, runs: dict[str, list[dict[str, Any]]], ratio: float |
     duts = [d for d in ("l3fwd", "twinplane") if runs.get(d)]
     colors = {"l3fwd": "#4c72b0", "twinplane": "#dd8452"}
     fig, axes = plt.subplots(1, 2, figsize=(9, 4))
-    for ax, key, label in ((axes[0], "mpps", "Mpps (64 B, 1 worker)"),
-                           (axes[1], "cycles_per_pkt", "TSC cycles / packet")):
+    for ax, key, label in (
+        (axes[0], "mpps", "Mpps (64 B, 1 worker)"),
+        (axes[1], "cycles_per_pkt", "TSC cycles / packet"),
+    ):
         for i, d in enumerate(duts):
             vals = [r[key] for r in runs[d]]
             med = statistics.median(vals)
             ax.bar(i, med, width=0.6, color=colors[d], alpha=0.55, label=f"{d} median")
-            ax.errorbar(i, med, yerr=[[med - min(vals)], [max(vals) - med]], fmt="none",
-                        ecolor="black", capsize=6)
+            ax.errorbar(
+                i,
+                med,
+                yerr=[[med - min(vals)], [max(vals) - med]],
+                fmt="none",
+                ecolor="black",
+                capsize=6,
+            )
             xs = [i - 0.18 + 0.36 * k / max(1, len(vals) - 1) for k in range(len(vals))]
             ax.scatter(xs, vals, color="black", s=14, zorder=3)
             ax.text(i, med * 0.5, f"median\n{med:.1f}", ha="center", va="center", fontsize=9)
@@ -420,8 +496,11 @@ def write_plot(path: Path, runs: dict[str, list[dict[str, Any]]], ratio: float |
         ax.set_ylim(bottom=0)
         ax.grid(axis="y", alpha=0.3)
     rtxt = f", twinplane/l3fwd = {ratio:.3f}" if ratio is not None else ""
-    fig.suptitle(f"Forwarding cost, 64 B IPv4/UDP from net_pcap infinite_rx, worker on lcore 1{rtxt}\n"
-                 "bars: median, whiskers: min-max, dots: runs in order", fontsize=10)
+    fig.suptitle(
+        "Forwarding cost, 64 B IPv4/UDP from net_pcap infinite_rx, worker on "
+        f"lcore 1{rtxt}\nbars: median, whiskers: min-max, dots: runs in order",
+        fontsize=10,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -432,21 +511,22 @@ def write_markdown(path: Path, doc: dict[str, Any]) -> None:
     lines = [
         "# Forwarding cost: twinplane vs DPDK l3fwd",
         "",
-        f"Generated by `bench/fwd_cost.py` on {doc['date']} (tree {doc['git']}); raw numbers in "
-        "[fwd_cost.json](fwd_cost.json), plot [fwd_cost.png](fwd_cost.png).",
+        f"Generated by `bench/fwd_cost.py` on {doc['date']} (tree {doc['git']}); raw "
+        "numbers in [fwd_cost.json](fwd_cost.json), plot [fwd_cost.png](fwd_cost.png).",
         "",
-        f"- Input: {doc['input']['frames']} distinct {doc['input']['frame_len'] + 4}-byte "
-        f"(60 + FCS) IPv4/UDP frames to {doc['input']['dst_net']}, dst MAC {doc['input']['dst_mac']}, "
+        f"- Input: {doc['input']['frames']} distinct {doc['input']['frame_len'] + 4}-byte (60 + "
+        f"FCS) IPv4/UDP frames to {doc['input']['dst_net']}, dst MAC {doc['input']['dst_mac']}, "
         "replayed from memory by `net_pcap` with `infinite_rx=1`; the same file for both DUTs.",
-        "- One worker: DUT worker pinned to lcore 1, EAL main lcore / control plane on lcore 0 "
-        f"({doc['machine'].get('nproc')} CPUs: {doc['machine'].get('model_name', '?')}, "
+        "- One worker: DUT worker pinned to lcore 1, EAL main lcore / control plane on lcore "
+        f"0 ({doc['machine'].get('nproc')} CPUs: {doc['machine'].get('model_name', '?')}, "
         f"{doc['machine'].get('hypervisor_vendor', 'bare metal')} guest).",
-        "- Port 0 receives, port 1 transmits into net_pcap's tx-drop; both DUTs poll both ports' rx.",
+        "- Port 0 receives, port 1 transmits into "
+        "net_pcap's tx-drop; both DUTs poll both ports' rx.",
         f"- {doc['params']['runs']} interleaved runs (l3fwd, twinplane, l3fwd, ...), each "
         f"{doc['params']['warmup']} s warm-up then a {doc['params']['seconds']} s window.",
-        "- Mpps: port 1 `opackets` rate from the ethdev counters via DPDK telemetry (same for both). "
-        f"Cycles/packet: TSC Hz ({doc['tsc_hz'] / 1e6:.0f} MHz, {doc['tsc_hz_source']}) / packets per "
-        "second; the worker busy-polls, so all its cycles count.",
+        "- Mpps: port 1 `opackets` rate from the ethdev counters via DPDK telemetry (same for "
+        f"both). Cycles/packet: TSC Hz ({doc['tsc_hz'] / 1e6:.0f} MHz, {doc['tsc_hz_source']}) "
+        "/ packets per second; the worker busy-polls, so all its cycles count.",
         "",
         "| DUT | Mpps median | Mpps min-max | spread | cycles/pkt median | cycles/pkt min-max |",
         "|---|---:|---:|---:|---:|---:|",
@@ -456,55 +536,84 @@ def write_markdown(path: Path, doc: dict[str, Any]) -> None:
             continue
         m, c = s[d]["mpps"], s[d]["cycles_per_pkt"]
         spread = (m["max"] - m["min"]) / m["median"] * 100 if m["median"] else 0
-        lines.append(f"| {d} | {m['median']:.2f} | {m['min']:.2f}-{m['max']:.2f} | {spread:.1f} % | "
-                     f"{c['median']:.1f} | {c['min']:.1f}-{c['max']:.1f} |")
+        lines.append(
+            f"| {d} | {m['median']:.2f} | {m['min']:.2f}-{m['max']:.2f} | "
+            f"{spread:.1f} % | {c['median']:.1f} | {c['min']:.1f}-{c['max']:.1f} |"
+        )
     lines.append("")
     if doc.get("ratio") is not None:
         pr = s.get("paired_ratio")
-        lines.append(f"**Ratio twinplane / l3fwd (medians): {doc['ratio']:.3f}**"
-                     + (f"; per interleaved pair: median {pr['median']:.3f}, "
-                        f"min-max {pr['min']:.3f}-{pr['max']:.3f}." if pr else "."))
+        lines.append(
+            f"**Ratio twinplane / l3fwd (medians): {doc['ratio']:.3f}**"
+            + (
+                f"; per interleaved pair: median {pr['median']:.3f}, "
+                f"min-max {pr['min']:.3f}-{pr['max']:.3f}."
+                if pr
+                else "."
+            )
+        )
         lines.append("")
-    lines += ["## Runs", "", "| run | " + " | ".join(f"{d} Mpps" for d in doc["runs"]) + " |",
-              "|---|" + "---:|" * len(doc["runs"])]
+    lines += [
+        "## Runs",
+        "",
+        "| run | " + " | ".join(f"{d} Mpps" for d in doc["runs"]) + " |",
+        "|---|" + "---:|" * len(doc["runs"]),
+    ]
     n = max(len(v) for v in doc["runs"].values())
     for i in range(n):
-        cells = [f"{doc['runs'][d][i]['mpps']:.2f}" if i < len(doc["runs"][d]) else "" for d in doc["runs"]]
+        cells = [
+            f"{doc['runs'][d][i]['mpps']:.2f}" if i < len(doc["runs"][d]) else ""
+            for d in doc["runs"]
+        ]
         lines.append(f"| {i + 1} | " + " | ".join(cells) + " |")
     tw = doc["runs"].get("twinplane") or []
     wk = [w for r in tw for w in r.get("workers", []) if w.get("tx")]
     if wk:
-        lines += ["", "twinplane's own worker counters (median over runs): busy "
-                  f"{statistics.median(w['busy_ratio'] for w in wk) * 100:.1f} % of polls' cycles, "
-                  f"{statistics.median(w['busy_cycles_per_pkt'] for w in wk):.1f} busy cycles/pkt, "
-                  f"TSC measured {statistics.median(w['tsc_hz_measured'] for w in wk) / 1e6:.0f} MHz."]
+        lines += [
+            "",
+            "twinplane's own worker counters (median over runs): busy "
+            f"{statistics.median(w['busy_ratio'] for w in wk) * 100:.1f} % of polls' cycles, "
+            f"{statistics.median(w['busy_cycles_per_pkt'] for w in wk):.1f} busy cycles/pkt, "
+            f"TSC measured {statistics.median(w['tsc_hz_measured'] for w in wk) / 1e6:.0f} MHz.",
+        ]
     lines += ["", "## Commands", "", "```"]
     lines.append(doc["commands"]["l3fwd"])
     if "twinplane" in doc["commands"]:
         lines.append(doc["commands"]["twinplane"])
     lines.append("```")
     if "twinplane_config" in doc["commands"]:
-        lines += ["", "twinplane start-up configuration:", "", "```", doc["commands"]["twinplane_config"].rstrip(),
-                  "```"]
+        lines += [
+            "",
+            "twinplane start-up configuration:",
+            "",
+            "```",
+            doc["commands"]["twinplane_config"].rstrip(),
+            "```",
+        ]
     lines += [
         "",
         "## Caveats",
         "",
-        "- l3fwd is built from Debian's dpdk-doc source by `scripts/build-l3fwd.sh`, with its requested "
-        "rx offloads (RTE_ETH_RX_OFFLOAD_CHECKSUM) masked to the port's capabilities (none on net_pcap). "
-        "l3fwd never verifies the IPv4 header checksum itself (its RFC 1812 check says 'checked in H/W' "
-        "and does not look at the mbuf's checksum flag), while twinplane verifies it in software and also "
-        "checks the destination MAC and martian sources. l3fwd needs `--parse-ptype` on net_pcap "
-        "(software packet-type parsing in an rx callback, part of its cost).",
-        "- The worker cost includes polling port 1's empty rx (an empty pcap file) on every loop, for both "
-        "DUTs; twinplane polls every port, so l3fwd is configured to do the same.",
-        "- A share of each packet's cycles is net_pcap itself (mbuf alloc + 60-byte copy on rx, free on tx), "
-        "identical for both DUTs; the ratio understates the difference in the forwarding code proper.",
-        "- Shared, virtualized machine: compare ratios and spreads, not absolute numbers across days.",
+        "- l3fwd is built from Debian's dpdk-doc source by `scripts/build-l3fwd.sh`, "
+        "with its requested rx offloads (RTE_ETH_RX_OFFLOAD_CHECKSUM) masked to the "
+        "port's capabilities (none on net_pcap). l3fwd never verifies the IPv4 header "
+        "checksum itself (its RFC 1812 check says 'checked in H/W' and does not look at "
+        "the mbuf's checksum flag), while twinplane verifies it in software and also "
+        "checks the destination MAC and martian sources. l3fwd needs `--parse-ptype` on "
+        "net_pcap (software packet-type parsing in an rx callback, part of its cost).",
+        "- The worker cost includes polling port 1's empty rx (an empty pcap file) on every "
+        "loop, for both DUTs; twinplane polls every port, so l3fwd is configured to do the same.",
+        "- A share of each packet's cycles is net_pcap itself (mbuf alloc "
+        "+ 60-byte copy on rx, free on tx), identical for both DUTs; the "
+        "ratio understates the difference in the forwarding code proper.",
+        "- Shared, virtualized machine: compare ratios "
+        "and spreads, not absolute numbers across days.",
     ]
     if any(r.get("counter_source") == "api" for r in tw):
-        lines.append("- twinplane's telemetry socket was not available: its port counters were read with "
-                     "`show ports` through the control API instead.")
+        lines.append(
+            "- twinplane's telemetry socket was not available: its port counters "
+            "were read with `show ports` through the control API instead."
+        )
     lines.append("")
     path.write_text("\n".join(lines))
 
@@ -515,16 +624,29 @@ def write_markdown(path: Path, doc: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5, help="interleaved runs per DUT (default 5)")
-    ap.add_argument("--seconds", type=float, default=5.0, help="measurement window per run (default 5)")
-    ap.add_argument("--warmup", type=float, default=2.0, help="seconds between first forwarded packet and window")
+    ap.add_argument(
+        "--seconds", type=float, default=5.0, help="measurement window per run (default 5)"
+    )
+    ap.add_argument(
+        "--warmup",
+        type=float,
+        default=2.0,
+        help="seconds between first forwarded packet and window",
+    )
     ap.add_argument("--frames", type=int, default=1024, help="distinct frames in the input pcap")
     ap.add_argument("--only", choices=("both", "l3fwd", "twinplane"), default="both")
     ap.add_argument("--l3fwd", type=Path, default=ROOT / "build/l3fwd/dpdk-l3fwd")
     ap.add_argument("--twinplane", type=Path, default=ROOT / "build/src/twinplane")
     ap.add_argument("--out", type=Path, default=ROOT / "docs/results", help="report directory")
-    ap.add_argument("--workdir", type=Path, help="keep pcaps, configs and logs here (default: a temp dir)")
-    ap.add_argument("--from-json", type=Path, metavar="JSON",
-                    help="only rewrite the markdown and plot from an earlier fwd_cost.json")
+    ap.add_argument(
+        "--workdir", type=Path, help="keep pcaps, configs and logs here (default: a temp dir)"
+    )
+    ap.add_argument(
+        "--from-json",
+        type=Path,
+        metavar="JSON",
+        help="only rewrite the markdown and plot from an earlier fwd_cost.json",
+    )
     args = ap.parse_args(argv)
     if args.from_json:
         doc = json.loads(args.from_json.read_text())
@@ -540,8 +662,11 @@ def main(argv: list[str] | None = None) -> int:
 
     duts = ["l3fwd", "twinplane"] if args.only == "both" else [args.only]
     if "l3fwd" in duts:
-        subprocess.run([str(ROOT / "scripts/build-l3fwd.sh"), str(args.l3fwd.parent)], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [str(ROOT / "scripts/build-l3fwd.sh"), str(args.l3fwd.parent)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     if "twinplane" in duts and not os.access(args.twinplane, os.X_OK):
         sys.exit(f"fwd_cost: {args.twinplane} not built")
 
@@ -564,21 +689,37 @@ def main(argv: list[str] | None = None) -> int:
 
     commands = {"l3fwd": shlex.join(l3fwd_cmd(args.l3fwd, p0, p1))}
     if "twinplane" in duts:
-        commands["twinplane"] = shlex.join(["ip", "netns", "exec", netns,
-                                            *twinplane_cmd(args.twinplane, cfg, sock, work / "twinplane.RUN.log")])
+        commands["twinplane"] = shlex.join(
+            [
+                "ip",
+                "netns",
+                "exec",
+                netns,
+                *twinplane_cmd(args.twinplane, cfg, sock, work / "twinplane.RUN.log"),
+            ]
+        )
         commands["twinplane_config"] = cfg.read_text()
-    print(f"fwd_cost: {args.runs} runs x {args.seconds:g} s, TSC {hz / 1e6:.0f} MHz, work dir {work}")
+    print(
+        f"fwd_cost: {args.runs} runs x {args.seconds:g} s, TSC {hz / 1e6:.0f} MHz, work dir {work}"
+    )
 
     runs: dict[str, list[dict[str, Any]]] = {d: [] for d in duts}
     for i in range(args.runs):
         line = [f"[run {i + 1}/{args.runs}]"]
         for d in duts:
             if d == "l3fwd":
-                dut: Dut = L3fwd(l3fwd_cmd(args.l3fwd, p0, p1), work / f"l3fwd.{i + 1}.log", L3FWD_PREFIX)
+                dut: Dut = L3fwd(
+                    l3fwd_cmd(args.l3fwd, p0, p1), work / f"l3fwd.{i + 1}.log", L3FWD_PREFIX
+                )
             else:
                 log = work / f"twinplane.{i + 1}.log"
-                dut = Twinplane(twinplane_cmd(args.twinplane, cfg, sock, log),
-                                work / f"twinplane.{i + 1}.out", TP_NAME, sock, netns)
+                dut = Twinplane(
+                    twinplane_cmd(args.twinplane, cfg, sock, log),
+                    work / f"twinplane.{i + 1}.out",
+                    TP_NAME,
+                    sock,
+                    netns,
+                )
             try:
                 dut.start()
                 if isinstance(dut, Twinplane):
@@ -586,8 +727,10 @@ def main(argv: list[str] | None = None) -> int:
                 dut.connect(60)
                 mac = dut.port_mac(IN_PORT)
                 if mac.lower() != pcapgen.PCAP_PORT0_MAC:
-                    raise dut.fail(f"port {IN_PORT} MAC is {mac!r}, the input is addressed to "
-                                   f"{pcapgen.PCAP_PORT0_MAC}")
+                    raise dut.fail(
+                        f"port {IN_PORT} MAC is {mac!r}, the input "
+                        f"is addressed to {pcapgen.PCAP_PORT0_MAC}"
+                    )
                 r = measure(dut, args.warmup, args.seconds, hz)
             except BaseException as e:
                 # its own session: a Ctrl-C reaches only this script, which stops it
@@ -597,8 +740,11 @@ def main(argv: list[str] | None = None) -> int:
                 if isinstance(dut, Twinplane):
                     extra = dut.log.with_suffix(".log")
                     if extra.exists():
-                        print(f"--- {extra} (daemon --log-file) ---\n{extra.read_text(errors='replace')[-6000:]}",
-                              file=sys.stderr)
+                        print(
+                            f"--- {extra} (daemon --log-file) "
+                            f"---\n{extra.read_text(errors='replace')[-6000:]}",
+                            file=sys.stderr,
+                        )
                 print(f"fwd_cost: {e}", file=sys.stderr)
                 return 1
             rc = dut.stop()
@@ -611,20 +757,27 @@ def main(argv: list[str] | None = None) -> int:
             line.append(f"ratio {runs['twinplane'][-1]['mpps'] / runs['l3fwd'][-1]['mpps']:.3f}")
         print("  ".join(line), flush=True)
 
-    summary: dict[str, Any] = {d: {"mpps": summarize([r["mpps"] for r in runs[d]]),
-                                   "cycles_per_pkt": summarize([r["cycles_per_pkt"] for r in runs[d]])}
-                               for d in duts}
+    summary: dict[str, Any] = {
+        d: {
+            "mpps": summarize([r["mpps"] for r in runs[d]]),
+            "cycles_per_pkt": summarize([r["cycles_per_pkt"] for r in runs[d]]),
+        }
+        for d in duts
+    }
     ratio = None
     if len(duts) == 2:
         ratio = summary["twinplane"]["mpps"]["median"] / summary["l3fwd"]["mpps"]["median"]
-        summary["paired_ratio"] = summarize([t["mpps"] / l3["mpps"]
-                                             for t, l3 in zip(runs["twinplane"], runs["l3fwd"])])
+        summary["paired_ratio"] = summarize(
+            [t["mpps"] / l3["mpps"] for t, l3 in zip(runs["twinplane"], runs["l3fwd"], strict=True)]
+        )
 
     doc: dict[str, Any] = {
         "benchmark": "fwd_cost",
-        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git": git_rev(),
-        "twinplane_mpps_median": summary["twinplane"]["mpps"]["median"] if "twinplane" in summary else None,
+        "twinplane_mpps_median": summary["twinplane"]["mpps"]["median"]
+        if "twinplane" in summary
+        else None,
         "l3fwd_mpps_median": summary["l3fwd"]["mpps"]["median"] if "l3fwd" in summary else None,
         "ratio": ratio,
         "twinplane_mpps": [r["mpps"] for r in runs.get("twinplane", [])],
@@ -634,13 +787,23 @@ def main(argv: list[str] | None = None) -> int:
         "summary": summary,
         "tsc_hz": hz,
         "tsc_hz_source": hz_src,
-        "cycles_per_pkt_definition": "TSC Hz / forwarded packets per second (port 1 opackets rate); "
-                                     "the worker lcore busy-polls",
+        "cycles_per_pkt_definition": "TSC Hz / forwarded packets per second (port 1 opackets "
+        "rate); the worker lcore busy-polls",
         "lcores": {"main": MAIN_LCORE, "worker": WORKER_LCORE},
-        "params": {"runs": args.runs, "seconds": args.seconds, "warmup": args.warmup,
-                   "order": "interleaved: " + ", ".join(duts) + ", ..."},
-        "input": {"frames": args.frames, "frame_len": pcapgen.FRAME_LEN, "dst_net": pcapgen.DEFAULT_DST_NET, "generator_stream": pcapgen.stream_spec(),
-                  "dst_mac": pcapgen.PCAP_PORT0_MAC, "src": pcapgen.DEFAULT_SRC_IP},
+        "params": {
+            "runs": args.runs,
+            "seconds": args.seconds,
+            "warmup": args.warmup,
+            "order": "interleaved: " + ", ".join(duts) + ", ...",
+        },
+        "input": {
+            "frames": args.frames,
+            "frame_len": pcapgen.FRAME_LEN,
+            "dst_net": pcapgen.DEFAULT_DST_NET,
+            "generator_stream": pcapgen.stream_spec(),
+            "dst_mac": pcapgen.PCAP_PORT0_MAC,
+            "src": pcapgen.DEFAULT_SRC_IP,
+        },
         "ports": {"0": p0.replace(str(work) + "/", ""), "1": p1.replace(str(work) + "/", "")},
         "machine": machine_info(),
         "commands": commands,
@@ -652,10 +815,15 @@ def main(argv: list[str] | None = None) -> int:
     write_markdown(args.out / "fwd_cost.md", doc)
     for d in duts:
         m = summary[d]["mpps"]
-        print(f"{d}: median {m['median']:.2f} Mpps (min {m['min']:.2f}, max {m['max']:.2f}), "
-              f"{summary[d]['cycles_per_pkt']['median']:.1f} cycles/pkt")
+        print(
+            f"{d}: median {m['median']:.2f} Mpps (min {m['min']:.2f}, max "
+            f"{m['max']:.2f}), {summary[d]['cycles_per_pkt']['median']:.1f} cycles/pkt"
+        )
     if ratio is not None:
-        print(f"ratio twinplane/l3fwd: {ratio:.3f} (paired median {summary['paired_ratio']['median']:.3f})")
+        print(
+            f"ratio twinplane/l3fwd: {ratio:.3f} (paired "
+            f"median {summary['paired_ratio']['median']:.3f})"
+        )
     print(f"wrote {args.out}/fwd_cost.{{md,png,json}}")
     return 0
 

@@ -67,16 +67,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
-from twinplane.bench import ensure_venv  # noqa: E402
+from twinplane.bench import ensure_venv
 
 ensure_venv(ROOT)
 
-from twinplane.bench import duts as D  # noqa: E402
-from twinplane.bench.gen import Gen  # noqa: E402
-from twinplane.bench.rfc2544 import SearchParams, TrialResult, search  # noqa: E402
-from twinplane.lab.daemon import Daemon  # noqa: E402
-from twinplane.lab.netns import Netns, veth  # noqa: E402
-from twinplane.lab.sockgw import SockGw  # noqa: E402
+from twinplane.bench import duts as D
+from twinplane.bench.gen import Gen
+from twinplane.bench.rfc2544 import SearchParams, TrialResult, search
+from twinplane.lab.daemon import Daemon
+from twinplane.lab.netns import Netns, veth
+from twinplane.lab.sockgw import SockGw
 
 SYSTEMS = ("dual", "single", "socket")
 WIRE_SYSTEMS = {"veth": ("dual", "single", "socket"), "memif": ("dual", "single")}
@@ -115,7 +115,9 @@ def irq_ticks(cpu: int) -> int:
 class Bed:
     """One wire, one system between the generator's two ports."""
 
-    def __init__(self, wire: str, system: str, workdir: Path, tsc: float, cse_delay_us: float) -> None:
+    def __init__(
+        self, wire: str, system: str, workdir: Path, tsc: float, cse_delay_us: float
+    ) -> None:
         self.wire, self.system, self.tsc = wire, system, tsc
         self.cse_delay_us = cse_delay_us
         self.tag = f"tpi{os.getpid()}-{secrets.token_hex(2)}"
@@ -150,15 +152,23 @@ class Bed:
             socks = (sd / "l0.sock", sd / "l1.sock")
             # 16k-slot rings: the generator shares its CPU with twinplane's control
             # plane, and catches up in bursts after losing it for a time slice
-            gports = [D.memif_devargs(i, "server", socks[i], D.GEN_MAC[i], MEMIF_RSIZE) for i in (0, 1)]
-            dports = [D.memif_devargs(i, "client", socks[i], D.DUT_MAC[i], MEMIF_RSIZE) for i in (0, 1)]
+            gports = [
+                D.memif_devargs(i, "server", socks[i], D.GEN_MAC[i], MEMIF_RSIZE) for i in (0, 1)
+            ]
+            dports = [
+                D.memif_devargs(i, "client", socks[i], D.DUT_MAC[i], MEMIF_RSIZE) for i in (0, 1)
+            ]
             self.setup.append(f"memif: generator servers, DUT clients, rsize={MEMIF_RSIZE} ({sd})")
         else:
             gen_ns, dut_ns = self._ns("g"), self._ns("d")
             veth(gen_ns, "g0", dut_ns, "d0")
             veth(gen_ns, "g1", dut_ns, "d1")
-            for ns, ifn, mac in ((gen_ns, "g0", D.GEN_MAC[0]), (gen_ns, "g1", D.GEN_MAC[1]),
-                                 (dut_ns, "d0", D.DUT_MAC[0]), (dut_ns, "d1", D.DUT_MAC[1])):
+            for ns, ifn, mac in (
+                (gen_ns, "g0", D.GEN_MAC[0]),
+                (gen_ns, "g1", D.GEN_MAC[1]),
+                (dut_ns, "d0", D.DUT_MAC[0]),
+                (dut_ns, "d1", D.DUT_MAC[1]),
+            ):
                 ns.run(["ip", "link", "set", "dev", ifn, "address", mac])
             gports = [D.af_xdp_devargs(i, f"g{i}") for i in (0, 1)]
             dports = [D.af_xdp_devargs(i, f"d{i}") for i in (0, 1)]
@@ -173,29 +183,47 @@ class Bed:
         else:
             self._start_twinplane(dut_ns or self._ns("t"), dports)
         self.gen.stream_add("assoc", "g0", 128, template="phd", **self._phd("aarq", AGENTS, 10000))
-        self.gen.stream_add("churn", "g0", 512, template="phd", **self._phd("churn", CHURN_IDS, 30000))
+        self.gen.stream_add(
+            "churn", "g0", 512, template="phd", **self._phd("churn", CHURN_IDS, 30000)
+        )
 
     def _phd(self, kind: str, n: int, port0: int) -> dict[str, Any]:
-        return {"dmac": D.DUT_MAC[0], "smac": D.GEN_MAC[0], "src": AGENT_IP, "dst": GW_IP,
-                "sport": f"{port0}-{port0 + n - 1}", "dport": 6024, "extra": ["kind", kind]}
+        return {
+            "dmac": D.DUT_MAC[0],
+            "smac": D.GEN_MAC[0],
+            "src": AGENT_IP,
+            "dst": GW_IP,
+            "sport": f"{port0}-{port0 + n - 1}",
+            "dport": 6024,
+            "extra": ["kind", kind],
+        }
 
     def _start_twinplane(self, ns: Netns, ports: list[str]) -> None:
-        config = "\n".join([
-            f"# bench/iotgw.py: the {self.system}-plane gateway",
-            f"port add p0 {ports[0]}",
-            f"port add p1 {ports[1]}",
-            f"address add {GW_IP}/24 dev p0",
-            f"address add {D.DUT_ADDR[1]} dev p1",
-            f"neigh add {AGENT_IP} lladdr {D.GEN_MAC[0]} dev p0",
-            f"neigh add {CSE_IP} lladdr {D.GEN_MAC[1]} dev p1",
-            f"iotgw enable cse {CSE_IP} timeout 3600 max-sessions 8192",
-            "iotgw profile on",
-            "",
-        ])
+        config = "\n".join(
+            [
+                f"# bench/iotgw.py: the {self.system}-plane gateway",
+                f"port add p0 {ports[0]}",
+                f"port add p1 {ports[1]}",
+                f"address add {GW_IP}/24 dev p0",
+                f"address add {D.DUT_ADDR[1]} dev p1",
+                f"neigh add {AGENT_IP} lladdr {D.GEN_MAC[0]} dev p0",
+                f"neigh add {CSE_IP} lladdr {D.GEN_MAC[1]} dev p1",
+                f"iotgw enable cse {CSE_IP} timeout 3600 max-sessions 8192",
+                "iotgw profile on",
+                "",
+            ]
+        )
         args = ["--no-backoff"] + (["--single-plane"] if self.system == "single" else [])
-        # the worker (lcore 1) alone on the DUT's CPU; the control plane (lcore 0) beside the generator
-        self.daemon = Daemon(ns, f"{self.tag}t", self.workdir, config,
-                             lcores=f"0@{D.GEN_CPU},1@{D.DUT_CPU}", extra_args=args)
+        # the worker (lcore 1) alone on the DUT's CPU; the control plane (lcore 0) beside the
+        # generator
+        self.daemon = Daemon(
+            ns,
+            f"{self.tag}t",
+            self.workdir,
+            config,
+            lcores=f"0@{D.GEN_CPU},1@{D.DUT_CPU}",
+            extra_args=args,
+        )
         self.daemon.start(timeout=60)
         self.setup.append("twinplane " + shlex.join(self.daemon.argv[1:]))
 
@@ -210,15 +238,31 @@ class Bed:
         ]
         for s in steps:
             ns.run(s)
-        self.sockgw = SockGw(ns, self.workdir, "--cse", CSE_IP, "--listen", GW_IP, "--timeout", "3600",
-                             "--max-sessions", "8192", "--rcvbuf", str(4 << 20), "--profile", cpu=D.DUT_CPU)
+        self.sockgw = SockGw(
+            ns,
+            self.workdir,
+            "--cse",
+            CSE_IP,
+            "--listen",
+            GW_IP,
+            "--timeout",
+            "3600",
+            "--max-sessions",
+            "8192",
+            "--rcvbuf",
+            str(4 << 20),
+            "--profile",
+            cpu=D.DUT_CPU,
+        )
         self.setup += [*steps, self.sockgw.command_line]
 
     def stream(self, size: int) -> str:
         name = f"r{size}"
         if size not in self.sizes:
             assert self.gen is not None
-            self.gen.stream_add(name, "g0", size, template="phd", **self._phd("report", AGENTS, 10000))
+            self.gen.stream_add(
+                name, "g0", size, template="phd", **self._phd("report", AGENTS, 10000)
+            )
             self.sizes.add(size)
         return name
 
@@ -250,18 +294,32 @@ class Bed:
             if c["control_plane"]["reg_ready"] >= AGENTS and c["sessions"] >= AGENTS:
                 return
             time.sleep(0.5)
-        raise RuntimeError(f"{self.wire}/{self.system}: agents not registered: {c['control_plane']}")
+        raise RuntimeError(
+            f"{self.wire}/{self.system}: agents not registered: {c['control_plane']}"
+        )
 
     # --- trials ----------------------------------------------------------
 
-    def trial(self, streams: list[str], rate: float, duration: float | None = None,
-              count: int | None = None, weights: list[float] | None = None,
-              drain: float = 0.3) -> dict[str, Any]:
+    def trial(
+        self,
+        streams: list[str],
+        rate: float,
+        duration: float | None = None,
+        count: int | None = None,
+        weights: list[float] | None = None,
+        drain: float = 0.3,
+    ) -> dict[str, Any]:
         """One generator trial; reports offered and delivered, and the gateway's counters."""
         assert self.gen is not None
         a = self.counters()
-        raw = self.gen.trial_raw(streams, rate, duration=duration, count=count, weights=weights,
-                                 drain=drain if duration is not None else None)
+        raw = self.gen.trial_raw(
+            streams,
+            rate,
+            duration=duration,
+            count=count,
+            weights=weights,
+            drain=drain if duration is not None else None,
+        )
         if count is not None:
             time.sleep(drain)
         b = self.counters()
@@ -272,25 +330,43 @@ class Bed:
         ctrl = sum(by_name[s]["offered"] for s in streams[1:])
         delivered = sink["rx_coap_non"] / METRICS_PER_REPORT
         elapsed = raw["trial"]["duration_s"]
-        return {"rate_pps": rate, "elapsed_s": elapsed, "reports": reports, "sent": sent, "control": ctrl,
-                "delivered": delivered, "loss": 1 - delivered / reports if reports else None,
-                "sink": sink, "delta": delta(a, b, self.tsc),
-                "gen": {k: raw["trial"][k] for k in ("offered", "tx", "tx_full", "tx_nombuf")}}
+        return {
+            "rate_pps": rate,
+            "elapsed_s": elapsed,
+            "reports": reports,
+            "sent": sent,
+            "control": ctrl,
+            "delivered": delivered,
+            "loss": 1 - delivered / reports if reports else None,
+            "sink": sink,
+            "delta": delta(a, b, self.tsc),
+            "gen": {k: raw["trial"][k] for k in ("offered", "tx", "tx_full", "tx_nombuf")},
+        }
 
     def search_fn(self, size: int) -> Any:
         name = self.stream(size)
 
         def fn(rate: float, duration: float) -> TrialResult:
             r = self.trial([name], rate, duration)
-            return TrialResult(rate_pps=rate, duration_s=duration, offered=r["reports"],
-                               rx=int(min(r["delivered"], r["reports"])), elapsed_s=r["elapsed_s"],
-                               tx=r["reports"], extra={"delta": r["delta"]})
+            return TrialResult(
+                rate_pps=rate,
+                duration_s=duration,
+                offered=r["reports"],
+                rx=int(min(r["delivered"], r["reports"])),
+                elapsed_s=r["elapsed_s"],
+                tx=r["reports"],
+                extra={"delta": r["delta"]},
+            )
 
         return fn
 
     def describe(self) -> dict[str, Any]:
-        return {"wire": self.wire, "system": self.system, "setup": self.setup,
-                "generator": self.gen.command_line if self.gen else None}
+        return {
+            "wire": self.wire,
+            "system": self.system,
+            "setup": self.setup,
+            "generator": self.gen.command_line if self.gen else None,
+        }
 
     def close(self) -> None:
         if self.sockgw is not None:
@@ -307,8 +383,11 @@ class Bed:
 def delta(a: dict[str, Any], b: dict[str, Any], tsc: float) -> dict[str, Any]:
     dp = {k: b["data_plane"][k] - a["data_plane"][k] for k in a["data_plane"]}
     cp = {k: b["control_plane"][k] - a["control_plane"][k] for k in a["control_plane"]}
-    d: dict[str, Any] = {"data_plane": dp, "control_plane": cp,
-                         "report_cycles": b["report_cycles"] - a["report_cycles"]}
+    d: dict[str, Any] = {
+        "data_plane": dp,
+        "control_plane": cp,
+        "report_cycles": b["report_cycles"] - a["report_cycles"],
+    }
     if "busy_cycles" in a:
         d["thread_cycles"] = b["busy_cycles"] - a["busy_cycles"]
         d["thread_method"] = "worker busy cycles (loop iterations that received packets)"
@@ -333,21 +412,42 @@ def fig3(bed: Bed, ns: tuple[int, ...]) -> list[dict[str, Any]]:
         r = bed.trial([name], FIG3_RATE, count=n)
         d = r["delta"]
         tt, tp = d["thread_cycles"], d["report_cycles"]
-        out.append({"n": n, "or": (tt - tp) / tt if tt else None, "thread_cycles": tt,
-                    "report_cycles": tp, "delivered": r["delivered"], "reports": r["reports"]})
+        out.append(
+            {
+                "n": n,
+                "or": (tt - tp) / tt if tt else None,
+                "thread_cycles": tt,
+                "report_cycles": tp,
+                "delivered": r["delivered"],
+                "reports": r["reports"],
+            }
+        )
     return out
 
 
 def fig4(bed: Bed, sizes: tuple[int, ...], quick: bool) -> list[dict[str, Any]]:
     out = []
-    p = SearchParams(duration_s=0.5 if quick else 1.0, probe_duration_s=0.3, resolution=0.03,
-                     resolution_pps=2000.0, tolerances=(LOSS_TOL,), max_trials=14)
+    p = SearchParams(
+        duration_s=0.5 if quick else 1.0,
+        probe_duration_s=0.3,
+        resolution=0.03,
+        resolution_pps=2000.0,
+        tolerances=(LOSS_TOL,),
+        max_trials=14,
+    )
     for size in sizes:
         res = search(bed.search_fn(size), SEARCH_HI[bed.wire], p)
         t = res.targets[0]
-        out.append({"size": size, "throughput_pps": t.rate_pps, "measured_pps": t.measured_pps,
-                    "converged": t.converged, "lower_fail_pps": t.lower_fail_pps,
-                    "trials": len(res.trials)})
+        out.append(
+            {
+                "size": size,
+                "throughput_pps": t.rate_pps,
+                "measured_pps": t.measured_pps,
+                "converged": t.converged,
+                "lower_fail_pps": t.lower_fail_pps,
+                "trials": len(res.trials),
+            }
+        )
     return out
 
 
@@ -356,10 +456,19 @@ def fig5(bed: Bed, sizes: tuple[int, ...], duration: float) -> list[dict[str, An
     for size in sizes:
         rate = line_rate_1g(size)
         r = bed.trial([bed.stream(size)], rate, duration)
-        out.append({"size": size, "rate_pps": rate, "offered_pps": r["reports"] / r["elapsed_s"],
-                    "sent_pps": r["sent"] / r["elapsed_s"],
-                    "delivered_pps": r["delivered"] / r["elapsed_s"], "loss": r["loss"],
-                    "loss_of_sent": 1 - min(r["delivered"], r["sent"]) / r["sent"] if r["sent"] else None})
+        out.append(
+            {
+                "size": size,
+                "rate_pps": rate,
+                "offered_pps": r["reports"] / r["elapsed_s"],
+                "sent_pps": r["sent"] / r["elapsed_s"],
+                "delivered_pps": r["delivered"] / r["elapsed_s"],
+                "loss": r["loss"],
+                "loss_of_sent": 1 - min(r["delivered"], r["sent"]) / r["sent"]
+                if r["sent"]
+                else None,
+            }
+        )
     return out
 
 
@@ -373,13 +482,22 @@ def fig6(bed: Bed, controls: tuple[int, ...], duration: float) -> list[dict[str,
         else:
             r = bed.trial([name], total, duration)
         cp = r["delta"]["control_plane"]
-        out.append({"control_per_s": c, "total_pps": total,
-                    "offered_reports_pps": r["reports"] / r["elapsed_s"],
-                    "offered_control_pps": r["control"] / r["elapsed_s"],
-                    "throughput_pps": r["delivered"] / r["elapsed_s"], "loss": r["loss"],
-                    "associated": cp["associated"], "released": cp["released"],
-                    "associated_per_s": cp["associated"] / r["elapsed_s"],
-                    "reg_ready": cp["reg_ready"], "dp": r["delta"]["data_plane"], "gen": r["gen"]})
+        out.append(
+            {
+                "control_per_s": c,
+                "total_pps": total,
+                "offered_reports_pps": r["reports"] / r["elapsed_s"],
+                "offered_control_pps": r["control"] / r["elapsed_s"],
+                "throughput_pps": r["delivered"] / r["elapsed_s"],
+                "loss": r["loss"],
+                "associated": cp["associated"],
+                "released": cp["released"],
+                "associated_per_s": cp["associated"] / r["elapsed_s"],
+                "reg_ready": cp["reg_ready"],
+                "dp": r["delta"]["data_plane"],
+                "gen": r["gen"],
+            }
+        )
     return out
 
 
@@ -387,8 +505,12 @@ def cost(bed: Bed, duration: float) -> dict[str, Any]:
     r = bed.trial([bed.stream(128)], COST_RATE, duration)
     d = r["delta"]
     msgs = r["delivered"]
-    c: dict[str, Any] = {"rate_pps": COST_RATE, "messages": msgs, "loss": r["loss"],
-                         "method": d["thread_method"]}
+    c: dict[str, Any] = {
+        "rate_pps": COST_RATE,
+        "messages": msgs,
+        "loss": r["loss"],
+        "method": d["thread_method"],
+    }
     if msgs:
         c["cycles_per_msg"] = d["thread_cycles"] / msgs
         c["report_path_cycles_per_msg"] = d["report_cycles"] / msgs
@@ -401,7 +523,9 @@ def cost(bed: Bed, duration: float) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
-def run_one(wire: str, system: str, args: argparse.Namespace, tsc: float, workdir: Path) -> dict[str, Any]:
+def run_one(
+    wire: str, system: str, args: argparse.Namespace, tsc: float, workdir: Path
+) -> dict[str, Any]:
     bed = Bed(wire, system, workdir, tsc, args.cse_delay_us)
     res: dict[str, Any] = {}
     t0 = time.monotonic()
@@ -409,11 +533,13 @@ def run_one(wire: str, system: str, args: argparse.Namespace, tsc: float, workdi
         bed.start()
         bed.associate()
         res["describe"] = bed.describe()
-        for key, fn in (("cost", lambda: cost(bed, args.duration)),
-                        ("fig3", lambda: fig3(bed, args.fig3_n)),
-                        ("fig4", lambda: fig4(bed, args.sizes, args.quick)),
-                        ("fig5", lambda: fig5(bed, args.sizes, args.duration)),
-                        ("fig6", lambda: fig6(bed, args.controls, args.duration))):
+        for key, fn in (
+            ("cost", lambda: cost(bed, args.duration)),
+            ("fig3", lambda: fig3(bed, args.fig3_n)),
+            ("fig4", lambda: fig4(bed, args.sizes, args.quick)),
+            ("fig5", lambda: fig5(bed, args.sizes, args.duration)),
+            ("fig6", lambda: fig6(bed, args.controls, args.duration)),
+        ):
             if key in args.only:
                 print(f"  {wire}/{system}: {key} ...", flush=True)
                 res[key] = fn()
@@ -436,12 +562,17 @@ def median_spread(xs: list[float]) -> dict[str, Any]:
 def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Per figure, per wire, per system: medians and spreads over the repetitions."""
     out: dict[str, Any] = {"fig3": {}, "fig4": {}, "fig5": {}, "fig6": {}, "cost": {}}
-    for fig, key, vals in (("fig3", "n", ("or",)), ("fig4", "size", ("throughput_pps",)),
-                           ("fig5", "size", ("loss", "loss_of_sent", "offered_pps", "sent_pps", "delivered_pps")),
-                           ("fig6", "control_per_s", ("throughput_pps", "loss", "associated_per_s"))):
+    for fig, key, vals in (
+        ("fig3", "n", ("or",)),
+        ("fig4", "size", ("throughput_pps",)),
+        ("fig5", "size", ("loss", "loss_of_sent", "offered_pps", "sent_pps", "delivered_pps")),
+        ("fig6", "control_per_s", ("throughput_pps", "loss", "associated_per_s")),
+    ):
         for wire in ("veth", "memif"):
             for system in SYSTEMS:
-                reps = [r[fig] for r in runs if r["wire"] == wire and r["system"] == system and fig in r]
+                reps = [
+                    r[fig] for r in runs if r["wire"] == wire and r["system"] == system and fig in r
+                ]
                 if not reps:
                     continue
                 xs = sorted({p[key] for rep in reps for p in rep})
@@ -452,11 +583,19 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
                 out[fig].setdefault(wire, {})[system] = series
     for wire in ("veth", "memif"):
         for system in SYSTEMS:
-            reps = [r["cost"] for r in runs if r["wire"] == wire and r["system"] == system and "cost" in r]
+            reps = [
+                r["cost"]
+                for r in runs
+                if r["wire"] == wire and r["system"] == system and "cost" in r
+            ]
             if reps:
                 out["cost"].setdefault(wire, {})[system] = {
                     k: median_spread([c.get(k) for c in reps])
-                    for k in ("cycles_per_msg", "cycles_per_msg_with_irq", "report_path_cycles_per_msg")
+                    for k in (
+                        "cycles_per_msg",
+                        "cycles_per_msg_with_irq",
+                        "report_path_cycles_per_msg",
+                    )
                 }
     return out
 
@@ -464,15 +603,19 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
 def ratios(summary: dict[str, Any]) -> dict[str, Any]:
     """Dual over the baselines, per wire and x (medians)."""
     out: dict[str, Any] = {}
-    for fig, key, val in (("fig4", "size", "throughput_pps"), ("fig6", "control_per_s", "throughput_pps")):
+    for fig, key, val in (
+        ("fig4", "size", "throughput_pps"),
+        ("fig6", "control_per_s", "throughput_pps"),
+    ):
         for wire, systems in summary[fig].items():
             dual = {p[key]: p[val]["median"] for p in systems.get("dual", [])}
             for base in ("single", "socket"):
                 for p in systems.get(base, []):
                     d, b = dual.get(p[key]), p[val]["median"]
                     if d is not None and b:
-                        out.setdefault(fig, {}).setdefault(wire, {}).setdefault(f"dual/{base}", []).append(
-                            {key: p[key], "ratio": d / b})
+                        out.setdefault(fig, {}).setdefault(wire, {}).setdefault(
+                            f"dual/{base}", []
+                        ).append({key: p[key], "ratio": d / b})
     return out
 
 
@@ -486,11 +629,26 @@ def plot(doc: dict[str, Any], out: Path) -> Path:
     figure, axes = plt.subplots(2, 2, figsize=(13, 9))
     styles = {"veth": "-", "memif": "--"}
     colors = {"dual": "tab:blue", "single": "tab:orange", "socket": "tab:green"}
-    panels = (("fig3", "n", "or", "Fig. 3 overhead ratio (tT-tP)/tT", "messages N", 1.0),
-              ("fig4", "size", "throughput_pps", "Fig. 4 throughput (loss <= 0.1 %)", "frame size (B)", 1e-3),
-              ("fig5", "size", "loss", "Fig. 5 loss at 1 Gbit/s offered", "frame size (B)", 100.0),
-              ("fig6", "control_per_s", "throughput_pps", "Fig. 6 throughput vs control messages (512 B)",
-               "control messages/s", 1e-3))
+    panels = (
+        ("fig3", "n", "or", "Fig. 3 overhead ratio (tT-tP)/tT", "messages N", 1.0),
+        (
+            "fig4",
+            "size",
+            "throughput_pps",
+            "Fig. 4 throughput (loss <= 0.1 %)",
+            "frame size (B)",
+            1e-3,
+        ),
+        ("fig5", "size", "loss", "Fig. 5 loss at 1 Gbit/s offered", "frame size (B)", 100.0),
+        (
+            "fig6",
+            "control_per_s",
+            "throughput_pps",
+            "Fig. 6 throughput vs control messages (512 B)",
+            "control messages/s",
+            1e-3,
+        ),
+    )
     ylabels = {"fig3": "overhead ratio", "fig4": "kmsg/s", "fig5": "loss %", "fig6": "kmsg/s"}
     for ax, (fig, key, val, title, xl, scale) in zip(axes.flat, panels, strict=True):
         for wire, systems in s.get(fig, {}).items():
@@ -501,7 +659,14 @@ def plot(doc: dict[str, Any], out: Path) -> Path:
                 hi = [p[val]["max"] * scale for p in series if p[val]["median"] is not None]
                 if not xs:
                     continue
-                ax.plot(xs, med, styles[wire], marker="o", color=colors[system], label=f"{system} ({wire})")
+                ax.plot(
+                    xs,
+                    med,
+                    styles[wire],
+                    marker="o",
+                    color=colors[system],
+                    label=f"{system} ({wire})",
+                )
                 ax.fill_between(xs, lo, hi, color=colors[system], alpha=0.12)
         ax.set_title(title)
         ax.set_xlabel(xl)
@@ -509,9 +674,13 @@ def plot(doc: dict[str, Any], out: Path) -> Path:
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
-    later = "".join(f"; {', '.join(u['figures'])} re-measured {u['date']}" for u in doc.get("updates", []))
-    figure.suptitle(f"IoT gateway, seed 000 comparisons ({doc['date']}{later}, {doc['reps']} repetitions; "
-                    "median, band = min..max)")
+    later = "".join(
+        f"; {', '.join(u['figures'])} re-measured {u['date']}" for u in doc.get("updates", [])
+    )
+    figure.suptitle(
+        f"IoT gateway, seed 000 comparisons ({doc['date']}{later}, "
+        f"{doc['reps']} repetitions; median, band = min..max)"
+    )
     figure.tight_layout()
     path = out / "iotgw.png"
     figure.savefig(path, dpi=110)
@@ -528,16 +697,24 @@ def _m(sp: dict[str, Any], scale: float = 1.0, nd: int = 1, pct: bool = False) -
     return f(sp["median"])
 
 
-def _table(fig: dict[str, Any], key: str, head: Any, cell: Any, rows: tuple[str, ...] = ("",)) -> list[str]:
+def _table(
+    fig: dict[str, Any], key: str, head: Any, cell: Any, rows: tuple[str, ...] = ("",)
+) -> list[str]:
     """A markdown table of one figure: a row per wire, system (and row kind), a column per x."""
     xs = sorted({p[key] for sy in fig.values() for se in sy.values() for p in se})
-    lines = ["| wire | system | " + " | ".join(head(x) for x in xs) + " |", "|---|---|" + "---|" * len(xs)]
+    lines = [
+        "| wire | system | " + " | ".join(head(x) for x in xs) + " |",
+        "|---|---|" + "---|" * len(xs),
+    ]
     for row in rows:
         for wire, systems in fig.items():
             for system, series in systems.items():
                 at = {p[key]: p for p in series}
-                lines.append(f"| {wire} | {system}{row} | "
-                             + " | ".join(cell(at[x], row) if x in at else "-" for x in xs) + " |")
+                lines.append(
+                    f"| {wire} | {system}{row} | "
+                    + " | ".join(cell(at[x], row) if x in at else "-" for x in xs)
+                    + " |"
+                )
     return lines
 
 
@@ -552,24 +729,36 @@ def _headline(s: dict[str, Any]) -> list[str]:
         series = s.get("fig6", {}).get(wire, {}).get("dual", [])
         if series:
             top = max(series, key=lambda p: p["control_per_s"])
-            out.append(f"- Fig. 6, {wire}: at {top['control_per_s']:,} control messages/s the dual plane loses "
-                       f"{top['loss']['median'] * 100:.2f} % of its reports (worst repetition "
-                       f"{top['loss']['max'] * 100:.2f} %; the seed's dual plane: 1.9 %); the single plane "
-                       + (f"{pt('fig6', wire, 'single', 'control_per_s', top['control_per_s'])['loss']['median'] * 100:.1f} %"
-                          if pt("fig6", wire, "single", "control_per_s", top["control_per_s"]) else "-") + ".")
+            single = pt("fig6", wire, "single", "control_per_s", top["control_per_s"])
+            single_loss = f"{single['loss']['median'] * 100:.1f} %" if single else "-"
+            out.append(
+                f"- Fig. 6, {wire}: at {top['control_per_s']:,} control messages/s "
+                f"the dual plane loses {top['loss']['median'] * 100:.2f} % of its "
+                f"reports (worst repetition {top['loss']['max'] * 100:.2f} %; the "
+                f"seed's dual plane: 1.9 %); the single plane {single_loss}."
+            )
     f4 = s.get("fig4", {}).get("veth", {})
     if f4.get("dual") and f4.get("socket"):
-        rs = [(p["size"], p["throughput_pps"]["median"] / q["throughput_pps"]["median"])
-              for p in f4["dual"] for q in f4["socket"] if p["size"] == q["size"] and q["throughput_pps"]["median"]]
-        out.append("- Fig. 4, veth (the same wire for both): dual plane over the socket gateway "
-                   + ", ".join(f"{z} B {r:.2f}x" for z, r in rs) + " (the seed: about 2.5x at small messages).")
+        rs = [
+            (p["size"], p["throughput_pps"]["median"] / q["throughput_pps"]["median"])
+            for p in f4["dual"]
+            for q in f4["socket"]
+            if p["size"] == q["size"] and q["throughput_pps"]["median"]
+        ]
+        out.append(
+            "- Fig. 4, veth (the same wire for both): dual plane over the socket gateway "
+            + ", ".join(f"{z} B {r:.2f}x" for z, r in rs)
+            + " (the seed: about 2.5x at small messages)."
+        )
     c = s.get("cost", {})
     d, k = c.get("memif", {}).get("dual"), c.get("veth", {}).get("socket")
     if d and k and d["cycles_per_msg"]["median"] and k["cycles_per_msg_with_irq"]["median"]:
-        out.append(f"- Cycles per message, each on its cheapest wire: dual plane on memif "
-                   f"{d['cycles_per_msg']['median']:,.0f}, socket gateway on veth "
-                   f"{k['cycles_per_msg_with_irq']['median']:,.0f} with its softirqs "
-                   f"({k['cycles_per_msg_with_irq']['median'] / d['cycles_per_msg']['median']:.1f}x).")
+        out.append(
+            "- Cycles per message, each on its cheapest wire: dual plane on memif "
+            f"{d['cycles_per_msg']['median']:,.0f}, socket gateway on veth "
+            f"{k['cycles_per_msg_with_irq']['median']:,.0f} with its softirqs "
+            f"({k['cycles_per_msg_with_irq']['median'] / d['cycles_per_msg']['median']:.1f}x)."
+        )
     return (["## Headline", ""] + out + [""]) if out else []
 
 
@@ -578,101 +767,172 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
     L = [
         "# IoT gateway: dual plane against single plane and the socket gateway (seed 000)",
         "",
-        f"`{doc['command']}` on {doc['date']}, git {doc['git']}. {doc['reps']} repetition(s), "
-        "median (min-max). Machine: " + f"{doc['machine'].get('nproc', '?')} CPUs, "
-        + doc["machine"].get("model_name", "?") + (f", {doc['machine']['hypervisor_vendor']} guest"
-                                                     if doc["machine"].get("hypervisor_vendor") else "")
+        f"`{doc['command']}` on {doc['date']}, git {doc['git']}. "
+        f"{doc['reps']} repetition(s), median (min-max). Machine: "
+        + f"{doc['machine'].get('nproc', '?')} CPUs, "
+        + doc["machine"].get("model_name", "?")
+        + (
+            f", {doc['machine']['hypervisor_vendor']} guest"
+            if doc["machine"].get("hypervisor_vendor")
+            else ""
+        )
         + f", kernel {doc['machine'].get('kernel', '?')}, DPDK {doc['machine'].get('dpdk', '?')}"
         + f", TSC {doc['tsc_hz'] / 1e9:.2f} GHz.",
         "",
     ]
     for u in doc.get("updates", []):
-        L += [f"Re-measured later and merged in: {', '.join(u['figures'])}, by `{u['command']}` on "
-              f"{u['date']}, git {u['git']}, TSC {u.get('tsc_hz', doc['tsc_hz']) / 1e9:.2f} GHz (the other "
-              "figures are from the run above).", ""]
+        L += [
+            f"Re-measured later and merged in: {', '.join(u['figures'])}, by `{u['command']}` "
+            f"on {u['date']}, git {u['git']}, TSC {u.get('tsc_hz', doc['tsc_hz']) / 1e9:.2f} "
+            "GHz (the other figures are from the run above).",
+            "",
+        ]
     L += [
         "Systems, all built from the same codec, report path and session manager (src/nf/iotgw):",
-        "**dual** = twinplane (signaling on the control plane), **single** = twinplane --single-plane "
-        "(signaling on the worker, which waits for the IN-CSE), **socket** = twinplane-sockgw (kernel "
-        "sockets, one thread, no DPDK). CPU: the forwarding thread (worker, or sockgw and its softirqs "
-        "via RPS) alone on CPU 0; generator on CPU 1, and twinplane's control plane on CPU 1 too "
-        "(the seed gives it its own core; this machine has two).",
+        "**dual** = twinplane (signaling on the control plane), **single** = "
+        "twinplane --single-plane (signaling on the worker, which waits for the "
+        "IN-CSE), **socket** = twinplane-sockgw (kernel sockets, one thread, no "
+        "DPDK). CPU: the forwarding thread (worker, or sockgw and its softirqs via "
+        "RPS) alone on CPU 0; generator on CPU 1, and twinplane's control plane on "
+        "CPU 1 too (the seed gives it its own core; this machine has two).",
         "",
-        "Traffic: twinplane-gen plays 1,000 associated pulse oximeters (confirmed fixed scan reports: "
-        "SpO2 and pulse rate, two contentInstances each); its second port is the IN-CSE, a CoAP sink that "
-        "ACKs registrations at once and counts the contentInstance creations. A message is delivered when "
-        f"both its CoAP requests reached the sink. The sink answers each registration request after "
-        f"{doc.get('cse_delay_us', 0):g} us, an IN-CSE's service time (a LAN round trip and a fast server; "
-        "ACME takes about 3 ms): that is what a single-plane gateway waits for, inline. "
-        "Message size = Ethernet frame size (the APDU is the same; "
-        "the rest is padding): a pulse-oximeter report with the generator's signature needs 110 B, so the "
-        "seed's 64 B point is not possible.",
+        "Traffic: twinplane-gen plays 1,000 associated pulse oximeters (confirmed fixed scan "
+        "reports: SpO2 and pulse rate, two contentInstances each); its second port is the "
+        "IN-CSE, a CoAP sink that ACKs registrations at once and counts the contentInstance "
+        "creations. A message is delivered when both its CoAP requests reached the sink. The "
+        f"sink answers each registration request after {doc.get('cse_delay_us', 0):g} us, an "
+        "IN-CSE's service time (a LAN round trip and a fast server; ACME takes about 3 ms): "
+        "that is what a single-plane gateway waits for, inline. Message size = Ethernet frame "
+        "size (the APDU is the same; the rest is padding): a pulse-oximeter report with the "
+        "generator's signature needs 110 B, so the seed's 64 B point is not possible.",
         "",
-        "Wires: **veth** (kernel veth pairs, DPDK processes on AF_XDP: the kernel moves every frame, for "
-        "DPDK ports too) for all three; **memif** (shared memory, no kernel) for the two DPDK systems. "
-        "On veth the wire, not the gateway, is often the limit; the architectural comparison (Fig. 6) "
-        "belongs on memif.",
+        "Wires: **veth** (kernel veth pairs, DPDK processes on AF_XDP: the kernel moves "
+        "every frame, for DPDK ports too) for all three; **memif** (shared memory, no "
+        "kernel) for the two DPDK systems. On veth the wire, not the gateway, is often "
+        "the limit; the architectural comparison (Fig. 6) belongs on memif.",
         "",
     ]
     L += _headline(s)
     if s.get("cost"):
-        L += ["## CPU cycles per message (at %d msg/s, 128 B)" % int(COST_RATE), "",
-              "| wire | system | cycles/msg (forwarding thread) | + softirq (socket) | of which report path |",
-              "|---|---|---|---|---|"]
+        L += [
+            f"## CPU cycles per message (at {int(COST_RATE)} msg/s, 128 B)",
+            "",
+            "| wire | system | cycles/msg (forwarding thread) "
+            "| + softirq (socket) | of which report path |",
+            "|---|---|---|---|---|",
+        ]
         for wire, systems in s["cost"].items():
             for system, c in systems.items():
-                L.append(f"| {wire} | {system} | {_m(c['cycles_per_msg'], nd=0)} | "
-                         f"{_m(c['cycles_per_msg_with_irq'], nd=0)} | {_m(c['report_path_cycles_per_msg'], nd=0)} |")
-        L += ["", "twinplane: worker busy cycles (loop iterations that received packets) per delivered "
-              "message; the kernel's veth and AF_XDP work happens outside the worker and is not in it. "
-              "sockgw: its thread's run time (/proc/PID/schedstat), and with the softirq time of CPU 0 "
-              "(/proc/stat irq+softirq) where the kernel receives for it. Each system on its cheapest wire: "
-              "dual and single on memif, socket on veth.", ""]
+                L.append(
+                    f"| {wire} | {system} | {_m(c['cycles_per_msg'], nd=0)} "
+                    f"| {_m(c['cycles_per_msg_with_irq'], nd=0)} | "
+                    f"{_m(c['report_path_cycles_per_msg'], nd=0)} |"
+                )
+        L += [
+            "",
+            "twinplane: worker busy cycles (loop iterations that received packets) per "
+            "delivered message; the kernel's veth and AF_XDP work happens outside the worker "
+            "and is not in it. sockgw: its thread's run time (/proc/PID/schedstat), and with "
+            "the softirq time of CPU 0 (/proc/stat irq+softirq) where the kernel receives for "
+            "it. Each system on its cheapest wire: dual and single on memif, socket on veth.",
+            "",
+        ]
     if s.get("fig3"):
-        L += ["## Fig. 3: overhead ratio OR(N) = (tT - tP) / tT", "",
-              f"N reports at {int(FIG3_RATE)} msg/s, 512 B. tT: the forwarding thread's time over them; tP: "
-              "time in the report path (classify, decode, convert, build the CoAP requests). Seed: ~13.1 % "
-              "and stable as N grows. One trial per N, in increasing order, after a 1 s warm-up trial that "
-              "is not recorded; every report is new to the gateway (its invoke-id continues from the "
-              "agent's last, so none is answered as a duplicate).", ""]
+        L += [
+            "## Fig. 3: overhead ratio OR(N) = (tT - tP) / tT",
+            "",
+            f"N reports at {int(FIG3_RATE)} msg/s, 512 B. tT: the forwarding thread's "
+            "time over them; tP: time in the report path (classify, decode, convert, "
+            "build the CoAP requests). Seed: ~13.1 % and stable as N grows. One "
+            "trial per N, in increasing order, after a 1 s warm-up trial that is not "
+            "recorded; every report is new to the gateway (its invoke-id continues "
+            "from the agent's last, so none is answered as a duplicate).",
+            "",
+        ]
         L += _table(s["fig3"], "n", lambda n: f"N={n:,}", lambda p, _: _m(p["or"], pct=True) + " %")
         L.append("")
     if s.get("fig4"):
         L += ["## Fig. 4: throughput against message size (loss <= 0.1 %), messages/s", ""]
-        L += _table(s["fig4"], "size", lambda z: f"{z} B", lambda p, _: _m(p["throughput_pps"], nd=0))
+        L += _table(
+            s["fig4"], "size", lambda z: f"{z} B", lambda p, _: _m(p["throughput_pps"], nd=0)
+        )
         for wire, r in rt.get("fig4", {}).items():
             for k, pts in r.items():
-                L.append(f"\n{wire}, {k}: " + ", ".join(f"{p['size']} B {p['ratio']:.2f}x" for p in pts))
-        L += ["", "Seed: dual 2.5x, 2.7x, 2.1x, 1.9x and 1.58x the single plane system without DPDK (64..1024 B).", ""]
+                L.append(
+                    f"\n{wire}, {k}: " + ", ".join(f"{p['size']} B {p['ratio']:.2f}x" for p in pts)
+                )
+        L += [
+            "",
+            "Seed: dual 2.5x, 2.7x, 2.1x, 1.9x and 1.58x the "
+            "single plane system without DPDK (64..1024 B).",
+            "",
+        ]
     if s.get("fig5"):
         L += ["## Fig. 5: message loss at the offered load of 1 Gbit/s", ""]
-        L += _table(s["fig5"], "size", lambda z: f"{z} B",
-                    lambda p, row: (_m(p["loss_of_sent"], pct=True) + f" % of {p['sent_pps']['median'] / 1e3:.0f}k/s"
-                                    if row else _m(p["loss"], pct=True) + f" % of {p['offered_pps']['median'] / 1e3:.0f}k/s"),
-                    rows=("", " (of sent)"))
-        L += ["", "Offered: 1 Gbit/s line rate for the size, as the seed. Rows '(of sent)': loss of what the "
-              "generator's port took. On memif a refused frame means the DUT had not drained the shared ring: "
-              "the DUT's loss, the first row. On veth it means the kernel had not yet taken the generator's "
-              "AF_XDP frames: the wire's limit, and the '(of sent)' row is the DUT's loss. Seed: single 72.23 % loss at 64 B, dual 9.66 %; "
-              "dual loses nothing at 512 B and more.", ""]
+        L += _table(
+            s["fig5"],
+            "size",
+            lambda z: f"{z} B",
+            lambda p, row: (
+                _m(p["loss_of_sent"], pct=True) + f" % of {p['sent_pps']['median'] / 1e3:.0f}k/s"
+                if row
+                else _m(p["loss"], pct=True) + f" % of {p['offered_pps']['median'] / 1e3:.0f}k/s"
+            ),
+            rows=("", " (of sent)"),
+        )
+        L += [
+            "",
+            "Offered: 1 Gbit/s line rate for the size, as the seed. Rows '(of sent)': "
+            "loss of what the generator's port took. On memif a refused frame means the "
+            "DUT had not drained the shared ring: the DUT's loss, the first row. On "
+            "veth it means the kernel had not yet taken the generator's AF_XDP frames: "
+            "the wire's limit, and the '(of sent)' row is the DUT's loss. Seed: single "
+            "72.23 % loss at 64 B, dual 9.66 %; dual loses nothing at 512 B and more.",
+            "",
+        ]
     if s.get("fig6"):
-        L += ["## Fig. 6: throughput against control messages (512 B, 1 Gbit/s total), messages/s", "",
-              "Control messages: association requests and release requests in turn from 2,048 agent "
-              "identities; each association registers the device on the sink (3 confirmable requests). "
-              "Reports make up the rest of the 1 Gbit/s.", ""]
-        L += _table(s["fig6"], "control_per_s", lambda c: f"{c:,}",
-                    lambda p, row: (_m(p["loss"], pct=True, nd=2) + " %" if row == " loss"
-                                    else _m(p["associated_per_s"], nd=0) if row else _m(p["throughput_pps"], nd=0)),
-                    rows=("", " loss", " associations/s"))
+        L += [
+            "## Fig. 6: throughput against control messages (512 B, 1 Gbit/s total), messages/s",
+            "",
+            "Control messages: association requests and release requests in turn from "
+            "2,048 agent identities; each association registers the device on the "
+            "sink (3 confirmable requests). Reports make up the rest of the 1 Gbit/s.",
+            "",
+        ]
+        L += _table(
+            s["fig6"],
+            "control_per_s",
+            lambda c: f"{c:,}",
+            lambda p, row: (
+                _m(p["loss"], pct=True, nd=2) + " %"
+                if row == " loss"
+                else _m(p["associated_per_s"], nd=0)
+                if row
+                else _m(p["throughput_pps"], nd=0)
+            ),
+            rows=("", " loss", " associations/s"),
+        )
         for wire, r in rt.get("fig6", {}).items():
             for k, pts in r.items():
-                L.append(f"\n{wire}, {k}: " + ", ".join(f"{p['control_per_s']:,} {p['ratio']:.2f}x" for p in pts))
-        L += ["", "Associations/s: AARQs the session manager accepted (half the control messages are AARQs). "
-              "The dual plane's exception path admits 20,000 packets/s (its token bucket, `--exception-rate`), "
-              "so from about 20,000 control messages/s on it sheds signaling (at 40,000, about half), never reports. "
-              "Seed: the dual plane loses 1.9 % at 40,000 control messages; twinplane's target is under 1 %. "
-              "The seed's single plane with DPDK falls to 89 %..13 % of dual from 10,000 to 40,000.", ""]
-    errors = [f"{r['wire']}/{r['system']} rep {r['rep']}: {r['error'].splitlines()[0]}" for r in doc["runs"] if "error" in r]
+                L.append(
+                    f"\n{wire}, {k}: "
+                    + ", ".join(f"{p['control_per_s']:,} {p['ratio']:.2f}x" for p in pts)
+                )
+        L += [
+            "",
+            "Associations/s: AARQs the session manager accepted (half the control messages "
+            "are AARQs). The dual plane's exception path admits 20,000 packets/s (its token "
+            "bucket, `--exception-rate`), so from about 20,000 control messages/s on it sheds "
+            "signaling (at 40,000, about half), never reports. Seed: the dual plane loses 1.9 "
+            "% at 40,000 control messages; twinplane's target is under 1 %. The seed's single "
+            "plane with DPDK falls to 89 %..13 % of dual from 10,000 to 40,000.",
+            "",
+        ]
+    errors = [
+        f"{r['wire']}/{r['system']} rep {r['rep']}: {r['error'].splitlines()[0]}"
+        for r in doc["runs"]
+        if "error" in r
+    ]
     if errors:
         L += ["## Errors", ""] + [f"- {e}" for e in errors] + [""]
     L += ["## Set-up", ""]
@@ -682,12 +942,18 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         if d and (d["wire"], d["system"]) not in seen:
             seen.add((d["wire"], d["system"]))
             L += [f"- {d['wire']}/{d['system']}:"] + [f"  - `{x}`" for x in d["setup"]]
-    L += ["", "Raw results: `docs/results/iotgw.json` (`runs`: every repetition; `fig3`..`fig6`: medians per "
-          "wire and system; `summary`: with spreads). Plot: `docs/results/iotgw.png`.", ""]
+    L += [
+        "",
+        "Raw results: `docs/results/iotgw.json` (`runs`: every repetition; `fig3`..`fig6`: "
+        "medians per wire and system; `summary`: with spreads). Plot: `docs/results/iotgw.png`.",
+        "",
+    ]
     (out / "iotgw.md").write_text("\n".join(L))
 
 
-def build_doc(runs: list[dict[str, Any]], args: argparse.Namespace, tsc: float, argv: list[str]) -> dict[str, Any]:
+def build_doc(
+    runs: list[dict[str, Any]], args: argparse.Namespace, tsc: float, argv: list[str]
+) -> dict[str, Any]:
     summary = summarize(runs)
     doc: dict[str, Any] = {
         "command": "bench/iotgw.py " + " ".join(argv),
@@ -706,29 +972,51 @@ def build_doc(runs: list[dict[str, Any]], args: argparse.Namespace, tsc: float, 
     }
     # the issue's keys: per figure, the measured series per system (medians; wire inside)
     for fig in ("fig3", "fig4", "fig5", "fig6"):
-        doc[fig] = {system: {wire: summary[fig][wire][system] for wire in summary[fig]
-                             if system in summary[fig][wire]} for system in SYSTEMS}
+        doc[fig] = {
+            system: {
+                wire: summary[fig][wire][system]
+                for wire in summary[fig]
+                if system in summary[fig][wire]
+            }
+            for system in SYSTEMS
+        }
     return doc
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="fewer sizes, points and repetitions")
     ap.add_argument("--reps", type=int, default=None, help="repetitions (3; --quick 1)")
     ap.add_argument("--wires", default="veth,memif")
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--only", default="cost,fig3,fig4,fig5,fig6", help="figures to measure")
-    ap.add_argument("--duration", type=float, default=None, help="seconds per trial (1; --quick 0.5)")
-    ap.add_argument("--cse-delay-us", type=float, default=100.0,
-                    help="the IN-CSE stand-in answers a registration request after this long (100)")
+    ap.add_argument(
+        "--duration", type=float, default=None, help="seconds per trial (1; --quick 0.5)"
+    )
+    ap.add_argument(
+        "--cse-delay-us",
+        type=float,
+        default=100.0,
+        help="the IN-CSE stand-in answers a registration request after this long (100)",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results")
     ap.add_argument("--workdir", type=Path, default=None)
-    ap.add_argument("--fig3-n", default=None,
-                    help="comma-separated N for Fig. 3, in the order measured (1000,2000,...,10000)")
-    ap.add_argument("--merge", action="store_true",
-                    help="re-measure the figures of --only and merge them into OUT/iotgw.json, "
-                         "keeping the others (same repetitions, wires and systems)")
-    ap.add_argument("--from-json", type=Path, default=None, help="only redraw the report from raw results")
+    ap.add_argument(
+        "--fig3-n",
+        default=None,
+        help="comma-separated N for Fig. 3, in the order measured (1000,2000,...,10000)",
+    )
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="re-measure the figures of --only and merge them into OUT/iotgw.json, "
+        "keeping the others (same repetitions, wires and systems)",
+    )
+    ap.add_argument(
+        "--from-json", type=Path, default=None, help="only redraw the report from raw results"
+    )
     a = ap.parse_args(argv)
     a.reps = a.reps or (1 if a.quick else 3)
     a.duration = a.duration or (0.5 if a.quick else 1.0)
@@ -780,8 +1068,14 @@ def main(argv: list[str] | None = None) -> int:
         old = json.loads((args.out / "iotgw.json").read_text())
         figures = sorted(args.only)
         for r in runs:
-            o = next((o for o in old["runs"] if (o["rep"], o["wire"], o["system"])
-                      == (r["rep"], r["wire"], r["system"])), None)
+            o = next(
+                (
+                    o
+                    for o in old["runs"]
+                    if (o["rep"], o["wire"], o["system"]) == (r["rep"], r["wire"], r["system"])
+                ),
+                None,
+            )
             if o is None:
                 old["runs"].append(r)
                 continue
@@ -794,10 +1088,16 @@ def main(argv: list[str] | None = None) -> int:
         for k in ("command", "date", "git", "machine", "tsc_hz", "reps", "quick", "cse_delay_us"):
             merged[k] = old[k]
         merged["fig3_n"] = list(args.fig3_n) if "fig3" in figures else old.get("fig3_n")
-        merged["updates"] = old.get("updates", []) + [{
-            "figures": figures, "command": "bench/iotgw.py " + " ".join(argv),
-            "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), "git": D.git_rev(),
-            "machine": D.machine_info(), "tsc_hz": tsc}]
+        merged["updates"] = old.get("updates", []) + [
+            {
+                "figures": figures,
+                "command": "bench/iotgw.py " + " ".join(argv),
+                "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                "git": D.git_rev(),
+                "machine": D.machine_info(),
+                "tsc_hz": tsc,
+            }
+        ]
         doc = merged
     else:
         doc = build_doc(runs, args, tsc, argv)

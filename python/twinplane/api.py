@@ -47,9 +47,7 @@ def default_socket(name: str = "twinplane") -> str:
     return os.path.join(DEFAULT_SOCKET_DIR, f"{name}.sock")
 
 
-def encode_request(
-    req_id: int, words: tuple[str, ...] | list[str], json: bool
-) -> bytes:
+def encode_request(req_id: int, words: tuple[str, ...] | list[str], json: bool) -> bytes:
     """Frame one request: header plus the NUL-terminated words."""
     payload = b"".join(w.encode() + b"\0" for w in words)
     if len(payload) > MAX_REQUEST:
@@ -123,9 +121,7 @@ class Client(Closing):
                 raise
             if version != API_VERSION:
                 self.close()
-                raise ProtocolError(
-                    f"response version {version}, expected {API_VERSION}"
-                )
+                raise ProtocolError(f"response version {version}, expected {API_VERSION}")
             if resp_id != req_id:
                 self.close()
                 raise ProtocolError(f"response id {resp_id}, expected {req_id}")

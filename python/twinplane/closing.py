@@ -1,4 +1,4 @@
-"""Context-manager plumbing shared by the project's resources (sockets, sniffers, clients, processes)."""
+"""Context-manager plumbing shared by the project's resources (sockets, sniffers, processes)."""
 
 from __future__ import annotations
 

@@ -289,7 +289,6 @@ class Process(Closing):
     def fail(self, what: str, lines: int = 40) -> Exception:
         """An ``error`` saying ``what``, with its state, command line and logs."""
         return self.error(
-            f"{self.label}: {what} ({self.state()}); command:\n"
-            f"  {self.command_line}\n{self.logs(lines)}"
+            f"{self.label}: {what} ({self.state()}); command:\n "
+            f" {self.command_line}\n{self.logs(lines)}"
         )
-

@@ -11,6 +11,7 @@ from types import FrameType
 from typing import Any
 
 import pytest
+
 from twinplane.lab import RouterLab
 from twinplane.lab.daemon import daemon_binary
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from twinplane.lab import Lab
 from twinplane.lab.acme import Acme, acme_available, cin_content
 from twinplane.lab.daemon import build_dir
@@ -36,9 +37,7 @@ NEED_ACME = "acmecse not installed (scripts/setup.sh puts it in the venv)"
 
 def coap_tool_binary() -> Path:
     """$TP_COAP_TOOL, else <build>/tests/tools/coap-tool."""
-    return Path(
-        os.environ.get("TP_COAP_TOOL", build_dir() / "tests" / "tools" / "coap-tool")
-    )
+    return Path(os.environ.get("TP_COAP_TOOL", build_dir() / "tests" / "tools" / "coap-tool"))
 
 
 def _require(ok: bool, msg: str) -> None:
@@ -61,9 +60,7 @@ class CoapTool:
         argv = [self.binary, *args]
         if self.ns is not None:
             argv = ["ip", "netns", "exec", self.ns.name, *argv]
-        res = subprocess.run(
-            argv, capture_output=True, text=True, timeout=timeout, check=False
-        )
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
         if res.returncode == 2:
             raise AssertionError(f"coap-tool usage error: {res.stderr}")
         out = res.stdout.strip()
@@ -157,13 +154,9 @@ def test_create_ae_container_instances(acme: Acme, tool: CoapTool) -> None:
     assert json.loads(rsp["payload"])["m2m:cin"]["cnf"] == "application/json:0"
     # NON: fire and forget, as the data plane sends them
     for v in ("96", "95"):
-        rc, rsp = tool.create(
-            f"/{CSE}/{ae}/spo2", TY_CIN, origin, "--value", v, type_="non"
-        )
+        rc, rsp = tool.create(f"/{CSE}/{ae}/spo2", TY_CIN, origin, "--value", v, type_="non")
         assert rc == 0 and "sent" in rsp, rsp
-    rc, _ = tool.create(
-        f"/{CSE}/{ae}/pulse", TY_CIN, origin, "--value", "72", unit="bpm"
-    )
+    rc, _ = tool.create(f"/{CSE}/{ae}/pulse", TY_CIN, origin, "--value", "72", unit="bpm")
     assert rc == 0
 
     assert acme.ae_exists(ae)
@@ -186,9 +179,7 @@ def test_create_ae_container_instances(acme: Acme, tool: CoapTool) -> None:
 def test_non_with_wait_gets_non_response(acme: Acme, tool: CoapTool) -> None:
     ae, origin = device()
     register(tool, ae, origin, "hr")
-    rc, rsp = tool.create(
-        f"/{CSE}/{ae}/hr", TY_CIN, origin, "--value", "60", "--wait", type_="non"
-    )
+    rc, rsp = tool.create(f"/{CSE}/{ae}/hr", TY_CIN, origin, "--value", "60", "--wait", type_="non")
     # RFC 7252 5.2.3: a NON request gets a NON response, with our token
     assert rc == 0 and rsp["type"] == "NON" and rsp["code"] == "2.01", rsp
     # responseType noResponse (TS-0004 rt=5) as Uri-Query: created, nothing sent back
@@ -229,9 +220,7 @@ def test_malformed_requests_get_errors(acme: Acme, tool: CoapTool) -> None:
     # An AE create with TS-0008 V1-era option numbers (FR 256, RQI 257; TY was 267 then
     # too): 257 is critical (odd) and unknown to ACME, so the CoAP layer refuses the
     # request; CoAPthon answers with a Reset that carries 4.00 (RFC 7252 wants it Empty)
-    body = json.dumps(
-        {"m2m:ae": {"rn": f"{ae}-old", "api": "Nx", "rr": False, "srv": ["3"]}}
-    )
+    body = json.dumps({"m2m:ae": {"rn": f"{ae}-old", "api": "Nx", "rr": False, "srv": ["3"]}})
     old = bytes([0x40, 0x02, 0x00, 0x42])  # CON POST, MID 0x0042, no token
     old += bytes([0xB6]) + b"cse-in"  # Uri-Path (11)
     old += bytes([0x11, 50])  # Content-Format (12): 50
@@ -239,9 +228,7 @@ def test_malformed_requests_get_errors(acme: Acme, tool: CoapTool) -> None:
     old += bytes([0x12]) + b"r1"  # RQI (257)
     old += bytes([0xA1, TY_AE])  # TY (267)
     old += b"\xff" + body.encode()
-    rc, rsp = tool.run(
-        "send", "--to", tool.target, "--hex", old.hex(), "--timeout", "3"
-    )
+    rc, rsp = tool.run("send", "--to", tool.target, "--hex", old.hex(), "--timeout", "3")
     assert rc in (1, 4), rsp
     assert not acme.ae_exists(f"{ae}-old")
 

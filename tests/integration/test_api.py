@@ -7,6 +7,7 @@ import socket
 import struct
 
 import pytest
+
 from twinplane.api import HEADER, ApiError, Client, encode_request
 from twinplane.lab import RouterLab
 
@@ -24,9 +25,7 @@ def test_json_and_text(router_lab: RouterLab) -> None:
         assert v["api"] == 1
         text = c.cmd("version", json=False)
         assert isinstance(text, str) and str(v["twinplane"]) in text
-        assert (
-            c.cmd("show counters")["mempool"]["size"] > 0
-        )  # one string is split into words
+        assert c.cmd("show counters")["mempool"]["size"] > 0  # one string is split into words
 
 
 @pytest.mark.parametrize(

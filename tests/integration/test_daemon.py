@@ -94,7 +94,9 @@ def test_clean_shutdown_releases_everything() -> None:
             assert lab.router.run(["ip", "link", "show", tap], check=False).returncode != 0
         assert not os.path.exists(d.socket)
         if os.path.isdir("/dev/hugepages"):
-            left = [e.name for e in os.scandir("/dev/hugepages") if e.name.startswith(f"{d.name}map_")]
+            left = [
+                e.name for e in os.scandir("/dev/hugepages") if e.name.startswith(f"{d.name}map_")
+            ]
             assert left == [], f"hugepage files left: {left}"
 
 
@@ -129,10 +131,18 @@ def test_netlink_overrun_triggers_full_resync(router_lab: RouterLab) -> None:
     finally:
         d.proc.send_signal(signal.SIGCONT)
     want = _kernel_routes(router_lab)
-    router_lab.wait_until(lambda: _dataplane_routes(router_lab) == want, 10, 0.2, "deletions in sync")
-    assert {r["type"] for r in router_lab.ctl("show", "routes")["routes"]} <= {"connected", "local", "host"}
+    router_lab.wait_until(
+        lambda: _dataplane_routes(router_lab) == want, 10, 0.2, "deletions in sync"
+    )
+    assert {r["type"] for r in router_lab.ctl("show", "routes")["routes"]} <= {
+        "connected",
+        "local",
+        "host",
+    }
     # and the router still forwards
-    res = router_lab.netns("h1").run(["ping", "-n", "-c", "2", "-i", "0.2", "-W", "2", "10.0.2.2"], check=False)
+    res = router_lab.netns("h1").run(
+        ["ping", "-n", "-c", "2", "-i", "0.2", "-W", "2", "10.0.2.2"], check=False
+    )
     assert res.returncode == 0, res.stdout
 
 
@@ -141,10 +151,14 @@ def test_exception_rate_limit_counts_excess(router_lab: RouterLab) -> None:
     router_lab.ctl("set", "exception", "rate", "50", "burst", "10")
     c0 = router_lab.counters()
     # 300 pings to the router's own address: all punted (local destination)
-    router_lab.netns("h1").run(["ping", "-n", "-q", "-f", "-c", "300", "-W", "1", "10.0.1.1"], check=False)
+    router_lab.netns("h1").run(
+        ["ping", "-n", "-q", "-f", "-c", "300", "-W", "1", "10.0.1.1"], check=False
+    )
     c1 = router_lab.counters()
     limited = c1["drops"]["exception_ratelimited"] - c0["drops"]["exception_ratelimited"]
     assert limited > 100, c1["drops"]
-    res = router_lab.netns("h1").run(["ping", "-n", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2"], check=False)
+    res = router_lab.netns("h1").run(
+        ["ping", "-n", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2"], check=False
+    )
     assert res.returncode == 0, res.stdout
     time.sleep(0.1)

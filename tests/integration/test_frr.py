@@ -1,10 +1,12 @@
-"""FRR on the control plane: OSPF routes learned through the kernel are forwarded by the data plane."""
+"""FRR on the control plane: OSPF routes learned through the kernel are forwarded by the data
+plane."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+
 from twinplane.lab import RouterLab
 from twinplane.lab.frr import Frr, OspfInterface, frr_available, ospf_config
 from twinplane.lab.traffic import UdpReceiver, udp_send
@@ -35,11 +37,7 @@ def test_ospf_route_learned_and_forwarded(router_lab: RouterLab) -> None:
     frr_r = Frr(
         lab,
         r,
-        {
-            "ospfd": ospf_config(
-                "r", "10.0.2.1", ["10.0.2.0/24"], [OspfInterface("tp-p1")]
-            )
-        },
+        {"ospfd": ospf_config("r", "10.0.2.1", ["10.0.2.0/24"], [OspfInterface("tp-p1")])},
     )
     frr_h2 = Frr(
         lab,
@@ -65,12 +63,10 @@ def test_ospf_route_learned_and_forwarded(router_lab: RouterLab) -> None:
         )
     except TimeoutError:
         pytest.fail(
-            f"{STUB} not in twinplane's show routes after {CONVERGE_S:g}s\n"
-            f"router kernel routes:\n{lab.run('r', 'ip -4 route show')}\n"
-            f"show routes: {lab.routes()}\n"
-            f"OSPF neighbours (router):\n{frr_r.vtysh('show ip ospf neighbor')}\n"
-            f"OSPF neighbours (h2):\n{frr_h2.vtysh('show ip ospf neighbor')}\n"
-            f"{frr_r.logs('ospfd')}"
+            f"{STUB} not in twinplane's show routes after {CONVERGE_S:g}s\nrouter kernel "
+            f"routes:\n{lab.run('r', 'ip -4 route show')}\nshow routes: {lab.routes()}\nOSPF "
+            f"neighbours (router):\n{frr_r.vtysh('show ip ospf neighbor')}\nOSPF neighbours "
+            f"(h2):\n{frr_h2.vtysh('show ip ospf neighbor')}\n{frr_r.logs('ospfd')}"
         )
     route = lab.route(STUB)
     assert route is not None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from twinplane.api import ApiError, Client
 from twinplane.lab.daemon import build_dir
 
@@ -100,7 +101,8 @@ def loop_gen(workdir: Path) -> Iterator[Gen]:
     """Generator port g0 looped to g1 through a memif pair inside the process."""
     s = workdir / "loop.sock"
     g = Gen(workdir, f"port add g0 {_memif(0, 'server', s)}\nport add g1 {_memif(1, 'client', s)}\n"
-            "stream add s0 port g0 template ip4-udp size 64 dst 198.18.1.1-198.18.1.200\n")  # fmt: skip
+            "stream add s0 port g0 template ip4-udp size 64 "
+            "dst 198.18.1.1-198.18.1.200\n")  # fmt: skip
     try:
         yield g
     finally:
@@ -224,7 +226,12 @@ def test_pcap_mode_writes_the_template(workdir: Path) -> None:
         assert sig[0] == 0x74 and int.from_bytes(sig[4:8], "little") == i
         dsts.append((ip.dst, p[UDP].dport))
     # the last field varies fastest: dport, then dst
-    assert dsts[:4] == [("198.18.1.1", 9), ("198.18.1.1", 10), ("198.18.1.2", 9), ("198.18.1.2", 10)]
+    assert dsts[:4] == [
+        ("198.18.1.1", 9),
+        ("198.18.1.1", 10),
+        ("198.18.1.2", 9),
+        ("198.18.1.2", 10),
+    ]
     assert dsts[200] == dsts[0]  # 100 x 2 variants, then round again
 
 
@@ -268,20 +275,22 @@ def test_coap_sink_acks_confirmable_and_counts(workdir: Path) -> None:
                "dev", "c0"])  # fmt: skip
         # the generator runs in the namespace of its port
         gen = Gen(workdir, "port add g1 net_af_packet0,iface=g1,qpairs=1,qdisc_bypass=0 sink coap "
-                  "delay-us 150000\n"
-                  "stream add s0 port g1 template ip4-udp size 64 dst 10.9.0.9\n", netns=g.name)  # fmt: skip
+                  "delay-us 150000\nstream add s0 port g1 template ip4-udp size 64 dst 10.9.0.9\n",
+                  netns=g.name)  # fmt: skip
 
         result: dict[str, Any] = {}
         g_ = gen
-        t = threading.Thread(target=lambda: result.update(g_.trial("s0", "rate", "100", "duration", "4")))
+        t = threading.Thread(
+            target=lambda: result.update(g_.trial("s0", "rate", "100", "duration", "4"))
+        )
         t.start()
         time.sleep(1.0)
         for i in range(3):
             t0 = time.monotonic()
             res = subprocess.run(
                 ["ip", "netns", "exec", c.name, str(coap_tool), "create", "--to", "10.9.0.2:5683",
-                 "--type", "con", "--path", "/cse-in", "--ty", "2", "--from", "Cx", "--rqi", f"r{i}",
-                 "--ae", f"a{i}", "--wait", "--timeout", "2"],
+                 "--type", "con", "--path", "/cse-in", "--ty", "2", "--from", "Cx",
+                 "--rqi", f"r{i}", "--ae", f"a{i}", "--wait", "--timeout", "2"],
                 capture_output=True, text=True, timeout=10, check=False)  # fmt: skip
             assert res.returncode == 0, res.stdout + res.stderr
             assert _json.loads(res.stdout)["code"] == "2.01", res.stdout

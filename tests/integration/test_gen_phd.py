@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from scapy.all import IP, UDP, raw, rdpcap
+
 from twinplane.lab.daemon import build_dir
 
 GEN = build_dir() / "src" / "twinplane-gen"
@@ -41,9 +42,7 @@ def _gen(tmp_path: Path, spec: str, count: int) -> list[bytes]:
     return [raw(p) for p in rdpcap(str(out))]
 
 
-def _check(
-    frame: bytes, size: int, seq: int, dport: int = 6024
-) -> tuple[str, int, bytes]:
+def _check(frame: bytes, size: int, seq: int, dport: int = 6024) -> tuple[str, int, bytes]:
     """Headers and lengths of one frame; returns (src, sport, APDU)."""
     assert len(frame) == size - 4
     p = IP(frame[14:])
@@ -52,9 +51,7 @@ def _check(
     udp = p[UDP]
     assert udp.dport == dport
     assert p.len == 20 + udp.len  # the datagram is the APDU only
-    assert 14 + p.len + SIG_LEN <= len(
-        frame
-    )  # the signature rides in the Ethernet padding
+    assert 14 + p.len + SIG_LEN <= len(frame)  # the signature rides in the Ethernet padding
     q = IP(frame[14 : 14 + p.len])
     del q.chksum
     assert IP(raw(q)).chksum == p.chksum  # header checksum right
@@ -64,11 +61,7 @@ def _check(
 
 
 def _decode(apdus: list[bytes], config: str | None = None) -> list[dict[str, Any]]:
-    argv = (
-        [str(DECODE)]
-        + (["--config", config] if config else [])
-        + [a.hex() for a in apdus]
-    )
+    argv = [str(DECODE)] + (["--config", config] if config else []) + [a.hex() for a in apdus]
     r = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=30)
     assert r.returncode == 0, r.stdout + r.stderr
     out = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
@@ -80,18 +73,16 @@ SPEC = "template phd size 128 src 10.0.1.2-10.0.1.5 sport 40000-40001 dst 10.0.1
 IDS = [(f"10.0.1.{2 + i // 2}", 40000 + i % 2) for i in range(8)]  # sport fastest
 
 
-@pytest.mark.parametrize(
-    "kind", ["report", "report-unconfirmed", "aarq", "rlrq", "churn"]
-)
+@pytest.mark.parametrize("kind", ["report", "report-unconfirmed", "aarq", "rlrq", "churn"])
 def test_phd_kinds(tmp_path: Path, kind: str) -> None:
     _need(GEN, DECODE)
     frames = _gen(tmp_path, f"{SPEC} kind {kind}", 20)
     assert len(frames) == 20
     checked = [_check(f, 128, i) for i, f in enumerate(frames)]
-    for f, (_, _, a) in zip(frames, checked):
+    for f, (_, _, a) in zip(frames, checked, strict=True):
         assert not any(f[HDR + len(a) : -SIG_LEN])  # zero padding
     js = _decode([a for _, _, a in checked])
-    for i, ((src, sport, _), j) in enumerate(zip(checked, js)):
+    for i, ((src, sport, _), j) in enumerate(zip(checked, js, strict=True)):
         if kind == "churn":
             assert (src, sport) == IDS[(i // 2) % 8]
             assert j["apdu"] == ("RLRQ" if i % 2 else "AARQ")
@@ -150,9 +141,7 @@ def _phdsim_config(device: str) -> str:
 
 
 @pytest.mark.parametrize("device", ["activity-monitor", "medication-monitor"])
-def test_phd_extended_devices_follow_phd_sims_configuration(
-    tmp_path: Path, device: str
-) -> None:
+def test_phd_extended_devices_follow_phd_sims_configuration(tmp_path: Path, device: str) -> None:
     _need(GEN, DECODE, PHDSIM)
     config = _phdsim_config(device)
     frames = _gen(tmp_path, f"template phd size 200 device {device} sport 5000-5002", 6)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from twinplane.lab import RouterLab
 from twinplane.lab.acme import Acme, acme_available, cin_content
 from twinplane.lab.daemon import build_dir
@@ -44,7 +45,9 @@ def sim(lab: RouterLab, *args: str, timeout: float = 60) -> dict[str, Any]:
     return out
 
 
-def check_device(acme: Acme, sysid: str, labels: list[str], r: dict[str, Any], reports: int) -> None:
+def check_device(
+    acme: Acme, sysid: str, labels: list[str], r: dict[str, Any], reports: int
+) -> None:
     ae = f"PHD-{sysid.upper()}"
     assert acme.ae_exists(ae)
     names = sorted(c["nm"] for c in acme.children(f"cse-in/{ae}", ty=3))
@@ -104,8 +107,10 @@ def test_socket_gateway_full_sessions(sock_lab: tuple[RouterLab, Acme]) -> None:
     lab, acme = sock_lab
     gw = SockGw(lab.router, lab.workdir, "--cse", CSE, "--timeout", "30", "--max-sessions", "3")
     lab.defer("stop sockgw", gw.stop)
-    devices = {"pulse-oximeter": ["spo2", "pulse-rate"],
-               "medication-monitor": ["dispensed-fixed", "dispensed-variable", "status"]}  # fmt: skip
+    devices = {
+        "pulse-oximeter": ["spo2", "pulse-rate"],
+        "medication-monitor": ["dispensed-fixed", "dispensed-variable", "status"],
+    }
     for i, (device, labels) in enumerate(devices.items()):
         sysid = f"00bb0000000000{i:02x}"
         r = sim(lab, "--type", device, "--sysid", sysid, "--reports", "2", "--interval", "100")

@@ -12,6 +12,7 @@ from scapy.compat import raw
 from scapy.layers.inet import ICMP, IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Packet, Raw
+
 from twinplane.lab import RouterLab
 from twinplane.lab.traffic import (
     IcmpListener,
@@ -53,9 +54,7 @@ def delta(after: dict[str, Any], before: dict[str, Any], *path: str) -> int:
     return int(a) - int(b)
 
 
-def wait_route(
-    lab: RouterLab, prefix: str, present: bool, timeout: float = ROUTE_SYNC_S
-) -> float:
+def wait_route(lab: RouterLab, prefix: str, present: bool, timeout: float = ROUTE_SYNC_S) -> float:
     """Wait until ``prefix`` is (or is no longer) in ``show routes``; return the time it took."""
     t0 = time.monotonic()
     try:
@@ -83,17 +82,13 @@ def test_ping_router_address_answered_once(router_lab: RouterLab) -> None:
     """The TAP's kernel answers; the kernel behind the DPDK-owned veth must not answer too."""
     lab = router_lab
     for host, addr in (("h1", R_P0), ("h2", "10.0.2.1")):
-        out = lab.run(
-            host, ["ping", "-n", "-c", "3", "-i", "0.2", "-W", "2", addr], check=False
-        )
+        out = lab.run(host, ["ping", "-n", "-c", "3", "-i", "0.2", "-W", "2", addr], check=False)
         assert " 3 received" in out, out
         assert "DUP!" not in out and "duplicates" not in out, (
             f"duplicate replies from {addr}:\n{out}"
         )
         arp = lab.run(host, ["ip", "neigh", "show", addr])
-        assert lab.port(lab.link(host).port)["mac"] in arp, (
-            f"{addr} resolved to another MAC: {arp}"
-        )
+        assert lab.port(lab.link(host).port)["mac"] in arp, f"{addr} resolved to another MAC: {arp}"
 
 
 def test_udp_forwarded_by_data_plane(router_lab: RouterLab) -> None:
@@ -109,9 +104,7 @@ def test_udp_forwarded_by_data_plane(router_lab: RouterLab) -> None:
     assert delta(c1, c0, "ports", "p1", "tx") >= n
     assert delta(s1, s0, "p0", "ipackets") >= n
     assert delta(s1, s0, "p1", "opackets") >= n
-    workers_rx = sum(w["rx"] for w in c1["workers"]) - sum(
-        w["rx"] for w in c0["workers"]
-    )
+    workers_rx = sum(w["rx"] for w in c1["workers"]) - sum(w["rx"] for w in c0["workers"])
     assert workers_rx >= n
     # Forwarded by the data plane, not by the kernel through the exception path.
     to_kernel = delta(c1, c0, "exception", "to_kernel")
@@ -128,16 +121,13 @@ def test_first_packet_to_unresolved_neighbour_arrives(router_lab: RouterLab) -> 
     lab.wait_until(h2_resolved, 2.0, what=f"{H2} in show neigh")
     lab.run("r", "ip neigh flush dev tp-p1")
     try:
-        lab.wait_until(
-            lambda: not h2_resolved(), 2.0, what=f"{H2} gone from show neigh"
-        )
+        lab.wait_until(lambda: not h2_resolved(), 2.0, what=f"{H2} gone from show neigh")
     except TimeoutError:
         pytest.fail(
-            f"neighbour {H2} still in show neigh 2s after 'ip neigh flush dev tp-p1': {lab.neighbours()}"
+            f"neighbour {H2} still in show neigh 2s after "
+            f"'ip neigh flush dev tp-p1': {lab.neighbours()}"
         )
-    assert exchange(lab, H2, 1) == 1, (
-        "the first datagram to an unresolved neighbour was lost"
-    )
+    assert exchange(lab, H2, 1) == 1, "the first datagram to an unresolved neighbour was lost"
     lab.wait_until(h2_resolved, 2.0, what=f"{H2} resolved again")
 
 
@@ -159,9 +149,7 @@ def test_ttl_expired_gets_time_exceeded_from_router(router_lab: RouterLab) -> No
     with IcmpListener(lab.ns["h1"]) as icmp, UdpReceiver(lab.ns["h2"], PORT) as rx:
         udp_send(lab.ns["h1"], H2, PORT, b"ttl1", count=3, interval=0.2, ttl=1)
         reply = icmp.wait(time_exceeded, timeout=3.0)
-        assert reply is not None, (
-            "no ICMP time exceeded from 10.0.1.1 for a TTL=1 datagram"
-        )
+        assert reply is not None, "no ICMP time exceeded from 10.0.1.1 for a TTL=1 datagram"
         assert rx.wait(1, timeout=0.5) == [], "a TTL=1 datagram was forwarded"
 
 
@@ -172,9 +160,7 @@ ROUTE_WAYS = ["kernel", "api"]
 def test_route_add_used_then_del_stops(router_lab: RouterLab, way: str) -> None:
     """A route added (ip route / twinctl route add) is synced and used; deleted, it stops."""
     lab = router_lab
-    prefix, dst = (
-        ("10.9.0.0/24", "10.9.0.5") if way == "kernel" else ("10.8.0.0/24", "10.8.0.5")
-    )
+    prefix, dst = ("10.9.0.0/24", "10.9.0.5") if way == "kernel" else ("10.8.0.0/24", "10.8.0.5")
     lab.run("h2", ["ip", "addr", "add", f"{dst}/32", "dev", "lo"])
     assert exchange(lab, H2, 1) == 1  # gateway 10.0.2.2 resolved
     assert lab.route(prefix) is None
@@ -268,9 +254,7 @@ BAD_PACKETS: dict[str, Callable[[Packet], bytes]] = {
 def test_drop_reasons_listed(router_lab: RouterLab) -> None:
     drops = router_lab.drops()
     missing = [r for r in [*BAD_PACKETS, "no_route"] if r not in drops]
-    assert not missing, (
-        f"drop reasons missing from show counters: {missing}; have {sorted(drops)}"
-    )
+    assert not missing, f"drop reasons missing from show counters: {missing}; have {sorted(drops)}"
     assert all(isinstance(v, int) for v in drops.values())
 
 
@@ -312,21 +296,13 @@ def test_bad_packet_dropped_and_counted(router_lab: RouterLab, reason: str) -> N
         except TimeoutError:
             after = lab.drops()
             changed = {
-                k: after[k] - before.get(k, 0)
-                for k in after
-                if after[k] != before.get(k, 0)
+                k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)
             }
-            pytest.fail(
-                f"{reason} did not grow by {count}; drop counters that changed: {changed}"
-            )
+            pytest.fail(f"{reason} did not grow by {count}; drop counters that changed: {changed}")
         leaked = sniffer.wait(1, timeout=0.3)
     after = lab.drops()
     assert after[reason] - before[reason] == count
-    others = {
-        k: after[k] - before[k]
-        for k in BAD_PACKETS
-        if k != reason and after[k] != before[k]
-    }
+    others = {k: after[k] - before[k] for k in BAD_PACKETS if k != reason and after[k] != before[k]}
     assert not others, f"other IP drop reasons moved too: {others}"
     assert not leaked, f"bad packet forwarded to h2: {leaked[0]!r}"
     assert exchange(lab, H2, 20) == 20, "router stopped forwarding after bad packets"

@@ -6,6 +6,7 @@ import os
 import subprocess
 
 import pytest
+
 from twinplane.lab import RouterLab, reap_stale
 from twinplane.lab.frr import Frr, OspfInterface, frr_available, ospf_config
 from twinplane.lab.netns import Netns, list_netns
@@ -113,11 +114,7 @@ def test_frr_ospf_between_namespaces() -> None:
         Frr(
             lab,
             r,
-            {
-                "ospfd": ospf_config(
-                    "r", "10.0.2.1", ["10.0.2.0/24"], [OspfInterface("r-p1")]
-                )
-            },
+            {"ospfd": ospf_config("r", "10.0.2.1", ["10.0.2.0/24"], [OspfInterface("r-p1")])},
         ).start()
         Frr(
             lab,
@@ -140,13 +137,12 @@ def test_frr_ospf_between_namespaces() -> None:
         assert ping(lab.ns["h1"], "10.77.0.1", count=2) == 2
         names = [ns.name for ns in lab.ns.values()]
     assert not set(names) & set(list_netns())
-    assert not [
-        line for line in os.popen("ps -eo args").read().splitlines() if lab.tag in line
-    ]
+    assert not [line for line in os.popen("ps -eo args").read().splitlines() if lab.tag in line]
 
 
 def test_scapy_send_and_sniff_in_namespaces() -> None:
-    """l2_socket sends from h1 and Sniffer captures in h2, though the test runs in the root namespace."""
+    """l2_socket sends from h1 and Sniffer captures in h2, though the test runs in the root
+    namespace."""
     from scapy.compat import raw
     from scapy.layers.inet import ICMP, IP, UDP
     from scapy.layers.l2 import Ether

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from twinplane.proc import Process, ProcessError, remove_dpdk_runtime
 
 
@@ -17,7 +18,18 @@ def sh(script: str, tmp_path: Path, **kwargs: object) -> Process:
 
 def test_prefixes_and_command_line(tmp_path: Path) -> None:
     p = Process(["prog", "--opt", "a b"], tmp_path / "log", netns="ns1", cpus=0)
-    assert p.full_argv == ["ip", "netns", "exec", "ns1", "taskset", "-c", "0", "prog", "--opt", "a b"]
+    assert p.full_argv == [
+        "ip",
+        "netns",
+        "exec",
+        "ns1",
+        "taskset",
+        "-c",
+        "0",
+        "prog",
+        "--opt",
+        "a b",
+    ]
     assert p.command_line == "ip netns exec ns1 taskset -c 0 prog --opt 'a b'"
     assert p.label == "prog" and p.state() == "not started"
     assert p.stop() is None and p.shutdown_problem() is None

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
 from twinplane.bench import duts
 from twinplane.bench.rfc2544 import (
     SearchParams,
@@ -52,13 +53,20 @@ def fake_dut(
             rx = int(offered * (1 - knee_loss * (rate - start) / (cap - start)))
         else:
             rx = int(min(offered, cap * duration * (1 - knee_loss)))
-        return TrialResult(rate_pps=rate, duration_s=duration, offered=offered, rx=rx,
-                           elapsed_s=offered / offered_rate)
+        return TrialResult(
+            rate_pps=rate,
+            duration_s=duration,
+            offered=offered,
+            rx=rx,
+            elapsed_s=offered / offered_rate,
+        )
 
     return trial
 
 
-def counting(fn: Callable[[float, float], TrialResult]) -> tuple[Callable[[float, float], TrialResult], list[float]]:
+def counting(
+    fn: Callable[[float, float], TrialResult],
+) -> tuple[Callable[[float, float], TrialResult], list[float]]:
     rates: list[float] = []
 
     def wrapped(rate: float, duration: float) -> TrialResult:
@@ -84,7 +92,10 @@ def test_search_converges_to_the_capacity(capacity: float, resolution: float) ->
     assert capacity * (1 - resolution) - p.resolution_pps <= ndr.rate_pps <= capacity
     # resolution respected: the bracket left is no wider than asked
     assert ndr.lower_fail_pps is not None and ndr.lower_fail_pps > capacity
-    assert ndr.lower_fail_pps - ndr.rate_pps <= max(resolution * ndr.lower_fail_pps, p.resolution_pps) + 1e-6
+    assert (
+        ndr.lower_fail_pps - ndr.rate_pps
+        <= max(resolution * ndr.lower_fail_pps, p.resolution_pps) + 1e-6
+    )
     # the NDR reported is what was offered in its trial, and that trial lost nothing
     assert ndr.trial is not None and ndr.trial["lost"] == 0
     assert abs(ndr.measured_pps - ndr.rate_pps) / ndr.rate_pps < 1e-3
@@ -140,7 +151,9 @@ def test_search_with_noise_stays_near_the_capacity() -> None:
 
 
 def test_search_dut_that_forwards_nothing() -> None:
-    res = search(fake_dut(0.0), 1e6, SearchParams(resolution=0.02, resolution_pps=1000.0, tolerances=(0.0,)))
+    res = search(
+        fake_dut(0.0), 1e6, SearchParams(resolution=0.02, resolution_pps=1000.0, tolerances=(0.0,))
+    )
     assert res.ndr.rate_pps == 0.0 and res.ndr.trial is None and res.ndr.converged
 
 
@@ -174,11 +187,35 @@ def test_retries_forgive_a_small_disturbed_loss_but_not_overload() -> None:
 
 def test_trial_result_from_a_generator_reply() -> None:
     reply = {
-        "trial": {"rate_pps": 1e6, "duration_s": 0.5, "burst": 32, "offered": 500000, "tx": 499000,
-                  "rx": 498500, "tx_rate_pps": 998000.0, "rx_rate_pps": 997000.0, "lost": 1600,
-                  "loss_ratio": 0.0032, "reordered": 3, "duplicates": 100, "tx_full": 1000, "tx_nombuf": 0},
-        "streams": [{"name": "s0", "id": 0, "latency_ns": {"min": 900, "p50": 1100, "p99": 3000, "max": 9000,
-                                                            "hist": [[1024, 10]]}}],
+        "trial": {
+            "rate_pps": 1e6,
+            "duration_s": 0.5,
+            "burst": 32,
+            "offered": 500000,
+            "tx": 499000,
+            "rx": 498500,
+            "tx_rate_pps": 998000.0,
+            "rx_rate_pps": 997000.0,
+            "lost": 1600,
+            "loss_ratio": 0.0032,
+            "reordered": 3,
+            "duplicates": 100,
+            "tx_full": 1000,
+            "tx_nombuf": 0,
+        },
+        "streams": [
+            {
+                "name": "s0",
+                "id": 0,
+                "latency_ns": {
+                    "min": 900,
+                    "p50": 1100,
+                    "p99": 3000,
+                    "max": 9000,
+                    "hist": [[1024, 10]],
+                },
+            }
+        ],
     }
     r = TrialResult.from_gen(reply, 1e6, 0.5)
     assert r.offered == 500000 and r.rx == 498400 and r.lost == 1600
@@ -233,7 +270,9 @@ def on_generator_cpu() -> Iterator[None]:
 
 
 @pytest.mark.parametrize("rate_cap", [300e3, 1e6])
-def test_search_finds_a_rate_capped_dut(workdir: Path, on_generator_cpu: None, rate_cap: float) -> None:
+def test_search_finds_a_rate_capped_dut(
+    workdir: Path, on_generator_cpu: None, rate_cap: float
+) -> None:
     bins = duts.Binaries()
     _need(bins.gen)
     _need(bins.testdut)
@@ -241,13 +280,24 @@ def test_search_finds_a_rate_capped_dut(workdir: Path, on_generator_cpu: None, r
         pytest.skip("needs root (hugepages, DPDK)")
     duts.ensure_hugepages(512)
     res_rel = 0.02
-    tb = duts.Testbed("memif", "testdut", workdir, bins=bins, memif_rsize=12,
-                      dut_args=["--rate-pps", f"{rate_cap:.0f}"])
+    tb = duts.Testbed(
+        "memif",
+        "testdut",
+        workdir,
+        bins=bins,
+        memif_rsize=12,
+        dut_args=["--rate-pps", f"{rate_cap:.0f}"],
+    )
     with tb:
         tb.start([64])
         fn = with_retries(tb.trial_fn(64, warmup=0.05, drain=0.1), retries=3, max_loss=0.05)
-        p = SearchParams(duration_s=0.3, probe_duration_s=0.2, resolution=res_rel, resolution_pps=1000.0,
-                         tolerances=(0.0, 0.01))
+        p = SearchParams(
+            duration_s=0.3,
+            probe_duration_s=0.2,
+            resolution=res_rel,
+            resolution_pps=1000.0,
+            tolerances=(0.0, 0.01),
+        )
         res = search(fn, 4 * rate_cap, p)
         info = f"trials: {[(round(t['rate_pps']), round(t['loss_ratio'], 5)) for t in res.trials]}"
         ndr, pdr = res.ndr, res.pdr
@@ -263,9 +313,21 @@ def test_search_finds_a_rate_capped_dut(workdir: Path, on_generator_cpu: None, r
 def test_kernel_cost_counts_the_time_neither_idle_nor_tasks() -> None:
     # 3 s at USER_HZ 100: 100 ticks idle, 10 of tasks, 60 of softirq, 130 in no column
     # (softirqs run from idle with the tick stopped); 1.2M packets at 2.6 GHz
-    run = {"window_s": 3.0, "forwarded": 1_200_000, "idle_busy_fraction": 0.01,
-           "ticks": {"user": 6, "nice": 0, "system": 4, "idle": 100, "iowait": 0, "irq": 0, "softirq": 60,
-                     "steal": 0}}
+    run = {
+        "window_s": 3.0,
+        "forwarded": 1_200_000,
+        "idle_busy_fraction": 0.01,
+        "ticks": {
+            "user": 6,
+            "nice": 0,
+            "system": 4,
+            "idle": 100,
+            "iowait": 0,
+            "irq": 0,
+            "softirq": 60,
+            "steal": 0,
+        },
+    }
     c = duts.kernel_cost_from_ticks(run, 2.6e9, 100)
     busy_s = (300 - 100 - 10 - 0.01 * 300) / 100
     assert c["cycles_per_pkt"] == pytest.approx(busy_s * 2.6e9 / 1.2e6)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 
 def ensure_venv(root: Path) -> None:
-    """Re-run the calling script under the project's venv if this interpreter lacks scapy/matplotlib."""
+    """Re-run the calling script under the project's venv if this interpreter lacks scapy or
+    matplotlib."""
     try:
         import matplotlib  # noqa: F401
         import scapy  # noqa: F401

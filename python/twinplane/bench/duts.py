@@ -113,7 +113,9 @@ def ensure_hugepages(free_mib: int = 1536) -> dict[str, Any]:
 def tsc_hz() -> tuple[float, str]:
     """TSC frequency: the kernel's calibration if it logged one, else /proc/cpuinfo."""
     try:
-        out = subprocess.run(["dmesg"], check=False, capture_output=True, text=True, timeout=5).stdout
+        out = subprocess.run(
+            ["dmesg"], check=False, capture_output=True, text=True, timeout=5
+        ).stdout
         m = re.search(r"tsc: Detected ([0-9.]+) MHz", out)
         if m:
             return float(m.group(1)) * 1e6, "kernel log 'tsc: Detected N MHz'"
@@ -134,8 +136,9 @@ def machine_info() -> dict[str, Any]:
             if m:
                 info[key.lower().replace(" ", "_")] = m.group(1).strip()
     with contextlib.suppress(OSError):
-        info["dpdk"] = subprocess.run(["pkg-config", "--modversion", "libdpdk"],
-                                      check=False, capture_output=True, text=True).stdout.strip()
+        info["dpdk"] = subprocess.run(
+            ["pkg-config", "--modversion", "libdpdk"], check=False, capture_output=True, text=True
+        ).stdout.strip()
     info["loadavg_at_start"] = Path("/proc/loadavg").read_text().split()[:3]
     info["user_hz"] = os.sysconf("SC_CLK_TCK")
     with contextlib.suppress(OSError):
@@ -150,11 +153,19 @@ def machine_info() -> dict[str, Any]:
 
 
 def git_rev() -> str:
-    r = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
-                       check=False, capture_output=True, text=True)
+    r = subprocess.run(
+        ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     rev = r.stdout.strip() if r.returncode == 0 else "none"
-    d = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
-                       check=False, capture_output=True, text=True)
+    d = subprocess.run(
+        ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     return rev + ("-dirty" if d.stdout.strip() else "")
 
 
@@ -201,7 +212,9 @@ def cpu_busy(seconds: float = 1.0, cpus: tuple[int, ...] = (DUT_CPU, GEN_CPU)) -
     return out
 
 
-def wait_quiet(max_busy: float = 0.15, timeout: float = 900.0, on_wait: Any = None) -> dict[str, Any]:
+def wait_quiet(
+    max_busy: float = 0.15, timeout: float = 900.0, on_wait: Any = None
+) -> dict[str, Any]:
     """Wait until neither CPU is more than ``max_busy`` busy (other sessions'
     builds, fuzzers...) for two samples in a row, at most ``timeout`` seconds.
     Call with nothing of ours running. Returns what was seen."""
@@ -216,8 +229,13 @@ def wait_quiet(max_busy: float = 0.15, timeout: float = 900.0, on_wait: Any = No
         if on_wait is not None and not quiet:
             on_wait(busy, time.monotonic() - t0)
         busy = cpu_busy()
-    return {"busy_first": first, "busy_last": busy, "waited_s": round(time.monotonic() - t0, 1),
-            "quiet": quiet >= 2, "loadavg": Path("/proc/loadavg").read_text().split()[:3]}
+    return {
+        "busy_first": first,
+        "busy_last": busy,
+        "waited_s": round(time.monotonic() - t0, 1),
+        "quiet": quiet >= 2,
+        "loadavg": Path("/proc/loadavg").read_text().split()[:3],
+    }
 
 
 def pinned_threads(pid: int, cpu: int) -> list[int]:
@@ -280,7 +298,9 @@ class CpuWatch:
         self.ours.setdefault(cpu, []).extend(tids)
 
     def snapshot(self) -> dict[str, Any]:
-        snap: dict[str, Any] = {g: sum(run_delay_ns(t) for t in tids) for g, tids in self.groups.items()}
+        snap: dict[str, Any] = {
+            g: sum(run_delay_ns(t) for t in tids) for g, tids in self.groups.items()
+        }
         snap["_t"] = time.monotonic()
         snap["_run"] = {c: sum(runtime_ns(t) for t in tids) for c, tids in self.ours.items()}
         if self.kernel_dut:
@@ -299,11 +319,17 @@ class CpuWatch:
         for c in b["_run"]:
             if c == DUT_CPU and self.kernel_dut:
                 continue
-            out[f"cpu{c}"] = round(max(0.0, 1.0 - (b["_run"][c] - a["_run"].get(c, 0)) / wall), 4) if wall else 0.0
+            out[f"cpu{c}"] = (
+                round(max(0.0, 1.0 - (b["_run"][c] - a["_run"].get(c, 0)) / wall), 4)
+                if wall
+                else 0.0
+            )
         if self.kernel_dut:
             d = {k: b["_ticks"][k] - a["_ticks"][k] for k in a["_ticks"]}
             tot = sum(d.values())
-            out[f"cpu{DUT_CPU}"] = round((d["user"] + d["nice"] + d["system"]) / tot, 4) if tot else 0.0
+            out[f"cpu{DUT_CPU}"] = (
+                round((d["user"] + d["nice"] + d["system"]) / tot, 4) if tot else 0.0
+            )
         return out
 
 
@@ -316,8 +342,11 @@ class Binaries:
     gen: Path = field(default_factory=gen_binary)
     twinplane: Path = field(default_factory=daemon_binary)
     l3fwd: Path = field(default_factory=lambda: build_dir() / "l3fwd" / "dpdk-l3fwd")
-    testdut: Path = field(default_factory=lambda: Path(os.environ.get(
-        "TP_TESTDUT", build_dir() / "tests" / "tools" / "tp-testdut")))
+    testdut: Path = field(
+        default_factory=lambda: Path(
+            os.environ.get("TP_TESTDUT", build_dir() / "tests" / "tools" / "tp-testdut")
+        )
+    )
 
 
 # --------------------------------------------------------------------------
@@ -389,20 +418,27 @@ class TwinplaneDut(Dut):
     def start(self, ports: tuple[str, str]) -> None:
         tb = self.tb
         self.ns = tb.dut_ns or tb.own_ns("t")
-        self.config = "\n".join([
-            "# bench/rfc2544_ip4.py: twinplane as the DUT",
-            f"port add p0 {ports[0]}",
-            f"port add p1 {ports[1]}",
-            f"address add {DUT_ADDR[0]} dev p0",
-            f"address add {DUT_ADDR[1]} dev p1",
-            f"neigh add {GEN_IP[0]} lladdr {GEN_MAC[0]} dev p0",
-            f"neigh add {GEN_IP[1]} lladdr {GEN_MAC[1]} dev p1",
-            f"route add {DST_NET} via {GEN_IP[1]}",
-            "",
-        ])
+        self.config = "\n".join(
+            [
+                "# bench/rfc2544_ip4.py: twinplane as the DUT",
+                f"port add p0 {ports[0]}",
+                f"port add p1 {ports[1]}",
+                f"address add {DUT_ADDR[0]} dev p0",
+                f"address add {DUT_ADDR[1]} dev p1",
+                f"neigh add {GEN_IP[0]} lladdr {GEN_MAC[0]} dev p0",
+                f"neigh add {GEN_IP[1]} lladdr {GEN_MAC[1]} dev p1",
+                f"route add {DST_NET} via {GEN_IP[1]}",
+                "",
+            ]
+        )
         self.daemon = Daemon(
-            self.ns, f"{tb.tag}t", tb.workdir, self.config, lcores=f"0@{DUT_CPU},1@{DUT_CPU}",
-            binary=tb.bins.twinplane, extra_args=["--no-backoff"],
+            self.ns,
+            f"{tb.tag}t",
+            tb.workdir,
+            self.config,
+            lcores=f"0@{DUT_CPU},1@{DUT_CPU}",
+            binary=tb.bins.twinplane,
+            extra_args=["--no-backoff"],
         )
         self.daemon.start(timeout=60)
 
@@ -425,8 +461,11 @@ class TwinplaneDut(Dut):
         return self.daemon.pid if self.daemon.proc else None
 
     def describe(self) -> dict[str, Any]:
-        return {"dut": self.name, "command": "ip netns exec NS " + shlex.join(self.daemon.argv),
-                "config": self.config}
+        return {
+            "dut": self.name,
+            "command": "ip netns exec NS " + shlex.join(self.daemon.argv),
+            "config": self.config,
+        }
 
     def cost_snapshot(self) -> dict[str, Any]:
         ws = self.daemon.client.cmd("show", "workers")["workers"]
@@ -438,7 +477,7 @@ class TwinplaneDut(Dut):
         tx = d["tx"]
         return {
             "method": "twinplane 'show workers': busy_cycles / tx (TSC cycles of worker loop "
-                      "iterations that received packets, per packet transmitted)",
+            "iterations that received packets, per packet transmitted)",
             "cycles_per_pkt": d["busy_cycles"] / tx if tx else None,
             "busy_ratio": d["busy_cycles"] / d["total_cycles"] if d["total_cycles"] else None,
             "forwarded": tx,
@@ -484,16 +523,21 @@ class L3fwdDut(DpdkDut):
             "-p", "0x3", "--config", "(0,0,0),(1,0,0)", "--lookup", "lpm", "--parse-ptype",
             f"--eth-dest=1,{GEN_MAC[1]}", f"--eth-dest=0,{GEN_MAC[0]}",
         ]  # fmt: skip
-        proc = self.process = dpdk_process(argv, self.prefix, tb.workdir / "l3fwd.out", "l3fwd",
-                                           tb.dut_ns_name)
+        proc = self.process = dpdk_process(
+            argv, self.prefix, tb.workdir / "l3fwd.out", "l3fwd", tb.dut_ns_name
+        )
         proc.start()
         try:
             self.tel: Telemetry = wait_for_socket(self.prefix, timeout=60, alive=proc.running)
         except TelemetryError as e:
             raise proc.fail(str(e)) from None
         # l3fwd answers telemetry before its ports are up; its main loop starts after
-        proc.wait_ready(lambda: "entering main loop" in tail(proc.log, 200), 60, "in its main loop",
-                        interval=0.2)
+        proc.wait_ready(
+            lambda: "entering main loop" in tail(proc.log, 200),
+            60,
+            "in its main loop",
+            interval=0.2,
+        )
 
     def stop(self) -> None:
         if getattr(self, "tel", None) is not None:
@@ -503,17 +547,22 @@ class L3fwdDut(DpdkDut):
     def cost_snapshot(self) -> dict[str, Any]:
         busy = self.tel.command("/l3fwd/busy")
         st = self.tel.port_stats(1)
-        return {"t": time.monotonic(), "busy_cycles": int(busy["busy_cycles"]),
-                "total_cycles": int(busy["total_cycles"]), "polls": int(busy["polls"]),
-                "busy_polls": int(busy["busy_polls"]), "rx": int(busy["rx"]),
-                "tx": int(st["opackets"])}
+        return {
+            "t": time.monotonic(),
+            "busy_cycles": int(busy["busy_cycles"]),
+            "total_cycles": int(busy["total_cycles"]),
+            "polls": int(busy["polls"]),
+            "busy_polls": int(busy["busy_polls"]),
+            "rx": int(busy["rx"]),
+            "tx": int(st["opackets"]),
+        }
 
     def cost(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         d = {k: b[k] - a[k] for k in a}
         tx = d["tx"]
         return {
             "method": "l3fwd patched by scripts/build-l3fwd.sh, telemetry /l3fwd/busy: busy_cycles "
-                      "(TSC cycles of loop iterations that received packets) / port 1 opackets",
+            "(TSC cycles of loop iterations that received packets) / port 1 opackets",
             "cycles_per_pkt": d["busy_cycles"] / tx if tx else None,
             "busy_ratio": d["busy_cycles"] / d["total_cycles"] if d["total_cycles"] else None,
             "forwarded": tx,
@@ -530,10 +579,21 @@ class TestDut(DpdkDut):
     def start(self, ports: tuple[str, str]) -> None:
         tb = self.tb
         self.prefix = f"{tb.tag}x"
-        argv = [str(tb.bins.testdut), "--name", self.prefix, "--lcores", f"0@{DUT_CPU}",
-                "--port", ports[0], "--port", ports[1], *tb.dut_args]
-        self.process = dpdk_process(argv, self.prefix, tb.workdir / "testdut.out", "tp-testdut",
-                                    tb.dut_ns_name)
+        argv = [
+            str(tb.bins.testdut),
+            "--name",
+            self.prefix,
+            "--lcores",
+            f"0@{DUT_CPU}",
+            "--port",
+            ports[0],
+            "--port",
+            ports[1],
+            *tb.dut_args,
+        ]
+        self.process = dpdk_process(
+            argv, self.prefix, tb.workdir / "testdut.out", "tp-testdut", tb.dut_ns_name
+        )
         self.process.start()
 
 
@@ -582,8 +642,10 @@ class KernelDut(Dut):
         assert ns is not None
         self.ns = ns
         self.steps = [
-            ("sysctl -w net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 "
-             "net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.all.send_redirects=0"),
+            (
+                "sysctl -w net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 "
+                "net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.all.send_redirects=0"
+            ),
             f"ip addr add {DUT_ADDR[0]} dev d0",
             f"ip addr add {DUT_ADDR[1]} dev d1",
             f"ip neigh replace {GEN_IP[0]} lladdr {GEN_MAC[0]} nud permanent dev d0",
@@ -608,8 +670,13 @@ class KernelDut(Dut):
         return int(self.ns.run(["cat", f"/sys/class/net/{ifname}/statistics/{key}"]).stdout)
 
     def _snap(self) -> dict[str, Any]:
-        return {"t": time.monotonic(), "cpu": cpu_ticks(DUT_CPU), "net_rx": softirq_counts("NET_RX"),
-                "tx": self._if_stat("d1", "tx_packets"), "rx": self._if_stat("d0", "rx_packets")}
+        return {
+            "t": time.monotonic(),
+            "cpu": cpu_ticks(DUT_CPU),
+            "net_rx": softirq_counts("NET_RX"),
+            "tx": self._if_stat("d1", "tx_packets"),
+            "rx": self._if_stat("d0", "rx_packets"),
+        }
 
     def cost_snapshot(self) -> dict[str, Any]:
         idle0 = self._snap()
@@ -624,23 +691,31 @@ class KernelDut(Dut):
         idle = a["idle_before"]
         idle_wall = (a["t"] - idle["t"]) * user_hz
         it = {k: a["cpu"][k] - idle["cpu"][k] for k in a["cpu"]}
-        idle_busy = (idle_wall - it["idle"] - it["iowait"] - it["user"] - it["nice"] - it["system"]) / idle_wall
+        idle_busy = (
+            idle_wall - it["idle"] - it["iowait"] - it["user"] - it["nice"] - it["system"]
+        ) / idle_wall
         run: dict[str, Any] = {
-            "method": f"CPU {DUT_CPU} time neither idle nor running tasks (/proc/stat: wall - idle - iowait - "
-                      "user - nice - system) during the trial, less that share in an idle second before, "
-                      "x TSC Hz, / packets sent on the egress veth d1",
+            "method": f"CPU {DUT_CPU} time neither idle nor running tasks (/proc/stat: wall - idle "
+            "- iowait - user - nice - system) during the trial, less that share in "
+            "an idle second before, x TSC Hz, / packets sent on the egress veth d1",
             "window_s": b["t"] - a["t"],
             "ticks": {k: b["cpu"][k] - a["cpu"][k] for k in a["cpu"]},
             "idle_busy_fraction": max(0.0, idle_busy),
             "forwarded": b["tx"] - a["tx"],
-            "net_rx_softirqs_per_cpu": [y - x for x, y in zip(a["net_rx"], b["net_rx"], strict=False)],
+            "net_rx_softirqs_per_cpu": [
+                y - x for x, y in zip(a["net_rx"], b["net_rx"], strict=False)
+            ],
         }
         run.update(kernel_cost_from_ticks(run, hz, user_hz))
         return run
 
 
 DUT_CLASSES: dict[str, type[Dut]] = {
-    "loopback": Dut, "twinplane": TwinplaneDut, "l3fwd": L3fwdDut, "testdut": TestDut, "kernel": KernelDut,
+    "loopback": Dut,
+    "twinplane": TwinplaneDut,
+    "l3fwd": L3fwdDut,
+    "testdut": TestDut,
+    "kernel": KernelDut,
 }
 
 
@@ -724,13 +799,19 @@ class Testbed:
         r = self.memif_rsize
         if self.dut_name == "loopback":
             # one process, server and client of the same socket: g0 -> g1
-            self.gen_ports = (memif_devargs(0, "server", l0, GEN_MAC[0], r),
-                              memif_devargs(1, "client", l0, GEN_MAC[1], r))
+            self.gen_ports = (
+                memif_devargs(0, "server", l0, GEN_MAC[0], r),
+                memif_devargs(1, "client", l0, GEN_MAC[1], r),
+            )
         else:
-            self.gen_ports = (memif_devargs(0, "server", l0, GEN_MAC[0], r),
-                              memif_devargs(1, "server", l1, GEN_MAC[1], r))
-            self.dut_ports = (memif_devargs(0, "client", l0, DUT_MAC[0], r),
-                              memif_devargs(1, "client", l1, DUT_MAC[1], r))
+            self.gen_ports = (
+                memif_devargs(0, "server", l0, GEN_MAC[0], r),
+                memif_devargs(1, "server", l1, GEN_MAC[1], r),
+            )
+            self.dut_ports = (
+                memif_devargs(0, "client", l0, DUT_MAC[0], r),
+                memif_devargs(1, "client", l1, DUT_MAC[1], r),
+            )
         self.wire_setup.append(f"memif socket files in {sd}")
 
     def _veth(self) -> None:
@@ -747,21 +828,31 @@ class Testbed:
             for ifn, mac in (("d0", DUT_MAC[0]), ("d1", DUT_MAC[1])):
                 d.run(["ip", "link", "set", "dev", ifn, "address", mac])
             self.dut_ports = (af_xdp_devargs(0, "d0"), af_xdp_devargs(1, "d1"))
-            self.wire_setup.append("veth pairs g0 <-> d0, g1 <-> d1 (generator namespace <-> DUT "
-                                   "namespace)")
+            self.wire_setup.append(
+                "veth pairs g0 <-> d0, g1 <-> d1 (generator namespace <-> DUT namespace)"
+            )
         for ifn, mac in (("g0", GEN_MAC[0]), ("g1", GEN_MAC[1])):
             g.run(["ip", "link", "set", "dev", ifn, "address", mac])
         self.gen_ports = (af_xdp_devargs(0, "g0"), af_xdp_devargs(1, "g1"))
-        self.wire_setup.append("offloads off on every veth end: ethtool -K IF tx off tso off gso off")
+        self.wire_setup.append(
+            "offloads off on every veth end: ethtool -K IF tx off tso off gso off"
+        )
 
-    def start(self, sizes: tuple[int, ...] | list[int] = (64,), ready_timeout: float = 60.0) -> None:
+    def start(
+        self, sizes: tuple[int, ...] | list[int] = (64,), ready_timeout: float = 60.0
+    ) -> None:
         try:
             if self.wire == "memif":
                 self._memif()
             else:
                 self._veth()
-            self.gen = Gen(f"{self.tag}g", self.workdir, binary=self.bins.gen,
-                           netns=self.gen_ns.name if self.gen_ns else None, eal=self.gen_eal)
+            self.gen = Gen(
+                f"{self.tag}g",
+                self.workdir,
+                binary=self.bins.gen,
+                netns=self.gen_ns.name if self.gen_ns else None,
+                eal=self.gen_eal,
+            )
             self.gen.start()
             self.gen.port_add("g0", self.gen_ports[0])
             self.gen.port_add("g1", self.gen_ports[1])
@@ -780,7 +871,9 @@ class Testbed:
             gen_tids = [t for t in pinned_threads(gen_pid, GEN_CPU) if t != gen_pid]
             self.watch.add("dut", self.dut.watch_tids())
             self.watch.add("gen", gen_tids)
-            self.watch.add_ours(GEN_CPU, [*pinned_threads(gen_pid, GEN_CPU), threading.get_native_id()])
+            self.watch.add_ours(
+                GEN_CPU, [*pinned_threads(gen_pid, GEN_CPU), threading.get_native_id()]
+            )
             if self.dut_name == "kernel":
                 self.watch.kernel_dut = True
             elif self.dut_name != "loopback":
@@ -799,12 +892,24 @@ class Testbed:
         name = f"s{size}"
         if dmac is None:
             dmac = GEN_MAC[1] if self.dut_name == "loopback" else DUT_MAC[0]
-        self.gen.stream_add(name, "g0", size, dmac=dmac, smac=GEN_MAC[0], src=GEN_IP[0], dst=DST_RANGE,
-                            sport=1024, dport=1025, ttl=64)
+        self.gen.stream_add(
+            name,
+            "g0",
+            size,
+            dmac=dmac,
+            smac=GEN_MAC[0],
+            src=GEN_IP[0],
+            dst=DST_RANGE,
+            sport=1024,
+            dport=1025,
+            ttl=64,
+        )
         self.streams[size] = name
         return name
 
-    def trial_fn(self, size: int, warmup: float | None = None, drain: float | None = None) -> TrialFn:
+    def trial_fn(
+        self, size: int, warmup: float | None = None, drain: float | None = None
+    ) -> TrialFn:
         assert self.gen is not None
         inner = self.gen.trial_fn(self.streams[size], warmup=warmup, drain=drain)
 
@@ -832,7 +937,10 @@ class Testbed:
             "dut_ports": list(self.dut_ports),
             **self.dut.describe(),
         }
-        return {k: (v.replace(str(self.workdir) + "/", "") if isinstance(v, str) else v) for k, v in d.items()}
+        return {
+            k: (v.replace(str(self.workdir) + "/", "") if isinstance(v, str) else v)
+            for k, v in d.items()
+        }
 
     def close(self) -> None:
         errors = []
@@ -865,4 +973,3 @@ def pin_to_generator_cpu() -> None:
     """Keep this process (and what it starts without its own pinning) on the generator's CPU."""
     with contextlib.suppress(OSError):
         os.sched_setaffinity(0, {GEN_CPU})
-

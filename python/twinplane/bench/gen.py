@@ -146,8 +146,15 @@ class Gen(Process):
         except (OSError, ProtocolError) as e:
             raise self.fail(f"'{' '.join(words)}': {e}") from e
 
-    def port_add(self, name: str, devargs: str, rxd: int | None = None, txd: int | None = None,
-                 sink: str | None = None, delay_us: float | None = None) -> None:
+    def port_add(
+        self,
+        name: str,
+        devargs: str,
+        rxd: int | None = None,
+        txd: int | None = None,
+        sink: str | None = None,
+        delay_us: float | None = None,
+    ) -> None:
         words = ["port", "add", name, devargs]
         if rxd:
             words += ["rxd", str(rxd)]
@@ -176,8 +183,15 @@ class Gen(Process):
     ) -> None:
         """``extra``: the template's own words (phd: ``kind report``, ``device ...``)."""
         words = ["stream", "add", name, "port", port, "template", template, "size", str(size)]
-        for key, val in (("dmac", dmac), ("smac", smac), ("src", src), ("dst", dst),
-                         ("sport", sport), ("dport", dport), ("ttl", ttl)):
+        for key, val in (
+            ("dmac", dmac),
+            ("smac", smac),
+            ("src", src),
+            ("dst", dst),
+            ("sport", sport),
+            ("dport", dport),
+            ("ttl", ttl),
+        ):
             if val is not None:
                 words += [key, str(val)]
         words += list(extra)
@@ -224,8 +238,12 @@ class Gen(Process):
         if timeout is None:
             # the generator may be slower than asked: it then takes longer to
             # send the frames of the trial; allow it down to 100k frames/s
-            frames = (count or 0) if duration is None else (float(rate) if not isinstance(rate, str)
-                                                            else 1e6) * (duration + (warmup or 0))
+            frames = (
+                (count or 0)
+                if duration is None
+                else (float(rate) if not isinstance(rate, str) else 1e6)
+                * (duration + (warmup or 0))
+            )
             timeout = 30.0 + 2 * ((duration or 0) + (warmup or 0) + (drain or 0.2)) + frames / 1e5
         return self.cmd(*words, timeout=timeout)
 
@@ -238,13 +256,18 @@ class Gen(Process):
         warmup: float | None = None,
         drain: float | None = None,
     ) -> TrialResult:
-        reply = self.trial_raw(streams, rate, duration=duration, burst=burst, warmup=warmup, drain=drain)
+        reply = self.trial_raw(
+            streams, rate, duration=duration, burst=burst, warmup=warmup, drain=drain
+        )
         if not isinstance(reply, dict) or "trial" not in reply:
             raise GenError(f"twinplane-gen: unexpected trial reply {reply!r:.300}")
         return TrialResult.from_gen(reply, rate, duration)
 
     def trial_fn(
-        self, streams: str | Sequence[str], burst: int | None = None, warmup: float | None = None,
+        self,
+        streams: str | Sequence[str],
+        burst: int | None = None,
+        warmup: float | None = None,
         drain: float | None = None,
     ) -> TrialFn:
         """A ``fn(rate_pps, duration_s) -> TrialResult`` for ``rfc2544.search``."""
@@ -254,8 +277,9 @@ class Gen(Process):
 
         return fn
 
-    def wait_forwarding(self, stream: str, timeout: float = 30.0, rate: float = 20000,
-                        duration: float = 0.02) -> TrialResult:
+    def wait_forwarding(
+        self, stream: str, timeout: float = 30.0, rate: float = 20000, duration: float = 0.02
+    ) -> TrialResult:
         """Send small probes until one comes back whole: the path through the DUT
         is up (links, routes, neighbours). Raises GenError after ``timeout``."""
         deadline = time.monotonic() + timeout
@@ -266,8 +290,10 @@ class Gen(Process):
             if last.offered and last.lost == 0:
                 return last
             if time.monotonic() > deadline:
-                raise self.fail(f"nothing comes back through the DUT after {timeout:.0f}s: "
-                                f"last probe {last.summary()}")
+                raise self.fail(
+                    "nothing comes back through the DUT after "
+                    f"{timeout:.0f}s: last probe {last.summary()}"
+                )
             if not self.running():
                 raise self.fail("died while probing the path")
             time.sleep(0.2)

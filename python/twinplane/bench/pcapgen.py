@@ -47,8 +47,8 @@ def stream_spec(
 ) -> str:
     """The generator stream these frames come from (also usable with ``stream add``)."""
     return (
-        f"template ip4-udp size {size} dmac {dst_mac} smac {src_mac} src {src_ip} "
-        f"dst {dst_range} sport 1024-1027 ttl 64"
+        f"template ip4-udp size {size} dmac {dst_mac} smac {src_mac} "
+        f"src {src_ip} dst {dst_range} sport 1024-1027 ttl 64"
     )
 
 
@@ -117,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
         dst_range=args.dst_range,
     )
     check_frames(frames)
-    print(f"{args.out}: {len(frames)} frames of {FRAME_LEN} bytes to {args.dst_range} via {args.dst_mac}")
+    print(
+        f"{args.out}: {len(frames)} frames of {FRAME_LEN} "
+        f"bytes to {args.dst_range} via {args.dst_mac}"
+    )
     return 0
 
 

@@ -214,9 +214,12 @@ def with_retries(
     def wrapped(rate: float, duration: float) -> TrialResult:
         r = fn(rate, duration)
         attempts = [r]
-        while (len(attempts) <= retries and not r.passes(tolerance, rate_slack)
-               and r.loss_ratio < max_loss
-               and r.offered_rate_pps >= r.rate_pps * (1.0 - rate_slack)):
+        while (
+            len(attempts) <= retries
+            and not r.passes(tolerance, rate_slack)
+            and r.loss_ratio < max_loss
+            and r.offered_rate_pps >= r.rate_pps * (1.0 - rate_slack)
+        ):
             if on_retry is not None:
                 on_retry(r)
             r = fn(rate, duration)
@@ -481,8 +484,14 @@ class Progress:
     """A one-line progress bar on stderr (redrawn with \\r on a terminal, else a
     line per update at most every ``min_interval`` seconds)."""
 
-    def __init__(self, total: float, label: str = "", width: int = 28, stream: Any = None,
-                 min_interval: float = 10.0) -> None:
+    def __init__(
+        self,
+        total: float,
+        label: str = "",
+        width: int = 28,
+        stream: Any = None,
+        min_interval: float = 10.0,
+    ) -> None:
         self.total = max(total, 1e-9)
         self.done = 0.0
         self.label = label
@@ -496,9 +505,15 @@ class Progress:
 
     def _fmt(self, s: float) -> str:
         s = max(0, int(s))
-        return f"{s // 3600:d}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60:02d}:{s % 60:02d}"
+        return (
+            f"{s // 3600:d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+            if s >= 3600
+            else f"{s // 60:02d}:{s % 60:02d}"
+        )
 
-    def update(self, done: float | None = None, status: str | None = None, force: bool = False) -> None:
+    def update(
+        self, done: float | None = None, status: str | None = None, force: bool = False
+    ) -> None:
         if done is not None:
             self.done = min(done, self.total)
         if status is not None:

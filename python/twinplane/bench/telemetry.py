@@ -71,9 +71,7 @@ class Telemetry(Closing):
             raise TelemetryError(f"{self.path}: {e}") from e
         if not greeting:
             sock.close()
-            raise TelemetryError(
-                f"{self.path}: closed before the greeting (too many clients?)"
-            )
+            raise TelemetryError(f"{self.path}: closed before the greeting (too many clients?)")
         try:
             self.info = json.loads(greeting.decode())
         except ValueError as e:

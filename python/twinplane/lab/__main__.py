@@ -72,9 +72,9 @@ def gateway_demo(lab: RouterLab) -> bool:
         c = lab.ctl("show", "iotgw")
         d, cp = c["data_plane"], c["control_plane"]
         print(
-            f"  sessions {c['sessions']}  reports {d['reports']}  cin sent {d['cin_sent']}  "
-            f"answers {d['responses_sent']}  to control {d['signaling_to_control']}  "
-            f"AEs ready {cp['reg_ready']}",
+            f"  sessions {c['sessions']}  reports {d['reports']}  cin sent "
+            f"{d['cin_sent']}  answers {d['responses_sent']}  to control "
+            f"{d['signaling_to_control']}  AEs ready {cp['reg_ready']}",
             flush=True,
         )
         time.sleep(1)
@@ -83,7 +83,9 @@ def gateway_demo(lab: RouterLab) -> bool:
     print("\nlatest readings, read back from ACME over HTTP:")
     for (dev, sysid), r in zip(DEVICES, results, strict=True):
         ae = f"PHD-{sysid}"
-        print(f"  {dev} ({ae}): session {r.get('result')}, {r.get('acked', 0)} reports acknowledged")
+        print(
+            f"  {dev} ({ae}): session {r.get('result')}, {r.get('acked', 0)} reports acknowledged"
+        )
         for cnt in acme.children(f"cse-in/{ae}", ty=3):
             cin = acme.latest(f"cse-in/{ae}/{cnt['nm']}")
             con = cin_content(cin) if cin else None
@@ -102,9 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="port driver (default $TP_LAB_PMD or af_packet)",
     )
-    ap.add_argument(
-        "--count", type=int, default=500, help="UDP datagrams to send h1 -> h2"
-    )
+    ap.add_argument("--count", type=int, default=500, help="UDP datagrams to send h1 -> h2")
     ap.add_argument("--keep", action="store_true", help="keep the lab's log directory")
     ap.add_argument("--no-iotgw", action="store_true", help="the router part only")
     args = ap.parse_args(argv)
@@ -119,14 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     extra = [f"iotgw enable cse {CSE}"] if iotgw else []
     with RouterLab(pmd=pmd, keep=args.keep or None, extra_config=extra) as lab:
         h1, h2 = lab.ns["h1"], lab.ns["h2"]
-        print(
-            f"namespaces: {', '.join(ns.name for ns in lab.ns.values())}; logs in {lab.workdir}"
-        )
+        print(f"namespaces: {', '.join(ns.name for ns in lab.ns.values())}; logs in {lab.workdir}")
 
         print("\n$ ping -c 3 10.0.2.2   (in h1)", flush=True)
-        res = h1.run(
-            ["ping", "-n", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2"], check=False
-        )
+        res = h1.run(["ping", "-n", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2"], check=False)
         print(res.stdout.rstrip())
         ping_ok = res.returncode == 0
 
@@ -146,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         fwd = after["ports"]["p1"]["tx"] - before["ports"]["p1"]["tx"]
         to_kernel = after["exception"]["to_kernel"] - before["exception"]["to_kernel"]
         print(
-            f"h2 received {got}/{args.count}; data plane p1 tx +{fwd}, exception to_kernel +{to_kernel}"
+            f"h2 received {got}/{args.count}; data plane p1 "
+            f"tx +{fwd}, exception to_kernel +{to_kernel}"
         )
 
         print("\n$ twinctl show counters", flush=True)
@@ -160,7 +157,10 @@ def main(argv: list[str] | None = None) -> int:
         if iotgw:
             ok = gateway_demo(lab) and ok
         elif not args.no_iotgw:
-            print("\n(acmecse not installed: the gateway part is skipped; scripts/setup.sh installs it)")
+            print(
+                "\n(acmecse not installed: the gateway part "
+                "is skipped; scripts/setup.sh installs it)"
+            )
         print(f"\n{'OK' if ok else 'FAILED'}: tearing down", flush=True)
     return 0 if ok else 1
 

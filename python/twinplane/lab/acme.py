@@ -75,7 +75,7 @@ def acme_available() -> bool:
 
 
 def free_port(kind: int, address: str = "127.0.0.1") -> int:
-    """A port the kernel says is free now for ``kind`` (SOCK_STREAM or SOCK_DGRAM) on ``address``."""
+    """A port the kernel says is free now for ``kind`` (SOCK_STREAM, SOCK_DGRAM) on ``address``."""
     with socket.socket(socket.AF_INET, kind) as s:
         s.bind((address, 0))
         return int(s.getsockname()[1])
@@ -139,12 +139,8 @@ class Acme(Process):
         self.ns = ns
         self.address = address
         self._ports_given = http_port is not None or coap_port is not None
-        self.http_port = http_port or (
-            HTTP_PORT if ns else free_port(socket.SOCK_STREAM, address)
-        )
-        self.coap_port = coap_port or (
-            COAP_PORT if ns else free_port(socket.SOCK_DGRAM, address)
-        )
+        self.http_port = http_port or (HTTP_PORT if ns else free_port(socket.SOCK_STREAM, address))
+        self.coap_port = coap_port or (COAP_PORT if ns else free_port(socket.SOCK_DGRAM, address))
         self.cse_id = cse_id
         self.cse_name = cse_name
         self.admin = admin
@@ -322,11 +318,7 @@ path={self.workdir / "logs"}
         if not 0 < len(name) < 269:
             raise ValueError(f"CSE name {self.cse_name!r}: 1-268 bytes")
         # RFC 7252 3: CON (0x40) GET (0x01), MID; Uri-Path (11): 4-bit length, or 13 + 1 byte
-        opt = (
-            bytes([0xB0 | len(name)])
-            if len(name) < 13
-            else bytes([0xBD, len(name) - 13])
-        )
+        opt = bytes([0xB0 | len(name)]) if len(name) < 13 else bytes([0xBD, len(name) - 13])
         probe = bytes([0x40, 0x01, mid >> 8, mid & 0xFF]) + opt + name
         sock = (
             self.ns.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -340,11 +332,7 @@ path={self.workdir / "logs"}
             try:
                 while True:
                     data = sock.recv(65536)
-                    if (
-                        len(data) >= 4
-                        and data[0] & 0xF0 == 0x60
-                        and data[2:4] == probe[2:4]
-                    ):
+                    if len(data) >= 4 and data[0] & 0xF0 == 0x60 and data[2:4] == probe[2:4]:
                         return True
             except (TimeoutError, ConnectionRefusedError):
                 return False
@@ -381,9 +369,7 @@ path={self.workdir / "logs"}
                 self.ns, self.address, self.http_port, timeout
             )
         else:
-            conn = http.client.HTTPConnection(
-                self.address, self.http_port, timeout=timeout
-            )
+            conn = http.client.HTTPConnection(self.address, self.http_port, timeout=timeout)
         try:
             conn.request(method, url, body=data, headers=headers)
             resp = conn.getresponse()
@@ -402,9 +388,7 @@ path={self.workdir / "logs"}
             raise AcmeError(f"GET {path}: rsc {r.rsc}: {r.body}")
         return r.body
 
-    def create(
-        self, path: str, ty: int, body: Json, originator: str | None = None
-    ) -> Json:
+    def create(self, path: str, ty: int, body: Json, originator: str | None = None) -> Json:
         """CREATE a child of ``path`` over HTTP (for set-up and comparison in tests)."""
         r = self.request("POST", path, originator, body=body, ty=ty)
         if r.rsc != 2001 or r.body is None:
@@ -422,8 +406,7 @@ path={self.workdir / "logs"}
         return [
             ref
             for ref in refs
-            if ref["val"].rsplit("/", 1)[0] == parent
-            and (ty is None or ref["typ"] == ty)
+            if ref["val"].rsplit("/", 1)[0] == parent and (ty is None or ref["typ"] == ty)
         ]
 
     def instances(self, container: str, at_least: int = 0, wait: float = 5.0) -> list[Json]:

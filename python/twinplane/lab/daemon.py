@@ -98,7 +98,9 @@ class Daemon(Process):
             raise DaemonError(f"daemon binary {self.binary} not found (build it, or set TP_DAEMON)")
         self.config_path.write_text(self.config)
         super().start()
-        self.wait_ready(self._api_answers, timeout, "answering its API", retry_on=(OSError, ApiError))
+        self.wait_ready(
+            self._api_answers, timeout, "answering its API", retry_on=(OSError, ApiError)
+        )
         return self
 
     def _api_answers(self) -> bool:

@@ -40,9 +40,7 @@ class Lab:
         reap_stale()
         self.tag = f"tpl{os.getpid()}-{secrets.token_hex(2)}"
         self.workdir = Path(
-            tempfile.mkdtemp(
-                prefix=f"{self.tag}-", dir=os.environ.get("TP_LAB_DIR", "/tmp")
-            )
+            tempfile.mkdtemp(prefix=f"{self.tag}-", dir=os.environ.get("TP_LAB_DIR", "/tmp"))
         )
         self.keep = os.environ.get("TP_LAB_KEEP") == "1" if keep is None else keep
         self._keep_given = keep is not None
@@ -97,9 +95,7 @@ class Lab:
                 return n
         raise KeyError(f"no lab namespace {ns!r} (roles: {', '.join(self.ns)})")
 
-    def run(
-        self, ns: str | Netns, cmd: Cmd, check: bool = True, timeout: float = 30.0
-    ) -> str:
+    def run(self, ns: str | Netns, cmd: Cmd, check: bool = True, timeout: float = 30.0) -> str:
         """Run ``cmd`` in a lab namespace and return its stdout."""
         return self.netns(ns).run(cmd, check=check, timeout=timeout).stdout
 

@@ -64,12 +64,7 @@ def run(
 
 def check_ifname(name: str) -> str:
     """Return ``name`` if it is a valid Linux interface name, else raise."""
-    if (
-        not name
-        or len(name) >= IFNAMSIZ
-        or "/" in name
-        or any(c.isspace() for c in name)
-    ):
+    if not name or len(name) >= IFNAMSIZ or "/" in name or any(c.isspace() for c in name):
         raise ValueError(f"bad interface name {name!r} (1..{IFNAMSIZ - 1} chars)")
     return name
 
@@ -218,9 +213,7 @@ class Netns:
         return netns_context(self.name)
 
     def link_exists(self, ifname: str) -> bool:
-        return (
-            self.run(["ip", "link", "show", "dev", ifname], check=False).returncode == 0
-        )
+        return self.run(["ip", "link", "show", "dev", ifname], check=False).returncode == 0
 
     def mac(self, ifname: str) -> str:
         out = self.run(["cat", f"/sys/class/net/{ifname}/address"]).stdout

@@ -77,9 +77,13 @@ def lab_pmd() -> str:
 
 
 def port_devargs(pmd: str, index: int, iface: str) -> str:
-    """DPDK devargs for a virtual PMD port on netdev ``iface``; ``index`` makes the vdev name unique."""
+    """DPDK devargs for a virtual PMD port on netdev ``iface``; ``index`` makes the vdev name
+    unique."""
     if pmd == "af_packet":
-        return f"net_af_packet{index},iface={iface},blocksz=4096,framesz=2048,framecnt=512,qpairs=1,qdisc_bypass=0"
+        return (
+            f"net_af_packet{index},iface={iface},blocksz=4096,framesz=2048,framecnt=512,"
+            "qpairs=1,qdisc_bypass=0"
+        )
     if pmd == "af_xdp":
         return f"net_af_xdp{index},iface={iface},start_queue=0,queue_count=1"
     raise ValueError(f"unknown PMD {pmd!r}")
@@ -171,9 +175,7 @@ class RouterLab(Lab):
         """The start-up configuration: one API command per line."""
         lines = [f"# twinplane lab {self.tag}, pmd {self.pmd}"]
         for i, link in enumerate(self.links):
-            lines.append(
-                f"port add {link.port} {port_devargs(self.pmd, i, link.router_if)}"
-            )
+            lines.append(f"port add {link.port} {port_devargs(self.pmd, i, link.router_if)}")
         for link in self.links:
             lines.append(f"address add {link.router_addr} dev {link.port}")
         lines += self.extra_config
@@ -203,9 +205,7 @@ class RouterLab(Lab):
 
         def ready() -> bool:
             missing.clear()
-            ports = {
-                p.get("name"): p for p in self.ctl("show", "ports").get("ports", [])
-            }
+            ports = {p.get("name"): p for p in self.ctl("show", "ports").get("ports", [])}
             for link in self.links:
                 p = ports.get(link.port)
                 if p is None:
@@ -219,9 +219,7 @@ class RouterLab(Lab):
                     ["ip", "-4", "-o", "addr", "show", "dev", link.tap], check=False
                 ).stdout
                 if link.router_addr not in out:
-                    missing.append(
-                        f"{link.tap} has no {link.router_addr} in the kernel"
-                    )
+                    missing.append(f"{link.tap} has no {link.router_addr} in the kernel")
                 state = self.router.run(
                     ["ip", "-o", "link", "show", "dev", link.tap], check=False
                 ).stdout
@@ -234,7 +232,8 @@ class RouterLab(Lab):
         except TimeoutError:
             assert self.daemon is not None
             raise LabError(
-                f"daemon ports not ready after {timeout:g}s: {'; '.join(missing)}\n{self.daemon.logs()}"
+                f"daemon ports not ready after {timeout:g}s: "
+                f"{'; '.join(missing)}\n{self.daemon.logs()}"
             ) from None
 
     # --- control API ----------------------------------------------------
@@ -254,13 +253,9 @@ class RouterLab(Lab):
         """Run the ``twinctl`` binary against this lab's daemon; return its stdout."""
         assert self.daemon is not None, "daemon not started"
         argv = [str(twinctl_binary()), "-s", self.daemon.socket, *words]
-        res = subprocess.run(
-            argv, check=False, capture_output=True, text=True, timeout=30
-        )
+        res = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=30)
         if check and res.returncode != 0:
-            raise LabError(
-                f"{' '.join(argv)} exited {res.returncode}: {res.stderr.strip()}"
-            )
+            raise LabError(f"{' '.join(argv)} exited {res.returncode}: {res.stderr.strip()}")
         return res.stdout
 
     def counters(self) -> dict[str, Any]:
@@ -313,7 +308,8 @@ class RouterLab(Lab):
             )
 
     def settle_mempool(self, baseline: int | None = None, timeout: float = 3.0) -> int:
-        """Wait until in-use mbufs are at or below ``baseline`` (or stop changing); return the last count."""
+        """Wait until in-use mbufs are at or below ``baseline`` (or stop changing); the last
+        count."""
         last = self.mempool_in_use()
         if baseline is not None and last <= baseline:
             return last

@@ -76,7 +76,7 @@ class UdpReceiver(Closing):
             n += 1
 
     def wait(self, count: int, timeout: float = 3.0) -> list[bytes]:
-        """Wait until ``count`` datagrams in total have arrived (or timeout); return all payloads."""
+        """Wait until ``count`` datagrams in total have arrived (or timeout); all payloads."""
         deadline = time.monotonic() + timeout
         while len(self.received) < count:
             left = deadline - time.monotonic()
@@ -98,9 +98,7 @@ class IcmpListener(Closing):
     def close(self) -> None:
         self.sock.close()
 
-    def wait(
-        self, match: Callable[[bytes], bool], timeout: float = 3.0
-    ) -> bytes | None:
+    def wait(self, match: Callable[[bytes], bool], timeout: float = 3.0) -> bytes | None:
         """Return the first IPv4 packet (header included) for which ``match`` holds, or None."""
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
@@ -113,9 +111,7 @@ class IcmpListener(Closing):
         return None
 
 
-def ping(
-    ns: Netns, dst: str, count: int = 3, interval: float = 0.2, wait: float = 2.0
-) -> int:
+def ping(ns: Netns, dst: str, count: int = 3, interval: float = 0.2, wait: float = 2.0) -> int:
     """Run ``ping`` in ``ns``; return the number of replies received."""
     res = ns.run(
         [
