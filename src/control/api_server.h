@@ -1,10 +1,40 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The API server: a unix stream socket speaking api/api.h, dispatching to cmd.h. */
+/* The API server: a unix stream socket speaking api/api.h, dispatching to cmd.h.
+ * Non-blocking: no client can hold the control loop (see api_server.c). The socket
+ * is created 0660 whatever the umask; clients must be root, the daemon's user, or
+ * in the socket's group. */
 #ifndef TP_CONTROL_API_SERVER_H
 #define TP_CONTROL_API_SERVER_H
 
-/* Listen on path (its directory is created). 0 or negative errno. */
-int tp_api_init(const char *path);
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct tp_api_opts {
+	gid_t gid;		/* group of the socket and of allowed clients; -1: none */
+	bool may_remove_stale;	/* a socket nobody listens on at path is ours to remove */
+};
+
+struct tp_api_limits {
+	unsigned int max_conns;	/* clients at a time; more are closed at once */
+	unsigned int deadline_ms; /* to receive a request, and to send its answer */
+	unsigned int idle_ms;	/* a connection with no request for this long is closed */
+};
+
+struct tp_api_stats {
+	uint64_t accepted, requests, refused_peer, refused_full, deadline_closed, idle_closed;
+};
+
+extern struct tp_api_limits tp_api_limits;
+extern struct tp_api_stats tp_api_stats;
+
+/* Listen on path (its directory is created). A file already at path is never
+ * removed unless it is a socket nobody listens on and o->may_remove_stale. 0 or
+ * negative errno, with err saying why where it is not obvious. */
+int tp_api_init(const char *path, const struct tp_api_opts *o, char *err, size_t errlen);
 void tp_api_fini(void);
+/* Clients connected now. */
+unsigned int tp_api_conns(void);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "../core/log.h"
 #include "cmd.h"
+#include "timer.h"
 
 static struct tp_cmd *cmds;
 
@@ -22,6 +23,21 @@ void tp_cmd_register(struct tp_cmd *c)
 		pp = &(*pp)->next;
 	c->next = *pp;
 	*pp = c;
+}
+
+int tp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (s == NULL || *s == '\0' || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || *end || x < min || x > max)
+		return -EINVAL;
+	*v = x;
+	return 0;
 }
 
 int tp_cmd_err(struct tp_cmd_ctx *ctx, int err, const char *fmt, ...)
@@ -68,6 +84,13 @@ static int cmd_help(struct tp_cmd_ctx *ctx, int argc, char **argv)
 static struct tp_cmd help_cmd = {"help", NULL, "list the commands", cmd_help, NULL};
 TP_CMD_REGISTER(help_cmd)
 
+static void fill_generic_err(struct tp_cmd_ctx *ctx, const struct tp_cmd *c, int ret)
+{
+	if (ret < 0 && ctx->err[0] == '\0')
+		tp_cmd_err(ctx, -ret, "%s: %s (usage: %s %s)", c->words, strerror(-ret), c->words,
+			   c->args ? c->args : "");
+}
+
 int tp_cmd_exec(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	struct tp_cmd *best = NULL;
@@ -90,10 +113,18 @@ int tp_cmd_exec(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		return tp_cmd_err(ctx, ENOENT, "unknown command '%s' (try 'help')", buf);
 	}
 	int ret = best->fn(ctx, argc - best_n, argv + best_n);
-	if (ret < 0 && ctx->err[0] == '\0')
-		tp_cmd_err(ctx, -ret, "%s: %s (usage: %s %s)", best->words, strerror(-ret),
-			   best->words, best->args ? best->args : "");
+	if (ret > 0 && ret != TP_CMD_PENDING)
+		ret = 0;
+	fill_generic_err(ctx, best, ret);
 	return ret;
+}
+
+void tp_cmd_done(struct tp_cmd_ctx *ctx, int ret)
+{
+	if (ret < 0 && ctx->err[0] == '\0')
+		tp_cmd_err(ctx, -ret, "%s", strerror(-ret));
+	if (ctx->done)
+		ctx->done(ctx, ret);
 }
 
 int tp_cmd_split(char *line, char **argv, int max)
@@ -117,38 +148,84 @@ int tp_cmd_split(char *line, char **argv, int max)
 	return argc;
 }
 
-int tp_cmd_run_file(const char *path)
+/* A configuration file being run: a line at a time from a timer, so that a pending
+ * command is waited for by the loop, not on the stack. */
+struct file_run {
+	FILE *f;
+	char path[256];
+	unsigned int lineno;
+	struct tp_cmd_ctx ctx;
+	struct tp_timer next;
+	void (*finished)(int ret, void *arg);
+	void *arg;
+};
+
+static void run_end(struct file_run *r, int ret)
 {
-	char line[1024], *argv[64];
-	unsigned int lineno = 0;
-	FILE *f = fopen(path, "r");
-	int ret = 0;
+	fclose(r->f);
+	r->finished(ret, r->arg);
+	free(r);
+}
 
-	if (f == NULL) {
-		TP_LOG(ERR, "config %s: %s", path, strerror(errno));
-		return -errno;
+static void line_done(struct tp_cmd_ctx *ctx, int ret)
+{
+	struct file_run *r = ctx->owner;
+
+	tp_out_free(ctx->out);
+	ctx->out = NULL;
+	if (ret < 0) {
+		TP_LOG(ERR, "%s:%u: %s", r->path, r->lineno, ctx->err);
+		run_end(r, ret);
+		return;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		struct tp_cmd_ctx ctx = {0};
-		int argc;
+	tp_timer_arm(&r->next, 0);
+}
 
-		lineno++;
+static void run_next(struct tp_timer *t)
+{
+	struct file_run *r = t->arg;
+	char line[1024], *argv[64];
+
+	while (fgets(line, sizeof(line), r->f)) {
+		int argc, ret;
+
+		r->lineno++;
 		argc = tp_cmd_split(line, argv, (int)RTE_DIM(argv));
 		if (argc == 0)
 			continue;
 		if (argc < 0) {
-			TP_LOG(ERR, "%s:%u: too many words", path, lineno);
-			ret = argc;
-			break;
+			TP_LOG(ERR, "%s:%u: too many words", r->path, r->lineno);
+			run_end(r, argc);
+			return;
 		}
-		ctx.out = tp_out_new();
-		ret = tp_cmd_exec(&ctx, argc, argv);
-		tp_out_free(ctx.out);
-		if (ret < 0) {
-			TP_LOG(ERR, "%s:%u: %s", path, lineno, ctx.err);
-			break;
-		}
+		r->ctx = (struct tp_cmd_ctx){.out = tp_out_new(), .done = line_done, .owner = r};
+		ret = tp_cmd_exec(&r->ctx, argc, argv);
+		if (ret == TP_CMD_PENDING)
+			return; /* line_done goes on */
+		line_done(&r->ctx, ret);
+		return; /* the next line from the timer: the loop runs in between */
 	}
-	fclose(f);
-	return ret;
+	run_end(r, 0);
+}
+
+int tp_cmd_run_file(const char *path, void (*finished)(int ret, void *arg), void *arg)
+{
+	struct file_run *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (r == NULL)
+		return -ENOMEM;
+	r->f = fopen(path, "r");
+	if (r->f == NULL) {
+		err = -errno;
+		TP_LOG(ERR, "config %s: %s", path, strerror(errno));
+		free(r);
+		return err;
+	}
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->finished = finished;
+	r->arg = arg;
+	tp_timer_init(&r->next, "config", run_next, r);
+	tp_timer_arm(&r->next, 0);
+	return 0;
 }

@@ -9,8 +9,9 @@
 #include <rte_common.h>
 
 #include "control.h"
+#include "timer.h"
 
-#define MAX_FDS 256
+#define MAX_FDS 512
 
 struct watch {
 	int fd;
@@ -20,14 +21,14 @@ struct watch {
 
 static int epfd = -1;
 static struct watch watches[MAX_FDS];
-static tp_tick_cb ticks[8];
-static unsigned int n_ticks;
+static tp_poller_cb pollers[8];
+static unsigned int n_pollers;
 
-int tp_ctl_add_tick(tp_tick_cb cb)
+int tp_ctl_add_poller(tp_poller_cb cb)
 {
-	if (n_ticks == RTE_DIM(ticks))
+	if (n_pollers == RTE_DIM(pollers))
 		return -ENOSPC;
-	ticks[n_ticks++] = cb;
+	pollers[n_pollers++] = cb;
 	return 0;
 }
 
@@ -55,31 +56,52 @@ void tp_ctl_fini(void)
 	epfd = -1;
 }
 
+static int find(int fd)
+{
+	for (int i = 0; i < MAX_FDS; i++)
+		if (watches[i].fd == fd)
+			return i;
+	return -1;
+}
+
 int tp_ctl_add_fd(int fd, tp_fd_cb cb, void *arg)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
+	int i = find(-1);
 
-	for (int i = 0; i < MAX_FDS; i++) {
-		if (watches[i].fd >= 0)
-			continue;
-		watches[i] = (struct watch){fd, cb, arg};
-		ev.data.u32 = (uint32_t)i;
-		if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-			watches[i].fd = -1;
-			return -errno;
-		}
-		return 0;
+	if (i < 0)
+		return -ENOSPC;
+	watches[i] = (struct watch){fd, cb, arg};
+	ev.data.u32 = (uint32_t)i;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		watches[i].fd = -1;
+		return -errno;
 	}
-	return -ENOSPC;
+	return 0;
+}
+
+int tp_ctl_mod_fd(int fd, bool readable, bool writable)
+{
+	int i = find(fd);
+	struct epoll_event ev = {
+		.events = (readable ? EPOLLIN : 0u) | (writable ? EPOLLOUT : 0u),
+	};
+
+	if (i < 0 || fd < 0)
+		return -ENOENT;
+	ev.data.u32 = (uint32_t)i;
+	return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) < 0 ? -errno : 0;
 }
 
 void tp_ctl_del_fd(int fd)
 {
-	for (int i = 0; i < MAX_FDS; i++) {
-		if (watches[i].fd == fd) {
-			epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
-			watches[i].fd = -1;
-		}
+	int i;
+
+	if (fd < 0)
+		return;
+	while ((i = find(fd)) >= 0) {
+		epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+		watches[i].fd = -1;
 	}
 }
 
@@ -88,15 +110,23 @@ void tp_ctl_loop(volatile bool *running)
 	struct epoll_event evs[32];
 
 	while (*running) {
-		/* 1 ms with ticks: bounds the latency of the exception path towards the
-		 * kernel; without, sleep long (the generator's API shares its CPU) */
-		int n = epoll_wait(epfd, evs, 32, n_ticks ? 1 : 100);
+		uint64_t now = tp_ctl_now_ms();
+		int64_t next = tp_timer_next_in(now);
+		/* pollers bound the latency of the exception path towards the kernel: at
+		 * most 1 ms; without them sleep until a timer or 100 ms (the generator's
+		 * API shares its CPU) */
+		int timeout = n_pollers ? 1 : 100;
+		if (next >= 0 && next < timeout)
+			timeout = (int)next;
+		int n = epoll_wait(epfd, evs, RTE_DIM(evs), timeout);
 		for (int i = 0; i < n; i++) {
 			struct watch *w = &watches[evs[i].data.u32];
+			/* a callback may have closed this fd, or another one of this batch */
 			if (w->fd >= 0)
 				w->cb(w->fd, w->arg);
 		}
-		for (unsigned int i = 0; i < n_ticks; i++)
-			ticks[i]();
+		for (unsigned int i = 0; i < n_pollers; i++)
+			pollers[i]();
+		tp_timer_run(tp_ctl_now_ms());
 	}
 }

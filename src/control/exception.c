@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Exception I/O between the workers' rings and the TAPs. */
+/* Exception I/O between the lcores' rings and the TAPs. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <rte_errno.h>
+#include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -13,97 +16,131 @@
 #include "control.h"
 #include "exception.h"
 
+#define MAX_SEGS 64
+#define DRAIN_BUDGET 256 /* frames per ring and pass: the loop has other work */
+/* the largest frame a port's MTU admits: Ethernet header and one 802.1Q tag */
+#define FRAME_MAX(mtu) ((uint32_t)(mtu) + RTE_ETHER_HDR_LEN + 4)
+#define SPILL_MAX (65536)
+
 struct tp_exc_stats tp_exc_stats;
-static unsigned int rr; /* next worker to inject through */
+static unsigned int rr; /* next lcore to inject through */
 
-int tp_exc_init(unsigned int ring_size)
+/* Write m to p's TAP as it is (one iovec per segment). */
+static void to_tap(struct tp_port *p, struct rte_mbuf *m)
 {
-	char name[RTE_RING_NAMESIZE];
+	struct iovec iov[MAX_SEGS];
+	unsigned int n = 0;
 
-	for (unsigned int i = 0; i < tp.n_workers; i++) {
-		struct tp_worker *w = tp.workers[i];
-		snprintf(name, sizeof(name), "tp_exc_%u", i);
-		w->exc_ring = rte_ring_create(name, ring_size, SOCKET_ID_ANY,
-					      RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "tp_inj_%u", i);
-		w->inject_ring = rte_ring_create(name, ring_size, SOCKET_ID_ANY,
-						 RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (w->exc_ring == NULL || w->inject_ring == NULL)
-			return -rte_errno;
+	if (m->pkt_len > FRAME_MAX(p->mtu) || m->nb_segs > MAX_SEGS) {
+		tp_exc_stats.oversize_to_kernel++;
+		return;
 	}
-	return 0;
+	for (struct rte_mbuf *s = m; s != NULL; s = s->next)
+		iov[n++] = (struct iovec){rte_pktmbuf_mtod(s, void *), s->data_len};
+	if (writev(p->tap_fd, iov, (int)n) < 0)
+		tp_exc_stats.tap_errors++;
+	else
+		tp_exc_stats.to_kernel++;
 }
 
-static void ring_drain_free(struct rte_ring *r)
-{
-	void *m;
-
-	while (r && rte_ring_dequeue(r, &m) == 0)
-		rte_pktmbuf_free(m);
-}
-
-void tp_exc_fini(void)
-{
-	for (unsigned int i = 0; i < tp.n_workers; i++) {
-		ring_drain_free(tp.workers[i]->exc_ring);
-		ring_drain_free(tp.workers[i]->inject_ring);
-		rte_ring_free(tp.workers[i]->exc_ring);
-		rte_ring_free(tp.workers[i]->inject_ring);
-	}
-}
-
-void tp_exc_tick(void)
+static unsigned int drain(struct rte_ring *r, bool control)
 {
 	struct rte_mbuf *pkts[64];
-	static uint8_t buf[RTE_MBUF_DEFAULT_BUF_SIZE];
+	unsigned int total = 0, n;
 
-	for (unsigned int i = 0; i < tp.n_workers; i++) {
-		unsigned int n = rte_ring_sc_dequeue_burst(tp.workers[i]->exc_ring, (void **)pkts,
-							   RTE_DIM(pkts), NULL);
+	do {
+		n = rte_ring_sc_dequeue_burst(r, (void **)pkts, RTE_DIM(pkts), NULL);
 		for (unsigned int j = 0; j < n; j++) {
-			struct rte_mbuf *m = pkts[j];
-			struct tp_port *p = tp_port_by_id(m->port);
-			uint8_t r = tp_mbuf_priv(m)->punt;
-
-			if (r < TP_PUNT_MAX)
-				tp_exc_stats.punt[r]++;
+			struct tp_port *p = tp_port_by_id(pkts[j]->port);
 			if (p == NULL) {
 				tp_exc_stats.no_port++;
 			} else {
-				const void *data = rte_pktmbuf_read(m, 0, m->pkt_len, buf);
-				if (data == NULL || write(p->tap_fd, data, m->pkt_len) < 0)
-					tp_exc_stats.tap_errors++;
-				else
-					tp_exc_stats.to_kernel++;
+				uint64_t before = tp_exc_stats.to_kernel;
+				to_tap(p, pkts[j]);
+				tp_exc_stats.to_kernel_control += control && tp_exc_stats.to_kernel != before;
 			}
-			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(pkts[j]);
 		}
+		total += n;
+	} while (n == RTE_DIM(pkts) && total < DRAIN_BUDGET);
+	return total;
+}
+
+/* Control class first, from every lcore; then the rest. */
+static void exc_poll(void)
+{
+	for (unsigned int i = 0; i < tp.n_workers; i++)
+		drain(tp.workers[i]->exc_ring[0], true);
+	for (unsigned int i = 0; i < tp.n_workers; i++)
+		drain(tp.workers[i]->exc_ring[1], false);
+}
+
+int tp_exc_init(void)
+{
+	return tp_ctl_add_poller(exc_poll);
+}
+
+/* One frame from the kernel into a chain of control-pool mbufs (the first one's
+ * room, then spill for the rest). NULL: no mbuf (counted). */
+static struct rte_mbuf *frame_from(struct rte_mbuf *m, const uint8_t *spill, size_t len)
+{
+	size_t first = RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(m));
+	struct rte_mbuf *last = m;
+
+	m->data_len = (uint16_t)first;
+	m->pkt_len = (uint32_t)len;
+	for (size_t off = first; off < len;) {
+		struct rte_mbuf *s = rte_pktmbuf_alloc(tp_ctl_pool);
+		size_t k;
+		if (s == NULL) {
+			tp_exc_stats.nombuf++;
+			rte_pktmbuf_free(m);
+			return NULL;
+		}
+		k = RTE_MIN(len - off, (size_t)rte_pktmbuf_tailroom(s));
+		memcpy(rte_pktmbuf_mtod(s, void *), spill + (off - first), k);
+		s->data_len = (uint16_t)k;
+		last->next = s;
+		last = s;
+		m->nb_segs++;
+		off += k;
 	}
+	return m;
 }
 
 static void tap_readable(int fd, void *arg)
 {
+	static uint8_t spill[SPILL_MAX];
 	struct tp_port *p = arg;
 
 	for (int budget = 64; budget > 0; budget--) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(tp_ctl_pool);
+		struct iovec iov[2];
 		ssize_t len;
 
 		if (m == NULL) {
-			uint8_t sink[RTE_MBUF_DEFAULT_BUF_SIZE];
 			tp_exc_stats.nombuf++;
-			if (read(fd, sink, sizeof(sink)) <= 0) /* drop it rather than spin */
+			if (read(fd, spill, sizeof(spill)) <= 0) /* drop it rather than spin */
 				return;
 			continue;
 		}
-		len = read(fd, rte_pktmbuf_mtod(m, void *), rte_pktmbuf_tailroom(m));
+		iov[0] = (struct iovec){rte_pktmbuf_mtod(m, void *), rte_pktmbuf_tailroom(m)};
+		iov[1] = (struct iovec){spill, sizeof(spill)};
+		len = readv(fd, iov, 2);
 		if (len <= 0) {
 			if (len < 0 && errno != EAGAIN)
 				tp_exc_stats.tap_errors++;
 			rte_pktmbuf_free(m);
 			return;
 		}
-		m->data_len = m->pkt_len = (uint32_t)len;
+		if ((size_t)len > FRAME_MAX(p->mtu)) {
+			tp_exc_stats.oversize_from_kernel++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		m = frame_from(m, spill, (size_t)len);
+		if (m == NULL)
+			continue;
 		m->port = p->id;
 		struct tp_worker *w = tp.workers[rr++ % tp.n_workers];
 		if (rte_ring_sp_enqueue(w->inject_ring, m) != 0) {

@@ -21,6 +21,7 @@
 #include "control.h"
 #include "netlink.h"
 #include "port.h"
+#include "timer.h"
 
 struct tp_nl_stats tp_nl_stats;
 
@@ -28,7 +29,7 @@ static struct mnl_socket *ev_sk;  /* multicast groups: live updates */
 static struct mnl_socket *req_sk; /* dumps and writes */
 static uint32_t req_seq;
 static uint32_t gen = 1;	  /* resync generation */
-static uint64_t resync_due_ms;	  /* 0: none pending */
+static struct tp_timer resync_timer; /* a resync soon (a route deleted) */
 
 static int attr_cb(const struct nlattr *a, void *data)
 {
@@ -105,7 +106,7 @@ static void route_msg(const struct nlmsghdr *nlh)
 	if (nlh->nlmsg_type == RTM_DELROUTE) {
 		if (tp_route_del(dst, rtm->rtm_dst_len) == 0)
 			/* another route for the prefix (other metric) may remain: look again soon */
-			resync_due_ms = tp_ctl_now_ms() + 200;
+			tp_timer_arm(&resync_timer, 200);
 		return;
 	}
 	p = tp_port_by_ifindex(oif);
@@ -252,7 +253,7 @@ int tp_nl_resync(void)
 	neigh_sweep();
 	tp_route_sweep(gen);
 	tp_nl_stats.resyncs++;
-	resync_due_ms = 0;
+	tp_timer_cancel(&resync_timer);
 	return 0;
 }
 
@@ -282,10 +283,9 @@ static void ev_readable(int fd, void *arg)
 	}
 }
 
-void tp_nl_tick(void)
+static void resync_due(struct tp_timer *t)
 {
-	if (resync_due_ms && tp_ctl_now_ms() >= resync_due_ms)
-		tp_nl_resync();
+	tp_nl_resync();
 }
 
 int tp_nl_set_rcvbuf(int bytes)
@@ -301,6 +301,8 @@ int tp_nl_set_rcvbuf(int bytes)
 int tp_nl_init(void)
 {
 	int rcvbuf = 8 << 20;
+
+	tp_timer_init(&resync_timer, "netlink-resync", resync_due, NULL);
 
 	ev_sk = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	req_sk = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
@@ -323,6 +325,7 @@ fail:
 
 void tp_nl_fini(void)
 {
+	tp_timer_cancel(&resync_timer);
 	if (ev_sk) {
 		tp_ctl_del_fd(mnl_socket_get_fd(ev_sk));
 		mnl_socket_close(ev_sk);

@@ -20,8 +20,6 @@ extern struct tp_nl_stats tp_nl_stats;
 
 int tp_nl_init(void);
 void tp_nl_fini(void);
-/* Deferred resyncs (a control-loop tick). */
-void tp_nl_tick(void);
 /* Full dump of links, addresses, routes and neighbours; sweeps what is gone. */
 int tp_nl_resync(void);
 

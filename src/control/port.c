@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Port life cycle: probe, configure, TAP, queue assignment to workers, removal. */
+/* Port life cycle: probe, configure, TAP, mode, queue placement, removal. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,9 @@
 #include <rte_malloc.h>
 
 #include "../core/ethdev.h"
+#include "../core/lcore.h"
 #include "../core/log.h"
+#include "../core/rcu.h"
 #include "../core/tp.h"
 #include "../tables/iface.h"
 #include "../tables/neigh.h"
@@ -23,30 +25,67 @@
 #include "exception.h"
 #include "port.h"
 #include "tap.h"
+#include "timer.h"
 
 #define DEFAULT_RXD 1024
 #define DEFAULT_TXD 1024
 #define MBUF_CACHE 256
-#define EXC_RING_SIZE 1024
 
 static struct tp_port *ports[TP_MAX_PORTS];
 struct rte_mempool *tp_ctl_pool;
-/* pools of removed ports whose mbufs may still be in flight; freed at exit */
+/* pools of removed ports whose mbufs may still be in flight (in other ports' TX
+ * rings, a ring between lcores): freed by a timer as soon as all are home */
 static struct rte_mempool *retired_pools[TP_MAX_PORTS * 4];
 static unsigned int n_retired;
+static struct tp_timer retired_timer;
 
-/* A whole cache line: packet data then starts cache-aligned (with a priv size of
- * 8, a 64-byte frame straddled two lines; measured ~3 cycles/packet on net_pcap). */
-static unsigned int mbuf_priv_size(void)
+struct rte_mempool *tp_pool_create(const char *name, unsigned int n, unsigned int cache)
 {
-	return RTE_ALIGN(sizeof(struct tp_mbuf_priv), RTE_CACHE_LINE_SIZE);
+	return rte_pktmbuf_pool_create(name, n, cache, TP_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
 }
 
 int tp_ctl_pool_init(void)
 {
-	tp_ctl_pool = rte_pktmbuf_pool_create("tp_ctl_pool", 4095, MBUF_CACHE, mbuf_priv_size(),
-					      RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	tp_ctl_pool = tp_pool_create("tp_ctl_pool", 4095, MBUF_CACHE);
 	return tp_ctl_pool ? 0 : -rte_errno;
+}
+
+static void retired_check(struct tp_timer *t)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n_retired; i++) {
+		if (rte_mempool_full(retired_pools[i])) {
+			TP_LOG(INFO, "mempool %s: all mbufs home, freed", retired_pools[i]->name);
+			rte_mempool_free(retired_pools[i]);
+		} else {
+			retired_pools[k++] = retired_pools[i];
+		}
+	}
+	n_retired = k;
+	if (n_retired == 0)
+		tp_timer_cancel(t);
+}
+
+/* A removed port's pool: freed now if every mbuf is home, else once they are. */
+static void pool_retire(struct rte_mempool *mp)
+{
+	if (rte_mempool_full(mp)) {
+		rte_mempool_free(mp);
+		return;
+	}
+	if (n_retired == RTE_DIM(retired_pools)) {
+		TP_LOG(WARNING, "mempool %s kept for good: %u mbufs still out and too many pools "
+				"waiting",
+		       mp->name, rte_mempool_in_use_count(mp));
+		return;
+	}
+	retired_pools[n_retired++] = mp;
+	if (!retired_timer.armed) {
+		tp_timer_init(&retired_timer, "retired-pools", retired_check, NULL);
+		tp_timer_every(&retired_timer, 100);
+	}
 }
 
 void tp_pools_usage(uint64_t *size, uint64_t *in_use)
@@ -58,6 +97,10 @@ void tp_pools_usage(uint64_t *size, uint64_t *in_use)
 			continue;
 		*size += ports[i]->pool->size;
 		*in_use += rte_mempool_in_use_count(ports[i]->pool);
+	}
+	for (unsigned int i = 0; i < n_retired; i++) {
+		*size += retired_pools[i]->size;
+		*in_use += rte_mempool_in_use_count(retired_pools[i]);
 	}
 }
 
@@ -92,40 +135,6 @@ struct tp_port *tp_port_next(unsigned int *iter)
 	return NULL;
 }
 
-/* Rebuild every worker's receive-queue list from the ports (round robin) and
- * publish it; the old lists are freed once no worker can be reading them. */
-static int workers_republish(void)
-{
-	struct tp_worker_conf *fresh[TP_MAX_WORKERS] = {0}, *old[TP_MAX_WORKERS];
-	unsigned int total = 0, next = 0;
-
-	for (unsigned int i = 0; i < TP_MAX_PORTS; i++)
-		if (ports[i])
-			total += ports[i]->nb_rxq;
-	for (unsigned int w = 0; w < tp.n_workers; w++) {
-		fresh[w] = calloc(1, sizeof(*fresh[w]) + total * sizeof(struct tp_rxq));
-		if (fresh[w] == NULL) {
-			for (unsigned int j = 0; j < w; j++)
-				free(fresh[j]);
-			return -ENOMEM;
-		}
-	}
-	for (unsigned int i = 0; i < TP_MAX_PORTS; i++) {
-		if (ports[i] == NULL)
-			continue;
-		for (uint16_t q = 0; q < ports[i]->nb_rxq; q++) {
-			struct tp_worker_conf *c = fresh[next++ % tp.n_workers];
-			c->rxq[c->n_rxq++] = (struct tp_rxq){ports[i]->id, q};
-		}
-	}
-	for (unsigned int w = 0; w < tp.n_workers; w++)
-		old[w] = __atomic_exchange_n(&tp.workers[w]->conf, fresh[w], __ATOMIC_ACQ_REL);
-	rte_rcu_qsbr_synchronize(tp.qs, RTE_QSBR_THRID_INVALID);
-	for (unsigned int w = 0; w < tp.n_workers; w++)
-		free(old[w]);
-	return 0;
-}
-
 static int valid_name(const char *name)
 {
 	size_t n = strlen(name);
@@ -145,15 +154,16 @@ static int port_configure(struct tp_port *p, char *err, size_t errlen)
 	if (ret < 0)
 		return ret;
 	/* mempool sized from this port's configuration: its rx rings, its share of
-	 * every worker's tx ring, per-lcore caches, and the exception ring */
+	 * every lcore's tx ring, per-lcore caches, and the exception rings */
 	unsigned int n = p->nb_rxq * p->nb_rxd + p->nb_txq * p->nb_txd +
 			 (tp.n_workers + 1) * (MBUF_CACHE + 2 * TP_BURST) +
-			 tp.n_workers * EXC_RING_SIZE;
+			 tp.n_workers * 2 * TP_EXC_RING_SIZE;
 	n = rte_align32pow2(n) - 1;
+	/* a name of its own: a removed port's pool may still wait for its mbufs */
+	static unsigned int seq;
 	char pname[RTE_MEMPOOL_NAMESIZE];
-	snprintf(pname, sizeof(pname), "tp_pool_%s", p->name);
-	p->pool = rte_pktmbuf_pool_create(pname, n, MBUF_CACHE, mbuf_priv_size(),
-					  RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	snprintf(pname, sizeof(pname), "tpp%u_%s", seq++, p->name);
+	p->pool = tp_pool_create(pname, n, MBUF_CACHE);
 	if (p->pool == NULL) {
 		snprintf(err, errlen, "mempool of %u mbufs: %s", n, rte_strerror(rte_errno));
 		return -rte_errno;
@@ -209,6 +219,10 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 		snprintf(err, errlen, "port '%s' exists", name);
 		return -EEXIST;
 	}
+	if (o->nb_rxq > TP_RXQ_MAX) {
+		snprintf(err, errlen, "rxq %u: at most %d", o->nb_rxq, TP_RXQ_MAX);
+		return -EINVAL;
+	}
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
@@ -217,10 +231,11 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	snprintf(p->devargs, sizeof(p->devargs), "%s", devargs);
 	snprintf(p->devname, sizeof(p->devname), "%.*s", (int)strcspn(devargs, ","), devargs);
 	p->nb_rxq = o->nb_rxq ? o->nb_rxq : 1;
-	p->nb_txq = (uint16_t)tp.n_workers;
+	p->nb_txq = (uint16_t)tp.n_workers; /* one per lcore, whatever its role */
 	p->nb_rxd = o->nb_rxd ? o->nb_rxd : DEFAULT_RXD;
 	p->nb_txd = o->nb_txd ? o->nb_txd : DEFAULT_TXD;
 	p->mtu = o->mtu;
+	p->mode = &tp_mode_l3;
 
 	af_packet_quiet_kernel(devargs);
 	ret = tp_ethdev_probe(devargs, &id, err, errlen);
@@ -239,6 +254,8 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	struct tp_iface *ifc = &tp_iface_table[id];
 	rte_eth_macaddr_get(id, &ifc->mac);
 	ifc->mtu = p->mtu;
+	ifc->mode_ctx = NULL;
+	__atomic_store_n(&ifc->input, tp_mode_l3.input, __ATOMIC_RELEASE);
 	snprintf(p->tap_name, sizeof(p->tap_name), "tp-%s", name);
 	p->tap_fd = tp_tap_create(p->tap_name, ifc->mac.addr_bytes, p->mtu, &p->tap_ifindex);
 	if (p->tap_fd < 0) {
@@ -254,7 +271,7 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 		snprintf(err, errlen, "exception path: %s", strerror(-ret));
 		goto unpublish;
 	}
-	ret = workers_republish();
+	ret = tp_lcore_port_rxqs(id, p->nb_rxq, NULL);
 	if (ret < 0) {
 		snprintf(err, errlen, "publishing queues: %s", strerror(-ret));
 		goto detach;
@@ -273,7 +290,7 @@ stop_dev:
 close_dev:
 	tp_ethdev_close(id);
 	if (p->pool)
-		rte_mempool_free(p->pool);
+		rte_mempool_free(p->pool); /* no lcore ever saw it */
 free_port:
 	free(p);
 	return ret;
@@ -292,38 +309,152 @@ static void neigh_flush_port(uint16_t id)
 		tp_neigh_learn(victims[i], id, NULL);
 }
 
-int tp_port_del(const char *name)
-{
-	struct tp_port *p = tp_port_by_name(name);
+struct port_done {
+	void (*fn)(int ret, void *arg);
+	void *arg;
+};
 
-	if (p == NULL)
-		return -ENOENT;
-	ports[p->id] = NULL;
-	workers_republish(); /* no worker polls it after this returns */
-	__atomic_store_n(&tp_iface_table[p->id].up, 0, __ATOMIC_RELEASE);
-	tp_route_flush_port(p->id);
-	neigh_flush_port(p->id);
-	rte_rcu_qsbr_synchronize(tp.qs, RTE_QSBR_THRID_INVALID); /* nothing transmits to it now */
+static struct port_done *port_done_new(void (*fn)(int ret, void *arg), void *arg)
+{
+	struct port_done *d = malloc(sizeof(*d));
+
+	if (d != NULL)
+		*d = (struct port_done){fn, arg};
+	return d;
+}
+
+static void port_done_call(struct port_done *d, int ret)
+{
+	if (d->fn)
+		d->fn(ret, d->arg);
+	free(d);
+}
+
+/* A grace period after the port was taken from the lcores: nothing receives from
+ * it, transmits to it or runs its mode's input any more. */
+static void port_del_finish(void *a, void *b)
+{
+	struct tp_port *p = a;
+	struct tp_iface *ifc = &tp_iface_table[p->id];
+
 	tp_exc_detach(p);
 	tp_ethdev_close(p->id);
 	close(p->tap_fd);
-	memset(&tp_iface_table[p->id], 0, sizeof(tp_iface_table[p->id]));
-	/* its mbufs may sit in other ports' tx rings: free the pool only when all are home */
-	if (rte_mempool_full(p->pool) || n_retired == RTE_DIM(retired_pools))
-		rte_mempool_free(p->pool);
-	else
-		retired_pools[n_retired++] = p->pool;
-	TP_LOG(INFO, "port %s removed", name);
+	if (p->mode->detach)
+		p->mode->detach(p->id, ifc->mode_ctx);
+	memset(ifc, 0, sizeof(*ifc));
+	pool_retire(p->pool);
+	ports[p->id] = NULL;
+	TP_LOG(INFO, "port %s removed", p->name);
 	free(p);
+	port_done_call(b, 0);
+}
+
+int tp_port_del(const char *name, void (*done)(int ret, void *arg), void *arg)
+{
+	struct tp_port *p = tp_port_by_name(name);
+	struct port_done *d;
+	int ret;
+
+	if (p == NULL)
+		return -ENOENT;
+	if (p->busy)
+		return -EBUSY;
+	d = port_done_new(done, arg);
+	if (d == NULL)
+		return -ENOMEM;
+	ret = tp_lcore_port_rxqs(p->id, 0, NULL); /* no lcore polls it after a grace period */
+	if (ret < 0) {
+		free(d);
+		return ret;
+	}
+	p->busy = true;
+	__atomic_store_n(&tp_iface_table[p->id].up, 0, __ATOMIC_RELEASE);
+	tp_route_flush_port(p->id);
+	neigh_flush_port(p->id);
+	if (tp_rcu_defer(port_del_finish, p, d) < 0) {
+		TP_LOG(WARNING, "port %s: defer queue full, waiting for the grace period here",
+		       name);
+		rte_rcu_qsbr_synchronize(tp.qs, RTE_QSBR_THRID_INVALID);
+		port_del_finish(p, d);
+	}
 	return 0;
 }
 
 void tp_port_del_all(void)
 {
 	for (unsigned int i = 0; i < TP_MAX_PORTS; i++)
-		if (ports[i])
-			tp_port_del(ports[i]->name);
+		if (ports[i] && !ports[i]->busy)
+			tp_port_del(ports[i]->name, NULL, NULL);
+	tp_rcu_reclaim(); /* the lcores are stopped: every grace period is over */
 	for (unsigned int i = 0; i < n_retired; i++)
 		rte_mempool_free(retired_pools[i]);
 	n_retired = 0;
+	tp_timer_cancel(&retired_timer);
+}
+
+struct mode_change {
+	struct tp_port *p;
+	struct tp_port_mode *m;
+	void *ctx;
+	struct port_done *d;
+};
+
+/* A grace period after the port's input became 'drop': the old mode is unused. */
+static void mode_switch(void *a, void *b)
+{
+	struct mode_change *mc = a;
+	struct tp_port *p = mc->p;
+	struct tp_iface *ifc = &tp_iface_table[p->id];
+
+	if (p->mode->detach)
+		p->mode->detach(p->id, ifc->mode_ctx);
+	ifc->mode_ctx = mc->ctx;
+	__atomic_store_n(&ifc->input, mc->m->input, __ATOMIC_RELEASE);
+	p->mode = mc->m;
+	p->busy = false;
+	TP_LOG(INFO, "port %s: mode %s %s", p->name, p->mode->name, p->mode_args);
+	port_done_call(mc->d, 0);
+	free(mc);
+}
+
+int tp_port_set_mode(struct tp_port *p, struct tp_port_mode *m, int argc, char **argv,
+		     void (*done)(int ret, void *arg), void *arg, char *err, size_t errlen)
+{
+	struct tp_port_mode *none = tp_port_mode_find("none");
+	struct mode_change *mc;
+	int ret;
+
+	if (p->busy) {
+		snprintf(err, errlen, "port %s is being changed or removed", p->name);
+		return -EBUSY;
+	}
+	if (m->attach == NULL && argc > 0) {
+		snprintf(err, errlen, "mode %s takes no words after its name", m->name);
+		return -EINVAL;
+	}
+	mc = calloc(1, sizeof(*mc));
+	if (mc == NULL || (mc->d = port_done_new(done, arg)) == NULL) {
+		free(mc);
+		return -ENOMEM;
+	}
+	mc->p = p;
+	mc->m = m;
+	if (m->attach && (ret = m->attach(p->id, argc, argv, &mc->ctx, err, errlen)) < 0) {
+		free(mc->d);
+		free(mc);
+		return ret;
+	}
+	p->mode_args[0] = '\0';
+	for (int i = 0; i < argc; i++)
+		snprintf(p->mode_args + strlen(p->mode_args), sizeof(p->mode_args) - strlen(p->mode_args),
+			 "%s%s", i ? " " : "", argv[i]);
+	p->busy = true;
+	/* no lcore may run the old input with the new context: nothing in between */
+	__atomic_store_n(&tp_iface_table[p->id].input, none->input, __ATOMIC_RELEASE);
+	if (tp_rcu_defer(mode_switch, mc, NULL) < 0) {
+		rte_rcu_qsbr_synchronize(tp.qs, RTE_QSBR_THRID_INVALID);
+		mode_switch(mc, NULL);
+	}
+	return 0;
 }

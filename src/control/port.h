@@ -8,9 +8,13 @@
 #define TP_CONTROL_PORT_H
 
 #include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_mempool.h>
+
+#include "../core/input.h"
 
 #define TP_PORT_NAME_MAX 12 /* "tp-" + name must fit IFNAMSIZ */
 #define TP_PORT_MAX_ADDRS 16
@@ -33,6 +37,9 @@ struct tp_port {
 	int tap_ifindex;
 	unsigned int n_addrs;
 	struct tp_port_addr addrs[TP_PORT_MAX_ADDRS];
+	struct tp_port_mode *mode;
+	char mode_args[128]; /* the words it was set with, for show */
+	bool busy;	     /* a deletion or mode change waits for a grace period */
 };
 
 struct tp_port_opts {
@@ -43,9 +50,19 @@ struct tp_port_opts {
  * workers. 0 or negative errno with err (size errlen) saying why. */
 int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts *o, char *err,
 		size_t errlen);
-/* Take the port away from the workers, flush its routes and neighbours, stop and close it. */
-int tp_port_del(const char *name);
+/* Take the port away from the lcores and flush its routes and neighbours now; stop
+ * and close it once no lcore can be using it (an RCU grace period later, without
+ * blocking), then call done(ret, arg) (may be NULL). 0 (started), -ENOENT, -EBUSY
+ * (already going), or -ENOMEM (the lcores' queue lists could not be rebuilt: the
+ * port stays as it was). */
+int tp_port_del(const char *name, void (*done)(int ret, void *arg), void *arg);
+/* At exit, with the lcores stopped: delete every port. */
 void tp_port_del_all(void);
+/* Put the port in mode m (words argv for its attach): attach, then switch once no
+ * lcore runs the old mode's input, then done(ret, arg). 0 (started) or negative
+ * errno with err (nothing changed). */
+int tp_port_set_mode(struct tp_port *p, struct tp_port_mode *m, int argc, char **argv,
+		     void (*done)(int ret, void *arg), void *arg, char *err, size_t errlen);
 
 struct tp_port *tp_port_by_name(const char *name);
 struct tp_port *tp_port_by_id(uint16_t id);
@@ -56,7 +73,11 @@ struct tp_port *tp_port_next(unsigned int *iter);
 /* Mbufs for frames the control plane builds (from the TAPs). */
 extern struct rte_mempool *tp_ctl_pool;
 int tp_ctl_pool_init(void);
-/* Mbufs in use across every pool (ports' and the control plane's). */
+/* Mbufs in use across every pool (ports', removed ports' not yet freed, and the
+ * control plane's). */
 void tp_pools_usage(uint64_t *size, uint64_t *in_use);
+/* A mempool for packets of the data plane, with the private area every lcore
+ * expects (core/mbuf.h): NULL with rte_errno. */
+struct rte_mempool *tp_pool_create(const char *name, unsigned int n, unsigned int cache);
 
 #endif

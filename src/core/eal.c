@@ -15,9 +15,11 @@
 #include "../api/api.h"
 #include "eal.h"
 
-int tp_instance_lock(const char *kind, const char *name, char *path, size_t len)
+int tp_instance_lock(const char *kind, const char *name, const char *socket, char *path,
+		     size_t len, char *prev_socket, size_t prev_len)
 {
-	char pid[32];
+	char buf[512];
+	ssize_t n;
 	int fd;
 
 	mkdir(TP_API_DEFAULT_DIR, 0755);
@@ -27,20 +29,26 @@ int tp_instance_lock(const char *kind, const char *name, char *path, size_t len)
 		fprintf(stderr, "%s: cannot open %s: %s\n", kind, path, strerror(errno));
 		return -1;
 	}
+	/* "PID SOCKET\n" of the last holder */
+	n = read(fd, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		ssize_t n = read(fd, pid, sizeof(pid) - 1);
-		pid[n > 0 ? n : 0] = '\0';
-		pid[strcspn(pid, "\n")] = '\0';
+		buf[strcspn(buf, " ")] = '\0';
 		fprintf(stderr,
 			"%s: an instance named '%s' is already running (pid %s); "
 			"stop it or start this one with another --name\n",
-			kind, name, pid[0] ? pid : "?");
+			kind, name, buf[0] ? buf : "?");
 		close(fd);
 		return -1;
 	}
-	if (ftruncate(fd, 0) == 0) {
-		int n = snprintf(pid, sizeof(pid), "%d\n", getpid());
-		if (write(fd, pid, (size_t)n) < 0)
+	if (prev_socket && prev_len) {
+		const char *sp = strchr(buf, ' ');
+		snprintf(prev_socket, prev_len, "%s", sp ? sp + 1 : "");
+	}
+	if (ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0) {
+		int k = snprintf(buf, sizeof(buf), "%d %s\n", getpid(), socket ? socket : "");
+		if (write(fd, buf, (size_t)k) < 0)
 			fprintf(stderr, "%s: cannot write pid to %s\n", kind, path);
 	}
 	return fd;

@@ -17,8 +17,11 @@ struct tp_eal_opts {
 };
 
 /* Take the lock of instance kind/name (in /run/twinplane), or print who holds it
- * and return -1. Returns the lock's fd (keep it open) and its path in path. */
-int tp_instance_lock(const char *kind, const char *name, char *path, size_t len);
+ * and return -1. Returns the lock's fd (keep it open) and its path in path; records
+ * our pid and API socket in it, and gives the socket the last holder recorded in
+ * prev_socket ("" if none). */
+int tp_instance_lock(const char *kind, const char *name, const char *socket, char *path,
+		     size_t len, char *prev_socket, size_t prev_len);
 /* rte_eal_init() with those options; falls back to --no-huge, with a warning on
  * stderr, when fewer than 256 MiB of hugepages are free or hugetlbfs is not
  * mounted. Returns rte_eal_init()'s result. */

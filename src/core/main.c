@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* twinplane daemon: EAL set-up, workers, shared tables, control plane, clean exit. */
+/* twinplane daemon: EAL set-up, lcores, shared tables, modules, control plane, clean exit.
+ * It names no network function: they register themselves (core/nf.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,6 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_rcu_qsbr.h>
 
 #include "../api/api.h"
 #include "../control/api_server.h"
@@ -23,14 +24,17 @@
 #include "../control/exception.h"
 #include "../control/netlink.h"
 #include "../control/port.h"
-#include "../nf/iotgw/iotgw.h"
 #include "../tables/neigh.h"
 #include "../tables/nexthop.h"
 #include "../tables/route.h"
 #include "eal.h"
+#include "lcore.h"
 #include "log.h"
+#include "nf.h"
+#include "rcu.h"
 #include "tp.h"
 
+#define NF_OPT_BASE 1000
 
 struct opts {
 	const char *name;
@@ -43,7 +47,13 @@ struct opts {
 	int no_sysctl;
 	unsigned int mem_mb;
 	uint64_t exc_rate, exc_burst;
+	gid_t gid;
+	bool default_socket;
 };
+
+static int status = EXIT_FAILURE;
+static struct opts o = {.gid = (gid_t)-1};
+static char prev_socket[256];
 
 static void usage(FILE *f)
 {
@@ -51,28 +61,32 @@ static void usage(FILE *f)
 		"usage: twinplane [options]\n"
 		"  -n, --name NAME         instance name, also the DPDK file prefix (twinplane)\n"
 		"  -s, --socket PATH       API socket (" TP_API_DEFAULT_DIR "/NAME.sock)\n"
+		"      --socket-group GRP  the socket's group: its members may use the API\n"
+		"                          (besides root and the daemon's user)\n"
 		"  -c, --config FILE       start-up configuration: twinctl commands, one a line\n"
 		"  -l, --lcores LIST       lcores: the first runs the control plane, the others\n"
-		"                          are workers (default: all, e.g. 0,1)\n"
+		"                          are data-plane lcores (default: all, e.g. 0,1)\n"
 		"      --log-file PATH     write the log there instead of stderr\n"
-		"      --no-backoff        workers never sleep when idle (benchmarks)\n"
+		"      --no-backoff        lcores never sleep when idle (benchmarks)\n"
 		"      --no-huge           use ordinary memory even if hugepages are there\n"
 		"  -m, --mem MB            memory without hugepages (512)\n"
-		"      --exception-rate N  packets/s the workers may hand to the control plane (20000)\n"
-		"      --exception-burst N burst of that token bucket (256)\n"
+		"      --exception-rate N  packets/s each port may hand to the control plane, per\n"
+		"                          class (20000)\n"
+		"      --exception-burst N burst of those token buckets (256)\n"
 		"      --no-sysctl         leave the namespace's ip_forward/rp_filter/redirects alone\n"
-		"      --single-plane      IoT gateway: handle signaling inline on the worker, waiting\n"
-		"                          for the IN-CSE (seed 000's old architecture, a baseline)\n"
 		"      --eal 'ARGS'        extra EAL arguments\n"
 		"  -V, --version\n"
-		"  -h, --help\n");
+		"  -h, --help\n"
+		"options of the modules:\n");
+	tp_nf_options_usage(f);
 }
 
-static int parse_opts(int argc, char **argv, struct opts *o)
+static int parse_opts(int argc, char **argv)
 {
-	static const struct option lo[] = {
+	static struct option lo[64] = {
 		{"name", required_argument, NULL, 'n'},
 		{"socket", required_argument, NULL, 's'},
+		{"socket-group", required_argument, NULL, 'G'},
 		{"config", required_argument, NULL, 'c'},
 		{"lcores", required_argument, NULL, 'l'},
 		{"log-file", required_argument, NULL, 'L'},
@@ -82,56 +96,72 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"exception-rate", required_argument, NULL, 'r'},
 		{"exception-burst", required_argument, NULL, 'b'},
 		{"no-sysctl", no_argument, NULL, 'S'},
-		{"single-plane", no_argument, NULL, 'P'},
 		{"eal", required_argument, NULL, 'E'},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
-		{0},
 	};
-	int c;
+	unsigned int n = 0;
+	struct group *g;
+	int c, ret;
 	char *end;
 
-	o->name = "twinplane";
-	o->mem_mb = 512;
-	o->exc_rate = 20000;
-	o->exc_burst = 256;
+	while (lo[n].name)
+		n++;
+	if ((ret = tp_nf_options_getopt(lo, n, RTE_DIM(lo), NF_OPT_BASE)) < 0) {
+		fprintf(stderr, "twinplane: too many module options\n");
+		return ret;
+	}
+	o.name = "twinplane";
+	o.mem_mb = 512;
+	o.exc_rate = 20000;
+	o.exc_burst = 256;
 	tp.backoff = true;
 	tp.backoff_max_us = 256;
 	while ((c = getopt_long(argc, argv, "n:s:c:l:m:Vh", lo, NULL)) != -1) {
+		if (c >= NF_OPT_BASE) {
+			if ((ret = tp_nf_option_run(c - NF_OPT_BASE, optarg)) < 0)
+				return ret;
+			continue;
+		}
 		switch (c) {
 		case 'n':
-			o->name = optarg;
+			o.name = optarg;
 			break;
 		case 's':
-			if (strlen(optarg) >= sizeof(o->socket)) {
+			if (strlen(optarg) >= sizeof(o.socket)) {
 				fprintf(stderr, "twinplane: --socket: path too long\n");
 				return -EINVAL;
 			}
-			strcpy(o->socket, optarg);
+			strcpy(o.socket, optarg);
+			break;
+		case 'G':
+			g = getgrnam(optarg);
+			if (g == NULL) {
+				fprintf(stderr, "twinplane: --socket-group: no group named '%s'\n", optarg);
+				return -EINVAL;
+			}
+			o.gid = g->gr_gid;
 			break;
 		case 'c':
-			o->config = optarg;
+			o.config = optarg;
 			break;
 		case 'l':
-			o->lcores = optarg;
+			o.lcores = optarg;
 			break;
 		case 'L':
-			o->log_file = optarg;
+			o.log_file = optarg;
 			break;
 		case 'B':
 			tp.backoff = false;
 			break;
 		case 'H':
-			o->no_huge = 1;
+			o.no_huge = 1;
 			break;
 		case 'S':
-			o->no_sysctl = 1;
-			break;
-		case 'P':
-			tp_iotgw.single_plane = true;
+			o.no_sysctl = 1;
 			break;
 		case 'E':
-			o->eal_extra = optarg;
+			o.eal_extra = optarg;
 			break;
 		case 'm':
 		case 'r':
@@ -142,11 +172,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			if (c == 'm')
-				o->mem_mb = (unsigned int)v;
+				o.mem_mb = (unsigned int)v;
 			else if (c == 'r')
-				o->exc_rate = v;
+				o.exc_rate = v;
 			else
-				o->exc_burst = v;
+				o.exc_burst = v;
 			break;
 		}
 		case 'V':
@@ -164,15 +194,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "twinplane: unexpected argument '%s'\n", argv[optind]);
 		return -EINVAL;
 	}
-	for (const char *p = o->name; *p; p++)
+	for (const char *p = o.name; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_')) {
 			fprintf(stderr, "twinplane: bad --name '%s' (letters, digits, - and _)\n",
-				o->name);
+				o.name);
 			return -EINVAL;
 		}
-	if (o->socket[0] == '\0')
-		snprintf(o->socket, sizeof(o->socket), TP_API_DEFAULT_DIR "/%s.sock", o->name);
+	if (o.socket[0] == '\0') {
+		snprintf(o.socket, sizeof(o.socket), TP_API_DEFAULT_DIR "/%s.sock", o.name);
+		o.default_socket = true;
+	}
 	return 0;
 }
 
@@ -186,7 +218,7 @@ static void sysctl_set(const char *path, const char *val)
 		close(fd);
 }
 
-/* The kernel behind the TAPs forwards what the workers punt (unresolved
+/* The kernel behind the TAPs forwards what the lcores punt (unresolved
  * neighbours, TTL expiry): it must route, and must not answer with redirects. */
 static void kernel_setup(void)
 {
@@ -202,44 +234,48 @@ static void on_signal(int sig)
 	tp.running = false;
 }
 
-static int workers_create(void)
+static void rcu_poller(void)
 {
-	unsigned int lcore, n = 0;
-	size_t sz;
+	tp_rcu_reclaim();
+}
 
-	RTE_LCORE_FOREACH_WORKER(lcore) {
-		if (n == TP_MAX_WORKERS)
-			break;
-		struct tp_worker *w = rte_zmalloc("tp_worker", sizeof(*w), RTE_CACHE_LINE_SIZE);
-		if (w == NULL)
-			return -ENOMEM;
-		w->id = n;
-		w->lcore = lcore;
-		tp.workers[n++] = w;
+/* The configuration ran (or there was none): open the API. */
+static void start_api(int ret, void *arg)
+{
+	struct tp_api_opts ao = {
+		.gid = o.gid,
+		/* ours: the default path, or the one this instance recorded last time */
+		.may_remove_stale = o.default_socket || strcmp(prev_socket, o.socket) == 0,
+	};
+	char err[256];
+
+	if (ret < 0) {
+		fprintf(stderr, "twinplane: configuration %s failed (see the log)\n", o.config);
+		tp.running = false;
+		return;
 	}
-	tp.n_workers = n;
-	if (n == 0) {
-		TP_LOG(ERR, "no worker lcore: give at least two lcores (-l 0,1), the first one runs "
-			    "the control plane");
-		return -EINVAL;
+	ret = tp_api_init(o.socket, &ao, err, sizeof(err));
+	if (ret < 0) {
+		TP_LOG(ERR, "API socket %s: %s", o.socket, err[0] ? err : strerror(-ret));
+		fprintf(stderr, "twinplane: API socket %s: %s\n", o.socket,
+			err[0] ? err : strerror(-ret));
+		tp.running = false;
+		return;
 	}
-	sz = rte_rcu_qsbr_get_memsize(n);
-	tp.qs = rte_zmalloc("tp_rcu", sz, RTE_CACHE_LINE_SIZE);
-	if (tp.qs == NULL || rte_rcu_qsbr_init(tp.qs, n) != 0)
-		return -ENOMEM;
-	return 0;
+	TP_LOG(INFO, "ready: %u data-plane lcore(s), API on %s", tp.n_workers, o.socket);
+	status = EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = {0};
 	char lock_path[256];
-	int lock_fd, ret, status = EXIT_FAILURE;
+	int lock_fd, ret;
 	FILE *log = NULL;
 
-	if (parse_opts(argc, argv, &o) < 0)
+	if (parse_opts(argc, argv) < 0)
 		return EXIT_FAILURE;
-	lock_fd = tp_instance_lock("twinplane", o.name, lock_path, sizeof(lock_path));
+	lock_fd = tp_instance_lock("twinplane", o.name, o.socket, lock_path, sizeof(lock_path),
+				   prev_socket, sizeof(prev_socket));
 	if (lock_fd < 0)
 		return EXIT_FAILURE;
 	if (o.log_file) {
@@ -266,54 +302,52 @@ int main(int argc, char **argv)
 	if (!o.no_sysctl)
 		kernel_setup();
 
-	if ((ret = workers_create()) < 0)
-		goto eal_cleanup;
-	if ((ret = tp_nh_init()) < 0 || (ret = tp_neigh_init(tp.qs, 1 << 16)) < 0 ||
+	if ((ret = tp_lcores_create(TP_EXC_RING_SIZE)) < 0)
+		goto lcores_destroy;
+	tp_punt_rate_set(TP_PUNT_CLASSES, o.exc_rate, o.exc_burst);
+	if ((ret = tp_nh_init()) < 0 || (ret = tp_neigh_init(1 << 16)) < 0 ||
 	    (ret = tp_route_init(tp.qs, 1 << 16)) < 0) {
 		TP_LOG(ERR, "shared tables: %s", rte_strerror(-ret));
 		goto tables_fini;
 	}
-	if ((ret = tp_ctl_pool_init()) < 0 || (ret = tp_exc_init(1024)) < 0) {
-		TP_LOG(ERR, "exception path: %s", rte_strerror(-ret));
-		goto exc_fini;
-	}
-	tp_exception_rate_set(o.exc_rate, o.exc_burst);
-	if ((ret = tp_ctl_init()) < 0 || (ret = tp_ctl_add_tick(tp_exc_tick)) < 0 ||
-	    (ret = tp_ctl_add_tick(tp_nl_tick)) < 0 || (ret = tp_nl_init()) < 0) {
+	if ((ret = tp_ctl_pool_init()) < 0 || (ret = tp_ctl_init()) < 0 ||
+	    (ret = tp_exc_init()) < 0 || (ret = tp_ctl_add_poller(rcu_poller)) < 0 ||
+	    (ret = tp_nl_init()) < 0) {
 		TP_LOG(ERR, "control plane: %s", strerror(-ret));
 		goto ctl_fini;
 	}
-	if ((ret = tp_api_init(o.socket)) < 0) {
-		TP_LOG(ERR, "API socket %s: %s", o.socket, strerror(-ret));
+	if ((ret = tp_nf_init_all()) < 0) {
+		fprintf(stderr, "twinplane: a module failed to start (see the log)\n");
 		goto ctl_fini;
 	}
 
 	tp.running = true;
-	for (unsigned int i = 0; i < tp.n_workers; i++)
-		rte_eal_remote_launch(tp_worker_main, tp.workers[i], tp.workers[i]->lcore);
+	tp_lcores_launch();
 	tp_nl_resync();
-	if (o.config && tp_cmd_run_file(o.config) < 0) {
-		fprintf(stderr, "twinplane: configuration %s failed (see the log)\n", o.config);
-		tp.running = false;
+	if (o.config) {
+		if (tp_cmd_run_file(o.config, start_api, NULL) < 0) {
+			fprintf(stderr, "twinplane: cannot read configuration %s\n", o.config);
+			tp.running = false;
+		}
 	} else {
-		TP_LOG(INFO, "ready: %u worker(s), API on %s", tp.n_workers, o.socket);
-		status = EXIT_SUCCESS;
+		start_api(0, NULL);
 	}
 	tp_ctl_loop(&tp.running);
 	TP_LOG(INFO, "shutting down");
-	rte_eal_mp_wait_lcore();
+	tp_lcores_join();
 	tp_api_fini();
 	tp_port_del_all();
+	tp_nf_fini_all();
 ctl_fini:
 	tp_nl_fini();
-	tp_ctl_fini();
-exc_fini:
-	tp_exc_fini();
+	tp_rcu_reclaim(); /* what the tables deferred, before they go */
 tables_fini:
 	tp_route_fini();
 	tp_neigh_fini();
 	tp_nh_fini();
-eal_cleanup:
+lcores_destroy:
+	tp_lcores_destroy();
+	tp_ctl_fini();
 	rte_eal_cleanup();
 unlock:
 	unlink(lock_path);

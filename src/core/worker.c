@@ -1,52 +1,67 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The worker lcore loop: rx burst, network function, tx burst, quiescent-state report. */
+/* The data-plane lcore loops (one per role), punting, transmit buffers, quiescent states. */
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_rcu_qsbr.h>
 
-#include "../nf/ip4/ip4.h"
 #include "../tables/iface.h"
+#include "ring.h"
 #include "tp.h"
 #include "worker.h"
 
-struct tp_global tp;
-
-void tp_exception_rate_set(uint64_t rate, uint64_t burst)
+void tp_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int id, enum tp_punt_class cls)
 {
-	unsigned int n = tp.n_workers ? tp.n_workers : 1;
-	uint64_t per = rate / n ? rate / n : 1;
-	uint64_t cost = tp.tsc_hz / per;
-
-	for (unsigned int i = 0; i < tp.n_workers; i++) {
-		struct tp_tbucket *tb = &tp.workers[i]->tb;
-		tb->cost = cost ? cost : 1;
-		tb->max_tokens = tb->cost * (burst ? burst : 1);
-	}
-}
-
-void tp_worker_punt(struct tp_worker *w, struct rte_mbuf *m, enum tp_punt r)
-{
-	struct tp_tbucket *tb = &w->tb;
+	struct tp_tbucket *tb = &w->tb[m->port][cls];
 	uint64_t now = rte_rdtsc();
+	uint64_t cost = __atomic_load_n(&tb->cost, __ATOMIC_RELAXED);
+	uint64_t max = __atomic_load_n(&tb->max_tokens, __ATOMIC_RELAXED);
+	struct tp_mbuf_priv *pv;
 
 	tb->tokens += now - tb->last_tsc;
 	tb->last_tsc = now;
-	if (tb->tokens > tb->max_tokens)
-		tb->tokens = tb->max_tokens;
-	if (tb->tokens < tb->cost) {
-		tp_worker_drop(w, m, TP_DROP_EXC_RATELIMITED);
+	if (tb->tokens > max)
+		tb->tokens = max;
+	if (tb->tokens < cost) {
+		tp_drop(w, m, TP_DROP_EXC_RATELIMITED);
 		return;
 	}
-	tb->tokens -= tb->cost;
-	tp_mbuf_priv(m)->punt = (uint8_t)r;
-	w->st.port[m->port].exc++; /* before the enqueue: the control plane owns m after it */
-	if (rte_ring_sp_enqueue(w->exc_ring, m) != 0) {
+	tb->tokens -= cost;
+	pv = tp_mbuf_priv(m);
+	pv->punt_reason = (uint16_t)id;
+	pv->punt_class = (uint8_t)cls;
+	/* counted before the enqueue: the control plane owns m after it */
+	w->ctr[m->port][id]++;
+	w->st.port[m->port].exc++;
+	if (rte_ring_sp_enqueue(w->exc_ring[cls == TP_PUNT_CONTROL ? 0 : 1], m) != 0) {
+		w->ctr[m->port][id]--;
 		w->st.port[m->port].exc--;
-		tp_worker_drop(w, m, TP_DROP_EXC_RING_FULL);
+		tp_drop(w, m, TP_DROP_EXC_RING_FULL);
 		return;
 	}
 	w->st.exc++;
+}
+
+void tp_worker_tx_flush_port(struct tp_worker *w, uint16_t p)
+{
+	struct tp_txbuf *b = &w->txb[p];
+	uint16_t sent = 0;
+	int up = __atomic_load_n(&tp_iface_table[p].up, __ATOMIC_ACQUIRE);
+
+	w->tx_dirty &= ~(1ull << p);
+	if (b->n == 0)
+		return;
+	if (likely(up))
+		sent = rte_eth_tx_burst(p, w->txq, b->pkts, b->n);
+	w->st.tx += sent;
+	w->st.port[p].tx += sent;
+	if (unlikely(sent < b->n)) {
+		unsigned int id = up ? TP_DROP_TX_FULL : TP_DROP_PORT_DOWN;
+		/* counted on the output port: these frames were for it */
+		w->ctr[p][id] += b->n - sent;
+		rte_pktmbuf_free_bulk(&b->pkts[sent], b->n - sent);
+	}
+	b->n = 0;
 }
 
 void tp_worker_tx_flush(struct tp_worker *w)
@@ -55,27 +70,13 @@ void tp_worker_tx_flush(struct tp_worker *w)
 
 	while (mask) {
 		unsigned int p = (unsigned int)__builtin_ctzll(mask);
-		struct tp_txbuf *b = &w->txb[p];
-		uint16_t sent = 0;
-
 		mask &= mask - 1;
-		if (likely(tp_iface_table[p].up))
-			sent = rte_eth_tx_burst((uint16_t)p, (uint16_t)w->id, b->pkts, b->n);
-		w->st.tx += sent;
-		w->st.port[p].tx += sent;
-		if (unlikely(sent < b->n)) {
-			enum tp_drop r = tp_iface_table[p].up ? TP_DROP_TX_FULL : TP_DROP_PORT_DOWN;
-			w->st.drops[r] += b->n - sent;
-			w->st.port[p].drop += b->n - sent;
-			rte_pktmbuf_free_bulk(&b->pkts[sent], b->n - sent);
-		}
-		b->n = 0;
+		tp_worker_tx_flush_port(w, (uint16_t)p);
 	}
-	w->tx_dirty = 0;
 }
 
 /* Frames the control plane wants sent (from the TAPs): mbuf->port is the output port. */
-static unsigned int worker_drain_inject(struct tp_worker *w)
+static unsigned int drain_inject(struct tp_worker *w)
 {
 	struct rte_mbuf *pkts[TP_BURST];
 	unsigned int n = rte_ring_sc_dequeue_burst(w->inject_ring, (void **)pkts, TP_BURST, NULL);
@@ -87,38 +88,106 @@ static unsigned int worker_drain_inject(struct tp_worker *w)
 	return n;
 }
 
+/* Receive on every queue the lcore polls and give each burst to its port's input
+ * function. The configuration is read again for each queue: an input function may
+ * report a quiescent state (tp_worker_keepalive), after which the one read before
+ * may be gone. */
+static unsigned int poll_rxqs(struct tp_worker *w)
+{
+	struct rte_mbuf *pkts[TP_BURST];
+	unsigned int work = 0;
+
+	for (unsigned int q = 0;; q++) {
+		const struct tp_lcore_conf *c = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
+		if (q >= c->n_rxq)
+			break;
+		uint16_t port = c->rxq[q].port;
+		uint16_t n = rte_eth_rx_burst(port, c->rxq[q].queue, pkts, TP_BURST);
+		if (n == 0)
+			continue;
+		work += n;
+		w->st.rx += n;
+		w->st.port[port].rx += n;
+		tp_iface_table[port].input(w, pkts, n);
+		tp_worker_tx_flush(w);
+	}
+	return work;
+}
+
+static unsigned int poll_rings(struct tp_worker *w)
+{
+	struct rte_mbuf *pkts[TP_BURST];
+	unsigned int work = 0;
+
+	for (unsigned int i = 0;; i++) {
+		const struct tp_lcore_conf *c = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
+		if (i >= c->n_rings)
+			break;
+		struct tp_ring *r = c->rings[i];
+		unsigned int n = rte_ring_sc_dequeue_burst(r->r, (void **)pkts, TP_BURST, NULL);
+		if (n == 0)
+			continue;
+		work += n;
+		r->dequeued += n;
+		r->fn(w, pkts, (uint16_t)n, r->ctx);
+	}
+	if (work)
+		tp_worker_tx_flush(w);
+	return work;
+}
+
+/* The role's own loop body: what one pass does. */
+static unsigned int loop_worker(struct tp_worker *w)
+{
+	return poll_rxqs(w) + poll_rings(w);
+}
+
+static unsigned int loop_input(struct tp_worker *w)
+{
+	return poll_rxqs(w);
+}
+
+static unsigned int loop_rings(struct tp_worker *w)
+{
+	return poll_rings(w);
+}
+
+static unsigned int (*const role_loop[TP_ROLE_MAX])(struct tp_worker *w) = {
+	[TP_ROLE_WORKER] = loop_worker,
+	[TP_ROLE_INPUT] = loop_input,
+	[TP_ROLE_FORWARDING] = loop_rings,
+	[TP_ROLE_OUTPUT] = loop_rings,
+};
+
+void tp_worker_keepalive(struct tp_worker *w)
+{
+	drain_inject(w);
+	tp_worker_tx_flush(w);
+	rte_rcu_qsbr_quiescent(tp.qs, w->id);
+}
+
 int tp_worker_main(void *arg)
 {
 	struct tp_worker *w = arg;
 	uint32_t idle = 0, sleep_us = 1;
-	struct rte_mbuf *pkts[TP_BURST];
 	uint64_t t0;
 
 	rte_rcu_qsbr_thread_register(tp.qs, w->id);
 	rte_rcu_qsbr_thread_online(tp.qs, w->id);
 	w->st.start_tsc = rte_rdtsc();
-	w->tb.last_tsc = w->st.start_tsc;
+	for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
+		for (unsigned int c = 0; c < TP_PUNT_CLASSES; c++)
+			w->tb[p][c].last_tsc = w->st.start_tsc;
 	t0 = w->st.start_tsc;
 
 	/* One TSC read per iteration, at its end: that is also where the next
 	 * iteration starts, so a busy iteration's cycles are t1 - t0. */
 	while (likely(tp.running)) {
-		const struct tp_worker_conf *c = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
-		unsigned int work = 0;
+		const struct tp_lcore_conf *c = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
+		unsigned int work = role_loop[c->role](w);
 		uint64_t t1;
 
-		for (unsigned int q = 0; c != NULL && q < c->n_rxq; q++) {
-			uint16_t port = c->rxq[q].port;
-			uint16_t n = rte_eth_rx_burst(port, c->rxq[q].queue, pkts, TP_BURST);
-			if (n == 0)
-				continue;
-			work += n;
-			w->st.rx += n;
-			w->st.port[port].rx += n;
-			tp_ip4_input(w, pkts, n);
-			tp_worker_tx_flush(w);
-		}
-		work += worker_drain_inject(w);
+		work += drain_inject(w);
 		rte_rcu_qsbr_quiescent(tp.qs, w->id);
 		w->st.polls++;
 		t1 = rte_rdtsc();
@@ -141,6 +210,7 @@ int tp_worker_main(void *arg)
 			t0 = rte_rdtsc(); /* the sleep is not the next iteration's */
 		}
 	}
+	tp_worker_tx_flush(w);
 	rte_rcu_qsbr_thread_offline(tp.qs, w->id);
 	rte_rcu_qsbr_thread_unregister(tp.qs, w->id);
 	return 0;

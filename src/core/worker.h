@@ -1,50 +1,81 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Data-plane workers: their state, counters, and the run-to-completion loop.
+/* Data-plane lcores: their roles, state, counters and loops.
  *
- * Ownership: the control plane allocates workers at start-up and publishes each
- * worker's receive-queue list (struct tp_worker_conf) with an atomic pointer
- * store; the old list is freed only after rte_rcu_qsbr_synchronize(). A worker
- * writes only its own counters; the control plane reads them without locks
- * (64-bit loads do not tear on x86-64). */
+ * Every data-plane lcore is a struct tp_worker, whatever its role:
+ *   worker      run to completion: receive, the port's input function, transmit
+ *   input       receive and run the port's input function, which hands packets on
+ *               through rings (core/ring.h) instead of finishing them
+ *   forwarding  dequeue from its rings, run each ring's handler
+ *   output      dequeue from its rings, run each ring's handler (usually transmit)
+ * Each lcore has its own TX queue on every port (txq), its own exception rings to
+ * the control plane and an inject ring from it, and reports an RCU quiescent
+ * state once per loop (it goes offline only while it sleeps).
+ *
+ * Ownership: the control plane allocates the lcores at start-up and publishes each
+ * one's configuration (struct tp_lcore_conf: role, receive queues, rings) with an
+ * atomic pointer store; the old one is freed after an RCU grace period (core/rcu.h).
+ * An lcore writes only its own counters and buffers; the control plane reads the
+ * counters without locks. */
 #ifndef TP_CORE_WORKER_H
 #define TP_CORE_WORKER_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
-#include "drop.h"
+#include "counter.h"
+#include "limits.h"
+#include "mbuf.h"
 
-#define TP_BURST 32
-#define TP_MAX_PORTS RTE_MAX_ETHPORTS
-#define TP_MAX_WORKERS 16
+enum tp_role {
+	TP_ROLE_WORKER,
+	TP_ROLE_INPUT,
+	TP_ROLE_FORWARDING,
+	TP_ROLE_OUTPUT,
+	TP_ROLE_MAX
+};
+
+/* Classes of what goes to the control plane, each with its own token bucket per port
+ * and lcore; the control class also has its own ring, drained first. */
+enum tp_punt_class {
+	TP_PUNT_CONTROL,   /* ARP and routing protocols (OSPF, BGP, BFD, ...) */
+	TP_PUNT_SIGNALING, /* a network function's signaling (11073 association, ...) */
+	TP_PUNT_OTHER,	   /* TTL expiry, unresolved neighbours, options, other local traffic */
+	TP_PUNT_CLASSES
+};
 
 struct tp_rxq {
 	uint16_t port;
 	uint16_t queue;
 };
 
-struct tp_worker_conf {
+struct tp_ring;
+
+/* What one lcore does; published with RCU, replaced whole. */
+struct tp_lcore_conf {
+	uint8_t role; /* enum tp_role */
 	unsigned int n_rxq;
-	struct tp_rxq rxq[];
+	unsigned int n_rings;
+	struct tp_rxq *rxq;
+	struct tp_ring **rings;
 };
 
 struct tp_port_ctr {
 	uint64_t rx;
 	uint64_t tx;
 	uint64_t exc;
-	uint64_t drop;
 };
 
 struct tp_wstats {
 	uint64_t rx;
 	uint64_t tx;
 	uint64_t exc;
-	uint64_t drops[TP_DROP_MAX];
 	uint64_t polls;
 	uint64_t idle_polls;
 	uint64_t busy_cycles;
@@ -52,89 +83,96 @@ struct tp_wstats {
 	struct tp_port_ctr port[TP_MAX_PORTS];
 };
 
-/* Token bucket bounding what one worker hands to the control plane. */
+/* Token bucket bounding what one lcore hands to the control plane. */
 struct tp_tbucket {
-	uint64_t tokens;	/* TSC cycles of credit */
+	uint64_t tokens;     /* TSC cycles of credit */
 	uint64_t last_tsc;
-	uint64_t cost;		/* cycles of credit one packet takes: tsc_hz / rate */
-	uint64_t max_tokens;	/* burst * cost */
+	uint64_t cost;	     /* cycles of credit one packet takes: tsc_hz / rate */
+	uint64_t max_tokens; /* burst * cost */
 };
 
 struct tp_txbuf {
-	uint16_t n;
+	uint16_t n; /* invariant: < TP_BURST outside tp_worker_tx_enqueue */
 	struct rte_mbuf *pkts[TP_BURST];
 };
 
-/* Per-packet metadata in the mbuf private area (one cache line is reserved). */
-struct tp_mbuf_priv {
-	uint8_t punt;		/* enum tp_punt when handed to the control plane */
-	uint8_t pad[7];
-};
-_Static_assert(sizeof(struct tp_mbuf_priv) <= RTE_CACHE_LINE_SIZE, "mbuf private area");
-
 struct tp_worker {
-	unsigned int id;	/* 0..n_workers-1, also the RCU thread id and TX queue */
+	unsigned int id;    /* 0..n_workers-1: the RCU thread id, also the TX queue */
 	unsigned int lcore;
-	struct tp_worker_conf *conf; /* RCU-published, see above */
-	struct rte_ring *exc_ring;   /* worker -> control plane (SP/SC) */
-	struct rte_ring *inject_ring; /* control plane -> worker: frames to transmit (SP/SC) */
-	struct tp_tbucket tb;
-	uint64_t tx_dirty;	     /* bit per port with frames in txb */
+	uint16_t txq;
+	struct tp_lcore_conf *conf;	 /* RCU-published, see above */
+	struct rte_ring *exc_ring[2];	 /* to the control plane: [0] control class, [1] others */
+	struct rte_ring *inject_ring;	 /* from the control plane: frames to send (m->port) */
+	uint64_t (*ctr)[TP_CTR_MAX];	 /* [port][counter id] */
+	void *nf_state[TP_NF_MAX];	 /* core/nf.h: tp_nf_lcore() */
+	uint64_t tx_dirty;		 /* bit per port with frames in txb */
 	struct tp_txbuf txb[TP_MAX_PORTS];
+	struct tp_tbucket tb[TP_MAX_PORTS][TP_PUNT_CLASSES];
 	struct tp_wstats st __rte_cache_aligned;
 } __rte_cache_aligned;
 
-static inline struct tp_mbuf_priv *tp_mbuf_priv(struct rte_mbuf *m)
-{
-	return (struct tp_mbuf_priv *)rte_mbuf_to_priv(m);
-}
-
-/* Main loop of a worker lcore; arg is its struct tp_worker. */
+/* Main loop of a data-plane lcore; arg is its struct tp_worker. */
 int tp_worker_main(void *arg);
 
-/* Hand m to the control plane for reason r; consumes m (queued or dropped and counted). */
-void tp_worker_punt(struct tp_worker *w, struct rte_mbuf *m, enum tp_punt r);
+/* One pass of the lcore's loop, for code that must keep the lcore's other work
+ * going while it waits (single-plane signaling): polls the inject ring, transmits,
+ * and reports a quiescent state, so the caller must hold no pointer into
+ * RCU-protected tables across it. */
+void tp_worker_keepalive(struct tp_worker *w);
 
-/* Drop m for reason r on ingress port; consumes m. */
-/* Transmit every buffered frame; counts what the port did not take as dropped. */
+/* Count event or reason id on port (the packet stays the caller's). */
+static inline void tp_count(struct tp_worker *w, uint16_t port, unsigned int id)
+{
+	w->ctr[port][id]++;
+}
+
+/* Drop m for reason id (a TP_CTR_DROP counter) on its ingress port; consumes m. */
+static inline void tp_drop(struct tp_worker *w, struct rte_mbuf *m, unsigned int id)
+{
+	w->ctr[m->port][id]++;
+	rte_pktmbuf_free(m);
+}
+
+/* Hand m to the control plane (its port's TAP) for reason id (a TP_CTR_PUNT counter),
+ * within the token bucket of (m->port, cls) on this lcore; consumes m (queued, or
+ * dropped and counted as exception_ratelimited or exception_ring_full). */
+void tp_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int id, enum tp_punt_class cls);
+
+/* Transmit what port's buffer holds; counts what the port did not take as dropped. */
+void tp_worker_tx_flush_port(struct tp_worker *w, uint16_t port);
+/* Transmit every buffered frame. */
 void tp_worker_tx_flush(struct tp_worker *w);
 
-/* Buffer m for transmission on port; flushes the port's buffer when it is full. */
+/* Buffer m for transmission on port. Invariant: a buffer is never full on entry
+ * (whoever fills one sends it as it becomes full), so this writes in bounds. */
 static inline void tp_worker_tx_enqueue(struct tp_worker *w, struct rte_mbuf *m, uint16_t port)
 {
 	struct tp_txbuf *b = &w->txb[port];
 
+	assert(b->n < TP_BURST);
 	b->pkts[b->n++] = m;
 	w->tx_dirty |= 1ull << port;
 	if (unlikely(b->n == TP_BURST))
-		tp_worker_tx_flush(w);
+		tp_worker_tx_flush_port(w, port);
 }
 
-/* Buffer n frames for port (n <= TP_BURST). */
+/* Buffer n frames for port (any n). */
 static inline void tp_worker_tx_enqueue_bulk(struct tp_worker *w, struct rte_mbuf **m,
 					     unsigned int n, uint16_t port)
 {
 	struct tp_txbuf *b = &w->txb[port];
-	unsigned int room = TP_BURST - b->n;
 
-	if (unlikely(n > room)) {
-		memcpy(&b->pkts[b->n], m, room * sizeof(*m));
-		b->n = TP_BURST;
+	assert(b->n < TP_BURST);
+	while (n) {
+		unsigned int k = RTE_MIN(n, (unsigned int)(TP_BURST - b->n));
+		memcpy(&b->pkts[b->n], m, k * sizeof(*m));
+		b->n = (uint16_t)(b->n + k);
 		w->tx_dirty |= 1ull << port;
-		tp_worker_tx_flush(w);
-		m += room;
-		n -= room;
+		m += k;
+		n -= k;
+		if (b->n == TP_BURST)
+			tp_worker_tx_flush_port(w, port);
 	}
-	memcpy(&b->pkts[b->n], m, n * sizeof(*m));
-	b->n = (uint16_t)(b->n + n);
-	w->tx_dirty |= 1ull << port;
-}
-
-static inline void tp_worker_drop(struct tp_worker *w, struct rte_mbuf *m, enum tp_drop r)
-{
-	w->st.drops[r]++;
-	w->st.port[m->port].drop++;
-	rte_pktmbuf_free(m);
 }
 
 #endif

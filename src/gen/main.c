@@ -87,6 +87,33 @@ static int write_pcap(const char *path, unsigned long count, const char *spec)
 	return EXIT_SUCCESS;
 }
 
+static char sock[108], prev_sock[256];
+static bool default_sock;
+static int status = EXIT_FAILURE;
+static struct tp_api_opts api_opts = {.gid = (gid_t)-1};
+
+/* The configuration ran (or there was none): open the API. */
+static void start_api(int ret, void *arg)
+{
+	char err[256];
+
+	if (ret < 0) {
+		fprintf(stderr, "twinplane-gen: configuration %s failed (see the log)\n",
+			(const char *)arg);
+		gen.running = false;
+		return;
+	}
+	ret = tp_api_init(sock, &api_opts, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "twinplane-gen: API socket %s: %s\n", sock,
+			err[0] ? err : strerror(-ret));
+		gen.running = false;
+		return;
+	}
+	TP_LOG(INFO, "generator ready, API on %s", sock);
+	status = EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -102,8 +129,8 @@ int main(int argc, char **argv)
 	const char *config = NULL, *log_file = NULL, *pcap = NULL, *stream = NULL;
 	unsigned long count = 0, mbufs = 32767;
 	bool count_given = false;
-	char sock[108] = "", lock_path[256];
-	int c, lock_fd, status = EXIT_FAILURE;
+	char lock_path[256];
+	int c, lock_fd;
 	unsigned int worker;
 	FILE *log = NULL;
 
@@ -162,9 +189,12 @@ int main(int argc, char **argv)
 		}
 		return write_pcap(pcap, count, stream);
 	}
-	if (sock[0] == '\0')
+	if (sock[0] == '\0') {
 		snprintf(sock, sizeof(sock), TP_API_DEFAULT_DIR "/%s.sock", eo.name);
-	lock_fd = tp_instance_lock("twinplane-gen", eo.name, lock_path, sizeof(lock_path));
+		default_sock = true;
+	}
+	lock_fd = tp_instance_lock("twinplane-gen", eo.name, sock, lock_path, sizeof(lock_path),
+				   prev_sock, sizeof(prev_sock));
 	if (lock_fd < 0)
 		return EXIT_FAILURE;
 	if (log_file) {
@@ -190,20 +220,18 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	if (gen_engine_init((unsigned int)mbufs) < 0 || tp_ctl_init() < 0 || tp_api_init(sock) < 0) {
+	if (gen_engine_init((unsigned int)mbufs) < 0 || tp_ctl_init() < 0) {
 		fprintf(stderr, "twinplane-gen: start-up failed: %s\n", rte_strerror(rte_errno));
 		goto eal_cleanup;
 	}
+	api_opts.may_remove_stale = default_sock || strcmp(prev_sock, sock) == 0;
 	gen.running = true;
 	gen.worker_lcore = worker;
 	rte_eal_remote_launch(gen_worker_main, NULL, worker);
-	if (config && tp_cmd_run_file(config) < 0) {
-		fprintf(stderr, "twinplane-gen: configuration %s failed (see the log)\n", config);
+	if (config == NULL)
+		start_api(0, NULL);
+	else if (tp_cmd_run_file(config, start_api, (void *)(uintptr_t)config) < 0)
 		gen.running = false;
-	} else {
-		TP_LOG(INFO, "generator ready, API on %s", sock);
-		status = EXIT_SUCCESS;
-	}
 	tp_ctl_loop(&gen.running);
 	rte_eal_mp_wait_lcore();
 	tp_api_fini();

@@ -11,16 +11,15 @@
 
 static struct rte_hash *neigh_hash;
 
-/* Called by rte_hash once no reader can hold the key any more. */
-static void neigh_free_data(void *p, void *data)
+/* Once no reader can hold the key any more. */
+static void neigh_release(uint32_t nh)
 {
-	tp_nh_free((uint32_t)(uintptr_t)data);
+	tp_nh_free(nh);
 }
 
-int tp_neigh_init(struct rte_rcu_qsbr *qs, unsigned int max_entries)
+int tp_neigh_init(unsigned int max_entries)
 {
-	neigh_hash = tp_rcu_hash_create("tp_neigh", max_entries, sizeof(uint32_t), qs,
-					neigh_free_data);
+	neigh_hash = tp_rcu_hash_create("tp_neigh", max_entries, sizeof(uint32_t));
 	return neigh_hash ? 0 : -rte_errno;
 }
 
@@ -67,8 +66,8 @@ void tp_neigh_unref(uint32_t nh)
 		return;
 	if (--e->refcnt > 0)
 		return;
-	/* SYNC mode: returns after a grace period, having freed nh in neigh_free_data */
-	rte_hash_del_key(neigh_hash, &ip);
+	/* the next-hop entry is freed after a grace period (neigh_release) */
+	tp_rcu_hash_del(neigh_hash, &ip, neigh_release);
 }
 
 int tp_neigh_learn(uint32_t ip, uint16_t port, const uint8_t *mac)

@@ -5,7 +5,8 @@
  * entry (tables/nexthop.h) holding its MAC and port; routes through the
  * neighbour and the kernel's own neighbour entry each hold a reference. When
  * the last reference goes, the key is deleted and, after an RCU grace period
- * (rte_hash RCU in SYNC mode), the next-hop entry is freed. Readers (any
+ * (the defer queue of core/rcu.h: the writer does not wait), the next-hop entry
+ * is freed. Readers (any
  * worker) call tp_neigh_lookup() between two quiescent-state reports. */
 #ifndef TP_TABLES_NEIGH_H
 #define TP_TABLES_NEIGH_H
@@ -14,15 +15,16 @@
 
 #include <rte_rcu_qsbr.h>
 
-/* Create the table, registered with qs for safe reclamation. 0 or negative errno. */
-int tp_neigh_init(struct rte_rcu_qsbr *qs, unsigned int max_entries);
+/* Create the table (core/rcu.h must be set up). 0 or negative errno. */
+int tp_neigh_init(unsigned int max_entries);
 void tp_neigh_fini(void);
 /* Next-hop id of ip, or -ENOENT. Lock-free; callable from workers. */
 int tp_neigh_lookup(uint32_t ip);
 /* Get (creating unresolved if absent) the neighbour ip on port and take a reference.
  * Returns the next-hop id or a negative errno. Control plane only. */
 int tp_neigh_ref(uint32_t ip, uint16_t port);
-/* Drop a reference; the last one deletes the entry (blocks for an RCU grace period). */
+/* Drop a reference; the last one deletes the entry (its next hop is freed after an
+ * RCU grace period, without waiting). */
 void tp_neigh_unref(uint32_t nh);
 /* The kernel resolved ip to mac on port (mac != NULL), or forgot it (mac == NULL).
  * Returns the next-hop id (>= 0) the neighbour has after the update, -ENOENT when

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Shared tables on rte_hash: one writer (the control plane), lock-free readers,
- * entries reclaimed after an RCU grace period. */
+/* rte_hash with lock-free readers and reclamation after an RCU grace period: the
+ * one constructor for the project's shared hashes (neighbours, the AE table).
+ *
+ * The writer (one at a time) never waits: a deleted key's slot, and the value it
+ * held, are released by core/rcu.h's defer queue once no reader can hold them.
+ * Values are 32-bit indexes (into a next-hop or AE array). */
 #ifndef TP_TABLES_RCU_HASH_H
 #define TP_TABLES_RCU_HASH_H
 
 #include <stdint.h>
 
 #include <rte_hash.h>
-#include <rte_rcu_qsbr.h>
 
-/* A hash of entries keys of key_len bytes, lock-free for readers, registered
- * with qs (when not NULL) in SYNC mode: a delete returns after the grace
- * period, having called free_data(NULL, data). NULL with rte_errno set. */
-struct rte_hash *tp_rcu_hash_create(const char *name, uint32_t entries, uint32_t key_len,
-				    struct rte_rcu_qsbr *qs, rte_hash_free_key_data free_data);
+/* NULL with rte_errno set. */
+struct rte_hash *tp_rcu_hash_create(const char *name, uint32_t entries, uint32_t key_len);
+/* Delete key; after a grace period its slot is freed and release(value) runs (on the
+ * control thread). 0 or -ENOENT. */
+int tp_rcu_hash_del(struct rte_hash *h, const void *key, void (*release)(uint32_t value));
 
 #endif

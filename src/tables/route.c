@@ -37,7 +37,9 @@ int tp_route_init(struct rte_rcu_qsbr *qs, unsigned int max_routes)
 		.max_rules = max_routes,
 		.number_tbl8s = 1 << 12,
 	};
-	struct rte_lpm_rcu_config rc = {.v = qs, .mode = RTE_LPM_QSBR_MODE_SYNC};
+	/* DQ mode: freed tbl8 groups wait in rte_lpm's own defer queue, reclaimed
+	 * when it fills or a group is needed; a delete never waits for readers */
+	struct rte_lpm_rcu_config rc = {.v = qs, .mode = RTE_LPM_QSBR_MODE_DQ};
 	struct rte_hash_parameters hp = {
 		.name = "tp_route_idx",
 		.entries = max_routes,

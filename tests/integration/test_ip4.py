@@ -197,7 +197,7 @@ def test_route_add_used_then_del_stops(router_lab: RouterLab, way: str) -> None:
     c0 = lab.counters()
     assert exchange(lab, dst, n) == 0, f"deleted route {prefix} still forwards"
     c1 = lab.counters()
-    assert delta(c1, c0, "drops", "no_route") >= n
+    assert delta(c1, c0, "drops", "ip4.no_route") >= n
 
 
 def _checksum(hdr: bytes) -> int:
@@ -243,17 +243,17 @@ def _bad_version(base: Packet) -> bytes:
 
 
 BAD_PACKETS: dict[str, Callable[[Packet], bytes]] = {
-    "ip_bad_checksum": _bad_checksum,
-    "ip_too_short": _too_short,
-    "ip_bad_ihl": _bad_ihl,
-    "ip_len_exceeds_frame": _len_exceeds_frame,
-    "ip_bad_version": _bad_version,
+    "ip4.bad_checksum": _bad_checksum,
+    "ip4.too_short": _too_short,
+    "ip4.bad_ihl": _bad_ihl,
+    "ip4.len_exceeds_frame": _len_exceeds_frame,
+    "ip4.bad_version": _bad_version,
 }
 
 
 def test_drop_reasons_listed(router_lab: RouterLab) -> None:
     drops = router_lab.drops()
-    missing = [r for r in [*BAD_PACKETS, "no_route"] if r not in drops]
+    missing = [r for r in [*BAD_PACKETS, "ip4.no_route"] if r not in drops]
     assert not missing, f"drop reasons missing from show counters: {missing}; have {sorted(drops)}"
     assert all(isinstance(v, int) for v in drops.values())
 

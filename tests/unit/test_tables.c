@@ -11,32 +11,32 @@
 #include <rte_malloc.h>
 #include <rte_rcu_qsbr.h>
 
+#include "../../src/core/rcu.h"
+#include "../../src/core/tp.h"
 #include "../../src/tables/neigh.h"
 #include "../../src/tables/nexthop.h"
 #include "../../src/tables/route.h"
 #include "eal_fixture.h"
 
-static struct rte_rcu_qsbr *qs;
 static const uint8_t mac_a[6] = {2, 0, 0, 0, 0, 0xa};
 static const uint8_t mac_b[6] = {2, 0, 0, 0, 0, 0xb};
 
 static int setup(void **state)
 {
-	size_t sz = rte_rcu_qsbr_get_memsize(1);
-	qs = rte_zmalloc("qs", sz, RTE_CACHE_LINE_SIZE);
-	if (qs == NULL || rte_rcu_qsbr_init(qs, 1) != 0)
+	if (tp_rcu_init(1) < 0)
 		return -1;
-	if (tp_nh_init() < 0 || tp_neigh_init(qs, 1024) < 0 || tp_route_init(qs, 1024) < 0)
+	if (tp_nh_init() < 0 || tp_neigh_init(1024) < 0 || tp_route_init(tp.qs, 1024) < 0)
 		return -1;
 	return 0;
 }
 
 static int teardown(void **state)
 {
+	tp_rcu_reclaim();
 	tp_route_fini();
 	tp_neigh_fini();
 	tp_nh_fini();
-	rte_free(qs);
+	tp_rcu_fini();
 	return 0;
 }
 
@@ -80,6 +80,8 @@ static void test_neigh_learn_replace_forget(void **state)
 	assert_int_equal(tp_neigh_count(), 1);
 	assert_int_equal(tp_neigh_learn(0x0a000002, 1, NULL), -ENOENT);
 	assert_int_equal(tp_neigh_lookup(0x0a000002), -ENOENT);
+	/* the next hop goes after a grace period (no reader here: the next reclaim) */
+	assert_int_equal(tp_rcu_reclaim(), 1);
 	assert_int_equal(tp_nh_count(), base);
 }
 
@@ -147,25 +149,27 @@ static void test_kernel_host_route_precedence(void **state)
 	assert_int_equal(tp_route_count(), 0);
 }
 
-/* --- RCU: a neighbour's next hop is not freed while a reader may hold it --- */
-static volatile int reader_holding, reader_released, reader_stop;
+/* --- RCU: a neighbour's next hop is not freed while a reader may hold it, and the
+ * writer does not wait for the reader --- */
+static volatile int reader_holding, reader_release, reader_released, reader_stop;
 static volatile uint32_t reader_nh;
 
 static void *reader(void *arg)
 {
-	rte_rcu_qsbr_thread_register(qs, 0);
-	rte_rcu_qsbr_thread_online(qs, 0);
+	rte_rcu_qsbr_thread_register(tp.qs, 0);
+	rte_rcu_qsbr_thread_online(tp.qs, 0);
 	reader_nh = lookup(0x0a000005); /* start of a read-side critical section */
 	reader_holding = 1;
-	usleep(300 * 1000);		/* a long burst */
+	while (!reader_release)		/* a long burst */
+		usleep(1000);
 	reader_released = 1;
-	rte_rcu_qsbr_quiescent(qs, 0);	/* end of it */
+	rte_rcu_qsbr_quiescent(tp.qs, 0); /* end of it */
 	while (!reader_stop) {
-		rte_rcu_qsbr_quiescent(qs, 0);
+		rte_rcu_qsbr_quiescent(tp.qs, 0);
 		usleep(100);
 	}
-	rte_rcu_qsbr_thread_offline(qs, 0);
-	rte_rcu_qsbr_thread_unregister(qs, 0);
+	rte_rcu_qsbr_thread_offline(tp.qs, 0);
+	rte_rcu_qsbr_thread_unregister(tp.qs, 0);
 	return NULL;
 }
 
@@ -174,17 +178,33 @@ static void test_rcu_reclamation_waits_for_reader(void **state)
 	pthread_t t;
 	int nh = tp_neigh_learn(0x0a000005, 1, mac_a);
 	tp_route_host_update(0x0a000005, 1, nh);
+	tp_rcu_reclaim(); /* what earlier tests left: no reader yet */
+	assert_int_equal(tp_rcu_pending(), 0);
 	unsigned int used = tp_nh_count();
 
-	reader_holding = reader_released = reader_stop = 0;
+	reader_holding = reader_release = reader_released = reader_stop = 0;
 	assert_int_equal(pthread_create(&t, NULL, reader, NULL), 0);
 	while (!reader_holding)
 		usleep(1000);
 	assert_int_equal(reader_nh, (uint32_t)nh);
-	/* delete while the reader holds the id: must block until it reports quiescent */
+	/* delete while the reader holds the id: returns at once, frees nothing yet */
 	tp_neigh_learn(0x0a000005, 1, NULL);
 	tp_route_host_update(0x0a000005, 1, -ENOENT);
-	assert_true(reader_released);
+	assert_false(reader_released);
+	assert_int_equal(tp_rcu_reclaim(), 0);
+	usleep(20 * 1000);
+	assert_int_equal(tp_rcu_reclaim(), 0);
+	assert_true(tp_nh_table[nh].in_use);
+	assert_int_equal(tp_nh_count(), used);
+	/* the reader's quiescent state ends the grace period */
+	reader_release = 1;
+	while (!reader_released)
+		usleep(1000);
+	for (int i = 0; i < 1000 && tp_rcu_pending(); i++) {
+		tp_rcu_reclaim();
+		usleep(1000);
+	}
+	assert_int_equal(tp_rcu_pending(), 0);
 	assert_int_equal(tp_nh_count(), used - 1);
 	assert_false(tp_nh_table[nh].in_use);
 	reader_stop = 1;

@@ -10,6 +10,22 @@
 struct tp_ae *tp_ae_table;
 static uint32_t free_list[TP_AE_MAX];
 static unsigned int n_free;
+/* the free list's lock: the daemon frees slots on its control thread after a grace
+ * period while a single-plane lcore may be creating entries (held for a few
+ * instructions) */
+static volatile int free_lock;
+
+static void free_list_lock(void)
+{
+	while (__atomic_exchange_n(&free_lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&free_lock, __ATOMIC_RELAXED))
+			;
+}
+
+static void free_list_unlock(void)
+{
+	__atomic_store_n(&free_lock, 0, __ATOMIC_RELEASE);
+}
 
 static uint64_t ae_key(uint32_t ip, uint16_t port)
 {
@@ -21,16 +37,18 @@ void tp_ae_slot_free(uint32_t idx)
 	uint16_t gen = tp_ae_table[idx].gen;
 	memset(&tp_ae_table[idx], 0, sizeof(tp_ae_table[idx]));
 	tp_ae_table[idx].gen = gen;
+	free_list_lock();
 	free_list[n_free++] = idx;
+	free_list_unlock();
 }
 
-int tp_ae_init(struct rte_rcu_qsbr *qs)
+int tp_ae_init(void)
 {
 	void *t;
 
 	if (tp_ae_table != NULL)
 		return 0;
-	if (tp_ae_index_init(qs, sizeof(*tp_ae_table) * TP_AE_MAX, &t) < 0)
+	if (tp_ae_index_init(sizeof(*tp_ae_table) * TP_AE_MAX, &t) < 0)
 		return -ENOMEM;
 	tp_ae_table = t;
 	for (uint32_t i = 0; i < TP_AE_MAX; i++)
@@ -49,9 +67,13 @@ int tp_ae_create(uint32_t ip, uint16_t port, const uint8_t sysid[8])
 	struct tp_ae *e;
 	uint32_t idx;
 
-	if (n_free == 0)
+	free_list_lock();
+	if (n_free == 0) {
+		free_list_unlock();
 		return -ENOSPC;
+	}
 	idx = free_list[--n_free];
+	free_list_unlock();
 	e = &tp_ae_table[idx];
 	uint16_t gen = (uint16_t)(e->gen + 1);
 	memset(e, 0, sizeof(*e));
@@ -63,7 +85,9 @@ int tp_ae_create(uint32_t ip, uint16_t port, const uint8_t sysid[8])
 	tp_m2m_phd_originator(sysid, e->origin);
 	e->state = TP_AE_CONFIGURING;
 	if (tp_ae_index_add(ae_key(ip, port), idx) < 0) {
+		free_list_lock();
 		free_list[n_free++] = idx;
+		free_list_unlock();
 		return -ENOSPC;
 	}
 	return (int)idx;

@@ -4,17 +4,17 @@
  * Two implementations: ae_index_rte.c (rte_hash, lock-free reads, slots
  * reclaimed after an RCU grace period: the daemon) and ae_index_local.c (a
  * plain open-addressing hash, one thread: the socket gateway). One writer at a
- * time; lookups may run concurrently only with the rte_hash one. */
+ * time; lookups may run concurrently only with the rte_hash one. tp_ae_slot_free
+ * may run on another thread than the writer (the daemon's control thread while a
+ * single-plane lcore writes): ae.c's free list takes a lock. */
 #ifndef TP_NF_IOTGW_AE_INDEX_H
 #define TP_NF_IOTGW_AE_INDEX_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct rte_rcu_qsbr;
-
 /* Allocate the table (*table, zeroed, bytes long) and the index. */
-int tp_ae_index_init(struct rte_rcu_qsbr *qs, size_t bytes, void **table);
+int tp_ae_index_init(size_t bytes, void **table);
 int tp_ae_index_add(uint64_t key, uint32_t idx);
 /* The index stored for key, or -ENOENT. */
 int tp_ae_index_lookup(uint64_t key);

@@ -24,9 +24,8 @@ static unsigned int hash(uint64_t k)
 	return (unsigned int)k & (SLOTS - 1);
 }
 
-int tp_ae_index_init(struct rte_rcu_qsbr *qs, size_t bytes, void **table)
+int tp_ae_index_init(size_t bytes, void **table)
 {
-	(void)qs;
 	*table = calloc(1, bytes);
 	slots = malloc(sizeof(*slots) * SLOTS);
 	if (*table == NULL || slots == NULL)

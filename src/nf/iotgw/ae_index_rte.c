@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The daemon's AE index: rte_hash with lock-free reads, RCU (SYNC) reclamation. */
+/* The daemon's AE index: rte_hash with lock-free reads, slots reclaimed through the
+ * RCU defer queue. */
 #include <errno.h>
 
 #include <rte_hash.h>
@@ -11,17 +12,16 @@
 
 static struct rte_hash *ae_hash;
 
-/* rte_hash calls this once no reader can hold the index any more (RCU SYNC). */
-static void ae_free(void *p, void *data)
+/* Once no reader can hold the index any more (the control thread). */
+static void ae_release(uint32_t idx)
 {
-	(void)p;
-	tp_ae_slot_free((uint32_t)(uintptr_t)data);
+	tp_ae_slot_free(idx);
 }
 
-int tp_ae_index_init(struct rte_rcu_qsbr *qs, size_t bytes, void **table)
+int tp_ae_index_init(size_t bytes, void **table)
 {
 	*table = rte_zmalloc("tp_ae_table", bytes, RTE_CACHE_LINE_SIZE);
-	ae_hash = tp_rcu_hash_create("tp_ae", TP_AE_MAX, sizeof(uint64_t), qs, ae_free);
+	ae_hash = tp_rcu_hash_create("tp_ae", TP_AE_MAX, sizeof(uint64_t));
 	return *table == NULL || ae_hash == NULL ? -ENOMEM : 0;
 }
 
@@ -42,7 +42,7 @@ int tp_ae_index_lookup(uint64_t key)
 void tp_ae_index_del(uint64_t key, uint32_t idx)
 {
 	(void)idx;
-	rte_hash_del_key(ae_hash, &key);
+	tp_rcu_hash_del(ae_hash, &key, ae_release);
 }
 
 unsigned int tp_ae_index_count(void)

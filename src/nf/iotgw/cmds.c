@@ -68,7 +68,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_iotgw = c;
 	/* the control side first: once the UDP port is registered, workers hand it
 	 * datagrams (single plane: straight to single.c's rings and pool) */
-	if ((ret = tp_ae_init(tp.qs)) < 0 || (ret = tp_iotgw_control_start()) < 0 ||
+	if ((ret = tp_ae_init()) < 0 || (ret = tp_iotgw_control_start()) < 0 ||
 	    (ret = tp_iotgw_fast_register()) < 0)
 		return tp_cmd_err(ctx, -ret, "iotgw enable: %s", strerror(-ret));
 	tp_iotgw.enabled = true;

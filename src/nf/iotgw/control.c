@@ -13,11 +13,13 @@
 #include <rte_rcu_qsbr.h>
 
 #include "../../control/control.h"
+#include "../../control/timer.h"
 #include "../../core/tp.h"
 #include "iotgw.h"
 #include "single.h"
 
 static int sock = -1;
+static struct tp_timer tick;
 
 static int sock_send(struct tp_iotgw_io *io, const uint8_t *buf, size_t len, uint32_t ip,
 		     uint16_t port)
@@ -53,14 +55,11 @@ static void sock_readable(int fd, void *arg)
 	}
 }
 
-void tp_iotgw_control_tick(void)
+/* Every 100 ms: session timeouts, the registrar's retries. */
+static void control_tick(struct tp_timer *t)
 {
-	static uint64_t next_ms;
 	uint64_t now = tp_ctl_now_ms();
 
-	if (now < next_ms)
-		return;
-	next_ms = now + 100;
 	if (tp_iotgw.single_plane) {
 		/* the worker may hold it for a whole registration: never wait for it here
 		 * (the API shares this thread) */
@@ -68,7 +67,6 @@ void tp_iotgw_control_tick(void)
 			tp_iotgw_session_expire(now, tp_iotgw_last_seen);
 			tp_iotgw_single_unlock();
 		}
-		tp_iotgw_single_tick();
 		return;
 	}
 	tp_iotgw_registrar_tick();
@@ -83,7 +81,9 @@ int tp_iotgw_control_start(void)
 	if (tp_iotgw.single_plane) {
 		if ((ret = tp_iotgw_single_init()) < 0)
 			return ret;
-		return tp_ctl_add_tick(tp_iotgw_control_tick);
+		tp_timer_init(&tick, "iotgw", control_tick, NULL);
+		tp_timer_every(&tick, 100);
+		return 0;
 	}
 	if ((ret = tp_iotgw_registrar_init()) < 0)
 		return ret;
@@ -99,5 +99,7 @@ int tp_iotgw_control_start(void)
 	}
 	if ((ret = tp_ctl_add_fd(sock, sock_readable, NULL)) < 0)
 		return ret;
-	return tp_ctl_add_tick(tp_iotgw_control_tick);
+	tp_timer_init(&tick, "iotgw", control_tick, NULL);
+	tp_timer_every(&tick, 100);
+	return 0;
 }

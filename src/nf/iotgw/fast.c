@@ -8,54 +8,55 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "../../core/l4.h"
+#include "../../core/nf.h"
 #include "../../core/tp.h"
 #include "../../proto/ip4.h"
 #include "../../tables/iface.h"
 #include "../../tables/nexthop.h"
 #include "../../tables/route.h"
+#include "../ip4/udp_local.h"
 #include "fast.h"
 #include "iotgw.h"
-
-static struct tp_iotgw_dp *wstate[TP_MAX_WORKERS];
 
 uint32_t tp_iotgw_last_seen(int idx)
 {
 	uint32_t t = 0;
-	for (unsigned int i = 0; i < TP_MAX_WORKERS; i++)
-		if (wstate[i] && wstate[i]->last_seen[idx] > t)
-			t = wstate[i]->last_seen[idx];
+	for (unsigned int i = 0; i < tp.n_workers; i++) {
+		const struct tp_iotgw_dp *dp = tp_iotgw_wstate(tp.workers[i]);
+		if (dp->last_seen[idx] > t)
+			t = dp->last_seen[idx];
+	}
 	return t;
 }
 
 uint64_t tp_iotgw_counter(enum tp_iotgw_ctr c)
 {
 	uint64_t sum = 0;
-	for (unsigned int i = 0; i < TP_MAX_WORKERS; i++)
-		if (wstate[i])
-			sum += __atomic_load_n(&wstate[i]->ctr[c], __ATOMIC_RELAXED);
+	for (unsigned int i = 0; i < tp.n_workers; i++)
+		for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
+			sum += __atomic_load_n(&tp.workers[i]->ctr[p][tp_iotgw_nf.ctr_base + c],
+					       __ATOMIC_RELAXED);
 	return sum;
 }
 
 uint64_t tp_iotgw_proc_cycles(void)
 {
 	uint64_t sum = 0;
-	for (unsigned int i = 0; i < TP_MAX_WORKERS; i++)
-		if (wstate[i])
-			sum += __atomic_load_n(&wstate[i]->proc_cycles, __ATOMIC_RELAXED);
+	for (unsigned int i = 0; i < tp.n_workers; i++)
+		sum += __atomic_load_n(&tp_iotgw_wstate(tp.workers[i])->proc_cycles,
+				       __ATOMIC_RELAXED);
 	return sum;
 }
 
 struct tp_iotgw_dp *tp_iotgw_wstate(const struct tp_worker *w)
 {
-	return wstate[w->id];
+	return tp_nf_lcore(w, &tp_iotgw_nf);
 }
 
-static inline void count_drop(struct tp_worker *w, struct tp_iotgw_dp *dp, struct rte_mbuf *m,
-			      enum tp_iotgw_ctr c)
+/* m dropped for reason c (a DROP counter of the port m came in on: dp->ctr) */
+static inline void count_drop(struct tp_iotgw_dp *dp, struct rte_mbuf *m, enum tp_iotgw_ctr c)
 {
 	dp->ctr[c]++;
-	w->st.port[m->port].drop++;
 	rte_pktmbuf_free(m);
 }
 
@@ -169,7 +170,7 @@ void tp_iotgw_reply(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_
  * single-plane mode, to the session manager right here. */
 static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t *l4)
 {
-	struct tp_iotgw_dp *dp = wstate[w->id];
+	struct tp_iotgw_dp *dp = tp_iotgw_wstate(w);
 	uint8_t *end = rte_pktmbuf_mtod(m, uint8_t *) + rte_pktmbuf_data_len(m);
 	uint16_t ulen = (uint16_t)(l4[4] << 8 | l4[5]);
 	struct emit_ctx ctx = {w, m->pool};
@@ -177,8 +178,9 @@ static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, ui
 	struct tp_phd_apdu a;
 	uint32_t sip;
 
+	dp->ctr = &w->ctr[m->port][tp_iotgw_nf.ctr_base]; /* counted on the ingress port */
 	if (ulen < 8 + 4 || l4 + ulen > end) {
-		count_drop(w, dp, m, TP_IOTGW_DECODE_ERR);
+		count_drop(dp, m, TP_IOTGW_DECODE_ERR);
 		return;
 	}
 	memcpy(&sip, l3 + 12, 4);
@@ -191,11 +193,10 @@ static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, ui
 			tp_iotgw_single_input(w, m, l4 + 8, ulen - 8u, ip, port);
 			return;
 		}
-		dp->ctr[TP_IOTGW_TO_CONTROL]++;
-		tp_worker_punt(w, m, TP_PUNT_NF);
+		tp_punt(w, m, tp_iotgw_nf.ctr_base + TP_IOTGW_TO_CONTROL, TP_PUNT_SIGNALING);
 		return;
 	case TP_IOTGW_V_DROP:
-		count_drop(w, dp, m, drop);
+		count_drop(dp, m, drop);
 		return;
 	case TP_IOTGW_V_DONE:
 		rte_pktmbuf_free(m);
@@ -204,7 +205,7 @@ static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, ui
 		uint8_t rsp[64];
 		int len = tp_iotgw_answer(&a.u.prst, rsp, sizeof(rsp));
 		if (len < 0) {
-			count_drop(w, dp, m, TP_IOTGW_DECODE_ERR);
+			count_drop(dp, m, TP_IOTGW_DECODE_ERR);
 			return;
 		}
 		dp->ctr[TP_IOTGW_RESPONSES]++;
@@ -216,12 +217,46 @@ static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, ui
 
 int tp_iotgw_fast_register(void)
 {
-	for (unsigned int i = 0; i < tp.n_workers; i++) {
-		if (wstate[i] == NULL)
-			wstate[i] = rte_zmalloc("iotgw_ws", sizeof(*wstate[i]), RTE_CACHE_LINE_SIZE);
-		if (wstate[i] == NULL)
-			return -ENOMEM;
-		wstate[i]->id = i;
-	}
-	return tp_udp_local_register(tp_iotgw.port, iotgw_input);
+	return tp_udp_local_register(tp_iotgw.port, iotgw_input, "iotgw");
 }
+
+/* --- the module --- */
+static const struct tp_ctr_desc iotgw_ctrs[] = {
+#define X(e, n, k) {n, TP_CTR_##k},
+	TP_IOTGW_COUNTERS(X)
+#undef X
+};
+
+static int opt_single_plane(const char *arg)
+{
+	tp_iotgw.single_plane = true;
+	return 0;
+}
+
+static const struct tp_nf_opt iotgw_opts[] = {
+	{"single-plane", false,
+	 "handle signaling inline on the worker, waiting for the IN-CSE (seed 000's old "
+	 "architecture, a baseline)",
+	 opt_single_plane},
+};
+
+static int iotgw_lcore_init(struct tp_worker *w, void *state)
+{
+	struct tp_iotgw_dp *dp = state;
+
+	dp->id = w->id;
+	dp->ctr = &w->ctr[0][tp_iotgw_nf.ctr_base];
+	return 0;
+}
+
+struct tp_nf tp_iotgw_nf = {
+	.name = "iotgw",
+	.help = "IoT gateway (seed 000): ISO/IEEE 11073 PHD to oneM2M over CoAP",
+	.ctrs = iotgw_ctrs,
+	.n_ctrs = RTE_DIM(iotgw_ctrs),
+	.lcore_size = sizeof(struct tp_iotgw_dp),
+	.lcore_init = iotgw_lcore_init,
+	.opts = iotgw_opts,
+	.n_opts = RTE_DIM(iotgw_opts),
+};
+TP_NF_REGISTER(tp_iotgw_nf)

@@ -32,8 +32,6 @@
 #include "../../proto/mder.h"
 #include "../../proto/onem2m.h"
 
-struct rte_rcu_qsbr;
-
 #define TP_AE_MAX 8192
 #define TP_AE_MAX_METRICS 8
 #define TP_AE_PATH_MAX 96
@@ -90,24 +88,26 @@ struct tp_iotgw_conf {
 extern struct tp_iotgw_conf tp_iotgw;
 extern struct tp_ae *tp_ae_table;
 
-/* Per-worker counters of the fast path (named like drop reasons). */
+/* Counters of the report path: in the daemon, the module's counters (core/counter.h:
+ * "iotgw.<name>", per port and lcore); in the socket gateway, an array of its own.
+ * X(enum suffix, name, kind) */
 #define TP_IOTGW_COUNTERS(X)                                                                       \
-	X(REPORTS, "reports")                                                                     \
-	X(CIN_SENT, "cin_sent")                                                                   \
-	X(RESPONSES, "responses_sent")                                                            \
-	X(DUPLICATES, "duplicates")                                                               \
-	X(TO_CONTROL, "signaling_to_control")                                                     \
-	X(UNASSOCIATED, "drop_unassociated")                                                      \
-	X(NOT_READY, "drop_not_ready")                                                            \
-	X(DECODE_ERR, "drop_decode_error")                                                        \
-	X(UNKNOWN_OBJ, "drop_unknown_object")                                                     \
-	X(NO_ROUTE, "drop_cse_unreachable")                                                       \
-	X(NOMBUF, "drop_no_mbuf")                                                                 \
-	X(SIGNALING_INLINE, "signaling_inline")                                                   \
-	X(BACKLOG_DROP, "drop_single_plane_backlog")
+	X(REPORTS, "reports", EVENT)                                                              \
+	X(CIN_SENT, "cin_sent", EVENT)                                                            \
+	X(RESPONSES, "responses_sent", EVENT)                                                     \
+	X(DUPLICATES, "duplicates", EVENT)                                                        \
+	X(TO_CONTROL, "signaling_to_control", PUNT)                                               \
+	X(UNASSOCIATED, "drop_unassociated", DROP)                                                \
+	X(NOT_READY, "drop_not_ready", DROP)                                                      \
+	X(DECODE_ERR, "drop_decode_error", DROP)                                                  \
+	X(UNKNOWN_OBJ, "drop_unknown_object", DROP)                                               \
+	X(NO_ROUTE, "drop_cse_unreachable", DROP)                                                 \
+	X(NOMBUF, "drop_no_mbuf", DROP)                                                           \
+	X(SIGNALING_INLINE, "signaling_inline", EVENT)                                            \
+	X(BACKLOG_DROP, "drop_single_plane_backlog", DROP)
 
 enum tp_iotgw_ctr {
-#define X(e, n) TP_IOTGW_##e,
+#define X(e, n, k) TP_IOTGW_##e,
 	TP_IOTGW_COUNTERS(X)
 #undef X
 	TP_IOTGW_CTR_MAX
@@ -115,12 +115,13 @@ enum tp_iotgw_ctr {
 extern const char *const tp_iotgw_ctr_names[TP_IOTGW_CTR_MAX];
 
 /* --- AE table (ae.c) --- */
-int tp_ae_init(struct rte_rcu_qsbr *qs);
+int tp_ae_init(void);
 /* Index of the agent's entry, or -ENOENT. Lock-free; callable from workers. */
 int tp_ae_lookup(uint32_t ip, uint16_t port);
 /* A free entry for the agent, added to the hash (state CONFIGURING), or -ENOSPC. */
 int tp_ae_create(uint32_t ip, uint16_t port, const uint8_t sysid[8]);
-/* Remove an agent's entry; returns after no worker can read it any more. */
+/* Remove an agent's entry; its slot is reused once no lcore can read it any more
+ * (an RCU grace period later, without waiting). */
 void tp_ae_delete(int idx);
 unsigned int tp_ae_count(void);
 /* Publish a state (release store). */
@@ -128,7 +129,7 @@ void tp_ae_set_state(int idx, enum tp_ae_state s);
 
 /* --- the report path (report.c): per worker, or per gateway thread --- */
 struct tp_iotgw_dp {
-	uint64_t ctr[TP_IOTGW_CTR_MAX];
+	uint64_t *ctr;		/* [TP_IOTGW_CTR_MAX]: the counters of the packet's port */
 	uint64_t proc_cycles;	/* TSC cycles in tp_iotgw_report(), with tp_iotgw.profile */
 	uint16_t mid;
 	uint32_t rqi;
@@ -163,7 +164,9 @@ int tp_iotgw_answer(const struct tp_phd_data_apdu *d, uint8_t *buf, size_t cap);
 /* Seconds clock the control side keeps (for last_seen). */
 extern volatile uint32_t tp_iotgw_now_s;
 
-/* --- fast path (fast.c) --- */
+/* --- the module (fast.c) --- */
+struct tp_nf;
+extern struct tp_nf tp_iotgw_nf;
 int tp_iotgw_fast_register(void);
 /* When the workers last saw a report of agent idx on tp_iotgw_now_s (0: never). */
 uint32_t tp_iotgw_last_seen(int idx);
@@ -218,7 +221,6 @@ int tp_iotgw_register_sync(int idx, struct tp_iotgw_reg_link *l);
 
 /* --- the dual plane's control side (control.c, registrar.c) --- */
 int tp_iotgw_control_start(void);
-void tp_iotgw_control_tick(void);
 void tp_iotgw_registrar_start(int idx);
 void tp_iotgw_registrar_tick(void);
 int tp_iotgw_registrar_init(void);

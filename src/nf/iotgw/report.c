@@ -10,7 +10,7 @@
 #include "iotgw.h"
 
 const char *const tp_iotgw_ctr_names[TP_IOTGW_CTR_MAX] = {
-#define X(e, n) [TP_IOTGW_##e] = n,
+#define X(e, n, k) [TP_IOTGW_##e] = n,
 	TP_IOTGW_COUNTERS(X)
 #undef X
 };

@@ -9,8 +9,10 @@
  * slow message waits.
  *
  * The worker is the AE table's writer while it handles a signaling message; the
- * control thread (session timeouts) takes the same lock. Both go offline for RCU
- * around it, since deleting an entry waits for a grace period. */
+ * control thread (session timeouts) takes the same lock (trying, never waiting).
+ * While it waits the worker stays an RCU reader: it reads the route and next-hop
+ * tables and its queue list, and reports a quiescent state on every pass of the
+ * wait (tp_worker_keepalive), between which it holds no pointer into them. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -25,9 +27,12 @@
 #include <rte_spinlock.h>
 
 #include "../../control/control.h"
+#include "../../control/port.h"
+#include "../../control/timer.h"
+#include "../../core/input.h"
 #include "../../core/tp.h"
-#include "../../nf/ip4/ip4.h"
 #include "../../tables/nexthop.h"
+#include "../ip4/ip4.h"
 #include "../../tables/route.h"
 #include "fast.h"
 #include "iotgw.h"
@@ -44,6 +49,7 @@ static struct rte_mempool *pool;
 static struct rte_ring *backlog[TP_MAX_WORKERS];
 static int draining[TP_MAX_WORKERS];
 static int ping_sock = -1;
+static struct tp_timer ping_timer;
 
 int tp_iotgw_single_trylock(void)
 {
@@ -136,24 +142,16 @@ static const uint8_t *from_cse(struct rte_mbuf *m, size_t *len)
 	return udp + 8;
 }
 
-/* While the worker waits, ARP still goes to the kernel and what the kernel sends
- * (its ARP answers among them) still leaves: the IN-CSE's answer may need both. */
-static int keep_arp_going(struct tp_worker *w, struct rte_mbuf *m)
+/* While the worker waits, ARP still goes to the kernel (the IN-CSE's answer may
+ * need the kernel to resolve a neighbour). 1 if m was ARP (and is gone). */
+static int arp_to_kernel(struct tp_worker *w, struct rte_mbuf *m)
 {
-	const uint8_t *eth = m != NULL ? rte_pktmbuf_mtod(m, const uint8_t *) : NULL;
-	struct rte_mbuf *out[TP_BURST];
-	unsigned int n;
+	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 
-	if (m != NULL && rte_pktmbuf_data_len(m) >= TP_ETH_HDR_LEN && eth[12] == 0x08 &&
-	    eth[13] == 0x06) {
-		tp_worker_punt(w, m, TP_PUNT_ARP);
+	if (rte_pktmbuf_data_len(m) >= TP_ETH_HDR_LEN && eth[12] == 0x08 && eth[13] == 0x06) {
+		tp_ip4_arp_input(w, &m, 1);
 		return 1;
 	}
-	n = rte_ring_sc_dequeue_burst(w->inject_ring, (void **)out, TP_BURST, NULL);
-	for (unsigned int i = 0; i < n; i++)
-		tp_worker_tx_enqueue(w, out[i], out[i]->port);
-	if (n)
-		tp_worker_tx_flush(w);
 	return 0;
 }
 
@@ -165,7 +163,7 @@ static int cse_recv(struct tp_iotgw_reg_link *l, uint8_t *buf, size_t cap, uint6
 	struct rte_mbuf *pkts[TP_BURST];
 
 	while (tsc_ms() < deadline) {
-		const struct tp_worker_conf *conf = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
+		const struct tp_lcore_conf *conf = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
 		for (unsigned int q = 0; conf != NULL && q < conf->n_rxq; q++) {
 			uint16_t port = conf->rxq[q].port;
 			uint16_t n = rte_eth_rx_burst(port, conf->rxq[q].queue, pkts, TP_BURST);
@@ -175,22 +173,23 @@ static int cse_recv(struct tp_iotgw_reg_link *l, uint8_t *buf, size_t cap, uint6
 			for (uint16_t i = 0; i < n; i++) {
 				size_t len;
 				const uint8_t *p = got < 0 ? from_cse(pkts[i], &len) : NULL;
-				if (p == NULL && keep_arp_going(w, pkts[i]))
+				if (p == NULL && arp_to_kernel(w, pkts[i]))
 					continue;
 				if (p != NULL && len <= cap) {
 					memcpy(buf, p, len);
 					got = (int)len;
 					rte_pktmbuf_free(pkts[i]);
 				} else if (rte_ring_sp_enqueue(backlog[w->id], pkts[i]) != 0) {
-					c->dp->ctr[TP_IOTGW_BACKLOG_DROP]++;
-					w->st.port[port].drop++;
-					rte_pktmbuf_free(pkts[i]);
+					tp_drop(w, pkts[i],
+						tp_iotgw_nf.ctr_base + TP_IOTGW_BACKLOG_DROP);
 				}
 			}
 			if (got >= 0)
 				return got;
 		}
-		(void)keep_arp_going(w, NULL);
+		/* what the kernel sends still leaves (its ARP answers among it), and the
+		 * tables may change meanwhile: conf is not used past this */
+		tp_worker_keepalive(w);
 	}
 	return -ETIMEDOUT;
 }
@@ -216,7 +215,7 @@ static void drain_backlog(struct tp_worker *w)
 
 	draining[w->id] = 1;
 	while ((n = rte_ring_sc_dequeue_burst(backlog[w->id], (void **)pkts, TP_BURST, NULL)) > 0) {
-		tp_ip4_input(w, pkts, (uint16_t)n);
+		tp_input(w, pkts, (uint16_t)n);
 		tp_worker_tx_flush(w);
 	}
 	draining[w->id] = 0;
@@ -234,25 +233,20 @@ void tp_iotgw_single_input(struct tp_worker *w, struct rte_mbuf *m, const uint8_
 
 	/* frames already processed leave before the wait */
 	tp_worker_tx_flush(w);
-	rte_rcu_qsbr_thread_offline(tp.qs, w->id);
+	/* the control thread only ever tries this lock: held, it skips its turn */
 	rte_spinlock_lock(&lock);
 	tp_iotgw_session_input(&c.io, apdu, len, ip, port);
 	rte_spinlock_unlock(&lock);
-	rte_rcu_qsbr_thread_online(tp.qs, w->id);
 	rte_pktmbuf_free(m);
 	if (!draining[w->id]) /* the outermost signaling message drains */
 		drain_backlog(w);
 }
 
-void tp_iotgw_single_tick(void)
+/* Once a second while the IN-CSE's neighbour is unresolved: have the kernel resolve it. */
+static void ping_cse(struct tp_timer *t)
 {
 	uint32_t dst = tp_iotgw.cse_ip, nh;
-	static uint64_t next_ms;
-	uint64_t now = tp_ctl_now_ms();
 
-	if (now < next_ms)
-		return;
-	next_ms = now + 1000;
 	tp_route_lookup_bulk(&dst, &nh, 1);
 	if (nh != UINT32_MAX && (tp_nh_l2_flags(tp_nh_l2_load(nh)) & TP_NH_F_RESOLVED))
 		return;
@@ -275,11 +269,13 @@ int tp_iotgw_single_init(void)
 		if (backlog[i] == NULL)
 			return -ENOMEM;
 	}
-	pool = rte_pktmbuf_pool_create("iotgw_sp", POOL_SIZE, 64,
-				       RTE_ALIGN(sizeof(struct tp_mbuf_priv), RTE_CACHE_LINE_SIZE),
-				       RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	pool = tp_pool_create("iotgw_sp", POOL_SIZE, 64);
 	if (pool == NULL)
 		return -ENOMEM;
 	ping_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	return ping_sock < 0 ? -errno : 0;
+	if (ping_sock < 0)
+		return -errno;
+	tp_timer_init(&ping_timer, "iotgw-ping", ping_cse, NULL);
+	tp_timer_every(&ping_timer, 1000);
+	return 0;
 }

@@ -7,7 +7,5 @@
 /* 1 when taken */
 int tp_iotgw_single_trylock(void);
 void tp_iotgw_single_unlock(void);
-/* Once a second while the IN-CSE's neighbour is unresolved: have the kernel resolve it. */
-void tp_iotgw_single_tick(void);
 
 #endif

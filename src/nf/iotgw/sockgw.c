@@ -40,7 +40,8 @@ struct tp_iotgw_conf tp_iotgw = {
 };
 
 static volatile sig_atomic_t stop, dump;
-static struct tp_iotgw_dp dp;
+static uint64_t ctrs[TP_IOTGW_CTR_MAX];
+static struct tp_iotgw_dp dp = {.ctr = ctrs};
 /* the registration has its own socket (so its own port): a CoAP server
  * deduplicates by (endpoint, message id), and the NON requests of the report
  * path number theirs independently */
@@ -301,7 +302,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (tp_ae_init(NULL) < 0) {
+	if (tp_ae_init() < 0) {
 		fprintf(stderr, "twinplane-sockgw: out of memory\n");
 		return 1;
 	}

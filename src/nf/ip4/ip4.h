@@ -1,14 +1,46 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* IPv4 router fast path. */
+/* The IPv4 router: its module, counters and fast path. */
 #ifndef TP_NF_IP4_H
 #define TP_NF_IP4_H
 
 #include <rte_mbuf.h>
 
+#include "../../core/nf.h"
 #include "../../core/worker.h"
 
-/* Process n received frames: each is forwarded (buffered in w->txb), handed to
- * the control plane, or dropped into a named counter. Consumes every mbuf. */
+/* X(enum suffix, name, kind) */
+#define IP4_COUNTERS(X)                                                                            \
+	X(TOO_SHORT, "too_short", DROP)                                                           \
+	X(BAD_VERSION, "bad_version", DROP)                                                       \
+	X(BAD_IHL, "bad_ihl", DROP)                                                               \
+	X(BAD_TOTAL_LEN, "bad_total_length", DROP)                                                \
+	X(LEN_EXCEEDS_FRAME, "len_exceeds_frame", DROP)                                           \
+	X(BAD_CHECKSUM, "bad_checksum", DROP)                                                     \
+	X(MARTIAN_SRC, "martian_source", DROP)                                                    \
+	X(NO_ROUTE, "no_route", DROP)                                                             \
+	X(ARP, "arp", PUNT)                                                                       \
+	X(LOCAL, "local_destination", PUNT)                                                       \
+	X(MULTICAST, "multicast_broadcast", PUNT)                                                 \
+	X(TTL, "ttl_expired", PUNT)                                                               \
+	X(OPTIONS, "ip_options", PUNT)                                                            \
+	X(UNRESOLVED, "unresolved_neighbour", PUNT)
+
+enum ip4_ctr {
+#define X(e, n, k) IP4_C_##e,
+	IP4_COUNTERS(X)
+#undef X
+	IP4_C_MAX
+};
+
+extern struct tp_nf tp_ip4_nf;
+/* The counter id of one of the router's reasons. */
+#define IP4_CTR(e) (tp_ip4_nf.ctr_base + IP4_C_##e)
+
+/* Process n received IPv4 frames of one port: each is forwarded (buffered in w->txb),
+ * handed to a local UDP function or the control plane, or dropped into a named
+ * counter. Consumes every mbuf. The l3 input function gives it runs of IPv4. */
 void tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);
+/* ARP frames: to the kernel, in the control class. */
+void tp_ip4_arp_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);
 
 #endif

@@ -6,62 +6,93 @@
 #include <rte_prefetch.h>
 #include <immintrin.h>
 
-#include "../../core/l4.h"
 #include "../../proto/ip4.h"
 #include "../../tables/iface.h"
 #include "../../tables/nexthop.h"
 #include "../../tables/route.h"
 #include "ip4.h"
+#include "udp_local.h"
 
 #define PREFETCH_AHEAD 4
 
-static const enum tp_drop verdict_drop[] = {
-	[TP_IP4_TOO_SHORT] = TP_DROP_IP_TOO_SHORT,
-	[TP_IP4_BAD_VERSION] = TP_DROP_IP_BAD_VERSION,
-	[TP_IP4_BAD_IHL] = TP_DROP_IP_BAD_IHL,
-	[TP_IP4_BAD_TOTAL_LEN] = TP_DROP_IP_BAD_TOTAL_LEN,
-	[TP_IP4_LEN_EXCEEDS_FRAME] = TP_DROP_IP_LEN_EXCEEDS_FRAME,
-	[TP_IP4_BAD_CHECKSUM] = TP_DROP_IP_BAD_CHECKSUM,
+static const uint8_t verdict_ctr[] = {
+	[TP_IP4_TOO_SHORT] = IP4_C_TOO_SHORT,
+	[TP_IP4_BAD_VERSION] = IP4_C_BAD_VERSION,
+	[TP_IP4_BAD_IHL] = IP4_C_BAD_IHL,
+	[TP_IP4_BAD_TOTAL_LEN] = IP4_C_BAD_TOTAL_LEN,
+	[TP_IP4_LEN_EXCEEDS_FRAME] = IP4_C_LEN_EXCEEDS_FRAME,
+	[TP_IP4_BAD_CHECKSUM] = IP4_C_BAD_CHECKSUM,
 };
 
-/* Classify a frame the fast test refused, carefully, in RFC order. Returns the
+/* What the classifier returns besides an address: flags above bit 32. */
+#define IP4_TTL_LOW (1ll << 32) /* TTL <= 1: expired unless it is for us */
+
+/* The punt class of a packet for us or for a group: routing protocols and ARP go
+ * first (ip points to the header of a packet checked by tp_ip4_check). */
+static enum tp_punt_class ip4_punt_class(const uint8_t *ip, uint32_t avail)
+{
+	uint32_t ihl = (uint32_t)(ip[0] & 0x0f) * 4;
+	uint16_t sport, dport;
+
+	switch (ip[9]) {
+	case 2:	  /* IGMP */
+	case 89:  /* OSPF */
+	case 103: /* PIM */
+	case 112: /* VRRP */
+		return TP_PUNT_CONTROL;
+	case 6:	 /* TCP: BGP (RFC 4271: port 179) */
+	case 17: /* UDP: BFD (RFC 5881, 5883: 3784, 4784; echo 3785), RIP (520) */
+		if (avail < ihl + 4 || ((ip[6] & 0x1f) | ip[7]) != 0)
+			return TP_PUNT_OTHER; /* no ports here (a fragment) */
+		sport = (uint16_t)(ip[ihl] << 8 | ip[ihl + 1]);
+		dport = (uint16_t)(ip[ihl + 2] << 8 | ip[ihl + 3]);
+		if (ip[9] == 6)
+			return sport == 179 || dport == 179 ? TP_PUNT_CONTROL : TP_PUNT_OTHER;
+		return dport == 3784 || dport == 3785 || dport == 4784 || dport == 520
+			       ? TP_PUNT_CONTROL
+			       : TP_PUNT_OTHER;
+	default:
+		return TP_PUNT_OTHER;
+	}
+}
+
+static void ip4_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int c)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, TP_ETH_HDR_LEN);
+
+	tp_punt(w, m, tp_ip4_nf.ctr_base + c,
+		c == IP4_C_LOCAL || c == IP4_C_MULTICAST
+			? ip4_punt_class(ip, rte_pktmbuf_data_len(m) - TP_ETH_HDR_LEN)
+			: TP_PUNT_OTHER);
+}
+
+void tp_ip4_arp_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		tp_punt(w, pkts[i], IP4_CTR(ARP), TP_PUNT_CONTROL);
+}
+
+/* Classify a frame the fast test refused, carefully, in RFC order (the l3 input
+ * function checked the Ethernet header: for us or a group, type IPv4). Returns the
  * destination address (host order) when it is an IPv4 packet to route after all
- * (an Ethernet-padded one); otherwise -1: the frame has been punted or dropped. */
+ * (an Ethernet-padded one), with IP4_TTL_LOW when its TTL would expire if it were
+ * forwarded; otherwise -1: the frame has been punted or dropped. */
 static __rte_noinline int64_t ip4_classify_slow(struct tp_worker *w, struct rte_mbuf *m)
 {
-	const struct rte_ether_addr *port_mac = &tp_iface_table[m->port].mac;
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	uint32_t len = rte_pktmbuf_data_len(m);
-	int group;
-
-	if (len < TP_ETH_HDR_LEN) {
-		tp_worker_drop(w, m, TP_DROP_L2_TOO_SHORT);
-		return -1;
-	}
-	group = rte_is_multicast_ether_addr(&eth->dst_addr);
-	if (!group && !rte_is_same_ether_addr(&eth->dst_addr, port_mac)) {
-		tp_worker_drop(w, m, TP_DROP_L2_OTHER_HOST);
-		return -1;
-	}
-	if (eth->ether_type != RTE_BE16(TP_ETHERTYPE_IP4)) {
-		if (eth->ether_type == RTE_BE16(TP_ETHERTYPE_ARP))
-			tp_worker_punt(w, m, TP_PUNT_ARP);
-		else
-			tp_worker_drop(w, m, TP_DROP_L2_UNSUPPORTED);
-		return -1;
-	}
-
+	int group = rte_is_multicast_ether_addr(&eth->dst_addr);
 	uint8_t *ip = (uint8_t *)(eth + 1);
 	uint32_t avail = len - TP_ETH_HDR_LEN;
 	enum tp_ip4_verdict v = tp_ip4_check(ip, avail); /* RFC 1812 5.2.2 */
 	if (v != TP_IP4_OK) {
-		tp_worker_drop(w, m, verdict_drop[v]);
+		tp_drop(w, m, tp_ip4_nf.ctr_base + verdict_ctr[v]);
 		return -1;
 	}
 	/* RFC 1812 5.3.7: no forwarding from 0/8, 127/8 or class D/E sources */
 	uint8_t s0 = ip[12];
 	if (s0 == 0 || s0 == 127 || s0 >= 224) {
-		tp_worker_drop(w, m, TP_DROP_IP_MARTIAN_SRC);
+		tp_drop(w, m, IP4_CTR(MARTIAN_SRC));
 		return -1;
 	}
 	uint32_t tot = ((uint32_t)ip[2] << 8) | ip[3];
@@ -72,17 +103,15 @@ static __rte_noinline int64_t ip4_classify_slow(struct tp_worker *w, struct rte_
 	memcpy(&d, ip + 16, 4);
 	d = rte_be_to_cpu_32(d);
 	if (group || d >= 0xe0000000u) {
-		tp_worker_punt(w, m, TP_PUNT_MULTICAST);
+		ip4_punt(w, m, IP4_C_MULTICAST);
 		return -1;
 	}
 	if (ip[0] != 0x45) { /* options: the kernel processes them */
-		tp_worker_punt(w, m, TP_PUNT_OPTIONS);
+		ip4_punt(w, m, IP4_C_OPTIONS);
 		return -1;
 	}
-	if (ip[8] <= 1) { /* the kernel sends Time Exceeded (RFC 1812 5.3.1) */
-		tp_worker_punt(w, m, TP_PUNT_TTL);
-		return -1;
-	}
+	if (ip[8] <= 1) /* RFC 1812 5.3.1: only a packet to forward expires */
+		return d | IP4_TTL_LOW;
 	return d;
 }
 
@@ -216,7 +245,19 @@ static __rte_noinline void ip4_local(struct tp_worker *w, struct rte_mbuf *m)
 			return;
 		}
 	}
-	tp_worker_punt(w, m, TP_PUNT_LOCAL);
+	ip4_punt(w, m, IP4_C_LOCAL);
+}
+
+/* TTL <= 1: for us, it is ours (OSPF and eBGP send TTL 1 to their peers); to be
+ * forwarded, it expires and the kernel sends Time Exceeded (RFC 1812 5.3.1). */
+static __rte_noinline void ip4_ttl_low(struct tp_worker *w, struct rte_mbuf *m, uint32_t d)
+{
+	uint32_t e = tp_route_entry(tp_route_lpm, d);
+
+	if ((e & RTE_LPM_LOOKUP_SUCCESS) && (e & 0x00ffffff) == TP_NH_PUNT)
+		ip4_local(w, m);
+	else
+		ip4_punt(w, m, IP4_C_TTL);
 }
 
 /* A burst's packets that did not take the cached next hop: no route, not resolved,
@@ -228,7 +269,7 @@ static inline int ip4_nh_switch(struct tp_worker *w, struct rte_mbuf *m, uint32_
 	uint64_t v;
 
 	if (unlikely(id == UINT32_MAX)) {
-		tp_worker_drop(w, m, TP_DROP_NO_ROUTE);
+		tp_drop(w, m, IP4_CTR(NO_ROUTE));
 		return 0;
 	}
 	v = tp_nh_l2_load(id);
@@ -236,7 +277,7 @@ static inline int ip4_nh_switch(struct tp_worker *w, struct rte_mbuf *m, uint32_
 		if (tp_nh_l2_flags(v) & TP_NH_F_PUNT)
 			ip4_local(w, m);
 		else /* the kernel resolves the neighbour and forwards through the TAP */
-			tp_worker_punt(w, m, TP_PUNT_UNRESOLVED);
+			ip4_punt(w, m, IP4_C_UNRESOLVED);
 		return 0;
 	}
 	*l2 = v;
@@ -280,6 +321,11 @@ static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 
 	if (unlikely(d < 0))
 		return;
+	if (unlikely(d & IP4_TTL_LOW)) {
+		ip4_burst_sync(s); /* a local function may send */
+		ip4_ttl_low(s->w, m, (uint32_t)d);
+		return;
+	}
 	e = tp_route_entry(s->lpm, (uint32_t)d);
 	if (unlikely(e != s->cur)) {
 		ip4_burst_sync(s);
@@ -294,13 +340,12 @@ static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 	memcpy(eth, &s->l2, sizeof(s->l2));
 	memcpy(eth + 6, &s->smac, sizeof(s->smac));
 	ip4_ttl_dec(eth + TP_ETH_HDR_LEN);
-	if (unlikely(s->bn == TP_BURST)) { /* full: send it, then go on filling */
-		s->b->n = (uint16_t)s->bn;
-		s->w->tx_dirty |= 1ull << tp_nh_l2_port(s->l2);
-		tp_worker_tx_flush(s->w);
+	s->b->pkts[s->bn++] = m;
+	if (unlikely(s->bn == TP_BURST)) { /* full: sent now, never left full (worker.h) */
+		s->b->n = TP_BURST;
+		tp_worker_tx_flush_port(s->w, tp_nh_l2_port(s->l2));
 		s->bn = 0;
 	}
-	s->b->pkts[s->bn++] = m;
 }
 
 void tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)

@@ -4,14 +4,17 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../proto/ip4.h"
-#include "../tables/iface.h"
-#include "../tables/neigh.h"
-#include "../tables/nexthop.h"
-#include "../tables/route.h"
-#include "cmd.h"
-#include "netlink.h"
-#include "port.h"
+#include <rte_byteorder.h>
+
+#include "../../control/cmd.h"
+#include "../../control/netlink.h"
+#include "../../control/port.h"
+#include "../../proto/ip4.h"
+#include "../../tables/iface.h"
+#include "../../tables/neigh.h"
+#include "../../tables/nexthop.h"
+#include "../../tables/route.h"
+#include "udp_local.h"
 
 static int need_port(struct tp_cmd_ctx *ctx, const char *cmd, const char *name,
 		     struct tp_port **p)
@@ -187,6 +190,24 @@ static int show_neigh(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	}
 	return 0;
 }
+
+static int show_udp_local(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	struct tp_node *l = tp_out_list(ctx->out, "udp_local");
+	unsigned int n = __atomic_load_n(&tp_udp_local_count, __ATOMIC_ACQUIRE);
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct tp_node *o = tp_out_obj(l, NULL);
+		tp_out_u64(o, "port", rte_be_to_cpu_16(tp_udp_local_table[i].port_be));
+		tp_out_str(o, "module", tp_udp_local_table[i].owner);
+	}
+	return 0;
+}
+
+static struct tp_cmd c_show_udp = {"show udp-local", NULL,
+				   "UDP ports on our addresses handled on the lcores", show_udp_local,
+				   NULL};
+TP_CMD_REGISTER(c_show_udp)
 
 static struct tp_cmd c_addr_add = {"address add", "A.B.C.D/LEN dev PORT",
 				   "add an address to a port (on its TAP)", address_add, NULL};

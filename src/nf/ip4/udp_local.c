@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* UDP port registry of local network functions. */
+/* The local UDP port table. */
 #include <errno.h>
 
 #include <rte_byteorder.h>
 
-#include "l4.h"
+#include "udp_local.h"
 
 struct tp_udp_local tp_udp_local_table[TP_UDP_LOCAL_MAX];
 unsigned int tp_udp_local_count;
 
-int tp_udp_local_register(uint16_t port, tp_udp_local_fn fn)
+int tp_udp_local_register(uint16_t port, tp_udp_local_fn fn, const char *owner)
 {
 	uint16_t be = rte_cpu_to_be_16(port);
 
@@ -17,7 +17,7 @@ int tp_udp_local_register(uint16_t port, tp_udp_local_fn fn)
 		return -EEXIST;
 	if (tp_udp_local_count == TP_UDP_LOCAL_MAX)
 		return -ENOSPC;
-	tp_udp_local_table[tp_udp_local_count] = (struct tp_udp_local){be, fn};
+	tp_udp_local_table[tp_udp_local_count] = (struct tp_udp_local){be, fn, owner};
 	__atomic_store_n(&tp_udp_local_count, tp_udp_local_count + 1, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Port modes, the l3 mode's ethertype table and its input function. */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_prefetch.h>
+
+#include "../tables/iface.h"
+#include "input.h"
+
+static struct tp_port_mode *modes;
+
+void tp_port_mode_register(struct tp_port_mode *m)
+{
+	struct tp_port_mode **pp = &modes;
+
+	while (*pp)
+		pp = &(*pp)->next;
+	m->next = NULL;
+	*pp = m;
+}
+
+struct tp_port_mode *tp_port_mode_find(const char *name)
+{
+	for (struct tp_port_mode *m = modes; m; m = m->next)
+		if (strcmp(m->name, name) == 0)
+			return m;
+	return NULL;
+}
+
+struct tp_port_mode *tp_port_mode_next(struct tp_port_mode *prev)
+{
+	return prev ? prev->next : modes;
+}
+
+/* --- ethertype table: published entry by entry (count last, release) --- */
+struct ethertype {
+	uint16_t type_be;
+	tp_input_fn fn;
+	const char *owner;
+};
+
+static struct ethertype ethertypes[TP_ETHERTYPE_MAX];
+static unsigned int n_ethertypes;
+
+int tp_ethertype_register(uint16_t ethertype, tp_input_fn fn, const char *owner)
+{
+	uint16_t be = rte_cpu_to_be_16(ethertype);
+
+	for (unsigned int i = 0; i < n_ethertypes; i++)
+		if (ethertypes[i].type_be == be)
+			return -EEXIST;
+	if (n_ethertypes == TP_ETHERTYPE_MAX)
+		return -ENOSPC;
+	ethertypes[n_ethertypes] = (struct ethertype){be, fn, owner};
+	__atomic_store_n(&n_ethertypes, n_ethertypes + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int tp_ethertype_get(unsigned int i, uint16_t *ethertype, const char **owner)
+{
+	if (i >= n_ethertypes)
+		return -ENOENT;
+	*ethertype = rte_be_to_cpu_16(ethertypes[i].type_be);
+	*owner = ethertypes[i].owner;
+	return 0;
+}
+
+static inline tp_input_fn ethertype_lookup(uint16_t type_be)
+{
+	unsigned int n = __atomic_load_n(&n_ethertypes, __ATOMIC_ACQUIRE);
+
+	for (unsigned int i = 0; i < n; i++)
+		if (ethertypes[i].type_be == type_be)
+			return ethertypes[i].fn;
+	return NULL;
+}
+
+static void run_dispatch(struct tp_worker *w, struct rte_mbuf **run, uint16_t n, uint16_t type_be)
+{
+	tp_input_fn fn = ethertype_lookup(type_be);
+
+	if (likely(fn != NULL)) {
+		fn(w, run, n);
+		return;
+	}
+	for (uint16_t i = 0; i < n; i++)
+		tp_drop(w, run[i], TP_DROP_L2_UNSUPPORTED);
+}
+
+/* Frames to our MAC, a group address (multicast, broadcast) or nothing else;
+ * consecutive frames of one ethertype go to its handler as one run. */
+void tp_l3_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *run[TP_BURST];
+	uint64_t mac = 0;
+	uint16_t nr = 0, cur = 0;
+
+	/* one burst comes from one rx queue, so from one port */
+	memcpy(&mac, &tp_iface_table[pkts[0]->port].mac, RTE_ETHER_ADDR_LEN);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint64_t dst;
+		uint16_t type;
+
+		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
+			tp_drop(w, m, TP_DROP_L2_TOO_SHORT);
+			continue;
+		}
+		memcpy(&dst, eth, sizeof(dst)); /* the source's first bytes come along: shifted out */
+		if (unlikely(((dst ^ mac) << 16) != 0 && !(eth[0] & 1))) {
+			tp_drop(w, m, TP_DROP_L2_OTHER_HOST);
+			continue;
+		}
+		memcpy(&type, eth + 12, sizeof(type));
+		if (nr && type != cur) {
+			run_dispatch(w, run, nr, cur);
+			nr = 0;
+		}
+		cur = type;
+		run[nr++] = m;
+	}
+	if (nr)
+		run_dispatch(w, run, nr, cur);
+}
+
+void tp_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i = 0;
+
+	while (i < n) {
+		uint16_t j = (uint16_t)(i + 1);
+		while (j < n && pkts[j]->port == pkts[i]->port)
+			j++;
+		tp_iface_table[pkts[i]->port].input(w, pkts + i, (uint16_t)(j - i));
+		i = j;
+	}
+}
+
+static void none_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		tp_drop(w, pkts[i], TP_DROP_NO_INPUT);
+}
+
+struct tp_port_mode tp_mode_l3 = {
+	.name = "l3",
+	.help = "routed port: IPv4, ARP and what modules register by ethertype",
+	.input = tp_l3_input,
+};
+TP_PORT_MODE_REGISTER(tp_mode_l3)
+
+/* A port whose packets nothing takes: dropped, counted. */
+static struct tp_port_mode mode_none = {
+	.name = "none",
+	.help = "drop everything received (counted as port_mode_none)",
+	.input = none_input,
+};
+TP_PORT_MODE_REGISTER(mode_none)

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Network functions are modules: each registers itself at start-up (TP_NF_REGISTER,
+ * a constructor, as grout does) and the core calls it back; nothing in core/ or
+ * control/ names a network function.
+ *
+ * What a module registers here: its name, init/fini (control plane), per-lcore
+ * state (allocated by the core for every data-plane lcore before it starts), its
+ * named counters and drop and punt reasons (core/counter.h: one mechanism for
+ * every module, shown by 'show counters'), and its command-line options. Its
+ * commands register with TP_CMD_REGISTER (control/cmd.h), its packet entry points
+ * with the port-mode, ethertype and ring registries (core/input.h, core/ring.h),
+ * its control-plane timers with control/timer.h.
+ *
+ * Registration happens before main() and is single-threaded; after start-up the
+ * list is read-only. */
+#ifndef TP_CORE_NF_H
+#define TP_CORE_NF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+
+#include "counter.h"
+
+#include "limits.h"
+
+struct tp_worker;
+
+/* A command-line option of a module (--NAME [ARG]); fn returns 0 or a negative
+ * errno, having printed why on stderr. Parsed before the EAL starts. */
+struct tp_nf_opt {
+	const char *name;
+	bool has_arg;
+	const char *help; /* one line for --help */
+	int (*fn)(const char *arg);
+};
+
+struct tp_nf {
+	const char *name;	/* "ip4": also the prefix of its counters */
+	const char *help;	/* one line for 'show modules' */
+	const struct tp_ctr_desc *ctrs;
+	unsigned int n_ctrs;
+	size_t lcore_size;	/* per data-plane lcore state, zeroed, cache aligned */
+	const struct tp_nf_opt *opts;
+	unsigned int n_opts;
+	/* Control plane, after the shared tables and lcores exist, before the start-up
+	 * configuration runs: 0 or a negative errno (the daemon then stops). */
+	int (*init)(void);
+	/* Control plane, after the lcores stopped, in reverse registration order. */
+	void (*fini)(void);
+	/* Control plane, once per data-plane lcore before it starts: fill state. */
+	int (*lcore_init)(struct tp_worker *w, void *state);
+	/* set by the registry */
+	unsigned int id;
+	unsigned int ctr_base; /* its first counter id */
+	struct tp_nf *next;
+};
+
+void tp_nf_register(struct tp_nf *nf);
+#define TP_NF_REGISTER(nf)                                                                         \
+	RTE_INIT(tp_nf_register_##nf)                                                              \
+	{                                                                                          \
+		tp_nf_register(&nf);                                                               \
+	}
+
+/* Registered modules, in registration order (the core first). */
+struct tp_nf *tp_nf_first(void);
+unsigned int tp_nf_count(void);
+struct tp_nf *tp_nf_by_name(const char *name);
+
+/* Lines of --help for the modules' options. */
+void tp_nf_options_usage(FILE *f);
+/* Append getopt_long entries for the modules' options to lo, which holds n entries
+ * (and room for cap), keeping it terminated; each entry's val is base + its index.
+ * Returns the new count, or -ENOSPC. */
+struct option;
+int tp_nf_options_getopt(struct option *lo, unsigned int n, unsigned int cap, int base);
+/* Run the option getopt_long returned as base + index: 0 or the option's error. */
+int tp_nf_option_run(int index, const char *arg);
+
+/* Run every module's init (in order), then its lcore_init on every lcore. On failure
+ * the modules already started are stopped again. 0 or negative errno. */
+int tp_nf_init_all(void);
+void tp_nf_fini_all(void);
+
+#include "worker.h"
+
+/* The module's state on a data-plane lcore. */
+static inline void *tp_nf_lcore(const struct tp_worker *w, const struct tp_nf *nf)
+{
+	return w->nf_state[nf->id];
+}
+
+#endif

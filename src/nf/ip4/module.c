@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The IPv4 router as a module: its counters, and IPv4 and ARP on l3 ports. */
+#include "../../core/input.h"
+#include "../../proto/ip4.h"
+#include "ip4.h"
+
+static const struct tp_ctr_desc ip4_ctrs[] = {
+#define X(e, n, k) {n, TP_CTR_##k},
+	IP4_COUNTERS(X)
+#undef X
+};
+
+static int ip4_init(void)
+{
+	int ret = tp_ethertype_register(TP_ETHERTYPE_IP4, tp_ip4_input, "ip4");
+
+	return ret < 0 ? ret : tp_ethertype_register(TP_ETHERTYPE_ARP, tp_ip4_arp_input, "ip4");
+}
+
+struct tp_nf tp_ip4_nf = {
+	.name = "ip4",
+	.help = "IPv4 router: RFC 1812 checks, LPM, neighbours, local UDP functions",
+	.ctrs = ip4_ctrs,
+	.n_ctrs = RTE_DIM(ip4_ctrs),
+	.init = ip4_init,
+};
+TP_NF_REGISTER(tp_ip4_nf)
