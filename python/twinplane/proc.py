@@ -68,10 +68,10 @@ class Process(Closing):
     """One child process, from start to a checked stop.
 
     It runs ``[ip netns exec NETNS] [taskset -c CPUS] ARGV`` in a session of its
-    own (a Ctrl-C at the terminal reaches this process, which stops it; the
-    child never sees it twice). ``ip netns exec`` and ``taskset`` exec what
-    follows, so ``pid`` is the program's own and signals reach it directly.
-    Its stdout and stderr go to ``log``.
+    own: a Ctrl-C at the terminal reaches only this Python process, whose
+    teardown then stops the child with its own stop signal. ``ip netns exec``
+    and ``taskset`` exec what follows, so ``pid`` is the program's own and
+    signals reach it directly. Its stdout and stderr go to ``log``.
 
     ``stop`` sends ``stop_signal`` (to the process group with ``kill_group``),
     waits ``stop_timeout`` seconds, then sends SIGKILL and records that in
