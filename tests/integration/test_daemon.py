@@ -155,9 +155,7 @@ def test_exception_rate_limit_counts_excess(router_lab: RouterLab) -> None:
         ["ping", "-n", "-q", "-f", "-c", "300", "-W", "1", "10.0.1.1"], check=False
     )
     c1 = router_lab.counters()
-    limited = (
-        c1["drops"]["core.exception_ratelimited"] - c0["drops"]["core.exception_ratelimited"]
-    )
+    limited = c1["drops"]["core.exception_ratelimited"] - c0["drops"]["core.exception_ratelimited"]
     assert limited > 100, c1["drops"]
     res = router_lab.netns("h1").run(
         ["ping", "-n", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2"], check=False
