@@ -183,6 +183,7 @@ static int show_ports(struct tp_cmd_ctx *ctx, int argc, char **argv)
 				    p->addrs[i].depth);
 		tp_out_u64(o, "rx_queues", p->nb_rxq);
 		tp_out_u64(o, "tx_queues", p->nb_txq);
+		tp_out_bool(o, "tx_queues_shared", p->txq_locks != NULL);
 		ql = tp_out_list(o, "rxq_lcores");
 		for (uint16_t q = 0; q < p->nb_rxq; q++) {
 			int w = tp_lcore_rxq_owner(p->id, q);
@@ -240,7 +241,6 @@ static int show_lcores(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_u64(o, "id", w);
 		tp_out_u64(o, "lcore", wk->lcore);
 		tp_out_str(o, "role", tp_role_name((enum tp_role)c->role));
-		tp_out_u64(o, "txq", wk->txq);
 		ql = tp_out_list(o, "rxqs");
 		for (unsigned int q = 0; q < c->n_rxq; q++) {
 			struct tp_port *p = tp_port_by_id(c->rxq[q].port);

@@ -149,7 +149,7 @@ static int valid_name(const char *name)
 
 static int port_configure(struct tp_port *p, char *err, size_t errlen)
 {
-	int ret = tp_ethdev_configure(p->id, p->nb_rxq, p->nb_txq, &p->nb_rxd, &p->nb_txd, &p->mtu,
+	int ret = tp_ethdev_configure(p->id, p->nb_rxq, &p->nb_txq, &p->nb_rxd, &p->nb_txd, &p->mtu,
 				      err, errlen);
 	if (ret < 0)
 		return ret;
@@ -167,6 +167,23 @@ static int port_configure(struct tp_port *p, char *err, size_t errlen)
 	if (p->pool == NULL) {
 		snprintf(err, errlen, "mempool of %u mbufs: %s", n, rte_strerror(rte_errno));
 		return -rte_errno;
+	}
+	/* lcore i transmits on queue i; with fewer queues than lcores, they share them
+	 * round robin, each shared queue under a lock */
+	if (p->nb_txq < tp.n_workers) {
+		p->txq_locks = rte_zmalloc("tp_txq_locks", sizeof(rte_spinlock_t) * p->nb_txq, 0);
+		if (p->txq_locks == NULL) {
+			snprintf(err, errlen, "TX queue locks: out of memory");
+			return -ENOMEM;
+		}
+		for (uint16_t q = 0; q < p->nb_txq; q++)
+			rte_spinlock_init(&p->txq_locks[q]);
+		TP_LOG(INFO, "port %s: %u TX queues for %u lcores: shared under locks", p->name,
+		       p->nb_txq, tp.n_workers);
+	}
+	for (unsigned int i = 0; i < tp.n_workers; i++) {
+		tp.workers[i]->txq[p->id] = (uint16_t)(i % p->nb_txq);
+		tp.workers[i]->txq_lock[p->id] = p->txq_locks ? &p->txq_locks[i % p->nb_txq] : NULL;
 	}
 	return tp_ethdev_start(p->id, p->nb_rxq, p->nb_txq, p->nb_rxd, p->nb_txd, p->pool, err,
 			       errlen);
@@ -231,7 +248,7 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	snprintf(p->devargs, sizeof(p->devargs), "%s", devargs);
 	snprintf(p->devname, sizeof(p->devname), "%.*s", (int)strcspn(devargs, ","), devargs);
 	p->nb_rxq = o->nb_rxq ? o->nb_rxq : 1;
-	p->nb_txq = (uint16_t)tp.n_workers; /* one per lcore, whatever its role */
+	p->nb_txq = (uint16_t)tp.n_workers; /* one per lcore if the device has them */
 	p->nb_rxd = o->nb_rxd ? o->nb_rxd : DEFAULT_RXD;
 	p->nb_txd = o->nb_txd ? o->nb_txd : DEFAULT_TXD;
 	p->mtu = o->mtu;
@@ -291,6 +308,7 @@ close_dev:
 	tp_ethdev_close(id);
 	if (p->pool)
 		rte_mempool_free(p->pool); /* no lcore ever saw it */
+	rte_free(p->txq_locks);
 free_port:
 	free(p);
 	return ret;
@@ -344,6 +362,9 @@ static void port_del_finish(void *a, void *b)
 		p->mode->detach(p->id, ifc->mode_ctx);
 	memset(ifc, 0, sizeof(*ifc));
 	pool_retire(p->pool);
+	for (unsigned int i = 0; i < tp.n_workers; i++)
+		tp.workers[i]->txq_lock[p->id] = NULL;
+	rte_free(p->txq_locks);
 	ports[p->id] = NULL;
 	TP_LOG(INFO, "port %s removed", p->name);
 	free(p);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <rte_mempool.h>
+#include <rte_spinlock.h>
 
 #include "../core/input.h"
 
@@ -32,6 +33,7 @@ struct tp_port {
 	uint16_t nb_rxq, nb_txq, nb_rxd, nb_txd;
 	uint16_t mtu;
 	struct rte_mempool *pool;
+	rte_spinlock_t *txq_locks; /* fewer TX queues than lcores: one lock per queue */
 	int tap_fd;
 	char tap_name[IFNAMSIZ];
 	int tap_ifindex;

@@ -33,7 +33,7 @@ int tp_ethdev_probe(const char *devargs, uint16_t *id, char *err, size_t errlen)
 	return 0;
 }
 
-int tp_ethdev_configure(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t *nb_rxd,
+int tp_ethdev_configure(uint16_t id, uint16_t nb_rxq, uint16_t *nb_txq, uint16_t *nb_rxd,
 			uint16_t *nb_txd, uint16_t *mtu, char *err, size_t errlen)
 {
 	struct rte_eth_conf conf = {0};
@@ -50,18 +50,19 @@ int tp_ethdev_configure(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t 
 			 nb_rxq);
 		return -EINVAL;
 	}
-	if (nb_txq > info.max_tx_queues) {
-		snprintf(err, errlen, "device has %u tx queues, %u needed (one per worker)",
-			 info.max_tx_queues, nb_txq);
+	if (info.max_tx_queues == 0) {
+		snprintf(err, errlen, "device has no tx queue");
 		return -EINVAL;
 	}
+	if (*nb_txq > info.max_tx_queues)
+		*nb_txq = info.max_tx_queues; /* the caller shares them */
 	if (nb_rxq > 1) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP & info.flow_type_rss_offloads;
 	}
 	/* header checksums verified by the NIC where it can (the fast path trusts GOOD) */
 	conf.rxmode.offloads = info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
-	ret = rte_eth_dev_configure(id, nb_rxq, nb_txq, &conf);
+	ret = rte_eth_dev_configure(id, nb_rxq, *nb_txq, &conf);
 	if (ret < 0) {
 		snprintf(err, errlen, "rte_eth_dev_configure: %s", strerror(-ret));
 		return ret;

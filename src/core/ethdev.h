@@ -12,10 +12,10 @@
 
 /* Probe devargs ("net_memif0,role=server", "0000:01:00.0,...") and return its port id. */
 int tp_ethdev_probe(const char *devargs, uint16_t *id, char *err, size_t errlen);
-/* Configure queues (RSS when nb_rxq > 1, IPv4 checksum offload where offered); adjusts
- * the descriptor counts to the device's limits, sets the MTU when non-zero, then
- * reads it back. */
-int tp_ethdev_configure(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t *nb_rxd,
+/* Configure queues (RSS when nb_rxq > 1, IPv4 checksum offload where offered); lowers
+ * *nb_txq to what the device has, adjusts the descriptor counts to the device's limits,
+ * sets the MTU when non-zero, then reads it back. */
+int tp_ethdev_configure(uint16_t id, uint16_t nb_rxq, uint16_t *nb_txq, uint16_t *nb_rxd,
 			uint16_t *nb_txd, uint16_t *mtu, char *err, size_t errlen);
 /* Set up the queues (rx from pool) and start the port. */
 int tp_ethdev_start(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t nb_rxd,

@@ -182,7 +182,6 @@ int tp_lcores_create(unsigned int exc_ring_size)
 		if (w == NULL)
 			return -ENOMEM;
 		w->id = n;
-		w->txq = (uint16_t)n;
 		w->lcore = lcore;
 		w->ctr = rte_zmalloc_socket("tp_ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX,
 					    RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));

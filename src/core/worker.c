@@ -51,8 +51,14 @@ void tp_worker_tx_flush_port(struct tp_worker *w, uint16_t p)
 	w->tx_dirty &= ~(1ull << p);
 	if (b->n == 0)
 		return;
-	if (likely(up))
-		sent = rte_eth_tx_burst(p, w->txq, b->pkts, b->n);
+	if (likely(up)) {
+		rte_spinlock_t *lock = w->txq_lock[p];
+		if (unlikely(lock != NULL))
+			rte_spinlock_lock(lock);
+		sent = rte_eth_tx_burst(p, w->txq[p], b->pkts, b->n);
+		if (unlikely(lock != NULL))
+			rte_spinlock_unlock(lock);
+	}
 	w->st.tx += sent;
 	w->st.port[p].tx += sent;
 	if (unlikely(sent < b->n)) {

@@ -7,9 +7,10 @@
  *               through rings (core/ring.h) instead of finishing them
  *   forwarding  dequeue from its rings, run each ring's handler
  *   output      dequeue from its rings, run each ring's handler (usually transmit)
- * Each lcore has its own TX queue on every port (txq), its own exception rings to
- * the control plane and an inject ring from it, and reports an RCU quiescent
- * state once per loop (it goes offline only while it sleeps).
+ * Each lcore has a TX queue on every port: its own, or, on a port with fewer queues
+ * than lcores, one it shares under a lock (as OVS-DPDK does). It has its own
+ * exception rings to the control plane and an inject ring from it, and reports an
+ * RCU quiescent state once per loop (it goes offline only while it sleeps).
  *
  * Ownership: the control plane allocates the lcores at start-up and publishes each
  * one's configuration (struct tp_lcore_conf: role, receive queues, rings) with an
@@ -28,6 +29,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include "counter.h"
 #include "limits.h"
@@ -97,15 +99,16 @@ struct tp_txbuf {
 };
 
 struct tp_worker {
-	unsigned int id;    /* 0..n_workers-1: the RCU thread id, also the TX queue */
+	unsigned int id;    /* 0..n_workers-1: the RCU thread id */
 	unsigned int lcore;
-	uint16_t txq;
 	struct tp_lcore_conf *conf;	 /* RCU-published, see above */
 	struct rte_ring *exc_ring[2];	 /* to the control plane: [0] control class, [1] others */
 	struct rte_ring *inject_ring;	 /* from the control plane: frames to send (m->port) */
 	uint64_t (*ctr)[TP_CTR_MAX];	 /* [port][counter id] */
 	void *nf_state[TP_NF_MAX];	 /* core/nf.h: tp_nf_lcore() */
 	uint64_t tx_dirty;		 /* bit per port with frames in txb */
+	uint16_t txq[TP_MAX_PORTS];	 /* its TX queue on each port */
+	rte_spinlock_t *txq_lock[TP_MAX_PORTS]; /* NULL: the queue is its own */
 	struct tp_txbuf txb[TP_MAX_PORTS];
 	struct tp_tbucket tb[TP_MAX_PORTS][TP_PUNT_CLASSES];
 	struct tp_wstats st __rte_cache_aligned;

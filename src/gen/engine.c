@@ -91,7 +91,8 @@ int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t t
 	ret = tp_ethdev_probe(devargs, &p->id, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = tp_ethdev_configure(p->id, 1, 1, &p->nb_rxd, &p->nb_txd, &p->mtu, err, errlen);
+	uint16_t nb_txq = 1;
+	ret = tp_ethdev_configure(p->id, 1, &nb_txq, &p->nb_rxd, &p->nb_txd, &p->mtu, err, errlen);
 	if (ret == 0)
 		ret = tp_ethdev_start(p->id, 1, 1, p->nb_rxd, p->nb_txd, gen.pool, err, errlen);
 	if (ret < 0) {

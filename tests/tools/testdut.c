@@ -93,9 +93,9 @@ int main(int argc, char **argv)
 	struct rte_mempool *pool = rte_pktmbuf_pool_create("dut", 8191, 256, 0,
 							   RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	for (int i = 0; i < 2; i++) {
-		uint16_t rxd = 1024, txd = 1024, mtu = 0;
+		uint16_t rxd = 1024, txd = 1024, mtu = 0, txq = 1;
 		if (pool == NULL || tp_ethdev_probe(devargs[i], &ports[i], err, sizeof(err)) < 0 ||
-		    tp_ethdev_configure(ports[i], 1, 1, &rxd, &txd, &mtu, err, sizeof(err)) < 0 ||
+		    tp_ethdev_configure(ports[i], 1, &txq, &rxd, &txd, &mtu, err, sizeof(err)) < 0 ||
 		    tp_ethdev_start(ports[i], 1, 1, rxd, txd, pool, err, sizeof(err)) < 0) {
 			fprintf(stderr, "tp-testdut: port %s: %s\n", devargs[i], err);
 			return 1;

@@ -19,6 +19,7 @@ import shlex
 import subprocess
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +115,7 @@ class RouterLab(Lab):
         isolate_ports: bool = False,
         start_daemon: bool = True,
         keep: bool | None = None,
+        binary: Path | None = None,
     ) -> None:
         super().__init__(keep=keep)
         self.links = tuple(links)
@@ -126,6 +128,7 @@ class RouterLab(Lab):
         self.daemon_args = list(daemon_args)
         self.kernel_forwarding = kernel_forwarding
         self.isolate_ports = isolate_ports
+        self.binary = binary  # another daemon build (the test daemon); None: the daemon
         self.daemon: Daemon | None = None
         self.mempool_baseline: int | None = None
         try:
@@ -189,6 +192,7 @@ class RouterLab(Lab):
             self.workdir,
             self.daemon_config(),
             self.lcores,
+            binary=self.binary,
             extra_args=self.daemon_args,
         )
         self.defer("stop daemon", self.stop_daemon)
