@@ -19,8 +19,8 @@ import shlex
 import subprocess
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from twinplane.lab.daemon import Daemon, twinctl_binary
