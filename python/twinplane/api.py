@@ -42,6 +42,10 @@ class ProtocolError(Exception):
     """The peer broke the framing (short read, wrong version, wrong id)."""
 
 
+class ConnectionClosed(ProtocolError):
+    """The peer closed the connection before the first byte of an answer."""
+
+
 def default_socket(name: str = "twinplane") -> str:
     """Return the daemon's default socket path for instance ``name``."""
     return os.path.join(DEFAULT_SOCKET_DIR, f"{name}.sock")
@@ -96,6 +100,8 @@ class Client(Closing):
         while len(buf) < n:
             chunk = self._sock.recv(n - len(buf))
             if not chunk:
+                if not buf:
+                    raise ConnectionClosed(f"connection closed before {n} bytes")
                 raise ProtocolError(f"connection closed after {len(buf)} of {n} bytes")
             buf += chunk
         return bytes(buf)
@@ -103,22 +109,32 @@ class Client(Closing):
     def raw(
         self, *words: str, json: bool = True, timeout: float | None = None
     ) -> tuple[int, bytes]:
-        """Send one request; return (status, payload) without interpreting them."""
+        """Send one request; return (status, payload) without interpreting them.
+
+        A kept connection the daemon has closed meanwhile (its idle timeout) is
+        opened again once: the request never reached the daemon."""
         with self._lock:
-            self.connect()
-            assert self._sock is not None
-            self._sock.settimeout(self.timeout if timeout is None else timeout)
-            req_id = next(self._ids) & 0xFFFFFFFF
-            try:
-                self._sock.sendall(encode_request(req_id, words, json))
-                version, _kind, resp_id, status, length = HEADER.unpack(
-                    self._recv_exact(HEADER.size)
-                )
-                payload = self._recv_exact(length) if length else b""
-            except BaseException:
-                # The stream is in an unknown state: drop it, reconnect next time.
-                self.close()
-                raise
+            for attempt in (0, 1):
+                reused = self._sock is not None
+                self.connect()
+                assert self._sock is not None
+                self._sock.settimeout(self.timeout if timeout is None else timeout)
+                req_id = next(self._ids) & 0xFFFFFFFF
+                try:
+                    self._sock.sendall(encode_request(req_id, words, json))
+                    version, _kind, resp_id, status, length = HEADER.unpack(
+                        self._recv_exact(HEADER.size)
+                    )
+                    payload = self._recv_exact(length) if length else b""
+                    break
+                except (ConnectionClosed, BrokenPipeError, ConnectionResetError):
+                    self.close()
+                    if not reused or attempt:
+                        raise
+                except BaseException:
+                    # The stream is in an unknown state: drop it, reconnect next time.
+                    self.close()
+                    raise
             if version != API_VERSION:
                 self.close()
                 raise ProtocolError(f"response version {version}, expected {API_VERSION}")
