@@ -249,6 +249,11 @@ static int show_lcores(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		rl = tp_out_list(o, "rings");
 		for (unsigned int i = 0; i < c->n_rings; i++)
 			tp_out_str(rl, NULL, c->rings[i]->name);
+		/* its RCU reader state: 0 is offline, else the last grace-period token it
+		 * acknowledged (the counter rte_rcu_qsbr_quiescent() writes) */
+		uint64_t qcnt = __atomic_load_n(&tp.qs->qsbr_cnt[w].cnt, __ATOMIC_ACQUIRE);
+		tp_out_bool(o, "rcu_online", qcnt != 0);
+		tp_out_u64(o, "rcu_token_seen", qcnt);
 		tp_out_u64(o, "rx", s.rx);
 		tp_out_u64(o, "tx", s.tx);
 		tp_out_u64(o, "exception", s.exc);
@@ -258,6 +263,7 @@ static int show_lcores(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_u64(o, "total_cycles", s.start_tsc ? now - s.start_tsc : 0);
 	}
 	tp_out_u64(ctx->out, "tsc_hz", tp.tsc_hz);
+	tp_out_u64(ctx->out, "rcu_token", __atomic_load_n(&tp.qs->token, __ATOMIC_ACQUIRE));
 	return 0;
 }
 

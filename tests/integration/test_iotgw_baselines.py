@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from twinplane.lab import RouterLab
 from twinplane.lab.acme import Acme, acme_available, cin_content
 from twinplane.lab.daemon import build_dir
 from twinplane.lab.sockgw import SockGw, sockgw_binary
+from twinplane.proc import Process
 
 PHD_SIM = build_dir() / "src" / "phd-sim"
 SOCKGW = sockgw_binary()
@@ -91,6 +93,42 @@ def test_single_plane_full_sessions(single_lab: tuple[RouterLab, Acme]) -> None:
         "--reports", "3", "--interval", "20")  # fmt: skip
     assert lab.ctl("show", "iotgw")["data_plane"]["drop_unassociated"] == 3
     assert not acme.ae_exists("PHD-00AA0000000000FF")
+
+
+def test_single_plane_worker_stays_rcu_reader_while_it_waits(
+    daemon_lab: Callable[..., RouterLab],
+) -> None:
+    """--single-plane: while the worker waits for an IN-CSE that does not answer, it stays
+    an RCU reader (online) and reports quiescent states, so grace periods end (what the
+    control plane frees is freed once the worker is past it, and never under it)."""
+    lab = daemon_lab(extra_config=[f"iotgw enable cse {CSE} timeout 30 reg-timeout 200"],
+                     daemon_args=["--single-plane"])  # fmt: skip
+    # nothing answers CoAP on h2: the registration's first try waits 0.2 s, the next
+    # 0.4 s... 6.2 s in all, then it fails
+    agent = Process([PHD_SIM, "--gw", GW, "--timeout", "2000", "--type", "pulse-oximeter",
+                     "--sysid", "00aa0000000000e1", "--reports", "1"],
+                    lab.workdir / "phd-sim.log", netns=lab.ns["h1"])  # fmt: skip
+    with agent:
+        # a pulse oximeter (standard configuration): its AARQ starts the registration
+        lab.wait_until(
+            lambda: lab.ctl("show", "iotgw")["control_plane"]["reg_requests"] >= 1,
+            10.0, 0.05, "the association handled on the worker, registering",
+        )  # fmt: skip
+        assert lab.ctl("show", "iotgw")["data_plane"]["signaling_inline"] == 1
+        for _ in range(5):
+            worker = lab.ctl("show", "lcores")["workers"][0]
+            assert worker["rcu_online"], "the worker went offline while it waits"
+            # republishing the lcores' queue lists frees the old ones after a grace period
+            lab.ctl("lcore", "1", "role", "worker")
+            lab.wait_until(lambda: lab.ctl("show", "sync")["rcu_deferred"] == 0, 0.5, 0.01,
+                           "a grace period over while the worker waits")  # fmt: skip
+            time.sleep(0.2)
+        # all that happened during the wait: no answer came, none will
+        c = lab.ctl("show", "iotgw")["control_plane"]
+        assert c["reg_ready"] == 0 and c["reg_failed"] == 0
+        lab.wait_until(lambda: lab.ctl("show", "iotgw")["control_plane"]["reg_failed"] == 1,
+                       10.0, 0.1, "the registration given up")  # fmt: skip
+        # what waited in the backlog meanwhile (the agent's retries) is processed after
 
 
 @pytest.fixture

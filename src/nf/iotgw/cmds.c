@@ -12,6 +12,7 @@
 
 struct tp_iotgw_conf tp_iotgw = {
 	.port = 6024, .cse_port = 5683, .cse_name = "cse-in", .session_timeout_ms = 60000,
+	.reg_timeout_ms = TP_IOTGW_REG_TIMEOUT_MS,
 	.max_sessions = TP_AE_MAX,
 };
 
@@ -34,7 +35,8 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		return tp_cmd_err(ctx, EALREADY, "iotgw enable: the gateway is running already");
 	if (argc % 2)
 		return tp_cmd_err(ctx, EINVAL, "iotgw enable: usage: iotgw enable cse A.B.C.D "
-					       "[cse-port N] [cse-name NAME] [port N] [timeout S] [max-sessions N]");
+					       "[cse-port N] [cse-name NAME] [port N] [timeout S] [reg-timeout MS] "
+					       "[max-sessions N]");
 	for (int i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *val = argv[i + 1];
 		if (strcmp(k, "cse") == 0) {
@@ -53,6 +55,11 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad max-sessions '%s' (1-%d)",
 						  val, TP_AE_MAX);
 			c.max_sessions = (uint32_t)v;
+		} else if (strcmp(k, "reg-timeout") == 0) {
+			if (num(val, 10, 60000, &v) < 0)
+				return tp_cmd_err(ctx, EINVAL,
+						  "iotgw enable: bad reg-timeout '%s' (10-60000 ms)", val);
+			c.reg_timeout_ms = (uint32_t)v;
 		} else if (strcmp(k, "timeout") == 0) {
 			if (num(val, 1, 86400, &v) < 0)
 				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad timeout '%s' (1-86400 s)",
@@ -60,7 +67,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			c.session_timeout_ms = (uint32_t)v * 1000;
 		} else {
 			return tp_cmd_err(ctx, EINVAL, "iotgw enable: unknown keyword '%s' "
-						       "(cse cse-port cse-name port timeout max-sessions)", k);
+						       "(cse cse-port cse-name port timeout reg-timeout max-sessions)", k);
 		}
 	}
 	if (c.cse_ip == 0)
@@ -151,7 +158,8 @@ static struct tp_cmd c_profile = {"iotgw profile", "on|off",
 TP_CMD_REGISTER(c_profile)
 
 static struct tp_cmd c_enable = {"iotgw enable",
-				 "cse A.B.C.D [cse-port N] [cse-name NAME] [port N] [timeout S] [max-sessions N]",
+				 "cse A.B.C.D [cse-port N] [cse-name NAME] [port N] [timeout S] "
+				 "[reg-timeout MS] [max-sessions N]",
 				 "start the IoT gateway (11073 PHD to oneM2M)", enable, NULL};
 static struct tp_cmd c_show = {"show iotgw", NULL, "the gateway's counters", show, NULL};
 static struct tp_cmd c_sessions = {"show iotgw sessions", NULL, "associated agents",

@@ -82,6 +82,7 @@ struct tp_iotgw_conf {
 	uint16_t cse_port;	 /* its CoAP port, 5683 */
 	char cse_name[32];	 /* "cse-in" */
 	uint32_t session_timeout_ms;
+	uint32_t reg_timeout_ms;	 /* a registration step's first wait (doubles per try) */
 	uint32_t max_sessions;	 /* bound of the AE table, <= TP_AE_MAX */
 };
 
@@ -199,7 +200,7 @@ void tp_iotgw_session_expire(uint64_t now_ms, uint32_t (*last_seen)(int idx));
 
 /* --- registration on the IN-CSE (register.c) --- */
 enum tp_iotgw_reg { TP_IOTGW_REG_IGNORE, TP_IOTGW_REG_NEXT, TP_IOTGW_REG_READY, TP_IOTGW_REG_FAILED };
-#define TP_IOTGW_REG_TIMEOUT_MS 1000
+#define TP_IOTGW_REG_TIMEOUT_MS 1000 /* the default of tp_iotgw.reg_timeout_ms */
 #define TP_IOTGW_REG_TRIES 5
 
 /* Fill an entry's metrics from its value map; state REGISTERING, step 0 (the AE). */

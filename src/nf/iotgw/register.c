@@ -127,7 +127,7 @@ int tp_iotgw_register_sync(int idx, struct tp_iotgw_reg_link *l)
 			return -EIO;
 		}
 		tp_iotgw_sess.reg_requests++;
-		uint64_t deadline = l->now_ms(l) + TP_IOTGW_REG_TIMEOUT_MS * (1u << e->reg_tries);
+		uint64_t deadline = l->now_ms(l) + (uint64_t)tp_iotgw.reg_timeout_ms * (1u << e->reg_tries);
 		/* wait for this step's answer; others (late, other entries) are ignored */
 		while (e->state == TP_AE_REGISTERING && e->reg_step == step) {
 			int got, r = l->recv(l, rsp, sizeof(rsp), deadline);

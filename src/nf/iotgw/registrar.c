@@ -37,7 +37,7 @@ static void reg_send(int idx)
 
 	if (n > 0 && sendto(sock, buf, (size_t)n, 0, (struct sockaddr *)&to, sizeof(to)) > 0)
 		tp_iotgw_sess.reg_requests++;
-	e->reg_due_ms = tp_ctl_now_ms() + TP_IOTGW_REG_TIMEOUT_MS * (1u << e->reg_tries);
+	e->reg_due_ms = tp_ctl_now_ms() + (uint64_t)tp_iotgw.reg_timeout_ms * (1u << e->reg_tries);
 }
 
 void tp_iotgw_registrar_start(int idx)

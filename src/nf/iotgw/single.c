@@ -162,7 +162,7 @@ static int cse_recv(struct tp_iotgw_reg_link *l, uint8_t *buf, size_t cap, uint6
 	struct tp_worker *w = c->w;
 	struct rte_mbuf *pkts[TP_BURST];
 
-	while (tsc_ms() < deadline) {
+	while (tsc_ms() < deadline && tp.running) {
 		const struct tp_lcore_conf *conf = __atomic_load_n(&w->conf, __ATOMIC_ACQUIRE);
 		for (unsigned int q = 0; conf != NULL && q < conf->n_rxq; q++) {
 			uint16_t port = conf->rxq[q].port;

@@ -36,7 +36,7 @@
 
 struct tp_iotgw_conf tp_iotgw = {
 	.enabled = true, .port = 6024, .cse_port = 5683, .cse_name = "cse-in",
-	.session_timeout_ms = 60000, .max_sessions = TP_AE_MAX,
+	.session_timeout_ms = 60000, .reg_timeout_ms = TP_IOTGW_REG_TIMEOUT_MS, .max_sessions = TP_AE_MAX,
 };
 
 static volatile sig_atomic_t stop, dump;
