@@ -72,9 +72,13 @@ int tp_ethdev_configure(uint16_t id, uint16_t nb_rxq, uint16_t *nb_txq, uint16_t
 		snprintf(err, errlen, "descriptor counts: %s", strerror(-ret));
 		return ret;
 	}
-	if (*mtu && (ret = rte_eth_dev_set_mtu(id, *mtu)) < 0 && ret != -ENOTSUP) {
-		snprintf(err, errlen, "mtu %u: %s", *mtu, strerror(-ret));
-		return ret;
+	if (*mtu && (ret = rte_eth_dev_set_mtu(id, *mtu)) < 0) {
+		if (ret != -ENOTSUP) {
+			snprintf(err, errlen, "mtu %u: %s", *mtu, strerror(-ret));
+			return ret;
+		}
+		/* a PMD with no MTU of its own (net_pcap, net_ring): what was asked */
+		return 0;
 	}
 	if (rte_eth_dev_get_mtu(id, mtu) < 0 || *mtu == 0)
 		*mtu = 1500;

@@ -80,10 +80,16 @@ void tp_ip4_arp_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 static __rte_noinline int64_t ip4_classify_slow(struct tp_worker *w, struct rte_mbuf *m)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	uint32_t len = rte_pktmbuf_data_len(m);
 	int group = rte_is_multicast_ether_addr(&eth->dst_addr);
 	uint8_t *ip = (uint8_t *)(eth + 1);
-	uint32_t avail = len - TP_ETH_HDR_LEN;
+	/* the packet may span segments (jumbo frames, chained by the PMD); its header
+	 * must be in the first one (it is wherever a NIC puts it) */
+	uint32_t avail = rte_pktmbuf_pkt_len(m) - TP_ETH_HDR_LEN;
+	uint32_t seg = rte_pktmbuf_data_len(m) - TP_ETH_HDR_LEN;
+	if (seg < avail && (seg < TP_IP4_HDR_LEN || seg < (uint32_t)(ip[0] & 0x0f) * 4)) {
+		tp_drop(w, m, IP4_CTR(TOO_SHORT));
+		return -1;
+	}
 	enum tp_ip4_verdict v = tp_ip4_check(ip, avail); /* RFC 1812 5.2.2 */
 	if (v != TP_IP4_OK) {
 		tp_drop(w, m, tp_ip4_nf.ctr_base + verdict_ctr[v]);
