@@ -159,6 +159,16 @@ int gen_stream_add(const char *name, unsigned int port, const char *tmpl, uint32
 		snprintf(err, errlen, "size %u: frames are 64 to 9018 bytes (with FCS)", wire_size);
 		return -EINVAL;
 	}
+	/* every frame is sent from one mbuf of the pool (the pcap mode has none: any size) */
+	if (gen.pool != NULL &&
+	    wire_size - 4 > (uint32_t)rte_pktmbuf_data_room_size(gen.pool) - RTE_PKTMBUF_HEADROOM) {
+		snprintf(err, errlen,
+			 "size %u: larger than the generator's mbufs (%u bytes with FCS at most: "
+			 "it sends a frame from one mbuf)",
+			 wire_size,
+			 (uint32_t)rte_pktmbuf_data_room_size(gen.pool) - RTE_PKTMBUF_HEADROOM + 4);
+		return -EMSGSIZE;
+	}
 	for (unsigned int i = 0; i < TP_GEN_MAX_STREAMS && s == NULL; i++)
 		if (!gen.streams[i].used)
 			s = &gen.streams[i];

@@ -171,6 +171,12 @@ def test_bad_trial_requests(loop_gen: Gen) -> None:
                             "64", "dst", "198.18.1.9-198.18.1.1")  # fmt: skip
     with pytest.raises(ApiError, match="bad size '63'"):
         loop_gen.client.cmd("stream", "add", "x", "port", "g0", "template", "ip4-udp", "size", "63")
+    # a frame is sent from one mbuf: jumbo sizes are refused, saying why
+    with pytest.raises(ApiError, match=r"size 9000: larger than the generator's mbufs \(2052"):
+        loop_gen.client.cmd("stream", "add", "x", "port", "g0", "template", "ip4-udp", "size",
+                            "9000")  # fmt: skip
+    loop_gen.client.cmd("stream", "add", "x", "port", "g0", "template", "ip4-udp", "size", "2052")
+    loop_gen.client.cmd("stream", "del", "x")
 
 
 def test_dropping_dut_gaps_detected(workdir: Path) -> None:
