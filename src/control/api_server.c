@@ -29,11 +29,11 @@ struct conn {
 	int fd;
 	enum conn_state st;
 	struct tp_api_hdr h;
-	size_t got;	/* bytes of the header or body read so far */
+	size_t got; /* bytes of the header or body read so far */
 	char *body;
-	char *out;	/* the answer: header and body */
+	char *out; /* the answer: header and body */
 	size_t out_len, out_off;
-	bool close_after; /* a framing error: answer, then close */
+	bool close_after;	/* a framing error: answer, then close */
 	struct tp_cmd_ctx *ctx; /* while C_EXEC */
 	struct tp_timer deadline, idle;
 	struct conn *next;
@@ -45,9 +45,9 @@ static struct conn *conns;
 static unsigned int n_conns;
 static gid_t api_gid = (gid_t)-1;
 struct tp_api_limits tp_api_limits = {
-	.max_conns = 64,
-	.deadline_ms = 5000,
-	.idle_ms = 600000,
+    .max_conns = 64,
+    .deadline_ms = 5000,
+    .idle_ms = 600000,
 };
 struct tp_api_stats tp_api_stats;
 
@@ -130,11 +130,11 @@ static bool respond(struct conn *c, int status, const char *body)
 {
 	size_t len = body ? strlen(body) : 0;
 	struct tp_api_hdr h = {
-		.version = TP_API_VERSION,
-		.type = c->h.type,
-		.id = c->h.id,
-		.status = status,
-		.len = (uint32_t)len,
+	    .version = TP_API_VERSION,
+	    .type = c->h.type,
+	    .id = c->h.id,
+	    .status = status,
+	    .len = (uint32_t)len,
 	};
 
 	free(c->out);
@@ -246,7 +246,8 @@ static bool conn_read(struct conn *c)
 			return false;
 		}
 		if (c->got == 0 && c->st == C_HDR) {
-			/* the first byte of a request: it has deadline_ms to arrive and be answered */
+			/* the first byte of a request: it has deadline_ms to arrive and be answered
+			 */
 			tp_timer_cancel(&c->idle);
 			tp_timer_arm(&c->deadline, tp_api_limits.deadline_ms);
 		}
@@ -325,8 +326,9 @@ static void listen_readable(int fd, void *arg)
 			return;
 		if (!peer_allowed(s, &uid)) {
 			tp_api_stats.refused_peer++;
-			TP_LOG(WARNING, "API: refused a client of uid %d (root, our user or the "
-					"socket's group only)",
+			TP_LOG(WARNING,
+			       "API: refused a client of uid %d (root, our user or the "
+			       "socket's group only)",
 			       (int)uid);
 			close(s);
 			continue;

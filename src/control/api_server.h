@@ -12,14 +12,14 @@
 #include <sys/types.h>
 
 struct tp_api_opts {
-	gid_t gid;		/* group of the socket and of allowed clients; -1: none */
-	bool may_remove_stale;	/* a socket nobody listens on at path is ours to remove */
+	gid_t gid;	       /* group of the socket and of allowed clients; -1: none */
+	bool may_remove_stale; /* a socket nobody listens on at path is ours to remove */
 };
 
 struct tp_api_limits {
-	unsigned int max_conns;	/* clients at a time; more are closed at once */
+	unsigned int max_conns;	  /* clients at a time; more are closed at once */
 	unsigned int deadline_ms; /* to receive a request, and to send its answer */
-	unsigned int idle_ms;	/* a connection with no request for this long is closed */
+	unsigned int idle_ms;	  /* a connection with no request for this long is closed */
 };
 
 struct tp_api_stats {

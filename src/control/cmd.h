@@ -63,6 +63,6 @@ int tp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
 
 /* Set ctx->err; returns -err for convenience: return tp_cmd_err(ctx, EINVAL, "...") */
 int tp_cmd_err(struct tp_cmd_ctx *ctx, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 #endif

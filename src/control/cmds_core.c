@@ -43,8 +43,9 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	int ret;
 
 	if (argc < 2 || argc % 2)
-		return tp_cmd_err(ctx, EINVAL,
-				  "port add: usage: port add NAME DEVARGS [rxq N] [rxd N] [txd N] [mtu N]");
+		return tp_cmd_err(
+		    ctx, EINVAL,
+		    "port add: usage: port add NAME DEVARGS [rxq N] [rxd N] [txd N] [mtu N]");
 	for (int i = 2; i < argc; i += 2) {
 		uint16_t *dst = strcmp(argv[i], "rxq") == 0   ? &o.nb_rxq
 				: strcmp(argv[i], "rxd") == 0 ? &o.nb_rxd
@@ -53,7 +54,8 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 							      : NULL;
 		if (dst == NULL)
 			return tp_cmd_err(ctx, EINVAL,
-					  "port add: unknown option '%s' (rxq, rxd, txd, mtu)", argv[i]);
+					  "port add: unknown option '%s' (rxq, rxd, txd, mtu)",
+					  argv[i]);
 		if (tp_parse_u64(argv[i + 1], 1, 16384, &v) < 0)
 			return tp_cmd_err(ctx, EINVAL, "port add: %s: bad number '%s' (1-16384)",
 					  argv[i], argv[i + 1]);
@@ -100,8 +102,9 @@ static int port_set(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	int ret;
 
 	if (argc < 3)
-		return tp_cmd_err(ctx, EINVAL, "port set: usage: port set NAME mode MODE [WORDS] | "
-					       "port set NAME rxq Q lcore LCORE|auto");
+		return tp_cmd_err(ctx, EINVAL,
+				  "port set: usage: port set NAME mode MODE [WORDS] | "
+				  "port set NAME rxq Q lcore LCORE|auto");
 	p = tp_port_by_name(argv[0]);
 	if (p == NULL)
 		return tp_cmd_err(ctx, ENODEV, "port set: no port named '%s'", argv[0]);
@@ -110,8 +113,8 @@ static int port_set(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		if (m == NULL) {
 			char names[256] = "";
 			for (m = tp_port_mode_next(NULL); m; m = tp_port_mode_next(m))
-				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-					 names[0] ? ", " : "", m->name);
+				snprintf(names + strlen(names), sizeof(names) - strlen(names),
+					 "%s%s", names[0] ? ", " : "", m->name);
 			return tp_cmd_err(ctx, EINVAL, "port set %s mode: unknown mode '%s' (%s)",
 					  argv[0], argv[2], names);
 		}
@@ -137,10 +140,11 @@ static int port_set(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		if (strcmp(argv[4], "auto") != 0) {
 			if (tp_parse_u64(argv[4], 0, RTE_MAX_LCORE - 1, &lc) < 0 ||
 			    (id = tp_lcore_by_eal((unsigned int)lc)) < 0)
-				return tp_cmd_err(ctx, EINVAL,
-						  "port set %s rxq %s: '%s' is not a data-plane lcore "
-						  "(see show lcores)",
-						  argv[0], argv[2], argv[4]);
+				return tp_cmd_err(
+				    ctx, EINVAL,
+				    "port set %s rxq %s: '%s' is not a data-plane lcore "
+				    "(see show lcores)",
+				    argv[0], argv[2], argv[4]);
 		}
 		ret = tp_lcore_pin_rxq(p->id, (uint16_t)q, id);
 		if (ret == -EBUSY)
@@ -277,17 +281,20 @@ static int lcore_role(struct tp_cmd_ctx *ctx, int argc, char **argv)
 				  "lcore: usage: lcore LCORE role worker|input|forwarding|output");
 	if (tp_parse_u64(argv[0], 0, RTE_MAX_LCORE - 1, &lc) < 0 ||
 	    (id = tp_lcore_by_eal((unsigned int)lc)) < 0)
-		return tp_cmd_err(ctx, EINVAL, "lcore: '%s' is not a data-plane lcore (see show lcores)",
+		return tp_cmd_err(ctx, EINVAL,
+				  "lcore: '%s' is not a data-plane lcore (see show lcores)",
 				  argv[0]);
 	if ((role = tp_role_parse(argv[2])) < 0)
-		return tp_cmd_err(ctx, EINVAL,
-				  "lcore %s role: unknown role '%s' (worker, input, forwarding, output)",
-				  argv[0], argv[2]);
+		return tp_cmd_err(
+		    ctx, EINVAL,
+		    "lcore %s role: unknown role '%s' (worker, input, forwarding, output)", argv[0],
+		    argv[2]);
 	ret = tp_lcore_set_role((unsigned int)id, (enum tp_role)role);
 	if (ret == -EBUSY)
-		return tp_cmd_err(ctx, EBUSY,
-				  "lcore %s role %s: queues are pinned to it (port set P rxq Q lcore auto)",
-				  argv[0], argv[2]);
+		return tp_cmd_err(
+		    ctx, EBUSY,
+		    "lcore %s role %s: queues are pinned to it (port set P rxq Q lcore auto)",
+		    argv[0], argv[2]);
 	return ret < 0 ? tp_cmd_err(ctx, -ret, "lcore %s role: %s", argv[0], strerror(-ret)) : 0;
 }
 
@@ -381,7 +388,8 @@ static int show_counters(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	}
 	for (unsigned int w = 0; w < tp.n_workers; w++) {
 		struct tp_node *o = tp_out_obj(wl, NULL);
-		const struct tp_lcore_conf *c = __atomic_load_n(&tp.workers[w]->conf, __ATOMIC_ACQUIRE);
+		const struct tp_lcore_conf *c =
+		    __atomic_load_n(&tp.workers[w]->conf, __ATOMIC_ACQUIRE);
 		wstats_get(w, &s);
 		tp_out_u64(o, "lcore", tp.workers[w]->lcore);
 		tp_out_str(o, "role", tp_role_name((enum tp_role)c->role));
@@ -457,9 +465,9 @@ static int show_sync(struct tp_cmd_ctx *ctx, int argc, char **argv)
 static int sync_resync(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	int ret = tp_nl_resync();
-	return ret < 0 ? tp_cmd_err(ctx, -ret, "sync resync: netlink dump failed: %s",
-				    strerror(-ret))
-		       : 0;
+	return ret < 0
+		   ? tp_cmd_err(ctx, -ret, "sync resync: netlink dump failed: %s", strerror(-ret))
+		   : 0;
 }
 
 static int set_netlink(struct tp_cmd_ctx *ctx, int argc, char **argv)
@@ -490,7 +498,7 @@ static int clear_counters(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
 			for (unsigned int id = 0; id < TP_CTR_MAX; id++)
 				baseline[w]->ctr[p][id] =
-					__atomic_load_n(&tp.workers[w]->ctr[p][id], __ATOMIC_RELAXED);
+				    __atomic_load_n(&tp.workers[w]->ctr[p][id], __ATOMIC_RELAXED);
 	}
 	exc_baseline = tp_exc_stats;
 	return 0;
@@ -502,23 +510,27 @@ static int set_exception(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	int cls = TP_PUNT_CLASSES;
 
 	if (argc < 2 || argc % 2 || strcmp(argv[0], "rate"))
-		return tp_cmd_err(ctx, EINVAL, "set exception: usage: set exception rate PPS "
-					       "[burst N] [class control|signaling|other]");
+		return tp_cmd_err(ctx, EINVAL,
+				  "set exception: usage: set exception rate PPS "
+				  "[burst N] [class control|signaling|other]");
 	if (tp_parse_u64(argv[1], 1, 100000000, &rate) < 0)
 		return tp_cmd_err(ctx, EINVAL, "set exception: bad rate '%s' (1-100000000 pps)",
 				  argv[1]);
 	for (int i = 2; i < argc; i += 2) {
 		if (strcmp(argv[i], "burst") == 0) {
 			if (tp_parse_u64(argv[i + 1], 1, 1000000, &burst) < 0)
-				return tp_cmd_err(ctx, EINVAL, "set exception: bad burst '%s' (1-1000000)",
+				return tp_cmd_err(ctx, EINVAL,
+						  "set exception: bad burst '%s' (1-1000000)",
 						  argv[i + 1]);
 		} else if (strcmp(argv[i], "class") == 0) {
 			if ((cls = tp_punt_class_parse(argv[i + 1])) < 0)
-				return tp_cmd_err(ctx, EINVAL,
-						  "set exception: unknown class '%s' (control, signaling, other)",
-						  argv[i + 1]);
+				return tp_cmd_err(
+				    ctx, EINVAL,
+				    "set exception: unknown class '%s' (control, signaling, other)",
+				    argv[i + 1]);
 		} else {
-			return tp_cmd_err(ctx, EINVAL, "set exception: unknown keyword '%s' (burst, class)",
+			return tp_cmd_err(ctx, EINVAL,
+					  "set exception: unknown keyword '%s' (burst, class)",
 					  argv[i]);
 		}
 	}
@@ -540,21 +552,25 @@ static int set_api(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	uint64_t v;
 
 	if (argc == 0 || argc % 2)
-		return tp_cmd_err(ctx, EINVAL, "set api: usage: set api [deadline MS] [idle S] "
-					       "[max-clients N]");
+		return tp_cmd_err(ctx, EINVAL,
+				  "set api: usage: set api [deadline MS] [idle S] "
+				  "[max-clients N]");
 	for (int i = 0; i < argc; i += 2) {
-		if (strcmp(argv[i], "deadline") == 0 && tp_parse_u64(argv[i + 1], 10, 600000, &v) == 0)
+		if (strcmp(argv[i], "deadline") == 0 &&
+		    tp_parse_u64(argv[i + 1], 10, 600000, &v) == 0)
 			l.deadline_ms = (unsigned int)v;
-		else if (strcmp(argv[i], "idle") == 0 && tp_parse_u64(argv[i + 1], 1, 86400, &v) == 0)
+		else if (strcmp(argv[i], "idle") == 0 &&
+			 tp_parse_u64(argv[i + 1], 1, 86400, &v) == 0)
 			l.idle_ms = (unsigned int)v * 1000;
 		else if (strcmp(argv[i], "max-clients") == 0 &&
 			 tp_parse_u64(argv[i + 1], 1, 256, &v) == 0)
 			l.max_conns = (unsigned int)v;
 		else
-			return tp_cmd_err(ctx, EINVAL,
-					  "set api: bad '%s %s' (deadline 10-600000 ms, idle 1-86400 s, "
-					  "max-clients 1-256)",
-					  argv[i], argv[i + 1]);
+			return tp_cmd_err(
+			    ctx, EINVAL,
+			    "set api: bad '%s %s' (deadline 10-600000 ms, idle 1-86400 s, "
+			    "max-clients 1-256)",
+			    argv[i], argv[i + 1]);
 	}
 	tp_api_limits = l;
 	return 0;
@@ -594,7 +610,8 @@ static int show_modules(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	ml = tp_out_list(ctx->out, "port_modes");
 	for (m = tp_port_mode_next(NULL); m; m = tp_port_mode_next(m)) {
 		struct tp_node *o = tp_out_obj(ml, NULL);
-		tp_out_strf(o, "mode", "%s%s%s", m->name, m->usage ? " " : "", m->usage ? m->usage : "");
+		tp_out_strf(o, "mode", "%s%s%s", m->name, m->usage ? " " : "",
+			    m->usage ? m->usage : "");
 		tp_out_str(o, "help", m->help ? m->help : "");
 	}
 	el = tp_out_list(ctx->out, "ethertypes");
@@ -617,27 +634,25 @@ static int version(struct tp_cmd_ctx *ctx, int argc, char **argv)
 static struct tp_cmd c_port_add = {"port add", "NAME DEVARGS [rxq N] [rxd N] [txd N] [mtu N]",
 				   "probe a device and start forwarding on it", port_add, NULL};
 static struct tp_cmd c_port_del = {"port del", "NAME", "stop and remove a port", port_del, NULL};
-static struct tp_cmd c_port_set = {"port set", "NAME mode MODE [WORDS] | NAME rxq Q lcore LCORE|auto",
-				   "a port's mode (show modules), or where a receive queue is polled",
-				   port_set, NULL};
+static struct tp_cmd c_port_set = {
+    "port set", "NAME mode MODE [WORDS] | NAME rxq Q lcore LCORE|auto",
+    "a port's mode (show modules), or where a receive queue is polled", port_set, NULL};
 static struct tp_cmd c_show_ports = {"show ports", NULL, "ports and their device counters",
 				     show_ports, NULL};
 static struct tp_cmd c_show_workers = {"show workers", NULL, "data-plane lcores (show lcores)",
 				       show_lcores, NULL};
-static struct tp_cmd c_show_lcores = {"show lcores", NULL,
-				      "data-plane lcores: roles, queues, rings, cycles", show_lcores,
-				      NULL};
+static struct tp_cmd c_show_lcores = {
+    "show lcores", NULL, "data-plane lcores: roles, queues, rings, cycles", show_lcores, NULL};
 static struct tp_cmd c_lcore = {"lcore", "LCORE role worker|input|forwarding|output",
 				"a data-plane lcore's role", lcore_role, NULL};
 static struct tp_cmd c_show_rings = {"show rings", NULL, "rings between lcores", show_rings, NULL};
-static struct tp_cmd c_show_counters = {"show counters", NULL,
-					"per port, per lcore and per reason counters of every module",
-					show_counters, NULL};
+static struct tp_cmd c_show_counters = {
+    "show counters", NULL, "per port, per lcore and per reason counters of every module",
+    show_counters, NULL};
 static struct tp_cmd c_show_mempool = {"show mempool", NULL, "mbufs in use", show_mempool, NULL};
 static struct tp_cmd c_show_exc = {"show exception", NULL, "the exception path", show_exception,
 				   NULL};
-static struct tp_cmd c_show_sync = {"show sync", NULL, "the netlink sync manager", show_sync,
-				    NULL};
+static struct tp_cmd c_show_sync = {"show sync", NULL, "the netlink sync manager", show_sync, NULL};
 static struct tp_cmd c_clear = {"clear counters", NULL, "zero the counters", clear_counters, NULL};
 static struct tp_cmd c_set_exc = {"set exception", "rate PPS [burst N] [class C]",
 				  "bound what each port hands to the control plane, per class",
@@ -645,8 +660,8 @@ static struct tp_cmd c_set_exc = {"set exception", "rate PPS [burst N] [class C]
 static struct tp_cmd c_set_backoff = {"set backoff", "on|off", "idle sleep of the lcores",
 				      set_backoff, NULL};
 static struct tp_cmd c_resync = {"sync resync", NULL,
-				 "dump the kernel's tables again and sweep what is gone", sync_resync,
-				 NULL};
+				 "dump the kernel's tables again and sweep what is gone",
+				 sync_resync, NULL};
 static struct tp_cmd c_set_nl = {"set netlink", "rcvbuf BYTES",
 				 "receive buffer of the netlink event socket", set_netlink, NULL};
 static struct tp_cmd c_set_api = {"set api", "[deadline MS] [idle S] [max-clients N]",

@@ -84,7 +84,7 @@ int tp_ctl_mod_fd(int fd, bool readable, bool writable)
 {
 	int i = find(fd);
 	struct epoll_event ev = {
-		.events = (readable ? EPOLLIN : 0u) | (writable ? EPOLLOUT : 0u),
+	    .events = (readable ? EPOLLIN : 0u) | (writable ? EPOLLOUT : 0u),
 	};
 
 	if (i < 0 || fd < 0)

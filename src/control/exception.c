@@ -57,7 +57,8 @@ static unsigned int drain(struct rte_ring *r, bool control)
 			} else {
 				uint64_t before = tp_exc_stats.to_kernel;
 				to_tap(p, pkts[j]);
-				tp_exc_stats.to_kernel_control += control && tp_exc_stats.to_kernel != before;
+				tp_exc_stats.to_kernel_control +=
+				    control && tp_exc_stats.to_kernel != before;
 			}
 			rte_pktmbuf_free(pkts[j]);
 		}

@@ -13,13 +13,13 @@
 #include "port.h"
 
 struct tp_exc_stats {
-	uint64_t to_kernel;	  /* frames written to a TAP */
-	uint64_t to_kernel_control; /* ... of them of the control class */
-	uint64_t from_kernel;	  /* frames read from a TAP and handed to an lcore */
-	uint64_t tap_errors;	  /* write/read failures on a TAP */
-	uint64_t no_port;	  /* punted for a port that is gone */
-	uint64_t inject_full;	  /* an lcore's inject ring was full */
-	uint64_t nombuf;	  /* no mbuf for a frame from the kernel */
+	uint64_t to_kernel;	       /* frames written to a TAP */
+	uint64_t to_kernel_control;    /* ... of them of the control class */
+	uint64_t from_kernel;	       /* frames read from a TAP and handed to an lcore */
+	uint64_t tap_errors;	       /* write/read failures on a TAP */
+	uint64_t no_port;	       /* punted for a port that is gone */
+	uint64_t inject_full;	       /* an lcore's inject ring was full */
+	uint64_t nombuf;	       /* no mbuf for a frame from the kernel */
 	uint64_t oversize_to_kernel;   /* longer than the port's MTU allows, or too many segments */
 	uint64_t oversize_from_kernel; /* the kernel sent more than the port's MTU allows */
 };

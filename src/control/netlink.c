@@ -28,7 +28,7 @@ struct tp_nl_stats tp_nl_stats;
 static struct mnl_socket *ev_sk;  /* multicast groups: live updates */
 static struct mnl_socket *req_sk; /* dumps and writes */
 static uint32_t req_seq;
-static uint32_t gen = 1;	  /* resync generation */
+static uint32_t gen = 1;	     /* resync generation */
 static struct tp_timer resync_timer; /* a resync soon (a route deleted) */
 
 static int attr_cb(const struct nlattr *a, void *data)
@@ -105,7 +105,8 @@ static void route_msg(const struct nlmsghdr *nlh)
 	}
 	if (nlh->nlmsg_type == RTM_DELROUTE) {
 		if (tp_route_del(dst, rtm->rtm_dst_len) == 0)
-			/* another route for the prefix (other metric) may remain: look again soon */
+			/* another route for the prefix (other metric) may remain: look again soon
+			 */
 			tp_timer_arm(&resync_timer, 200);
 		return;
 	}
@@ -152,8 +153,8 @@ static void neigh_msg(const struct nlmsghdr *nlh)
 	ip = attr_ip(tb[NDA_DST]);
 	if (nlh->nlmsg_type == RTM_NEWNEIGH && tb[NDA_LLADDR] &&
 	    mnl_attr_get_payload_len(tb[NDA_LLADDR]) == 6 &&
-	    (nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT |
-			      NUD_NOARP)))
+	    (nd->ndm_state &
+	     (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT | NUD_NOARP)))
 		mac = mnl_attr_get_payload(tb[NDA_LLADDR]);
 	nh = tp_neigh_learn(ip, p->id, mac);
 	if (nh >= 0)
@@ -351,7 +352,8 @@ int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth)
 	mnl_attr_put_u32(nlh, IFA_LOCAL, htonl(ip));
 	mnl_attr_put_u32(nlh, IFA_ADDRESS, htonl(ip));
 	if (add && depth < 31)
-		mnl_attr_put_u32(nlh, IFA_BROADCAST, htonl(ip | (uint32_t)(0xffffffffull >> depth)));
+		mnl_attr_put_u32(nlh, IFA_BROADCAST,
+				 htonl(ip | (uint32_t)(0xffffffffull >> depth)));
 	return request(nlh, NULL);
 }
 

@@ -248,7 +248,8 @@ static void table(FILE *f, const struct tp_node *list, int indent)
 	for (r = 0; r < nrow; r++) {
 		fprintf(f, "%*s", indent, "");
 		for (i = 0; i < ncol; i++)
-			fprintf(f, "%-*s%s", (int)w[i], cells[r * ncol + i] ? cells[r * ncol + i] : "",
+			fprintf(f, "%-*s%s", (int)w[i],
+				cells[r * ncol + i] ? cells[r * ncol + i] : "",
 				i + 1 < ncol ? "  " : "\n");
 	}
 out:

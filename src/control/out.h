@@ -24,7 +24,7 @@ struct tp_node *tp_out_obj(struct tp_node *parent, const char *key);
 struct tp_node *tp_out_list(struct tp_node *parent, const char *key);
 struct tp_node *tp_out_str(struct tp_node *parent, const char *key, const char *val);
 struct tp_node *tp_out_strf(struct tp_node *parent, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 struct tp_node *tp_out_u64(struct tp_node *parent, const char *key, uint64_t val);
 struct tp_node *tp_out_i64(struct tp_node *parent, const char *key, int64_t val);
 struct tp_node *tp_out_dbl(struct tp_node *parent, const char *key, double val);

@@ -76,8 +76,9 @@ static void pool_retire(struct rte_mempool *mp)
 		return;
 	}
 	if (n_retired == RTE_DIM(retired_pools)) {
-		TP_LOG(WARNING, "mempool %s kept for good: %u mbufs still out and too many pools "
-				"waiting",
+		TP_LOG(WARNING,
+		       "mempool %s kept for good: %u mbufs still out and too many pools "
+		       "waiting",
 		       mp->name, rte_mempool_in_use_count(mp));
 		return;
 	}
@@ -468,8 +469,9 @@ int tp_port_set_mode(struct tp_port *p, struct tp_port_mode *m, int argc, char *
 	}
 	p->mode_args[0] = '\0';
 	for (int i = 0; i < argc; i++)
-		snprintf(p->mode_args + strlen(p->mode_args), sizeof(p->mode_args) - strlen(p->mode_args),
-			 "%s%s", i ? " " : "", argv[i]);
+		snprintf(p->mode_args + strlen(p->mode_args),
+			 sizeof(p->mode_args) - strlen(p->mode_args), "%s%s", i ? " " : "",
+			 argv[i]);
 	p->busy = true;
 	/* no lcore may run the old input with the new context: nothing in between */
 	__atomic_store_n(&tp_iface_table[p->id].input, none->input, __ATOMIC_RELEASE);

@@ -21,7 +21,10 @@ struct tp_timer {
 	struct tp_timer *next;
 };
 
-#define TP_TIMER_INIT(nm, f, a) {.name = (nm), .fn = (f), .arg = (a)}
+#define TP_TIMER_INIT(nm, f, a)                                                                    \
+	{                                                                                          \
+		.name = (nm), .fn = (f), .arg = (a)                                                \
+	}
 
 void tp_timer_init(struct tp_timer *t, const char *name, tp_timer_fn fn, void *arg);
 /* Run once, delay_ms from now. */

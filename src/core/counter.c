@@ -59,7 +59,8 @@ int tp_ctr_lookup(const char *name)
 	for (unsigned int i = 0; i < n_ctrs; i++) {
 		if (dot != NULL) {
 			size_t ml = (size_t)(dot - name);
-			if (strlen(ctr_nf[i]->name) == ml && strncmp(ctr_nf[i]->name, name, ml) == 0 &&
+			if (strlen(ctr_nf[i]->name) == ml &&
+			    strncmp(ctr_nf[i]->name, name, ml) == 0 &&
 			    strcmp(ctr_desc[i]->name, dot + 1) == 0)
 				return (int)i;
 		} else if (strcmp(ctr_desc[i]->name, name) == 0) {

@@ -29,22 +29,25 @@ struct tp_ctr_desc {
 /* The core's own counters: the core module registers first, so their ids are
  * these constants. X(enum suffix, name, kind) */
 #define TP_CORE_COUNTERS(X)                                                                        \
-	X(L2_TOO_SHORT, "l2_too_short", DROP)                                                     \
-	X(L2_OTHER_HOST, "l2_other_host", DROP)                                                   \
-	X(L2_UNSUPPORTED, "l2_unsupported_ethertype", DROP)                                       \
-	X(NO_INPUT, "port_mode_none", DROP)                                                       \
-	X(EXC_RATELIMITED, "exception_ratelimited", DROP)                                         \
-	X(EXC_RING_FULL, "exception_ring_full", DROP)                                             \
-	X(TX_FULL, "tx_queue_full", DROP)                                                         \
-	X(PORT_DOWN, "port_down", DROP)                                                           \
+	X(L2_TOO_SHORT, "l2_too_short", DROP)                                                      \
+	X(L2_OTHER_HOST, "l2_other_host", DROP)                                                    \
+	X(L2_UNSUPPORTED, "l2_unsupported_ethertype", DROP)                                        \
+	X(NO_INPUT, "port_mode_none", DROP)                                                        \
+	X(EXC_RATELIMITED, "exception_ratelimited", DROP)                                          \
+	X(EXC_RING_FULL, "exception_ring_full", DROP)                                              \
+	X(TX_FULL, "tx_queue_full", DROP)                                                          \
+	X(PORT_DOWN, "port_down", DROP)                                                            \
 	X(RING_FULL, "ring_full", DROP)
 
+/* the list macro ends each name with a comma, which clang-format cannot see */
+/* clang-format off */
 enum tp_core_ctr {
 #define X(e, n, k) TP_DROP_##e,
 	TP_CORE_COUNTERS(X)
 #undef X
 	TP_CORE_CTR_MAX
 };
+/* clang-format on */
 
 /* Control plane: the ids in use (0..n-1), their names and kinds. */
 unsigned int tp_ctr_count(void);

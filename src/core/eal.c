@@ -15,8 +15,8 @@
 #include "../api/api.h"
 #include "eal.h"
 
-int tp_instance_lock(const char *kind, const char *name, const char *socket, char *path,
-		     size_t len, char *prev_socket, size_t prev_len)
+int tp_instance_lock(const char *kind, const char *name, const char *socket, char *path, size_t len,
+		     char *prev_socket, size_t prev_len)
 {
 	char buf[512];
 	ssize_t n;
@@ -98,9 +98,10 @@ int tp_eal_start(const struct tp_eal_opts *o)
 	}
 	if (o->no_huge || !hugepages_usable(256)) {
 		if (!o->no_huge)
-			fprintf(stderr, "%s: WARNING: fewer than 256 MiB of free hugepages or no "
-					"hugetlbfs mount: running with --no-huge (slower; "
-					"scripts/setup.sh reserves hugepages)\n",
+			fprintf(stderr,
+				"%s: WARNING: fewer than 256 MiB of free hugepages or no "
+				"hugetlbfs mount: running with --no-huge (slower; "
+				"scripts/setup.sh reserves hugepages)\n",
 				o->prog);
 		snprintf(mem, sizeof(mem), "%u", o->mem_mb ? o->mem_mb : 512);
 		eargv[eargc++] = "--no-huge";

@@ -8,20 +8,20 @@
 #include <stddef.h>
 
 struct tp_eal_opts {
-	const char *prog;   /* argv[0], and the name used in messages */
-	const char *name;   /* instance name: the EAL file prefix */
-	const char *lcores; /* EAL --lcores (a list, or lcore@cpu mappings); NULL: all */
-	bool no_huge;	    /* force ordinary memory */
+	const char *prog;    /* argv[0], and the name used in messages */
+	const char *name;    /* instance name: the EAL file prefix */
+	const char *lcores;  /* EAL --lcores (a list, or lcore@cpu mappings); NULL: all */
+	bool no_huge;	     /* force ordinary memory */
 	unsigned int mem_mb; /* memory without hugepages */
-	const char *extra;  /* more EAL words, space separated */
+	const char *extra;   /* more EAL words, space separated */
 };
 
 /* Take the lock of instance kind/name (in /run/twinplane), or print who holds it
  * and return -1. Returns the lock's fd (keep it open) and its path in path; records
  * our pid and API socket in it, and gives the socket the last holder recorded in
  * prev_socket ("" if none). */
-int tp_instance_lock(const char *kind, const char *name, const char *socket, char *path,
-		     size_t len, char *prev_socket, size_t prev_len);
+int tp_instance_lock(const char *kind, const char *name, const char *socket, char *path, size_t len,
+		     char *prev_socket, size_t prev_len);
 /* rte_eal_init() with those options; falls back to --no-huge, with a warning on
  * stderr, when fewer than 256 MiB of hugepages are free or hugetlbfs is not
  * mounted. Returns rte_eal_init()'s result. */

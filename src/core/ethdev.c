@@ -85,8 +85,8 @@ int tp_ethdev_configure(uint16_t id, uint16_t nb_rxq, uint16_t *nb_txq, uint16_t
 	return 0;
 }
 
-int tp_ethdev_start(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t nb_rxd,
-		    uint16_t nb_txd, struct rte_mempool *pool, char *err, size_t errlen)
+int tp_ethdev_start(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t nb_rxd, uint16_t nb_txd,
+		    struct rte_mempool *pool, char *err, size_t errlen)
 {
 	int ret;
 

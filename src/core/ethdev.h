@@ -18,8 +18,8 @@ int tp_ethdev_probe(const char *devargs, uint16_t *id, char *err, size_t errlen)
 int tp_ethdev_configure(uint16_t id, uint16_t nb_rxq, uint16_t *nb_txq, uint16_t *nb_rxd,
 			uint16_t *nb_txd, uint16_t *mtu, char *err, size_t errlen);
 /* Set up the queues (rx from pool) and start the port. */
-int tp_ethdev_start(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t nb_rxd,
-		    uint16_t nb_txd, struct rte_mempool *pool, char *err, size_t errlen);
+int tp_ethdev_start(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t nb_rxd, uint16_t nb_txd,
+		    struct rte_mempool *pool, char *err, size_t errlen);
 /* Stop, close and remove the device. */
 void tp_ethdev_close(uint16_t id);
 

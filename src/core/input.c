@@ -110,7 +110,8 @@ void tp_l3_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			tp_drop(w, m, TP_DROP_L2_TOO_SHORT);
 			continue;
 		}
-		memcpy(&dst, eth, sizeof(dst)); /* the source's first bytes come along: shifted out */
+		memcpy(&dst, eth,
+		       sizeof(dst)); /* the source's first bytes come along: shifted out */
 		if (unlikely(((dst ^ mac) << 16) != 0 && !(eth[0] & 1))) {
 			tp_drop(w, m, TP_DROP_L2_OTHER_HOST);
 			continue;
@@ -147,16 +148,16 @@ static void none_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 }
 
 struct tp_port_mode tp_mode_l3 = {
-	.name = "l3",
-	.help = "routed port: IPv4, ARP and what modules register by ethertype",
-	.input = tp_l3_input,
+    .name = "l3",
+    .help = "routed port: IPv4, ARP and what modules register by ethertype",
+    .input = tp_l3_input,
 };
 TP_PORT_MODE_REGISTER(tp_mode_l3)
 
 /* A port whose packets nothing takes: dropped, counted. */
 static struct tp_port_mode mode_none = {
-	.name = "none",
-	.help = "drop everything received (counted as port_mode_none)",
-	.input = none_input,
+    .name = "none",
+    .help = "drop everything received (counted as port_mode_none)",
+    .input = none_input,
 };
 TP_PORT_MODE_REGISTER(mode_none)

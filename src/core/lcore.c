@@ -19,15 +19,15 @@
 struct tp_global tp;
 
 static const char *const role_names[TP_ROLE_MAX] = {
-	[TP_ROLE_WORKER] = "worker",
-	[TP_ROLE_INPUT] = "input",
-	[TP_ROLE_FORWARDING] = "forwarding",
-	[TP_ROLE_OUTPUT] = "output",
+    [TP_ROLE_WORKER] = "worker",
+    [TP_ROLE_INPUT] = "input",
+    [TP_ROLE_FORWARDING] = "forwarding",
+    [TP_ROLE_OUTPUT] = "output",
 };
 static const char *const class_names[TP_PUNT_CLASSES] = {
-	[TP_PUNT_CONTROL] = "control",
-	[TP_PUNT_SIGNALING] = "signaling",
-	[TP_PUNT_OTHER] = "other",
+    [TP_PUNT_CONTROL] = "control",
+    [TP_PUNT_SIGNALING] = "signaling",
+    [TP_PUNT_OTHER] = "other",
 };
 
 /* control plane's view: what is to be published */
@@ -128,7 +128,7 @@ int tp_lcores_publish(void)
 	for (unsigned int i = 0; i < tp.n_workers; i++) {
 		unsigned int nr = tp_ring_list(i, rings, RTE_DIM(rings));
 		struct tp_lcore_conf *c = calloc(1, sizeof(*c) + n_rxq[i] * sizeof(struct tp_rxq) +
-							    nr * sizeof(struct tp_ring *));
+							nr * sizeof(struct tp_ring *));
 		if (c == NULL) {
 			for (unsigned int j = 0; j < i; j++)
 				free(fresh[j]);
@@ -141,7 +141,8 @@ int tp_lcores_publish(void)
 			bool polls = false;
 			for (unsigned int q = 0; q < rxq_n[p]; q++)
 				if (owner[p][q] == (int)i) {
-					c->rxq[c->n_rxq++] = (struct tp_rxq){(uint16_t)p, (uint16_t)q};
+					c->rxq[c->n_rxq++] =
+					    (struct tp_rxq){(uint16_t)p, (uint16_t)q};
 					polls = true;
 				}
 			receivers[p] += polls;
@@ -152,7 +153,7 @@ int tp_lcores_publish(void)
 	}
 	for (unsigned int i = 0; i < tp.n_workers; i++) {
 		struct tp_lcore_conf *old =
-			__atomic_exchange_n(&tp.workers[i]->conf, fresh[i], __ATOMIC_ACQ_REL);
+		    __atomic_exchange_n(&tp.workers[i]->conf, fresh[i], __ATOMIC_ACQ_REL);
 		if (old != NULL && tp_rcu_defer(conf_free, old, NULL) < 0)
 			TP_LOG(WARNING, "lcore %u: defer queue full, old configuration leaked",
 			       tp.workers[i]->lcore);
@@ -169,22 +170,25 @@ int tp_lcores_create(unsigned int exc_ring_size)
 	unsigned int lcore, n = 0;
 	int ret;
 
-	RTE_LCORE_FOREACH_WORKER(lcore) {
+	RTE_LCORE_FOREACH_WORKER(lcore)
+	{
 		if (n == TP_MAX_WORKERS) {
-			TP_LOG(WARNING, "more than %d data-plane lcores: lcore %u and the following "
-					"ones stay idle",
+			TP_LOG(WARNING,
+			       "more than %d data-plane lcores: lcore %u and the following "
+			       "ones stay idle",
 			       TP_MAX_WORKERS, lcore);
 			break;
 		}
-		struct tp_worker *w = rte_zmalloc_socket("tp_worker", sizeof(*w),
-							 RTE_CACHE_LINE_SIZE,
-							 (int)rte_lcore_to_socket_id(lcore));
+		struct tp_worker *w =
+		    rte_zmalloc_socket("tp_worker", sizeof(*w), RTE_CACHE_LINE_SIZE,
+				       (int)rte_lcore_to_socket_id(lcore));
 		if (w == NULL)
 			return -ENOMEM;
 		w->id = n;
 		w->lcore = lcore;
-		w->ctr = rte_zmalloc_socket("tp_ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX,
-					    RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));
+		w->ctr =
+		    rte_zmalloc_socket("tp_ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX,
+				       RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));
 		if (w->ctr == NULL)
 			return -ENOMEM;
 		tp.workers[n++] = w;
@@ -301,8 +305,8 @@ int tp_lcore_port_rxqs(uint16_t port, uint16_t n, const int16_t *pin)
 	if (port >= TP_MAX_PORTS || n > TP_RXQ_MAX)
 		return -EINVAL;
 	for (unsigned int q = 0; pin && q < n; q++)
-		if (pin[q] != TP_RXQ_AUTO &&
-		    (pin[q] < 0 || (unsigned int)pin[q] >= tp.n_workers || !role_receives(roles[pin[q]])))
+		if (pin[q] != TP_RXQ_AUTO && (pin[q] < 0 || (unsigned int)pin[q] >= tp.n_workers ||
+					      !role_receives(roles[pin[q]])))
 			return -EINVAL;
 	memcpy(old_pin, rxq_pin[port], sizeof(old_pin));
 	old_n = rxq_n[port];

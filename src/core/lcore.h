@@ -13,8 +13,8 @@
 
 #include "worker.h"
 
-#define TP_RXQ_MAX 64	    /* receive queues per port */
-#define TP_RXQ_AUTO (-1)    /* not pinned: placed round robin */
+#define TP_RXQ_MAX 64	 /* receive queues per port */
+#define TP_RXQ_AUTO (-1) /* not pinned: placed round robin */
 
 /* One struct tp_worker per EAL worker lcore (at most TP_MAX_WORKERS), the RCU
  * variable, the rings to and from the control plane. 0 or negative errno. */

@@ -57,48 +57,49 @@ static char prev_socket[256];
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: twinplane [options]\n"
-		"  -n, --name NAME         instance name, also the DPDK file prefix (twinplane)\n"
-		"  -s, --socket PATH       API socket (" TP_API_DEFAULT_DIR "/NAME.sock)\n"
-		"      --socket-group GRP  the socket's group: its members may use the API\n"
-		"                          (besides root and the daemon's user)\n"
-		"  -c, --config FILE       start-up configuration: twinctl commands, one a line\n"
-		"  -l, --lcores LIST       lcores: the first runs the control plane, the others\n"
-		"                          are data-plane lcores (default: all, e.g. 0,1)\n"
-		"      --log-file PATH     write the log there instead of stderr\n"
-		"      --no-backoff        lcores never sleep when idle (benchmarks)\n"
-		"      --no-huge           use ordinary memory even if hugepages are there\n"
-		"  -m, --mem MB            memory without hugepages (512)\n"
-		"      --exception-rate N  packets/s each port may hand to the control plane, per\n"
-		"                          class (20000)\n"
-		"      --exception-burst N burst of those token buckets (256)\n"
-		"      --no-sysctl         leave the namespace's ip_forward/rp_filter/redirects alone\n"
-		"      --eal 'ARGS'        extra EAL arguments\n"
-		"  -V, --version\n"
-		"  -h, --help\n"
-		"options of the modules:\n");
+	fprintf(
+	    f,
+	    "usage: twinplane [options]\n"
+	    "  -n, --name NAME         instance name, also the DPDK file prefix (twinplane)\n"
+	    "  -s, --socket PATH       API socket (" TP_API_DEFAULT_DIR "/NAME.sock)\n"
+	    "      --socket-group GRP  the socket's group: its members may use the API\n"
+	    "                          (besides root and the daemon's user)\n"
+	    "  -c, --config FILE       start-up configuration: twinctl commands, one a line\n"
+	    "  -l, --lcores LIST       lcores: the first runs the control plane, the others\n"
+	    "                          are data-plane lcores (default: all, e.g. 0,1)\n"
+	    "      --log-file PATH     write the log there instead of stderr\n"
+	    "      --no-backoff        lcores never sleep when idle (benchmarks)\n"
+	    "      --no-huge           use ordinary memory even if hugepages are there\n"
+	    "  -m, --mem MB            memory without hugepages (512)\n"
+	    "      --exception-rate N  packets/s each port may hand to the control plane, per\n"
+	    "                          class (20000)\n"
+	    "      --exception-burst N burst of those token buckets (256)\n"
+	    "      --no-sysctl         leave the namespace's ip_forward/rp_filter/redirects alone\n"
+	    "      --eal 'ARGS'        extra EAL arguments\n"
+	    "  -V, --version\n"
+	    "  -h, --help\n"
+	    "options of the modules:\n");
 	tp_nf_options_usage(f);
 }
 
 static int parse_opts(int argc, char **argv)
 {
 	static struct option lo[64] = {
-		{"name", required_argument, NULL, 'n'},
-		{"socket", required_argument, NULL, 's'},
-		{"socket-group", required_argument, NULL, 'G'},
-		{"config", required_argument, NULL, 'c'},
-		{"lcores", required_argument, NULL, 'l'},
-		{"log-file", required_argument, NULL, 'L'},
-		{"no-backoff", no_argument, NULL, 'B'},
-		{"no-huge", no_argument, NULL, 'H'},
-		{"mem", required_argument, NULL, 'm'},
-		{"exception-rate", required_argument, NULL, 'r'},
-		{"exception-burst", required_argument, NULL, 'b'},
-		{"no-sysctl", no_argument, NULL, 'S'},
-		{"eal", required_argument, NULL, 'E'},
-		{"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'},
+	    {"name", required_argument, NULL, 'n'},
+	    {"socket", required_argument, NULL, 's'},
+	    {"socket-group", required_argument, NULL, 'G'},
+	    {"config", required_argument, NULL, 'c'},
+	    {"lcores", required_argument, NULL, 'l'},
+	    {"log-file", required_argument, NULL, 'L'},
+	    {"no-backoff", no_argument, NULL, 'B'},
+	    {"no-huge", no_argument, NULL, 'H'},
+	    {"mem", required_argument, NULL, 'm'},
+	    {"exception-rate", required_argument, NULL, 'r'},
+	    {"exception-burst", required_argument, NULL, 'b'},
+	    {"no-sysctl", no_argument, NULL, 'S'},
+	    {"eal", required_argument, NULL, 'E'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},
 	};
 	unsigned int n = 0;
 	struct group *g;
@@ -137,7 +138,8 @@ static int parse_opts(int argc, char **argv)
 		case 'G':
 			g = getgrnam(optarg);
 			if (g == NULL) {
-				fprintf(stderr, "twinplane: --socket-group: no group named '%s'\n", optarg);
+				fprintf(stderr, "twinplane: --socket-group: no group named '%s'\n",
+					optarg);
 				return -EINVAL;
 			}
 			o.gid = g->gr_gid;
@@ -243,9 +245,9 @@ static void rcu_poller(void)
 static void start_api(int ret, void *arg)
 {
 	struct tp_api_opts ao = {
-		.gid = o.gid,
-		/* ours: the default path, or the one this instance recorded last time */
-		.may_remove_stale = o.default_socket || strcmp(prev_socket, o.socket) == 0,
+	    .gid = o.gid,
+	    /* ours: the default path, or the one this instance recorded last time */
+	    .may_remove_stale = o.default_socket || strcmp(prev_socket, o.socket) == 0,
 	};
 	char err[256];
 
@@ -281,18 +283,24 @@ int main(int argc, char **argv)
 	if (o.log_file) {
 		log = fopen(o.log_file, "a");
 		if (log == NULL) {
-			fprintf(stderr, "twinplane: --log-file %s: %s\n", o.log_file, strerror(errno));
+			fprintf(stderr, "twinplane: --log-file %s: %s\n", o.log_file,
+				strerror(errno));
 			goto unlock;
 		}
 		setvbuf(log, NULL, _IOLBF, 0);
 		rte_openlog_stream(log);
 	}
 	struct tp_eal_opts eo = {
-		.prog = argv[0], .name = o.name, .lcores = o.lcores, .no_huge = o.no_huge,
-		.mem_mb = o.mem_mb, .extra = o.eal_extra,
+	    .prog = argv[0],
+	    .name = o.name,
+	    .lcores = o.lcores,
+	    .no_huge = o.no_huge,
+	    .mem_mb = o.mem_mb,
+	    .extra = o.eal_extra,
 	};
 	if (tp_eal_start(&eo) < 0) {
-		fprintf(stderr, "twinplane: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "twinplane: EAL initialisation failed: %s\n",
+			rte_strerror(rte_errno));
 		goto unlock;
 	}
 	tp.tsc_hz = rte_get_tsc_hz();

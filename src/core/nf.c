@@ -109,7 +109,8 @@ int tp_nf_init_all(void)
 	for (nf = head; nf; nf = nf->next) {
 		for (unsigned int i = 0; nf->lcore_size && i < tp.n_workers; i++) {
 			struct tp_worker *w = tp.workers[i];
-			w->nf_state[nf->id] = rte_zmalloc(nf->name, nf->lcore_size, RTE_CACHE_LINE_SIZE);
+			w->nf_state[nf->id] =
+			    rte_zmalloc(nf->name, nf->lcore_size, RTE_CACHE_LINE_SIZE);
 			if (w->nf_state[nf->id] == NULL) {
 				ret = -ENOMEM;
 				goto fail;
@@ -149,15 +150,15 @@ void tp_nf_fini_all(void)
 /* --- the core's own entry: its counters come first, so their ids are constants --- */
 static const struct tp_ctr_desc core_ctrs[] = {
 #define X(e, n, k) {n, TP_CTR_##k},
-	TP_CORE_COUNTERS(X)
+    TP_CORE_COUNTERS(X)
 #undef X
 };
 
 static struct tp_nf core_nf = {
-	.name = "core",
-	.help = "ports, lcores, rings, the exception path",
-	.ctrs = core_ctrs,
-	.n_ctrs = RTE_DIM(core_ctrs),
+    .name = "core",
+    .help = "ports, lcores, rings, the exception path",
+    .ctrs = core_ctrs,
+    .n_ctrs = RTE_DIM(core_ctrs),
 };
 
 RTE_INIT_PRIO(tp_core_nf_register, CLASS)

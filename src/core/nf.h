@@ -38,11 +38,11 @@ struct tp_nf_opt {
 };
 
 struct tp_nf {
-	const char *name;	/* "ip4": also the prefix of its counters */
-	const char *help;	/* one line for 'show modules' */
+	const char *name; /* "ip4": also the prefix of its counters */
+	const char *help; /* one line for 'show modules' */
 	const struct tp_ctr_desc *ctrs;
 	unsigned int n_ctrs;
-	size_t lcore_size;	/* per data-plane lcore state, zeroed, cache aligned */
+	size_t lcore_size; /* per data-plane lcore state, zeroed, cache aligned */
 	const struct tp_nf_opt *opts;
 	unsigned int n_opts;
 	/* Control plane, after the shared tables and lcores exist, before the start-up

@@ -32,14 +32,14 @@ int tp_rcu_init(unsigned int n_readers)
 {
 	size_t sz = rte_rcu_qsbr_get_memsize(n_readers);
 	struct rte_rcu_qsbr_dq_parameters p = {
-		.name = "tp_defer",
-		.flags = 0, /* multi-thread safe (an lcore may defer in single-plane mode) */
-		.size = DQ_SIZE,
-		.esize = sizeof(struct deferred),
-		/* never reclaimed by an enqueue (which may run on an lcore): by the control loop */
-		.trigger_reclaim_limit = DQ_SIZE + 1,
-		.max_reclaim_size = DQ_SIZE,
-		.free_fn = run_deferred,
+	    .name = "tp_defer",
+	    .flags = 0, /* multi-thread safe (an lcore may defer in single-plane mode) */
+	    .size = DQ_SIZE,
+	    .esize = sizeof(struct deferred),
+	    /* never reclaimed by an enqueue (which may run on an lcore): by the control loop */
+	    .trigger_reclaim_limit = DQ_SIZE + 1,
+	    .max_reclaim_size = DQ_SIZE,
+	    .free_fn = run_deferred,
 	};
 
 	tp.qs = rte_zmalloc("tp_rcu", sz, RTE_CACHE_LINE_SIZE);

@@ -32,13 +32,13 @@ struct tp_ring_pctr {
 
 struct tp_ring {
 	char name[TP_RING_NAME_MAX];
-	const char *owner;	  /* module name */
+	const char *owner; /* module name */
 	struct rte_ring *r;
 	unsigned int size;
-	unsigned int consumer;	  /* worker id */
+	unsigned int consumer; /* worker id */
 	tp_ring_fn fn;
 	void *ctx;
-	uint64_t dequeued;	  /* written by the consumer */
+	uint64_t dequeued;			  /* written by the consumer */
 	struct tp_ring_pctr prod[TP_MAX_WORKERS]; /* written by each producer */
 };
 

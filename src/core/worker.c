@@ -159,10 +159,10 @@ static unsigned int loop_rings(struct tp_worker *w)
 }
 
 static unsigned int (*const role_loop[TP_ROLE_MAX])(struct tp_worker *w) = {
-	[TP_ROLE_WORKER] = loop_worker,
-	[TP_ROLE_INPUT] = loop_input,
-	[TP_ROLE_FORWARDING] = loop_rings,
-	[TP_ROLE_OUTPUT] = loop_rings,
+    [TP_ROLE_WORKER] = loop_worker,
+    [TP_ROLE_INPUT] = loop_input,
+    [TP_ROLE_FORWARDING] = loop_rings,
+    [TP_ROLE_OUTPUT] = loop_rings,
 };
 
 void tp_worker_keepalive(struct tp_worker *w)

@@ -35,13 +35,7 @@
 #include "limits.h"
 #include "mbuf.h"
 
-enum tp_role {
-	TP_ROLE_WORKER,
-	TP_ROLE_INPUT,
-	TP_ROLE_FORWARDING,
-	TP_ROLE_OUTPUT,
-	TP_ROLE_MAX
-};
+enum tp_role { TP_ROLE_WORKER, TP_ROLE_INPUT, TP_ROLE_FORWARDING, TP_ROLE_OUTPUT, TP_ROLE_MAX };
 
 /* Classes of what goes to the control plane, each with its own token bucket per port
  * and lcore; the control class also has its own ring, drained first. */
@@ -87,7 +81,7 @@ struct tp_wstats {
 
 /* Token bucket bounding what one lcore hands to the control plane. */
 struct tp_tbucket {
-	uint64_t tokens;     /* TSC cycles of credit */
+	uint64_t tokens; /* TSC cycles of credit */
 	uint64_t last_tsc;
 	uint64_t cost;	     /* cycles of credit one packet takes: tsc_hz / rate */
 	uint64_t max_tokens; /* burst * cost */
@@ -99,15 +93,15 @@ struct tp_txbuf {
 };
 
 struct tp_worker {
-	unsigned int id;    /* 0..n_workers-1: the RCU thread id */
+	unsigned int id; /* 0..n_workers-1: the RCU thread id */
 	unsigned int lcore;
-	struct tp_lcore_conf *conf;	 /* RCU-published, see above */
-	struct rte_ring *exc_ring[2];	 /* to the control plane: [0] control class, [1] others */
-	struct rte_ring *inject_ring;	 /* from the control plane: frames to send (m->port) */
-	uint64_t (*ctr)[TP_CTR_MAX];	 /* [port][counter id] */
-	void *nf_state[TP_NF_MAX];	 /* core/nf.h: tp_nf_lcore() */
-	uint64_t tx_dirty;		 /* bit per port with frames in txb */
-	uint16_t txq[TP_MAX_PORTS];	 /* its TX queue on each port */
+	struct tp_lcore_conf *conf;   /* RCU-published, see above */
+	struct rte_ring *exc_ring[2]; /* to the control plane: [0] control class, [1] others */
+	struct rte_ring *inject_ring; /* from the control plane: frames to send (m->port) */
+	uint64_t (*ctr)[TP_CTR_MAX];  /* [port][counter id] */
+	void *nf_state[TP_NF_MAX];    /* core/nf.h: tp_nf_lcore() */
+	uint64_t tx_dirty;	      /* bit per port with frames in txb */
+	uint16_t txq[TP_MAX_PORTS];   /* its TX queue on each port */
 	rte_spinlock_t *txq_lock[TP_MAX_PORTS]; /* NULL: the queue is its own */
 	struct tp_txbuf txb[TP_MAX_PORTS];
 	struct tp_tbucket tb[TP_MAX_PORTS][TP_PUNT_CLASSES];

@@ -78,9 +78,9 @@ static int run(const char *path, int json, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"name", required_argument, NULL, 'n'}, {"socket", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},	{"file", required_argument, NULL, 'f'},
-		{"help", no_argument, NULL, 'h'},	{0},
+	    {"name", required_argument, NULL, 'n'}, {"socket", required_argument, NULL, 's'},
+	    {"json", no_argument, NULL, 'j'},	    {"file", required_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},	    {0},
 	};
 	char path[108] = "";
 	const char *file = NULL;

@@ -39,28 +39,36 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	int ret;
 
 	if (argc < 2 || argc % 2)
-		return tp_cmd_err(ctx, EINVAL, "port add: usage: port add NAME DEVARGS [rxd N] [txd N] "
-					       "[sink coap [delay-us N]]");
+		return tp_cmd_err(ctx, EINVAL,
+				  "port add: usage: port add NAME DEVARGS [rxd N] [txd N] "
+				  "[sink coap [delay-us N]]");
 	for (int i = 2; i < argc; i += 2) {
-		double *dst = strcmp(argv[i], "rxd") == 0 ? &rxd : strcmp(argv[i], "txd") == 0 ? &txd : NULL;
+		double *dst = strcmp(argv[i], "rxd") == 0   ? &rxd
+			      : strcmp(argv[i], "txd") == 0 ? &txd
+							    : NULL;
 		if (strcmp(argv[i], "delay-us") == 0) {
 			if (parse_num(argv[i + 1], 0, 1e6, &delay_us) < 0)
-				return tp_cmd_err(ctx, EINVAL, "port add: delay-us: bad number '%s' "
-							       "(0-1000000)", argv[i + 1]);
+				return tp_cmd_err(ctx, EINVAL,
+						  "port add: delay-us: bad number '%s' "
+						  "(0-1000000)",
+						  argv[i + 1]);
 			continue;
 		}
 		if (strcmp(argv[i], "sink") == 0) {
 			if (strcmp(argv[i + 1], "coap") != 0)
-				return tp_cmd_err(ctx, EINVAL, "port add: sink: unknown kind '%s' (coap)",
+				return tp_cmd_err(ctx, EINVAL,
+						  "port add: sink: unknown kind '%s' (coap)",
 						  argv[i + 1]);
 			sink = true;
 			continue;
 		}
 		if (dst == NULL)
-			return tp_cmd_err(ctx, EINVAL, "port add: unknown option '%s' (rxd, txd, sink, delay-us)",
-					  argv[i]);
+			return tp_cmd_err(
+			    ctx, EINVAL, "port add: unknown option '%s' (rxd, txd, sink, delay-us)",
+			    argv[i]);
 		if (parse_num(argv[i + 1], 1, 16384, dst) < 0)
-			return tp_cmd_err(ctx, EINVAL, "port add: %s: bad number '%s'", argv[i], argv[i + 1]);
+			return tp_cmd_err(ctx, EINVAL, "port add: %s: bad number '%s'", argv[i],
+					  argv[i + 1]);
 	}
 	if (delay_us > 0 && !sink)
 		return tp_cmd_err(ctx, EINVAL, "port add: delay-us goes with sink coap");
@@ -76,8 +84,8 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 
 static int stream_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	static const char usage[] =
-		"stream add: usage: stream add NAME port PORT template TEMPLATE size BYTES [template options]";
+	static const char usage[] = "stream add: usage: stream add NAME port PORT template "
+				    "TEMPLATE size BYTES [template options]";
 	unsigned int port;
 	double size;
 	int ret;
@@ -131,9 +139,10 @@ static void latency_out(struct tp_node *o, const struct tp_rxstats *rx)
 
 static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	static const char usage[] = "trial: usage: trial STREAM[,STREAM...] rate RATE "
-				    "(duration SECONDS | count N) [burst N] [warmup SECONDS] [drain SECONDS] "
-				    "[weights W,W...]";
+	static const char usage[] =
+	    "trial: usage: trial STREAM[,STREAM...] rate RATE "
+	    "(duration SECONDS | count N) [burst N] [warmup SECONDS] [drain SECONDS] "
+	    "[weights W,W...]";
 	double rate = -1, duration = -1, count = -1, burst = 32, warmup = 0, drain = 0.2;
 	double weight[TP_GEN_MAX_STREAMS] = {0};
 	uint64_t mask = 0, line_pps = UINT64_MAX;
@@ -165,15 +174,18 @@ static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 				double pct;
 				snprintf(tmp, sizeof(tmp), "%.*s", (int)(l - 1), v);
 				if (parse_num(tmp, 0.0001, 100, &pct) < 0)
-					return tp_cmd_err(ctx, EINVAL, "trial: bad rate '%s' (0-100%%)", v);
+					return tp_cmd_err(ctx, EINVAL,
+							  "trial: bad rate '%s' (0-100%%)", v);
 				rate = pct / 100.0 * (double)line_pps;
 			} else if (parse_num(v, 1, 1e9, &rate) < 0) {
-				return tp_cmd_err(ctx, EINVAL,
-						  "trial: bad rate '%s' (packets/s, e.g. 1.5M, or N%%)", v);
+				return tp_cmd_err(
+				    ctx, EINVAL,
+				    "trial: bad rate '%s' (packets/s, e.g. 1.5M, or N%%)", v);
 			}
 		} else if (strcmp(k, "duration") == 0) {
 			if (parse_num(v, 0.001, 3600, &duration) < 0)
-				return tp_cmd_err(ctx, EINVAL, "trial: bad duration '%s' (0.001-3600 s)", v);
+				return tp_cmd_err(ctx, EINVAL,
+						  "trial: bad duration '%s' (0.001-3600 s)", v);
 		} else if (strcmp(k, "count") == 0) {
 			if (parse_num(v, 1, 1e12, &count) < 0 || count != floor(count))
 				return tp_cmd_err(ctx, EINVAL, "trial: bad count '%s'", v);
@@ -183,7 +195,8 @@ static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 						  TP_GEN_BURST_MAX);
 		} else if (strcmp(k, "warmup") == 0) {
 			if (parse_num(v, 0, 60, &warmup) < 0)
-				return tp_cmd_err(ctx, EINVAL, "trial: bad warmup '%s' (0-60 s)", v);
+				return tp_cmd_err(ctx, EINVAL, "trial: bad warmup '%s' (0-60 s)",
+						  v);
 		} else if (strcmp(k, "drain") == 0) {
 			if (parse_num(v, 0, 10, &drain) < 0)
 				return tp_cmd_err(ctx, EINVAL, "trial: bad drain '%s' (0-10 s)", v);
@@ -191,17 +204,24 @@ static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			char wl[256], *wsave, *w;
 			unsigned int n = 0;
 			snprintf(wl, sizeof(wl), "%s", v);
-			for (w = strtok_r(wl, ",", &wsave); w; w = strtok_r(NULL, ",", &wsave), n++) {
+			for (w = strtok_r(wl, ",", &wsave); w;
+			     w = strtok_r(NULL, ",", &wsave), n++) {
 				if (n >= n_order || parse_num(w, 1e-9, 1e12, &weight[order[n]]) < 0)
-					return tp_cmd_err(ctx, EINVAL, "trial: bad weights '%s' (one positive "
-								  "number per stream, in their order)", v);
+					return tp_cmd_err(ctx, EINVAL,
+							  "trial: bad weights '%s' (one positive "
+							  "number per stream, in their order)",
+							  v);
 			}
 			if (n != n_order)
-				return tp_cmd_err(ctx, EINVAL, "trial: weights '%s': %u weights for %u "
-							  "streams", v, n, n_order);
+				return tp_cmd_err(ctx, EINVAL,
+						  "trial: weights '%s': %u weights for %u "
+						  "streams",
+						  v, n, n_order);
 		} else {
-			return tp_cmd_err(ctx, EINVAL, "trial: unknown keyword '%s' (rate duration count "
-						  "burst warmup drain weights)", k);
+			return tp_cmd_err(ctx, EINVAL,
+					  "trial: unknown keyword '%s' (rate duration count "
+					  "burst warmup drain weights)",
+					  k);
 		}
 	}
 	if (rate < 0)
@@ -213,8 +233,8 @@ static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (count < 1)
 		return tp_cmd_err(ctx, EINVAL, "trial: rate x duration is less than one frame");
 
-	ret = gen_trial_run(mask, weight, rate, (uint64_t)count, (uint64_t)(rate * warmup), (uint32_t)burst,
-			    drain);
+	ret = gen_trial_run(mask, weight, rate, (uint64_t)count, (uint64_t)(rate * warmup),
+			    (uint32_t)burst, drain);
 	if (ret == -EBUSY)
 		return tp_cmd_err(ctx, EBUSY, "trial: a trial is running");
 	if (ret < 0)
@@ -259,7 +279,8 @@ static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_dbl(o, "tx_rate_pps", secs > 0 ? (double)offered / secs : 0);
 	tp_out_dbl(o, "rx_rate_pps", secs > 0 ? (double)uniq / secs : 0);
 	tp_out_u64(o, "lost", offered > uniq ? offered - uniq : 0);
-	tp_out_dbl(o, "loss_ratio", offered ? (double)(offered > uniq ? offered - uniq : 0) / (double)offered : 0);
+	tp_out_dbl(o, "loss_ratio",
+		   offered ? (double)(offered > uniq ? offered - uniq : 0) / (double)offered : 0);
 	tp_out_u64(o, "reordered", reord);
 	tp_out_u64(o, "duplicates", dup);
 	tp_out_u64(o, "tx_full", full);
@@ -353,9 +374,9 @@ static struct tp_cmd c_stream_add = {"stream add",
 				     "NAME port PORT template TEMPLATE size BYTES [options]",
 				     "define a stream (see show templates)", stream_add, NULL};
 static struct tp_cmd c_stream_del = {"stream del", "NAME", "remove a stream", stream_del, NULL};
-static struct tp_cmd c_trial = {"trial",
-				"STREAM[,STREAM] rate RATE (duration S | count N) [burst N] [warmup S] [drain S]",
-				"send, wait, and answer with the result", trial, NULL};
+static struct tp_cmd c_trial = {
+    "trial", "STREAM[,STREAM] rate RATE (duration S | count N) [burst N] [warmup S] [drain S]",
+    "send, wait, and answer with the result", trial, NULL};
 static struct tp_cmd c_show_ports = {"show ports", NULL, "ports", show_ports, NULL};
 static struct tp_cmd c_show_streams = {"show streams", NULL, "streams", show_streams, NULL};
 static struct tp_cmd c_show_tmpl = {"show templates", NULL, "templates", show_templates, NULL};

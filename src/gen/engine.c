@@ -63,8 +63,8 @@ struct gen_port *gen_port_find(const char *name, unsigned int *idx)
 	return NULL;
 }
 
-int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd,
-		 bool coap_sink, double ack_delay_us, char *err, size_t errlen)
+int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd, bool coap_sink,
+		 double ack_delay_us, char *err, size_t errlen)
 {
 	struct gen_port *p = NULL;
 	struct rte_eth_link link;
@@ -101,7 +101,8 @@ int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t t
 	}
 	rte_eth_promiscuous_enable(p->id);
 	p->speed_bps = 10000000000ull;
-	if (rte_eth_link_get_nowait(p->id, &link) == 0 && link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+	if (rte_eth_link_get_nowait(p->id, &link) == 0 &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
 	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 		p->speed_bps = (uint64_t)link.link_speed * 1000000ull;
 	p->coap_sink = coap_sink;
@@ -271,8 +272,8 @@ static int coap_sink(struct gen_port *p, struct rte_mbuf *m, bool count)
 	if (req.type != TP_COAP_CON)
 		return 0;
 	p->rx_coap_con += count;
-	struct tp_coap_msg ack = {.type = TP_COAP_ACK, .code = TP_COAP_CODE(2, 1), .mid = req.mid,
-				  .tkl = req.tkl};
+	struct tp_coap_msg ack = {
+	    .type = TP_COAP_ACK, .code = TP_COAP_CODE(2, 1), .mid = req.mid, .tkl = req.tkl};
 	memcpy(ack.token, req.token, req.tkl);
 	int n = tp_coap_encode(coap, 64, &ack);
 	if (n < 0)
@@ -449,7 +450,7 @@ int gen_worker_main(void *arg)
 		gen.rx_stray = 0;
 		for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++)
 			gen.ports[i].rx = gen.ports[i].rx_coap_non = gen.ports[i].rx_coap_con =
-				gen.ports[i].coap_acked = 0;
+			    gen.ports[i].coap_acked = 0;
 		__atomic_store_n(&t->state, TRIAL_RUN, __ATOMIC_RELEASE);
 		t->start_tsc = rte_rdtsc();
 		paced_send(t, t->count, ns_mult, true);

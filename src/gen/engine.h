@@ -63,7 +63,7 @@ enum gen_trial_state { TRIAL_IDLE, TRIAL_ARMED, TRIAL_WARMUP, TRIAL_RUN, TRIAL_D
 
 struct gen_trial {
 	/* set by the control thread before arming */
-	uint64_t streams; /* bit mask of stream ids */
+	uint64_t streams;		   /* bit mask of stream ids */
 	double weight[TP_GEN_MAX_STREAMS]; /* share of the rate per stream (default equal) */
 	double rate_pps;
 	uint64_t count;
@@ -92,8 +92,8 @@ extern struct gen_engine gen;
 
 int gen_engine_init(unsigned int nb_mbufs);
 void gen_engine_fini(void);
-int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd,
-		 bool coap_sink, double ack_delay_us, char *err, size_t errlen);
+int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd, bool coap_sink,
+		 double ack_delay_us, char *err, size_t errlen);
 struct gen_port *gen_port_find(const char *name, unsigned int *idx);
 /* words: the stream's template words after "size N". */
 int gen_stream_add(const char *name, unsigned int port, const char *tmpl, uint32_t wire_size,

@@ -24,20 +24,19 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: twinplane-gen [options]\n"
-		"  -n, --name NAME       instance name, also the DPDK file prefix (gen)\n"
-		"  -s, --socket PATH     API socket (" TP_API_DEFAULT_DIR "/NAME.sock)\n"
-		"  -c, --config FILE     commands to run at start, one a line\n"
-		"  -l, --lcores LIST     EAL lcores: API, then the tx/rx loop (e.g. 0@1,1@1)\n"
-		"      --log-file PATH   log there instead of stderr\n"
-		"      --no-huge         ordinary memory\n"
-		"  -m, --mem MB          memory without hugepages (512)\n"
-		"      --mbufs N         mbufs in the pool (32767)\n"
-		"      --eal 'ARGS'      extra EAL arguments\n"
-		"in-memory mode (no DPDK port, no API):\n"
-		"      --pcap FILE --count N --stream 'template T size S [options]'\n"
-		"                        write N frames of the stream to a pcap file\n");
+	fprintf(f, "usage: twinplane-gen [options]\n"
+		   "  -n, --name NAME       instance name, also the DPDK file prefix (gen)\n"
+		   "  -s, --socket PATH     API socket (" TP_API_DEFAULT_DIR "/NAME.sock)\n"
+		   "  -c, --config FILE     commands to run at start, one a line\n"
+		   "  -l, --lcores LIST     EAL lcores: API, then the tx/rx loop (e.g. 0@1,1@1)\n"
+		   "      --log-file PATH   log there instead of stderr\n"
+		   "      --no-huge         ordinary memory\n"
+		   "  -m, --mem MB          memory without hugepages (512)\n"
+		   "      --mbufs N         mbufs in the pool (32767)\n"
+		   "      --eal 'ARGS'      extra EAL arguments\n"
+		   "in-memory mode (no DPDK port, no API):\n"
+		   "      --pcap FILE --count N --stream 'template T size S [options]'\n"
+		   "                        write N frames of the stream to a pcap file\n");
 }
 
 static void on_signal(int sig)
@@ -117,13 +116,13 @@ static void start_api(int ret, void *arg)
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"name", required_argument, NULL, 'n'},	{"socket", required_argument, NULL, 's'},
-		{"config", required_argument, NULL, 'c'}, {"lcores", required_argument, NULL, 'l'},
-		{"log-file", required_argument, NULL, 'L'}, {"no-huge", no_argument, NULL, 'H'},
-		{"mem", required_argument, NULL, 'm'},	{"mbufs", required_argument, NULL, 'M'},
-		{"eal", required_argument, NULL, 'E'},	{"pcap", required_argument, NULL, 'P'},
-		{"count", required_argument, NULL, 'C'}, {"stream", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},	{0},
+	    {"name", required_argument, NULL, 'n'},	{"socket", required_argument, NULL, 's'},
+	    {"config", required_argument, NULL, 'c'},	{"lcores", required_argument, NULL, 'l'},
+	    {"log-file", required_argument, NULL, 'L'}, {"no-huge", no_argument, NULL, 'H'},
+	    {"mem", required_argument, NULL, 'm'},	{"mbufs", required_argument, NULL, 'M'},
+	    {"eal", required_argument, NULL, 'E'},	{"pcap", required_argument, NULL, 'P'},
+	    {"count", required_argument, NULL, 'C'},	{"stream", required_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},		{0},
 	};
 	struct tp_eal_opts eo = {.prog = "twinplane-gen", .name = "gen", .mem_mb = 512};
 	const char *config = NULL, *log_file = NULL, *pcap = NULL, *stream = NULL;
@@ -200,7 +199,8 @@ int main(int argc, char **argv)
 	if (log_file) {
 		log = fopen(log_file, "a");
 		if (log == NULL) {
-			fprintf(stderr, "twinplane-gen: --log-file %s: %s\n", log_file, strerror(errno));
+			fprintf(stderr, "twinplane-gen: --log-file %s: %s\n", log_file,
+				strerror(errno));
 			goto unlock;
 		}
 		setvbuf(log, NULL, _IOLBF, 0);

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define TP_SEQ_WINDOW (1u << 16) /* sequence numbers remembered for duplicate detection */
-#define TP_LAT_SUB 8		  /* sub-buckets per power of two */
+#define TP_LAT_SUB 8		 /* sub-buckets per power of two */
 #define TP_LAT_BUCKETS (64 * TP_LAT_SUB)
 
 struct tp_rxstats {

@@ -15,8 +15,8 @@
 
 /* The signature, little-endian, in the last 16 bytes of every frame. */
 struct tp_gen_sig {
-	uint8_t magic;	  /* TP_GEN_SIG_MAGIC */
-	uint8_t trial;	  /* trial generation: frames of an older trial are ignored */
+	uint8_t magic; /* TP_GEN_SIG_MAGIC */
+	uint8_t trial; /* trial generation: frames of an older trial are ignored */
 	uint16_t stream;
 	uint32_t seq;
 	uint64_t tsc;

@@ -10,14 +10,11 @@
 
 #define MIN_LEN (TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8 + TP_GEN_SIG_LEN)
 
-
 struct ip4_udp {
 	uint8_t dmac[6], smac[6];
 	struct tp_gen_range src, dst, sport, dport;
 	uint8_t ttl;
 };
-
-
 
 static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t errlen)
 {
@@ -65,7 +62,9 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 			bad = (*end || x < 1 || x > 255) ? -EINVAL : 0;
 			t->ttl = (uint8_t)x;
 		} else {
-			snprintf(err, errlen, "unknown ip4-udp option '%s' (dmac smac src dst sport dport ttl)", k);
+			snprintf(err, errlen,
+				 "unknown ip4-udp option '%s' (dmac smac src dst sport dport ttl)",
+				 k);
 			goto fail;
 		}
 		if (bad) {
@@ -82,7 +81,8 @@ fail:
 static uint32_t variants(const void *state)
 {
 	const struct ip4_udp *t = state;
-	uint64_t n = (uint64_t)tp_gen_range_span(&t->src) * tp_gen_range_span(&t->dst) * tp_gen_range_span(&t->sport) * tp_gen_range_span(&t->dport);
+	uint64_t n = (uint64_t)tp_gen_range_span(&t->src) * tp_gen_range_span(&t->dst) *
+		     tp_gen_range_span(&t->sport) * tp_gen_range_span(&t->dport);
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
@@ -117,12 +117,12 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 }
 
 static struct tp_gen_template ip4_udp = {
-	.name = "ip4-udp",
-	.usage = "[dmac MAC] [smac MAC] [src A.B.C.D[-A.B.C.D]] [dst A.B.C.D[-A.B.C.D]] "
-		 "[sport N[-N]] [dport N[-N]] [ttl N]",
-	.parse = parse,
-	.variants = variants,
-	.build = build,
-	.free = free,
+    .name = "ip4-udp",
+    .usage = "[dmac MAC] [smac MAC] [src A.B.C.D[-A.B.C.D]] [dst A.B.C.D[-A.B.C.D]] "
+	     "[sport N[-N]] [dport N[-N]] [ttl N]",
+    .parse = parse,
+    .variants = variants,
+    .build = build,
+    .free = free,
 };
 TP_GEN_TEMPLATE_REGISTER(ip4_udp)

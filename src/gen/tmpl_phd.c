@@ -47,7 +47,6 @@
 enum kind { K_REPORT, K_REPORT_UNCONFIRMED, K_AARQ, K_RLRQ, K_CHURN };
 static const char *const kind_names[] = {"report", "report-unconfirmed", "aarq", "rlrq", "churn"};
 
-
 struct phd {
 	uint8_t dmac[6], smac[6];
 	struct tp_gen_range src, sport;
@@ -59,8 +58,6 @@ struct phd {
 	struct tp_phd_value_map map;  /* what the reports follow */
 	struct tp_phd_abs_time stamp; /* the observations' time stamp: stream creation */
 };
-
-
 
 /* The APDU of identity id (is_rlrq: churn's second frame); its length or a
  * negative tp_phd_err. */
@@ -99,7 +96,8 @@ static int encode_apdu(const struct phd *t, uint32_t id, int is_rlrq, uint8_t *b
 			memset(p, 0, om->e[e].len);
 			if (om->e[e].attr_id == MDC_ATTR_NU_VAL_OBS_BASIC && om->e[e].len == 2) {
 				uint16_t raw;
-				tp_phd_sfloat_encode(tp_phd_device_reading(t->dev, om->handle, id), &raw);
+				tp_phd_sfloat_encode(tp_phd_device_reading(t->dev, om->handle, id),
+						     &raw);
 				p[0] = (uint8_t)(raw >> 8);
 				p[1] = (uint8_t)raw;
 			} else if (om->e[e].attr_id == MDC_ATTR_TIME_STAMP_ABS &&
@@ -157,7 +155,7 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 	memcpy(t->dmac, (uint8_t[]){0x02, 0, 0, 0, 0, 0x01}, 6);
 	memcpy(t->smac, (uint8_t[]){0x02, 0, 0, 0, 0, 0x02}, 6);
 	t->src = (struct tp_gen_range){0xc6120002, 0xc6120002}; /* 198.18.0.2 */
-	t->dst = 0xc6130002;				 /* 198.19.0.2 */
+	t->dst = 0xc6130002;					/* 198.19.0.2 */
 	t->sport = (struct tp_gen_range){40000, 40000};
 	t->dport = TP_PHD_UDP_PORT;
 	t->dev = &tp_phd_devices[0];
@@ -237,8 +235,8 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 		struct tp_phd_config_report *cfg = calloc(1, sizeof(*cfg));
 		uint8_t store[2048];
 		struct tp_phd_error perr;
-		int ret =
-		    cfg ? tp_phd_device_config(t->dev, cfg, store, sizeof(store)) : -TP_PHD_E_NO_SPACE;
+		int ret = cfg ? tp_phd_device_config(t->dev, cfg, store, sizeof(store))
+			      : -TP_PHD_E_NO_SPACE;
 		if (ret == 0)
 			ret = tp_phd_value_map_build(cfg, &t->map, &perr);
 		free(cfg);

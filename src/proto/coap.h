@@ -17,8 +17,8 @@
 
 #define TP_COAP_VERSION 1
 #define TP_COAP_HDR_LEN 4
-#define TP_COAP_TOKEN_MAX 8	 /* RFC 7252 3: TKL 9-15 are reserved */
-#define TP_COAP_MAX_OPTS 24	 /* options a decoded message may carry */
+#define TP_COAP_TOKEN_MAX 8 /* RFC 7252 3: TKL 9-15 are reserved */
+#define TP_COAP_MAX_OPTS 24 /* options a decoded message may carry */
 #define TP_COAP_PAYLOAD_MARKER 0xff
 #define TP_COAP_OPT_LEN_MAX 65804 /* 16-bit extended length + 269 (RFC 7252 3.1) */
 #define TP_COAP_PORT 5683
@@ -34,7 +34,7 @@ enum tp_coap_type {
 /* Code c.dd packed as in the header: 3-bit class, 5-bit detail (RFC 7252 3, 12.1). */
 #define TP_COAP_CODE(c, dd) ((uint8_t)(((c) << 5) | (dd)))
 #define TP_COAP_CODE_CLASS(code) ((code) >> 5)
-#define TP_COAP_CODE_DETAIL(code) ((code) & 0x1f)
+#define TP_COAP_CODE_DETAIL(code) ((code)&0x1f)
 
 enum tp_coap_code {
 	TP_COAP_EMPTY = TP_COAP_CODE(0, 0),
@@ -80,7 +80,7 @@ enum tp_coap_optnum {
 };
 
 /* Critical options have an odd number (RFC 7252 5.4.6). */
-#define TP_COAP_OPT_CRITICAL(num) (((num) & 1) != 0)
+#define TP_COAP_OPT_CRITICAL(num) (((num)&1) != 0)
 
 /* Content-Format values (RFC 7252 12.3). */
 enum tp_coap_cf {
@@ -112,12 +112,12 @@ enum tp_coap_err {
 	TP_COAP_E_RST_NOT_EMPTY,   /* Reset message that is not Empty */
 	TP_COAP_E_NON_EMPTY,	   /* Non-confirmable message that is Empty */
 	/* encoding */
-	TP_COAP_E_INVAL,	   /* NULL argument, bad type, or option 0 */
-	TP_COAP_E_NOSPC,	   /* the message does not fit the buffer */
-	TP_COAP_E_OPT_ORDER,	   /* option number below the previous one */
-	TP_COAP_E_OPT_TOO_LONG,	   /* value too long for the field or the option */
-	TP_COAP_E_PATH,		   /* empty or over-long path segment */
-	TP_COAP_E_AFTER_PAYLOAD,   /* option added after the payload */
+	TP_COAP_E_INVAL,	 /* NULL argument, bad type, or option 0 */
+	TP_COAP_E_NOSPC,	 /* the message does not fit the buffer */
+	TP_COAP_E_OPT_ORDER,	 /* option number below the previous one */
+	TP_COAP_E_OPT_TOO_LONG,	 /* value too long for the field or the option */
+	TP_COAP_E_PATH,		 /* empty or over-long path segment */
+	TP_COAP_E_AFTER_PAYLOAD, /* option added after the payload */
 	TP_COAP_E__COUNT
 };
 

@@ -16,12 +16,12 @@
 /* Result of tp_ip4_check(): what RFC 1812 5.2.2 says about a header. */
 enum tp_ip4_verdict {
 	TP_IP4_OK = 0,
-	TP_IP4_TOO_SHORT,	/* fewer than 20 bytes of header in the frame */
-	TP_IP4_BAD_VERSION,	/* version field is not 4 */
-	TP_IP4_BAD_IHL,		/* IHL < 5, or the header is longer than the frame */
-	TP_IP4_BAD_TOTAL_LEN,	/* total length < IHL * 4 */
+	TP_IP4_TOO_SHORT,	  /* fewer than 20 bytes of header in the frame */
+	TP_IP4_BAD_VERSION,	  /* version field is not 4 */
+	TP_IP4_BAD_IHL,		  /* IHL < 5, or the header is longer than the frame */
+	TP_IP4_BAD_TOTAL_LEN,	  /* total length < IHL * 4 */
 	TP_IP4_LEN_EXCEEDS_FRAME, /* total length > bytes present */
-	TP_IP4_BAD_CHECKSUM,	/* header checksum does not verify */
+	TP_IP4_BAD_CHECKSUM,	  /* header checksum does not verify */
 };
 
 /* One's-complement sum of len bytes (len even), folded to 16 bits, not inverted. */
@@ -95,7 +95,8 @@ static inline enum tp_ip4_verdict tp_ip4_check(const uint8_t *ip, size_t avail)
 	if (tot > avail)
 		return TP_IP4_LEN_EXCEEDS_FRAME;
 	/* a valid header sums to 0xffff (RFC 1071) */
-	if (hlen == TP_IP4_HDR_LEN ? tp_csum_sum20(ip) != 0xffff : tp_csum_fold_sum(ip, hlen) != 0xffff)
+	if (hlen == TP_IP4_HDR_LEN ? tp_csum_sum20(ip) != 0xffff
+				   : tp_csum_fold_sum(ip, hlen) != 0xffff)
 		return TP_IP4_BAD_CHECKSUM;
 	return TP_IP4_OK;
 }

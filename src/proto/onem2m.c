@@ -27,7 +27,8 @@ int tp_m2m_create_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r)
 	/* TS-0008 6.2.2.3: the target as Uri-Path options */
 	tp_coap_put_uri_path(&w, r->path);
 	if (r->payload_len > 0)
-		tp_coap_put_uint(&w, TP_COAP_OPT_CONTENT_FORMAT, r->cf != 0 ? r->cf : TP_COAP_CF_JSON);
+		tp_coap_put_uint(&w, TP_COAP_OPT_CONTENT_FORMAT,
+				 r->cf != 0 ? r->cf : TP_COAP_CF_JSON);
 	/* TS-0008 6.2.2.3: Response Type and other parameters as Uri-Query */
 	if (r->query != NULL)
 		tp_coap_put_uri_query(&w, r->query);
@@ -274,8 +275,8 @@ static bool json_number_chars(const char *s)
 	if (*s == '\0')
 		return false;
 	for (; *s != '\0'; s++)
-		if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == '.' || *s == 'e' ||
-		      *s == 'E'))
+		if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == '.' ||
+		      *s == 'e' || *s == 'E'))
 			return false;
 	return true;
 }

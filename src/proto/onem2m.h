@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* oneM2M over CoAP (TS-0008): create requests and the JSON bodies of AE, container, contentInstance. */
+/* oneM2M over CoAP (TS-0008): create requests and the JSON bodies of AE, container,
+ * contentInstance. */
 #ifndef TP_PROTO_ONEM2M_H
 #define TP_PROTO_ONEM2M_H
 
@@ -46,16 +47,16 @@
 enum tp_m2m_optnum {
 	TP_M2M_OPT_OT = 259,	/* originating timestamp, string */
 	TP_M2M_OPT_RTURI = 263, /* response type notification URI, string */
-	TP_M2M_OPT_TY = 267,	/* resource type, uint; its presence makes a POST a CREATE (6.2.1) */
-	TP_M2M_OPT_RVI = 271,	/* release version indicator, string 1-2 */
+	TP_M2M_OPT_TY = 267,  /* resource type, uint; its presence makes a POST a CREATE (6.2.1) */
+	TP_M2M_OPT_RVI = 271, /* release version indicator, string 1-2 */
 	TP_M2M_OPT_ASRI = 275,
-	TP_M2M_OPT_FR = 279,	/* From (originator), string 0-255 */
-	TP_M2M_OPT_RQI = 283,	/* request identifier, string 0-255 */
+	TP_M2M_OPT_FR = 279,  /* From (originator), string 0-255 */
+	TP_M2M_OPT_RQI = 283, /* request identifier, string 0-255 */
 	TP_M2M_OPT_RQET = 291,
 	TP_M2M_OPT_RSET = 295,
 	TP_M2M_OPT_OET = 299,
 	TP_M2M_OPT_EC = 303,
-	TP_M2M_OPT_RSC = 307,	/* response status code, uint */
+	TP_M2M_OPT_RSC = 307, /* response status code, uint */
 	TP_M2M_OPT_GID = 311,
 	TP_M2M_OPT_CTO = 319,
 	TP_M2M_OPT_CTS = 323,
@@ -65,10 +66,12 @@ enum tp_m2m_optnum {
 	TP_M2M_OPT_AUS = 339,
 };
 
-#define TP_M2M_OPT_STR_MAX 255	  /* FR, RQI (TS-0008 table 6.2.2.4.0-1) */
-#define TP_M2M_CF_RES_JSON 10001  /* vnd.onem2m-res+json (TS-0008 table 6.2.2.2-1) */
-#define TP_M2M_RVI_DEFAULT "3"	  /* release 3; ACME supports 2a, 3, 4, 5 */
-#define TP_M2M_CIN_CNF_JSON "application/json:0" /* TS-0004 contentInfo: type, encoding 0 (none) */
+#define TP_M2M_OPT_STR_MAX 255	 /* FR, RQI (TS-0008 table 6.2.2.4.0-1) */
+#define TP_M2M_CF_RES_JSON 10001 /* vnd.onem2m-res+json (TS-0008 table 6.2.2.2-1) */
+#define TP_M2M_RVI_DEFAULT "3"	 /* release 3; ACME supports 2a, 3, 4, 5 */
+#define TP_M2M_CIN_CNF_JSON                                                                        \
+	"application/json:0" /* TS-0004 contentInfo: type, encoding 0 (none)                       \
+			      */
 
 /* Resource types (TS-0004 6.3.4.2.1) */
 enum tp_m2m_ty {
@@ -95,14 +98,14 @@ struct tp_m2m_create {
 	uint16_t mid;
 	const uint8_t *token; /* tkl bytes, may be NULL if tkl is 0 */
 	uint8_t tkl;
-	const char *path;     /* CoAP URI path of the parent, e.g. "/cse-in/PHD-x/spo2" */
-	const char *query;    /* NULL, or Uri-Query arguments, e.g. "rt=5" (TS-0008 6.2.2.3) */
-	uint16_t ty;	      /* enum tp_m2m_ty, required */
-	const char *from;     /* originator, e.g. "C0011223344556677", required */
-	const char *rqi;      /* request identifier, required */
-	const char *rvi;      /* NULL: TP_M2M_RVI_DEFAULT */
-	uint16_t cf;	      /* Content-Format; 0 means TP_COAP_CF_JSON */
-	const void *payload;  /* the resource representation (JSON) */
+	const char *path;    /* CoAP URI path of the parent, e.g. "/cse-in/PHD-x/spo2" */
+	const char *query;   /* NULL, or Uri-Query arguments, e.g. "rt=5" (TS-0008 6.2.2.3) */
+	uint16_t ty;	     /* enum tp_m2m_ty, required */
+	const char *from;    /* originator, e.g. "C0011223344556677", required */
+	const char *rqi;     /* request identifier, required */
+	const char *rvi;     /* NULL: TP_M2M_RVI_DEFAULT */
+	uint16_t cf;	     /* Content-Format; 0 means TP_COAP_CF_JSON */
+	const void *payload; /* the resource representation (JSON) */
 	size_t payload_len;
 };
 
@@ -143,9 +146,9 @@ struct tp_m2m_measure {
  * TP_COAP_E_INVAL if value is not made of JSON number characters. */
 int tp_m2m_cin_measure_json(char *buf, size_t cap, const struct tp_m2m_measure *m);
 
-#define TP_M2M_SYSID_LEN 8 /* IEEE 11073-20601 System-Id: an EUI-64 */
-#define TP_M2M_AE_RN_SIZE (4 + 2 * TP_M2M_SYSID_LEN + 1)   /* "PHD-" + hex + NUL */
-#define TP_M2M_ORIGIN_SIZE (1 + 2 * TP_M2M_SYSID_LEN + 1)  /* "C" + hex + NUL */
+#define TP_M2M_SYSID_LEN 8				 /* IEEE 11073-20601 System-Id: an EUI-64 */
+#define TP_M2M_AE_RN_SIZE (4 + 2 * TP_M2M_SYSID_LEN + 1) /* "PHD-" + hex + NUL */
+#define TP_M2M_ORIGIN_SIZE (1 + 2 * TP_M2M_SYSID_LEN + 1) /* "C" + hex + NUL */
 
 /* "PHD-0011223344556677": the AE resource name of a device (upper-case hex). */
 void tp_m2m_phd_ae_name(const uint8_t sysid[TP_M2M_SYSID_LEN], char out[TP_M2M_AE_RN_SIZE]);

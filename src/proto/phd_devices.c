@@ -6,10 +6,10 @@
 #include "phd_nomenclature.h"
 
 const struct tp_phd_device tp_phd_devices[] = {
-	{"pulse-oximeter", 0x0190, {MDC_DIM_PERCENT, MDC_DIM_BEAT_PER_MIN}},
-	{"activity-monitor", 0x4000, {MDC_DIM_X_STEP, MDC_DIM_X_M, MDC_DIM_SEC, MDC_DIM_PERCENT}},
-	{"medication-monitor", 0x4001, {MDC_DIM_DIMLESS, MDC_DIM_DIMLESS, MDC_DIM_DIMLESS}},
-	{NULL, 0, {0}},
+    {"pulse-oximeter", 0x0190, {MDC_DIM_PERCENT, MDC_DIM_BEAT_PER_MIN}},
+    {"activity-monitor", 0x4000, {MDC_DIM_X_STEP, MDC_DIM_X_M, MDC_DIM_SEC, MDC_DIM_PERCENT}},
+    {"medication-monitor", 0x4001, {MDC_DIM_DIMLESS, MDC_DIM_DIMLESS, MDC_DIM_DIMLESS}},
+    {NULL, 0, {0}},
 };
 
 const struct tp_phd_device *tp_phd_device_find(const char *name)
@@ -91,9 +91,7 @@ double tp_phd_device_reading(const struct tp_phd_device *d, unsigned int h, unsi
 	return h == 3 ? 1 : (double)(i + 1);
 }
 
-
-void tp_phd_device_aarq(const struct tp_phd_device *d, const uint8_t *sysid,
-			struct tp_phd_apdu *a)
+void tp_phd_device_aarq(const struct tp_phd_device *d, const uint8_t *sysid, struct tp_phd_apdu *a)
 {
 	struct tp_phd_aarq *q = &a->u.aarq;
 

@@ -30,8 +30,7 @@ int tp_phd_device_config(const struct tp_phd_device *d, struct tp_phd_config_rep
 int tp_phd_device_value_map(const struct tp_phd_device *d, struct tp_phd_value_map *map);
 /* The association request the device sends, system id sysid (8 bytes, which a
  * must outlive), as an APDU to encode. */
-void tp_phd_device_aarq(const struct tp_phd_device *d, const uint8_t *sysid,
-			struct tp_phd_apdu *a);
+void tp_phd_device_aarq(const struct tp_phd_device *d, const uint8_t *sysid, struct tp_phd_apdu *a);
 /* A plausible value of metric handle h in report (or of agent) i. */
 double tp_phd_device_reading(const struct tp_phd_device *d, unsigned int h, unsigned long i);
 

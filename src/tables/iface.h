@@ -16,14 +16,14 @@
 #include "../core/input.h"
 
 struct tp_iface {
-	tp_input_fn input;  /* never NULL for a polled port */
-	void *mode_ctx;	    /* the mode's context for this port */
+	tp_input_fn input; /* never NULL for a polled port */
+	void *mode_ctx;	   /* the mode's context for this port */
 	struct rte_ether_addr mac;
 	uint16_t mtu;
-	uint8_t up;	    /* 1 while the port is started and may transmit */
+	uint8_t up; /* 1 while the port is started and may transmit */
 	uint8_t pad;
 	uint32_t tap_ifindex;
-	uint32_t ip;	    /* primary IPv4 address (host order), 0 if none */
+	uint32_t ip; /* primary IPv4 address (host order), 0 if none */
 	uint8_t depth;
 } __rte_cache_aligned;
 

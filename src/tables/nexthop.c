@@ -14,8 +14,8 @@ int tp_nh_init(void)
 {
 	static const uint8_t zero[6];
 
-	tp_nh_table = rte_zmalloc("tp_nexthops", sizeof(*tp_nh_table) * TP_NH_MAX,
-				  RTE_CACHE_LINE_SIZE);
+	tp_nh_table =
+	    rte_zmalloc("tp_nexthops", sizeof(*tp_nh_table) * TP_NH_MAX, RTE_CACHE_LINE_SIZE);
 	if (tp_nh_table == NULL)
 		return -ENOMEM;
 	for (uint32_t i = TP_NH_FIRST; i < TP_NH_MAX; i++)

@@ -23,14 +23,14 @@
 #define TP_NH_F_PUNT 0x02u     /* hand to the control plane */
 
 struct tp_nexthop {
-	uint64_t l2;	   /* mac[0..5] in bytes 0-5, port in byte 6, flags in byte 7 */
-	uint32_t ip;	   /* neighbour address, host order (0 for the punt entry) */
-	uint16_t port;	   /* port the neighbour is on */
+	uint64_t l2;   /* mac[0..5] in bytes 0-5, port in byte 6, flags in byte 7 */
+	uint32_t ip;   /* neighbour address, host order (0 for the punt entry) */
+	uint16_t port; /* port the neighbour is on */
 	uint8_t in_use;
-	uint8_t learned;   /* control plane only: the kernel has a valid neighbour entry */
-	uint32_t refcnt;   /* control plane only: routes + the kernel neighbour */
+	uint8_t learned; /* control plane only: the kernel has a valid neighbour entry */
+	uint32_t refcnt; /* control plane only: routes + the kernel neighbour */
 	uint32_t next_free;
-	uint32_t gen;	   /* control plane only: resync generation of the kernel entry */
+	uint32_t gen; /* control plane only: resync generation of the kernel entry */
 };
 
 extern struct tp_nexthop *tp_nh_table;

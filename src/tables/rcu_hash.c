@@ -22,14 +22,14 @@ struct tp_rcu_hash_del {
 struct rte_hash *tp_rcu_hash_create(const char *name, uint32_t entries, uint32_t key_len)
 {
 	struct rte_hash_parameters p = {
-		.name = name,
-		.entries = entries,
-		.key_len = key_len,
-		.hash_func = rte_jhash,
-		.socket_id = SOCKET_ID_ANY,
-		/* lock-free readers; with no RCU attached, a deleted key's slot stays
-		 * taken until rte_hash_free_key_with_position() */
-		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
+	    .name = name,
+	    .entries = entries,
+	    .key_len = key_len,
+	    .hash_func = rte_jhash,
+	    .socket_id = SOCKET_ID_ANY,
+	    /* lock-free readers; with no RCU attached, a deleted key's slot stays
+	     * taken until rte_hash_free_key_with_position() */
+	    .extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
 	};
 
 	return rte_hash_create(&p);

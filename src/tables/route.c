@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Route table: rte_lpm for the data plane, an rte_hash of installed routes for the control plane. */
+/* Route table: rte_lpm for the data plane, an rte_hash of installed routes for the control plane.
+ */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -20,10 +21,10 @@ struct route_key {
 };
 
 static const char *const type_names[] = {
-	[TP_ROUTE_CONNECTED] = "connected",
-	[TP_ROUTE_GATEWAY] = "gateway",
-	[TP_ROUTE_LOCAL] = "local",
-	[TP_ROUTE_HOST] = "host",
+    [TP_ROUTE_CONNECTED] = "connected",
+    [TP_ROUTE_GATEWAY] = "gateway",
+    [TP_ROUTE_LOCAL] = "local",
+    [TP_ROUTE_HOST] = "host",
 };
 
 const char *tp_route_type_name(enum tp_route_type t)
@@ -34,18 +35,18 @@ const char *tp_route_type_name(enum tp_route_type t)
 int tp_route_init(struct rte_rcu_qsbr *qs, unsigned int max_routes)
 {
 	struct rte_lpm_config lc = {
-		.max_rules = max_routes,
-		.number_tbl8s = 1 << 12,
+	    .max_rules = max_routes,
+	    .number_tbl8s = 1 << 12,
 	};
 	/* DQ mode: freed tbl8 groups wait in rte_lpm's own defer queue, reclaimed
 	 * when it fills or a group is needed; a delete never waits for readers */
 	struct rte_lpm_rcu_config rc = {.v = qs, .mode = RTE_LPM_QSBR_MODE_DQ};
 	struct rte_hash_parameters hp = {
-		.name = "tp_route_idx",
-		.entries = max_routes,
-		.key_len = sizeof(struct route_key),
-		.hash_func = rte_jhash,
-		.socket_id = SOCKET_ID_ANY,
+	    .name = "tp_route_idx",
+	    .entries = max_routes,
+	    .key_len = sizeof(struct route_key),
+	    .hash_func = rte_jhash,
+	    .socket_id = SOCKET_ID_ANY,
 	};
 	int err;
 
@@ -241,7 +242,8 @@ unsigned int tp_route_sweep(uint32_t gen)
 		void *data;
 
 		n = 0;
-		while (n < RTE_DIM(stale) && rte_hash_iterate(route_index, &key, &data, &iter) >= 0) {
+		while (n < RTE_DIM(stale) &&
+		       rte_hash_iterate(route_index, &key, &data, &iter) >= 0) {
 			struct tp_route *r = data;
 			if (r->kernel && r->gen != gen)
 				stale[n++] = r;

@@ -28,13 +28,13 @@ enum tp_route_type {
 struct tp_route {
 	uint32_t ip; /* host order, masked */
 	uint8_t depth;
-	uint8_t type;	  /* enum tp_route_type */
-	uint8_t kernel;	  /* installed from a kernel route */
+	uint8_t type;	/* enum tp_route_type */
+	uint8_t kernel; /* installed from a kernel route */
 	uint8_t pad;
-	uint32_t gw;	  /* gateway (GATEWAY) or neighbour (HOST) */
+	uint32_t gw; /* gateway (GATEWAY) or neighbour (HOST) */
 	uint16_t port;
 	uint32_t nh;
-	uint32_t gen;	  /* resync generation */
+	uint32_t gen; /* resync generation */
 };
 
 extern struct rte_lpm *tp_route_lpm;
@@ -76,7 +76,8 @@ static inline uint32_t tp_route_entry(const struct rte_lpm *lpm, uint32_t ip)
 	/* the group bit alone first: one test on the common path */
 	if (unlikely(e & RTE_LPM_VALID_EXT_ENTRY_BITMASK & ~RTE_LPM_LOOKUP_SUCCESS) &&
 	    (e & RTE_LPM_VALID_EXT_ENTRY_BITMASK) == RTE_LPM_VALID_EXT_ENTRY_BITMASK)
-		memcpy(&e, &lpm->tbl8[(uint8_t)ip + (e & 0x00ffffff) * RTE_LPM_TBL8_GROUP_NUM_ENTRIES],
+		memcpy(&e,
+		       &lpm->tbl8[(uint8_t)ip + (e & 0x00ffffff) * RTE_LPM_TBL8_GROUP_NUM_ENTRIES],
 		       sizeof(e));
 	return e;
 }

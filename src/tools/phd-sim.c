@@ -46,8 +46,9 @@ static int send_apdu(const struct tp_phd_apdu *a)
 }
 
 /* Send a and wait for an answer that match() accepts; retransmit on timeout. */
-static int exchange(const struct tp_phd_apdu *a, int (*match)(const struct tp_phd_apdu *, const void *),
-		    const void *arg, struct tp_phd_apdu *out, uint8_t *rx, size_t rxlen)
+static int exchange(const struct tp_phd_apdu *a,
+		    int (*match)(const struct tp_phd_apdu *, const void *), const void *arg,
+		    struct tp_phd_apdu *out, uint8_t *rx, size_t rxlen)
 {
 	for (unsigned int t = 0; t < tries; t++) {
 		if (t)
@@ -61,7 +62,8 @@ static int exchange(const struct tp_phd_apdu *a, int (*match)(const struct tp_ph
 				break;
 			ssize_t n = recv(sock, rx, rxlen, 0);
 			struct tp_phd_error err;
-			if (n > 0 && tp_phd_decode_apdu(rx, (size_t)n, out, &err) == 0 && match(out, arg))
+			if (n > 0 && tp_phd_decode_apdu(rx, (size_t)n, out, &err) == 0 &&
+			    match(out, arg))
 				return 0;
 		}
 	}
@@ -113,13 +115,19 @@ static int run_flood(const struct tp_phd_device *d, const uint8_t sysid[8], unsi
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"type", required_argument, NULL, 't'}, {"gw", required_argument, NULL, 'g'},
-		{"sysid", required_argument, NULL, 's'}, {"reports", required_argument, NULL, 'n'},
-		{"interval", required_argument, NULL, 'i'}, {"bind", required_argument, NULL, 'b'},
-		{"timeout", required_argument, NULL, 'T'}, {"no-release", no_argument, NULL, 'R'},
-		{"unconfirmed", no_argument, NULL, 'u'}, {"port", required_argument, NULL, 'p'},
-		{"no-associate", no_argument, NULL, 'A'}, {"flood", required_argument, NULL, 'F'},
-		{0},
+	    {"type", required_argument, NULL, 't'},
+	    {"gw", required_argument, NULL, 'g'},
+	    {"sysid", required_argument, NULL, 's'},
+	    {"reports", required_argument, NULL, 'n'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"bind", required_argument, NULL, 'b'},
+	    {"timeout", required_argument, NULL, 'T'},
+	    {"no-release", no_argument, NULL, 'R'},
+	    {"unconfirmed", no_argument, NULL, 'u'},
+	    {"port", required_argument, NULL, 'p'},
+	    {"no-associate", no_argument, NULL, 'A'},
+	    {"flood", required_argument, NULL, 'F'},
+	    {0},
 	};
 	const struct tp_phd_device *d = &tp_phd_devices[0];
 	unsigned long reports = 3, interval_ms = 200;
@@ -134,7 +142,9 @@ int main(int argc, char **argv)
 		case 't':
 			d = tp_phd_device_find(optarg);
 			if (d == NULL) {
-				fprintf(stderr, "phd-sim: --type pulse-oximeter|activity-monitor|medication-monitor\n");
+				fprintf(stderr,
+					"phd-sim: --type "
+					"pulse-oximeter|activity-monitor|medication-monitor\n");
 				return 2;
 			}
 			break;
@@ -181,10 +191,11 @@ int main(int argc, char **argv)
 			flood = strtoul(optarg, NULL, 10);
 			break;
 		default:
-			fprintf(stderr, "usage: phd-sim --type T --gw A.B.C.D:PORT [--sysid HEX16] "
-					"[--reports N] [--interval MS] [--bind ADDR] [--timeout MS] "
-					"[--unconfirmed] [--no-release] [--port N] [--no-associate] "
-					"[--flood N]\n");
+			fprintf(stderr,
+				"usage: phd-sim --type T --gw A.B.C.D:PORT [--sysid HEX16] "
+				"[--reports N] [--interval MS] [--bind ADDR] [--timeout MS] "
+				"[--unconfirmed] [--no-release] [--port N] [--no-associate] "
+				"[--flood N]\n");
 			return 2;
 		}
 	}
@@ -280,29 +291,36 @@ int main(int argc, char **argv)
 			for (unsigned int e = 0; e < om->n; e++) {
 				uint8_t *p = obs[k] + off;
 				memset(p, 0, om->e[e].len);
-				if (om->e[e].attr_id == MDC_ATTR_NU_VAL_OBS_BASIC && om->e[e].len == 2) {
+				if (om->e[e].attr_id == MDC_ATTR_NU_VAL_OBS_BASIC &&
+				    om->e[e].len == 2) {
 					uint16_t raw;
 					last[k] = tp_phd_device_reading(d, om->handle, i);
 					tp_phd_sfloat_encode(last[k], &raw);
 					p[0] = (uint8_t)(raw >> 8);
 					p[1] = (uint8_t)raw;
-				} else if (om->e[e].attr_id == MDC_ATTR_TIME_STAMP_ABS && om->e[e].len == 8) {
+				} else if (om->e[e].attr_id == MDC_ATTR_TIME_STAMP_ABS &&
+					   om->e[e].len == 8) {
 					struct tp_phd_abs_time at = {
-						(uint8_t)((tm.tm_year + 1900) / 100),
-						(uint8_t)((tm.tm_year + 1900) % 100), (uint8_t)(tm.tm_mon + 1),
-						(uint8_t)tm.tm_mday, (uint8_t)tm.tm_hour, (uint8_t)tm.tm_min,
-						(uint8_t)(tm.tm_sec % 60), 0};
+					    (uint8_t)((tm.tm_year + 1900) / 100),
+					    (uint8_t)((tm.tm_year + 1900) % 100),
+					    (uint8_t)(tm.tm_mon + 1),
+					    (uint8_t)tm.tm_mday,
+					    (uint8_t)tm.tm_hour,
+					    (uint8_t)tm.tm_min,
+					    (uint8_t)(tm.tm_sec % 60),
+					    0};
 					tp_phd_abs_time_encode(&at, p);
 				}
 				off += om->e[e].len;
 			}
 			s.obs[s.nobs++] = (struct tp_phd_observation){
-				.handle = om->handle, .data = {obs[k], (uint16_t)off}};
+			    .handle = om->handle, .data = {obs[k], (uint16_t)off}};
 		}
 		int n = tp_phd_encode_scan_report(&s, info, sizeof(info));
 		struct tp_phd_apdu p = {.type = TP_PHD_PRST};
 		p.u.prst.invoke_id = invoke;
-		p.u.prst.choice = confirmed ? TP_PHD_ROIV_CONF_EVENT_REPORT : TP_PHD_ROIV_EVENT_REPORT;
+		p.u.prst.choice =
+		    confirmed ? TP_PHD_ROIV_CONF_EVENT_REPORT : TP_PHD_ROIV_EVENT_REPORT;
 		p.u.prst.u.evt.obj_handle = TP_PHD_HANDLE_MDS;
 		p.u.prst.u.evt.time = TP_PHD_TIME_NONE;
 		p.u.prst.u.evt.type = MDC_NOTI_SCAN_REPORT_FIXED;

@@ -36,12 +36,12 @@
 #define FWD_MAX 4
 
 #define TESTNF_COUNTERS(X)                                                                         \
-	X(FRAMES, "frames", EVENT)                                                                \
-	X(ECHOED, "echoed", EVENT)                                                                \
-	X(HELD, "held", EVENT)                                                                    \
-	X(BAD_MAGIC, "bad_magic", DROP)                                                           \
-	X(PIPE_IN, "pipe_in", EVENT)                                                              \
-	X(PIPE_FWD, "pipe_fwd", EVENT)                                                            \
+	X(FRAMES, "frames", EVENT)                                                                 \
+	X(ECHOED, "echoed", EVENT)                                                                 \
+	X(HELD, "held", EVENT)                                                                     \
+	X(BAD_MAGIC, "bad_magic", DROP)                                                            \
+	X(PIPE_IN, "pipe_in", EVENT)                                                               \
+	X(PIPE_FWD, "pipe_fwd", EVENT)                                                             \
 	X(PIPE_OUT, "pipe_out", EVENT)
 
 enum {
@@ -52,7 +52,7 @@ enum {
 
 static const struct tp_ctr_desc testnf_ctrs[] = {
 #define X(e, n, k) {n, TP_CTR_##k},
-	TESTNF_COUNTERS(X)
+    TESTNF_COUNTERS(X)
 #undef X
 };
 
@@ -60,12 +60,12 @@ static int testnf_init(void);
 static void testnf_fini(void);
 
 static struct tp_nf testnf = {
-	.name = "testnf",
-	.help = "a test-only network function (tests/nf/testnf.c)",
-	.ctrs = testnf_ctrs,
-	.n_ctrs = RTE_DIM(testnf_ctrs),
-	.init = testnf_init,
-	.fini = testnf_fini,
+    .name = "testnf",
+    .help = "a test-only network function (tests/nf/testnf.c)",
+    .ctrs = testnf_ctrs,
+    .n_ctrs = RTE_DIM(testnf_ctrs),
+    .init = testnf_init,
+    .fini = testnf_fini,
 };
 TP_NF_REGISTER(testnf)
 
@@ -78,7 +78,7 @@ struct tn_meta {
 };
 TP_MBUF_META(tn_meta, struct tn_meta)
 
-static struct rte_ring *held;	 /* frames kept by 'testnf hold on' (MP/MC) */
+static struct rte_ring *held; /* frames kept by 'testnf hold on' (MP/MC) */
 static volatile int hold_on;
 static struct tp_ring *fwd_rings[FWD_MAX];
 static unsigned int n_fwd;
@@ -169,11 +169,11 @@ static int pipe_attach(uint16_t port, int argc, char **argv, void **ctx, char *e
 }
 
 static struct tp_port_mode testpipe = {
-	.name = "testpipe",
-	.usage = "to PORT",
-	.help = "test pipeline: input, forwarding and output lcores (tests/nf/testnf.c)",
-	.input = pipe_input,
-	.attach = pipe_attach,
+    .name = "testpipe",
+    .usage = "to PORT",
+    .help = "test pipeline: input, forwarding and output lcores (tests/nf/testnf.c)",
+    .input = pipe_input,
+    .attach = pipe_attach,
 };
 TP_PORT_MODE_REGISTER(testpipe)
 
@@ -202,20 +202,23 @@ static int cmd_pipeline(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	char name[TP_RING_NAME_MAX];
 	int ret;
 
-	if ((argc != 4 && argc != 6) || strcmp(argv[0], "forwarding") || strcmp(argv[2], "output") ||
-	    (argc == 6 && strcmp(argv[4], "ring-size")))
-		return tp_cmd_err(ctx, EINVAL, "usage: testnf pipeline forwarding L[,L...] output L "
-					       "[ring-size N]");
+	if ((argc != 4 && argc != 6) || strcmp(argv[0], "forwarding") ||
+	    strcmp(argv[2], "output") || (argc == 6 && strcmp(argv[4], "ring-size")))
+		return tp_cmd_err(ctx, EINVAL,
+				  "usage: testnf pipeline forwarding L[,L...] output L "
+				  "[ring-size N]");
 	if (n_fwd)
 		return tp_cmd_err(ctx, EEXIST, "testnf pipeline: made already");
 	if ((ret = lcore_list(argv[1], fwd, FWD_MAX)) <= 0)
-		return tp_cmd_err(ctx, EINVAL, "testnf pipeline: bad forwarding lcores '%s'", argv[1]);
+		return tp_cmd_err(ctx, EINVAL, "testnf pipeline: bad forwarding lcores '%s'",
+				  argv[1]);
 	nf = (unsigned int)ret;
 	if (lcore_list(argv[3], &out, 1) != 1)
 		return tp_cmd_err(ctx, EINVAL, "testnf pipeline: bad output lcore '%s'", argv[3]);
 	if (argc == 6 && tp_parse_u64(argv[5], 2, 1 << 20, &size) < 0)
 		return tp_cmd_err(ctx, EINVAL, "testnf pipeline: bad ring-size '%s'", argv[5]);
-	out_ring = tp_ring_create("tn_out", "testnf", (unsigned int)size, out, 0, pipe_output, NULL);
+	out_ring =
+	    tp_ring_create("tn_out", "testnf", (unsigned int)size, out, 0, pipe_output, NULL);
 	if (out_ring == NULL)
 		return tp_cmd_err(ctx, rte_errno, "testnf pipeline: ring tn_out: %s",
 				  rte_strerror(rte_errno));

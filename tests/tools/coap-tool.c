@@ -111,44 +111,44 @@ static const struct optinfo {
 	const char *name;
 	bool is_uint;
 } optinfo[] = {
-	{TP_COAP_OPT_IF_MATCH, "If-Match", false},
-	{TP_COAP_OPT_URI_HOST, "Uri-Host", false},
-	{TP_COAP_OPT_ETAG, "ETag", false},
-	{TP_COAP_OPT_IF_NONE_MATCH, "If-None-Match", false},
-	{TP_COAP_OPT_OBSERVE, "Observe", true},
-	{TP_COAP_OPT_URI_PORT, "Uri-Port", true},
-	{TP_COAP_OPT_LOCATION_PATH, "Location-Path", false},
-	{TP_COAP_OPT_URI_PATH, "Uri-Path", false},
-	{TP_COAP_OPT_CONTENT_FORMAT, "Content-Format", true},
-	{TP_COAP_OPT_MAX_AGE, "Max-Age", true},
-	{TP_COAP_OPT_URI_QUERY, "Uri-Query", false},
-	{TP_COAP_OPT_ACCEPT, "Accept", true},
-	{TP_COAP_OPT_LOCATION_QUERY, "Location-Query", false},
-	{TP_COAP_OPT_BLOCK2, "Block2", true},
-	{TP_COAP_OPT_BLOCK1, "Block1", true},
-	{TP_COAP_OPT_SIZE2, "Size2", true},
-	{TP_COAP_OPT_PROXY_URI, "Proxy-Uri", false},
-	{TP_COAP_OPT_PROXY_SCHEME, "Proxy-Scheme", false},
-	{TP_COAP_OPT_SIZE1, "Size1", true},
-	{TP_M2M_OPT_OT, "oneM2M-OT", false},
-	{TP_M2M_OPT_RTURI, "oneM2M-RTURI", false},
-	{TP_M2M_OPT_TY, "oneM2M-TY", true},
-	{TP_M2M_OPT_RVI, "oneM2M-RVI", false},
-	{TP_M2M_OPT_ASRI, "oneM2M-ASRI", false},
-	{TP_M2M_OPT_FR, "oneM2M-FR", false},
-	{TP_M2M_OPT_RQI, "oneM2M-RQI", false},
-	{TP_M2M_OPT_RQET, "oneM2M-RQET", false},
-	{TP_M2M_OPT_RSET, "oneM2M-RSET", false},
-	{TP_M2M_OPT_OET, "oneM2M-OET", false},
-	{TP_M2M_OPT_EC, "oneM2M-EC", true},
-	{TP_M2M_OPT_RSC, "oneM2M-RSC", true},
-	{TP_M2M_OPT_GID, "oneM2M-GID", false},
-	{TP_M2M_OPT_CTO, "oneM2M-CTO", true},
-	{TP_M2M_OPT_CTS, "oneM2M-CTS", true},
-	{TP_M2M_OPT_ATI, "oneM2M-ATI", false},
-	{TP_M2M_OPT_VSI, "oneM2M-VSI", false},
-	{TP_M2M_OPT_GTM, "oneM2M-GTM", false},
-	{TP_M2M_OPT_AUS, "oneM2M-AUS", false},
+    {TP_COAP_OPT_IF_MATCH, "If-Match", false},
+    {TP_COAP_OPT_URI_HOST, "Uri-Host", false},
+    {TP_COAP_OPT_ETAG, "ETag", false},
+    {TP_COAP_OPT_IF_NONE_MATCH, "If-None-Match", false},
+    {TP_COAP_OPT_OBSERVE, "Observe", true},
+    {TP_COAP_OPT_URI_PORT, "Uri-Port", true},
+    {TP_COAP_OPT_LOCATION_PATH, "Location-Path", false},
+    {TP_COAP_OPT_URI_PATH, "Uri-Path", false},
+    {TP_COAP_OPT_CONTENT_FORMAT, "Content-Format", true},
+    {TP_COAP_OPT_MAX_AGE, "Max-Age", true},
+    {TP_COAP_OPT_URI_QUERY, "Uri-Query", false},
+    {TP_COAP_OPT_ACCEPT, "Accept", true},
+    {TP_COAP_OPT_LOCATION_QUERY, "Location-Query", false},
+    {TP_COAP_OPT_BLOCK2, "Block2", true},
+    {TP_COAP_OPT_BLOCK1, "Block1", true},
+    {TP_COAP_OPT_SIZE2, "Size2", true},
+    {TP_COAP_OPT_PROXY_URI, "Proxy-Uri", false},
+    {TP_COAP_OPT_PROXY_SCHEME, "Proxy-Scheme", false},
+    {TP_COAP_OPT_SIZE1, "Size1", true},
+    {TP_M2M_OPT_OT, "oneM2M-OT", false},
+    {TP_M2M_OPT_RTURI, "oneM2M-RTURI", false},
+    {TP_M2M_OPT_TY, "oneM2M-TY", true},
+    {TP_M2M_OPT_RVI, "oneM2M-RVI", false},
+    {TP_M2M_OPT_ASRI, "oneM2M-ASRI", false},
+    {TP_M2M_OPT_FR, "oneM2M-FR", false},
+    {TP_M2M_OPT_RQI, "oneM2M-RQI", false},
+    {TP_M2M_OPT_RQET, "oneM2M-RQET", false},
+    {TP_M2M_OPT_RSET, "oneM2M-RSET", false},
+    {TP_M2M_OPT_OET, "oneM2M-OET", false},
+    {TP_M2M_OPT_EC, "oneM2M-EC", true},
+    {TP_M2M_OPT_RSC, "oneM2M-RSC", true},
+    {TP_M2M_OPT_GID, "oneM2M-GID", false},
+    {TP_M2M_OPT_CTO, "oneM2M-CTO", true},
+    {TP_M2M_OPT_CTS, "oneM2M-CTS", true},
+    {TP_M2M_OPT_ATI, "oneM2M-ATI", false},
+    {TP_M2M_OPT_VSI, "oneM2M-VSI", false},
+    {TP_M2M_OPT_GTM, "oneM2M-GTM", false},
+    {TP_M2M_OPT_AUS, "oneM2M-AUS", false},
 };
 
 static const struct optinfo *opt_lookup(uint16_t num)
@@ -383,10 +383,11 @@ static int exchange(const char *to, const uint8_t *req, size_t len, bool wait, d
 			if (m.type == TP_COAP_CON) {
 				uint8_t ack[4];
 				struct tp_coap_writer w;
-				tp_coap_begin(&w, ack, sizeof(ack), TP_COAP_ACK, TP_COAP_EMPTY, m.mid,
-					      NULL, 0);
+				tp_coap_begin(&w, ack, sizeof(ack), TP_COAP_ACK, TP_COAP_EMPTY,
+					      m.mid, NULL, 0);
 				if (send(fd, ack, 4, 0) < 0)
-					fprintf(stderr, "coap-tool: send ack: %s\n", strerror(errno));
+					fprintf(stderr, "coap-tool: send ack: %s\n",
+						strerror(errno));
 			}
 		} else if (decoded) {
 			continue; /* not ours */
@@ -411,42 +412,66 @@ struct args {
 };
 
 enum {
-	O_PATH = 256, O_TY, O_FROM, O_RQI, O_RVI, O_TYPE, O_MID, O_TOKEN, O_CF, O_PAYLOAD, O_AE,
-	O_API, O_CNT, O_MNI, O_CIN, O_CNF, O_VALUE, O_UNIT, O_TIME, O_MANT, O_EXP, O_TO, O_WAIT,
-	O_TIMEOUT, O_HEX, O_QUERY, O_HELP,
+	O_PATH = 256,
+	O_TY,
+	O_FROM,
+	O_RQI,
+	O_RVI,
+	O_TYPE,
+	O_MID,
+	O_TOKEN,
+	O_CF,
+	O_PAYLOAD,
+	O_AE,
+	O_API,
+	O_CNT,
+	O_MNI,
+	O_CIN,
+	O_CNF,
+	O_VALUE,
+	O_UNIT,
+	O_TIME,
+	O_MANT,
+	O_EXP,
+	O_TO,
+	O_WAIT,
+	O_TIMEOUT,
+	O_HEX,
+	O_QUERY,
+	O_HELP,
 };
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option lo[] = {
-		{"path", required_argument, NULL, O_PATH},
-		{"ty", required_argument, NULL, O_TY},
-		{"from", required_argument, NULL, O_FROM},
-		{"rqi", required_argument, NULL, O_RQI},
-		{"rvi", required_argument, NULL, O_RVI},
-		{"type", required_argument, NULL, O_TYPE},
-		{"mid", required_argument, NULL, O_MID},
-		{"token", required_argument, NULL, O_TOKEN},
-		{"cf", required_argument, NULL, O_CF},
-		{"payload", required_argument, NULL, O_PAYLOAD},
-		{"ae", required_argument, NULL, O_AE},
-		{"api", required_argument, NULL, O_API},
-		{"cnt", required_argument, NULL, O_CNT},
-		{"mni", required_argument, NULL, O_MNI},
-		{"cin", required_argument, NULL, O_CIN},
-		{"cnf", required_argument, NULL, O_CNF},
-		{"value", required_argument, NULL, O_VALUE},
-		{"unit", required_argument, NULL, O_UNIT},
-		{"time", required_argument, NULL, O_TIME},
-		{"mantissa", required_argument, NULL, O_MANT},
-		{"exponent", required_argument, NULL, O_EXP},
-		{"to", required_argument, NULL, O_TO},
-		{"wait", no_argument, NULL, O_WAIT},
-		{"timeout", required_argument, NULL, O_TIMEOUT},
-		{"hex", required_argument, NULL, O_HEX},
-		{"query", required_argument, NULL, O_QUERY},
-		{"help", no_argument, NULL, O_HELP},
-		{0},
+	    {"path", required_argument, NULL, O_PATH},
+	    {"ty", required_argument, NULL, O_TY},
+	    {"from", required_argument, NULL, O_FROM},
+	    {"rqi", required_argument, NULL, O_RQI},
+	    {"rvi", required_argument, NULL, O_RVI},
+	    {"type", required_argument, NULL, O_TYPE},
+	    {"mid", required_argument, NULL, O_MID},
+	    {"token", required_argument, NULL, O_TOKEN},
+	    {"cf", required_argument, NULL, O_CF},
+	    {"payload", required_argument, NULL, O_PAYLOAD},
+	    {"ae", required_argument, NULL, O_AE},
+	    {"api", required_argument, NULL, O_API},
+	    {"cnt", required_argument, NULL, O_CNT},
+	    {"mni", required_argument, NULL, O_MNI},
+	    {"cin", required_argument, NULL, O_CIN},
+	    {"cnf", required_argument, NULL, O_CNF},
+	    {"value", required_argument, NULL, O_VALUE},
+	    {"unit", required_argument, NULL, O_UNIT},
+	    {"time", required_argument, NULL, O_TIME},
+	    {"mantissa", required_argument, NULL, O_MANT},
+	    {"exponent", required_argument, NULL, O_EXP},
+	    {"to", required_argument, NULL, O_TO},
+	    {"wait", no_argument, NULL, O_WAIT},
+	    {"timeout", required_argument, NULL, O_TIMEOUT},
+	    {"hex", required_argument, NULL, O_HEX},
+	    {"query", required_argument, NULL, O_QUERY},
+	    {"help", no_argument, NULL, O_HELP},
+	    {0},
 	};
 	int c;
 
@@ -567,7 +592,9 @@ static int build_body(const struct args *a, char *body, size_t cap)
 	int given = !!a->payload + !!a->ae + !!a->cnt + !!a->cin + !!a->value + !!a->mantissa;
 
 	if (given > 1) {
-		fprintf(stderr, "coap-tool: give one of --payload, --ae, --cnt, --cin, --value, --mantissa\n");
+		fprintf(
+		    stderr,
+		    "coap-tool: give one of --payload, --ae, --cnt, --cin, --value, --mantissa\n");
 		return -TP_COAP_E_INVAL;
 	}
 	if (a->payload != NULL) {
@@ -642,19 +669,19 @@ static int cmd_create(const struct args *a)
 		return EXIT_USAGE;
 	}
 	struct tp_m2m_create r = {
-		.type = a->con ? TP_COAP_CON : TP_COAP_NON,
-		.mid = mid,
-		.token = token,
-		.tkl = (uint8_t)tkl,
-		.path = a->path,
-		.query = a->query,
-		.ty = (uint16_t)a->ty,
-		.from = a->from,
-		.rqi = a->rqi,
-		.rvi = a->rvi,
-		.cf = (uint16_t)a->cf,
-		.payload = body,
-		.payload_len = (size_t)blen,
+	    .type = a->con ? TP_COAP_CON : TP_COAP_NON,
+	    .mid = mid,
+	    .token = token,
+	    .tkl = (uint8_t)tkl,
+	    .path = a->path,
+	    .query = a->query,
+	    .ty = (uint16_t)a->ty,
+	    .from = a->from,
+	    .rqi = a->rqi,
+	    .rvi = a->rvi,
+	    .cf = (uint16_t)a->cf,
+	    .payload = body,
+	    .payload_len = (size_t)blen,
 	};
 	int n = tp_m2m_create_req(msg, sizeof(msg), &r);
 	if (n < 0) {

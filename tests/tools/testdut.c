@@ -33,11 +33,15 @@ struct opts {
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"name", required_argument, NULL, 'n'},	{"lcores", required_argument, NULL, 'l'},
-		{"port", required_argument, NULL, 'p'},	{"drop-every", required_argument, NULL, 'd'},
-		{"swap-every", required_argument, NULL, 'w'}, {"dup-every", required_argument, NULL, 'u'},
-		{"rate-pps", required_argument, NULL, 'r'}, {"no-huge", no_argument, NULL, 'H'},
-		{0},
+	    {"name", required_argument, NULL, 'n'},
+	    {"lcores", required_argument, NULL, 'l'},
+	    {"port", required_argument, NULL, 'p'},
+	    {"drop-every", required_argument, NULL, 'd'},
+	    {"swap-every", required_argument, NULL, 'w'},
+	    {"dup-every", required_argument, NULL, 'u'},
+	    {"rate-pps", required_argument, NULL, 'r'},
+	    {"no-huge", no_argument, NULL, 'H'},
+	    {0},
 	};
 	struct tp_eal_opts eo = {.prog = "tp-testdut", .name = "testdut", .mem_mb = 256};
 	struct opts o = {0};
@@ -77,8 +81,10 @@ int main(int argc, char **argv)
 			eo.no_huge = true;
 			break;
 		default:
-			fprintf(stderr, "usage: tp-testdut --name N --lcores L --port DEVARGS --port DEVARGS "
-					"[--drop-every N] [--swap-every N] [--dup-every N] [--rate-pps R]\n");
+			fprintf(
+			    stderr,
+			    "usage: tp-testdut --name N --lcores L --port DEVARGS --port DEVARGS "
+			    "[--drop-every N] [--swap-every N] [--dup-every N] [--rate-pps R]\n");
 			return 1;
 		}
 	}
@@ -90,12 +96,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tp-testdut: EAL: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
-	struct rte_mempool *pool = rte_pktmbuf_pool_create("dut", 8191, 256, 0,
-							   RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	struct rte_mempool *pool =
+	    rte_pktmbuf_pool_create("dut", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	for (int i = 0; i < 2; i++) {
 		uint16_t rxd = 1024, txd = 1024, mtu = 0, txq = 1;
 		if (pool == NULL || tp_ethdev_probe(devargs[i], &ports[i], err, sizeof(err)) < 0 ||
-		    tp_ethdev_configure(ports[i], 1, &txq, &rxd, &txd, &mtu, err, sizeof(err)) < 0 ||
+		    tp_ethdev_configure(ports[i], 1, &txq, &rxd, &txd, &mtu, err, sizeof(err)) <
+			0 ||
 		    tp_ethdev_start(ports[i], 1, 1, rxd, txd, pool, err, sizeof(err)) < 0) {
 			fprintf(stderr, "tp-testdut: port %s: %s\n", devargs[i], err);
 			return 1;
@@ -133,7 +140,8 @@ int main(int argc, char **argv)
 					tokens -= 1;
 				out[k++] = in[j];
 				if (o.dup_every && seen % o.dup_every == 0) {
-					struct rte_mbuf *d = rte_pktmbuf_copy(in[j], pool, 0, UINT32_MAX);
+					struct rte_mbuf *d =
+					    rte_pktmbuf_copy(in[j], pool, 0, UINT32_MAX);
 					if (d)
 						out[k++] = d;
 				}

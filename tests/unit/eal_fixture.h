@@ -9,8 +9,17 @@
 
 static inline int tp_test_eal_init(void)
 {
-	char *argv[] = {"unit", "--no-huge", "-m", "512", "--no-pci", "--no-shconf", "--file-prefix=tp-unit", "-l", "0",
-			"--log-level=error", NULL};
+	char *argv[] = {"unit",
+			"--no-huge",
+			"-m",
+			"512",
+			"--no-pci",
+			"--no-shconf",
+			"--file-prefix=tp-unit",
+			"-l",
+			"0",
+			"--log-level=error",
+			NULL};
 	return rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) < 0 ? -1 : 0;
 }
 

@@ -59,8 +59,8 @@ static int teardown(void **state)
  * and its piggybacked ACK 2.05 "22.3 C". */
 static void test_rfc7252_figure16(void **state)
 {
-	static const uint8_t req[] = {0x40, 0x01, 0x7d, 0x34, 0xbb, 't', 'e', 'm', 'p',
-				      'e',  'r',  'a',  't',  'u',  'r', 'e'};
+	static const uint8_t req[] = {0x40, 0x01, 0x7d, 0x34, 0xbb, 't', 'e', 'm',
+				      'p',  'e',  'r',	'a',  't',  'u', 'r', 'e'};
 	static const uint8_t rsp[] = {0x60, 0x45, 0x7d, 0x34, 0xff, '2', '2', '.', '3', ' ', 'C'};
 	struct tp_coap_writer w;
 	struct tp_coap_msg m;
@@ -86,8 +86,8 @@ static void test_rfc7252_figure16(void **state)
  * with the token echoed and a Content-Format; encode and decode agree byte for byte. */
 static void test_rfc7252_token(void **state)
 {
-	static const uint8_t req[] = {0x41, 0x01, 0x7d, 0x35, 0x20, 0xbb, 't', 'e', 'm', 'p',
-				      'e',  'r',  'a',  't',  'u',  'r',  'e'};
+	static const uint8_t req[] = {0x41, 0x01, 0x7d, 0x35, 0x20, 0xbb, 't', 'e', 'm',
+				      'p',  'e',  'r',	'a',  't',  'u',  'r', 'e'};
 	static const uint8_t rsp[] = {0x61, 0x45, 0x7d, 0x35, 0x20, 0xc0, 0xff, '2', '2', ' ', 'C'};
 	const uint8_t tok = 0x20;
 	struct tp_coap_writer w;
@@ -140,23 +140,23 @@ static void test_option_extended_forms(void **state)
 		uint8_t hdr[5];
 		size_t hdr_len;
 	} cases[] = {
-		/* RFC 7252 3.1: 0-12 in the nibble, 13 + 1 byte (13-268), 14 + 2 bytes (269-) */
-		{12, 0, {0xc0}, 1},
-		{13, 0, {0xd0, 0x00}, 2},
-		{267, 1, {0xd1, 0xfe}, 2},  /* oneM2M-TY first: 13 form, 267 - 13 = 254 */
-		{268, 0, {0xd0, 0xff}, 2},  /* the largest 13 form */
-		{269, 0, {0xe0, 0x00, 0x00}, 3}, /* the smallest 14 form */
-		{271, 1, {0xe1, 0x00, 0x02}, 3}, /* oneM2M-RVI first */
-		{279, 2, {0xe2, 0x00, 0x0a}, 3}, /* oneM2M-FR first */
-		{283, 2, {0xe2, 0x00, 0x0e}, 3}, /* oneM2M-RQI first */
-		{65535, 0, {0xe0, 0xfe, 0xf2}, 3},
-		{1, 12, {0x1c}, 1},
-		{1, 13, {0x1d, 0x00}, 2},
-		{1, 268, {0x1d, 0xff}, 2},
-		{1, 269, {0x1e, 0x00, 0x00}, 3},
-		{1, 300, {0x1e, 0x00, 0x1f}, 3},
-		{300, 300, {0xee, 0x00, 0x1f, 0x00, 0x1f}, 5}, /* delta bytes before length bytes */
-		{20, 14, {0xdd, 0x07, 0x01}, 3},
+	    /* RFC 7252 3.1: 0-12 in the nibble, 13 + 1 byte (13-268), 14 + 2 bytes (269-) */
+	    {12, 0, {0xc0}, 1},
+	    {13, 0, {0xd0, 0x00}, 2},
+	    {267, 1, {0xd1, 0xfe}, 2},	     /* oneM2M-TY first: 13 form, 267 - 13 = 254 */
+	    {268, 0, {0xd0, 0xff}, 2},	     /* the largest 13 form */
+	    {269, 0, {0xe0, 0x00, 0x00}, 3}, /* the smallest 14 form */
+	    {271, 1, {0xe1, 0x00, 0x02}, 3}, /* oneM2M-RVI first */
+	    {279, 2, {0xe2, 0x00, 0x0a}, 3}, /* oneM2M-FR first */
+	    {283, 2, {0xe2, 0x00, 0x0e}, 3}, /* oneM2M-RQI first */
+	    {65535, 0, {0xe0, 0xfe, 0xf2}, 3},
+	    {1, 12, {0x1c}, 1},
+	    {1, 13, {0x1d, 0x00}, 2},
+	    {1, 268, {0x1d, 0xff}, 2},
+	    {1, 269, {0x1e, 0x00, 0x00}, 3},
+	    {1, 300, {0x1e, 0x00, 0x1f}, 3},
+	    {300, 300, {0xee, 0x00, 0x1f, 0x00, 0x1f}, 5}, /* delta bytes before length bytes */
+	    {20, 14, {0xdd, 0x07, 0x01}, 3},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -176,34 +176,35 @@ static void test_option_extended_forms(void **state)
 static void test_onem2m_create_bytes(void **state)
 {
 	static const uint8_t exp[] = {
-		0x51, 0x02, 0x12, 0x34, 0xab,		 /* NON POST, MID 0x1234, token ab */
-		0xb6, 'c', 's', 'e', '-', 'i', 'n',	 /* Uri-Path (11) */
-		0x05, 'P', 'H', 'D', '-', '1',		 /* Uri-Path */
-		0x04, 's', 'p', 'o', '2',		 /* Uri-Path */
-		0x11, 50,				 /* Content-Format (12): application/json */
-		0xd1, 0xf2, 0x04,			 /* TY (267): delta 255 = 13 + 242; cin */
-		0x41, '3',				 /* RVI (271) */
-		0x82, 'C', 'x',				 /* FR (279) */
-		0x42, 'r', '1',				 /* RQI (283) */
-		0xff, '{', '}',
+	    0x51, 0x02, 0x12, 0x34, 0xab,	    /* NON POST, MID 0x1234, token ab */
+	    0xb6, 'c',	's',  'e',  '-',  'i', 'n', /* Uri-Path (11) */
+	    0x05, 'P',	'H',  'D',  '-',  '1',	    /* Uri-Path */
+	    0x04, 's',	'p',  'o',  '2',	    /* Uri-Path */
+	    0x11, 50,				    /* Content-Format (12): application/json */
+	    0xd1, 0xf2, 0x04,			    /* TY (267): delta 255 = 13 + 242; cin */
+	    0x41, '3',				    /* RVI (271) */
+	    0x82, 'C',	'x',			    /* FR (279) */
+	    0x42, 'r',	'1',			    /* RQI (283) */
+	    0xff, '{',	'}',
 	};
 	static const uint8_t exp_nopayload[] = {
-		0x40, 0x02, 0x00, 0x07, 0xb6, 'c', 's', 'e', '-', 'i', 'n',
-		0xd1, 0xf3, 0x02,	/* TY (267) after Uri-Path (11): delta 256 = 13 + 243 */
-		0x41, '3', 0x82, 'C', 'x', 0x42, 'r', '2',
+	    0x40, 0x02, 0x00, 0x07, 0xb6, 'c',	's', 'e',
+	    '-',  'i',	'n',  0xd1, 0xf3, 0x02, /* TY (267) after Uri-Path (11): delta 256 = 13 +
+						   243 */
+	    0x41, '3',	0x82, 'C',  'x',  0x42, 'r', '2',
 	};
 	const uint8_t tok = 0xab;
 	struct tp_m2m_create r = {
-		.type = TP_COAP_NON,
-		.mid = 0x1234,
-		.token = &tok,
-		.tkl = 1,
-		.path = "/cse-in/PHD-1/spo2",
-		.ty = TP_M2M_TY_CIN,
-		.from = "Cx",
-		.rqi = "r1",
-		.payload = "{}",
-		.payload_len = 2,
+	    .type = TP_COAP_NON,
+	    .mid = 0x1234,
+	    .token = &tok,
+	    .tkl = 1,
+	    .path = "/cse-in/PHD-1/spo2",
+	    .ty = TP_M2M_TY_CIN,
+	    .from = "Cx",
+	    .rqi = "r1",
+	    .payload = "{}",
+	    .payload_len = 2,
 	};
 	uint8_t buf[128];
 	struct tp_coap_msg m;
@@ -243,12 +244,12 @@ static void test_onem2m_create_bytes(void **state)
 	/* Uri-Query (15) sits between Content-Format (12) and TY (267): 15 -> 267 is
 	 * 252 = 13 + 239 */
 	static const uint8_t exp_query[] = {
-		0x40, 0x02, 0x00, 0x07, 0xb6, 'c', 's', 'e', '-', 'i', 'n',
-		0x11, 50,		       /* Content-Format (12) */
-		0x34, 'r', 't', '=', '5',      /* Uri-Query (15) */
-		0x03, 'a', '=', 'b',	       /* Uri-Query */
-		0xd1, 0xef, 0x02,	       /* TY (267) */
-		0x41, '3', 0x82, 'C', 'x', 0x42, 'r', '2', 0xff, '{', '}',
+	    0x40, 0x02, 0x00, 0x07, 0xb6, 'c',	's', 'e', '-',	'i', 'n',
+	    0x11, 50,			 /* Content-Format (12) */
+	    0x34, 'r',	't',  '=',  '5', /* Uri-Query (15) */
+	    0x03, 'a',	'=',  'b',	 /* Uri-Query */
+	    0xd1, 0xef, 0x02,		 /* TY (267) */
+	    0x41, '3',	0x82, 'C',  'x',  0x42, 'r', '2', 0xff, '{', '}',
 	};
 	r.path = "cse-in";
 	r.query = "?rt=5&a=b";
@@ -281,7 +282,11 @@ static void test_onem2m_create_errors(void **state)
 	char longs[300];
 	uint8_t buf[600];
 	struct tp_m2m_create r = {
-		.type = TP_COAP_CON, .path = "/cse-in", .ty = 2, .from = "C1", .rqi = "r",
+	    .type = TP_COAP_CON,
+	    .path = "/cse-in",
+	    .ty = 2,
+	    .from = "C1",
+	    .rqi = "r",
 	};
 
 	memset(longs, 'x', sizeof(longs) - 1);
@@ -320,10 +325,16 @@ static void test_encode_nospc(void **state)
 	uint8_t ref[256];
 	const uint8_t tok[4] = {1, 2, 3, 4};
 	struct tp_m2m_create r = {
-		.type = TP_COAP_NON, .mid = 1, .token = tok, .tkl = 4,
-		.path = "/cse-in/PHD-0011223344556677/spo2", .ty = 4,
-		.from = "C0011223344556677", .rqi = "0011223344556677-42",
-		.payload = "{\"m2m:cin\":{\"con\":\"x\"}}", .payload_len = 23,
+	    .type = TP_COAP_NON,
+	    .mid = 1,
+	    .token = tok,
+	    .tkl = 4,
+	    .path = "/cse-in/PHD-0011223344556677/spo2",
+	    .ty = 4,
+	    .from = "C0011223344556677",
+	    .rqi = "0011223344556677-42",
+	    .payload = "{\"m2m:cin\":{\"con\":\"x\"}}",
+	    .payload_len = 23,
 	};
 	int need = tp_m2m_create_req(ref, sizeof(ref), &r);
 
@@ -399,9 +410,15 @@ static void test_uint_options(void **state)
 		uint8_t len;
 		uint8_t bytes[4];
 	} cases[] = {
-		{0, 0, {0}},	     {1, 1, {1}},		{255, 1, {0xff}},
-		{256, 2, {1, 0}},    {2001, 2, {0x07, 0xd1}},	{10001, 2, {0x27, 0x11}},
-		{0x10000, 3, {1, 0, 0}}, {0x01000000, 4, {1, 0, 0, 0}}, {UINT32_MAX, 4, {0xff, 0xff, 0xff, 0xff}},
+	    {0, 0, {0}},
+	    {1, 1, {1}},
+	    {255, 1, {0xff}},
+	    {256, 2, {1, 0}},
+	    {2001, 2, {0x07, 0xd1}},
+	    {10001, 2, {0x27, 0x11}},
+	    {0x10000, 3, {1, 0, 0}},
+	    {0x01000000, 4, {1, 0, 0, 0}},
+	    {UINT32_MAX, 4, {0xff, 0xff, 0xff, 0xff}},
 	};
 	struct tp_coap_writer w;
 	struct tp_coap_msg m;
@@ -447,8 +464,8 @@ static void assert_msg_equal(const struct tp_coap_msg *a, const struct tp_coap_m
 /* A random valid request: options given out of order (the encoder sorts them). */
 static void random_msg(struct tp_coap_msg *m, uint8_t *store, unsigned int seed)
 {
-	static const uint16_t nums[] = {1, 3, 11, 11, 12, 13, 14, 15, 60, 255, 267,
-					268, 269, 271, 279, 283, 307, 1000, 2000, 65535};
+	static const uint16_t nums[] = {1,   3,	  11,  11,  12,	 13,  14,  15,	 60,   255,
+					267, 268, 269, 271, 279, 283, 307, 1000, 2000, 65535};
 	srand(seed);
 	m->type = (uint8_t)(rand() % 2); /* CON or NON: never Empty */
 	m->code = (uint8_t)(1 + rand() % 200);
@@ -486,7 +503,8 @@ static void test_round_trip_random(void **state)
 		/* the decoded options come sorted, equal numbers in their given order */
 		sorted = in;
 		for (unsigned int i = 1; i < sorted.n_opts; i++)
-			for (unsigned int j = i; j > 0 && sorted.opts[j - 1].num > sorted.opts[j].num; j--) {
+			for (unsigned int j = i;
+			     j > 0 && sorted.opts[j - 1].num > sorted.opts[j].num; j--) {
 				struct tp_coap_opt t = sorted.opts[j];
 				sorted.opts[j] = sorted.opts[j - 1];
 				sorted.opts[j - 1] = t;
@@ -506,32 +524,32 @@ static void test_decode_errors(void **state)
 		size_t len;
 		int err;
 	} cases[] = {
-		{{0x40, 0x01, 0x00}, 3, -TP_COAP_E_SHORT},
-		{{0x00, 0x01, 0x00, 0x01}, 4, -TP_COAP_E_VERSION},
-		{{0x80, 0x01, 0x00, 0x01}, 4, -TP_COAP_E_VERSION},
-		{{0xc0, 0x01, 0x00, 0x01}, 4, -TP_COAP_E_VERSION},
-		{{0x49, 0x01, 0x00, 0x01, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 13, -TP_COAP_E_TKL},
-		{{0x4f, 0x01, 0x00, 0x01}, 4, -TP_COAP_E_TKL},
-		{{0x42, 0x01, 0x00, 0x01, 0xaa}, 5, -TP_COAP_E_TOKEN_TRUNC},
-		{{0x40, 0x01, 0x00, 0x01, 0xf0}, 5, -TP_COAP_E_OPT_DELTA15},
-		{{0x40, 0x01, 0x00, 0x01, 0x1f}, 5, -TP_COAP_E_OPT_LEN15},
-		{{0x40, 0x01, 0x00, 0x01, 0xd0}, 5, -TP_COAP_E_OPT_EXT_TRUNC},
-		{{0x40, 0x01, 0x00, 0x01, 0xe0, 0x00}, 6, -TP_COAP_E_OPT_EXT_TRUNC},
-		{{0x40, 0x01, 0x00, 0x01, 0x1d}, 5, -TP_COAP_E_OPT_EXT_TRUNC},
-		{{0x40, 0x01, 0x00, 0x01, 0xde, 0x00, 0x00}, 7, -TP_COAP_E_OPT_EXT_TRUNC},
-		{{0x40, 0x01, 0x00, 0x01, 0x13, 'a', 'b'}, 7, -TP_COAP_E_OPT_VALUE_TRUNC},
-		{{0x40, 0x01, 0x00, 0x01, 0x1d, 0x00, 'a'}, 7, -TP_COAP_E_OPT_VALUE_TRUNC},
-		/* 65535 then +1: past the 16-bit option number space */
-		{{0x40, 0x01, 0x00, 0x01, 0xe0, 0xfe, 0xf2, 0x10}, 8, -TP_COAP_E_OPT_NUM_RANGE},
-		{{0x40, 0x01, 0x00, 0x01, 0xff}, 5, -TP_COAP_E_EMPTY_PAYLOAD},
-		{{0x41, 0x00, 0x00, 0x01, 0xaa}, 5, -TP_COAP_E_EMPTY_NOT_EMPTY},
-		{{0x40, 0x00, 0x00, 0x01, 0xff, 'x'}, 6, -TP_COAP_E_EMPTY_NOT_EMPTY},
-		{{0x50, 0x00, 0x00, 0x01}, 4, -TP_COAP_E_NON_EMPTY},
-		{{0x70, 0x45, 0x00, 0x01}, 4, -TP_COAP_E_RST_NOT_EMPTY},
-		/* valid: CoAP ping (CON Empty), Empty ACK, RST */
-		{{0x40, 0x00, 0x12, 0x34}, 4, 0},
-		{{0x60, 0x00, 0x12, 0x34}, 4, 0},
-		{{0x70, 0x00, 0x12, 0x34}, 4, 0},
+	    {{0x40, 0x01, 0x00}, 3, -TP_COAP_E_SHORT},
+	    {{0x00, 0x01, 0x00, 0x01}, 4, -TP_COAP_E_VERSION},
+	    {{0x80, 0x01, 0x00, 0x01}, 4, -TP_COAP_E_VERSION},
+	    {{0xc0, 0x01, 0x00, 0x01}, 4, -TP_COAP_E_VERSION},
+	    {{0x49, 0x01, 0x00, 0x01, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 13, -TP_COAP_E_TKL},
+	    {{0x4f, 0x01, 0x00, 0x01}, 4, -TP_COAP_E_TKL},
+	    {{0x42, 0x01, 0x00, 0x01, 0xaa}, 5, -TP_COAP_E_TOKEN_TRUNC},
+	    {{0x40, 0x01, 0x00, 0x01, 0xf0}, 5, -TP_COAP_E_OPT_DELTA15},
+	    {{0x40, 0x01, 0x00, 0x01, 0x1f}, 5, -TP_COAP_E_OPT_LEN15},
+	    {{0x40, 0x01, 0x00, 0x01, 0xd0}, 5, -TP_COAP_E_OPT_EXT_TRUNC},
+	    {{0x40, 0x01, 0x00, 0x01, 0xe0, 0x00}, 6, -TP_COAP_E_OPT_EXT_TRUNC},
+	    {{0x40, 0x01, 0x00, 0x01, 0x1d}, 5, -TP_COAP_E_OPT_EXT_TRUNC},
+	    {{0x40, 0x01, 0x00, 0x01, 0xde, 0x00, 0x00}, 7, -TP_COAP_E_OPT_EXT_TRUNC},
+	    {{0x40, 0x01, 0x00, 0x01, 0x13, 'a', 'b'}, 7, -TP_COAP_E_OPT_VALUE_TRUNC},
+	    {{0x40, 0x01, 0x00, 0x01, 0x1d, 0x00, 'a'}, 7, -TP_COAP_E_OPT_VALUE_TRUNC},
+	    /* 65535 then +1: past the 16-bit option number space */
+	    {{0x40, 0x01, 0x00, 0x01, 0xe0, 0xfe, 0xf2, 0x10}, 8, -TP_COAP_E_OPT_NUM_RANGE},
+	    {{0x40, 0x01, 0x00, 0x01, 0xff}, 5, -TP_COAP_E_EMPTY_PAYLOAD},
+	    {{0x41, 0x00, 0x00, 0x01, 0xaa}, 5, -TP_COAP_E_EMPTY_NOT_EMPTY},
+	    {{0x40, 0x00, 0x00, 0x01, 0xff, 'x'}, 6, -TP_COAP_E_EMPTY_NOT_EMPTY},
+	    {{0x50, 0x00, 0x00, 0x01}, 4, -TP_COAP_E_NON_EMPTY},
+	    {{0x70, 0x45, 0x00, 0x01}, 4, -TP_COAP_E_RST_NOT_EMPTY},
+	    /* valid: CoAP ping (CON Empty), Empty ACK, RST */
+	    {{0x40, 0x00, 0x12, 0x34}, 4, 0},
+	    {{0x60, 0x00, 0x12, 0x34}, 4, 0},
+	    {{0x70, 0x00, 0x12, 0x34}, 4, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -567,11 +585,11 @@ static void test_truncation(void **state)
 	tp_coap_begin(&w, full, sizeof(full), TP_COAP_CON, TP_COAP_POST, 0xbeef, tok, 8);
 	tp_coap_put_uri_path(&w, "/cse-in/PHD-0011223344556677/spo2");
 	tp_coap_put_uint(&w, TP_COAP_OPT_CONTENT_FORMAT, 50);
-	tp_coap_put_opt(&w, 20, big, 14);		/* 13-form delta and length */
-	tp_coap_put_opt(&w, 60, big, 300);		/* 14-form length */
-	tp_coap_put_uint(&w, TP_M2M_OPT_TY, 4);		/* 14-form delta */
+	tp_coap_put_opt(&w, 20, big, 14);	/* 13-form delta and length */
+	tp_coap_put_opt(&w, 60, big, 300);	/* 14-form length */
+	tp_coap_put_uint(&w, TP_M2M_OPT_TY, 4); /* 14-form delta */
 	tp_coap_put_str(&w, TP_M2M_OPT_RQI, "r-1");
-	tp_coap_put_opt(&w, 2000, big, 269);		/* 14-form both */
+	tp_coap_put_opt(&w, 2000, big, 269); /* 14-form both */
 	tp_coap_put_payload(&w, "{\"m2m:cin\":{}}", 14);
 	int n = tp_coap_end(&w);
 	assert_true(n > 0);
@@ -607,8 +625,16 @@ static void test_corruption(void **state)
 	struct tp_coap_msg m;
 	const uint8_t tok[2] = {0xca, 0xfe};
 	struct tp_m2m_create r = {
-		.type = TP_COAP_NON, .mid = 9, .token = tok, .tkl = 2, .path = "/cse-in/PHD-9/hr",
-		.ty = 4, .from = "C9", .rqi = "9-1", .payload = "{\"a\":1}", .payload_len = 7,
+	    .type = TP_COAP_NON,
+	    .mid = 9,
+	    .token = tok,
+	    .tkl = 2,
+	    .path = "/cse-in/PHD-9/hr",
+	    .ty = 4,
+	    .from = "C9",
+	    .rqi = "9-1",
+	    .payload = "{\"a\":1}",
+	    .payload_len = 7,
 	};
 	int n = tp_m2m_create_req(ref, sizeof(ref), &r);
 	assert_true(n > 0);
@@ -644,13 +670,13 @@ static void test_rsc(void **state)
 {
 	/* ACK 2.01 as ACME sends it: Content-Format 50, OT (259), RVI, RQI, RSC (307) 2001 */
 	static const uint8_t rsp[] = {
-		0x62, 0x41, 0x00, 0x07, 0x01, 0x02,	     /* ACK 2.01, token 0102 */
-		0xc1, 50,				     /* Content-Format (12) */
-		0xd2, 0xea, '2', '0',			     /* OT (259): 259-12 = 247 = 13 + 234 */
-		0xc1, '3',				     /* RVI (271) */
-		0xc2, 'r', '1',				     /* RQI (283) */
-		0xd2, 0x0b, 0x07, 0xd1,			     /* RSC (307): 24 = 13 + 11; 2001 */
-		0xff, '{', '}',
+	    0x62, 0x41, 0x00, 0x07, 0x01, 0x02, /* ACK 2.01, token 0102 */
+	    0xc1, 50,				/* Content-Format (12) */
+	    0xd2, 0xea, '2',  '0',		/* OT (259): 259-12 = 247 = 13 + 234 */
+	    0xc1, '3',				/* RVI (271) */
+	    0xc2, 'r',	'1',			/* RQI (283) */
+	    0xd2, 0x0b, 0x07, 0xd1,		/* RSC (307): 24 = 13 + 11; 2001 */
+	    0xff, '{',	'}',
 	};
 	struct tp_coap_msg m;
 
@@ -682,13 +708,15 @@ static void test_json_bodies(void **state)
 	tp_m2m_cnt_json(buf, sizeof(buf), "hr", 100);
 	assert_string_equal(buf, "{\"m2m:cnt\":{\"rn\":\"hr\",\"mni\":100}}");
 	tp_m2m_cin_json(buf, sizeof(buf), "text/plain:0", "a\"b\\c\n\x01");
-	assert_string_equal(buf, "{\"m2m:cin\":{\"cnf\":\"text/plain:0\",\"con\":\"a\\\"b\\\\c\\n\\u0001\"}}");
+	assert_string_equal(
+	    buf, "{\"m2m:cin\":{\"cnf\":\"text/plain:0\",\"con\":\"a\\\"b\\\\c\\n\\u0001\"}}");
 	tp_m2m_cin_json(buf, sizeof(buf), NULL, "x");
 	assert_string_equal(buf, "{\"m2m:cin\":{\"con\":\"x\"}}");
 
 	struct tp_m2m_measure meas = {.value = "97.5", .unit = "%", .time = "20260101T120000"};
 	const char *cin = "{\"m2m:cin\":{\"cnf\":\"application/json:0\",\"con\":"
-			  "\"{\\\"value\\\":97.5,\\\"unit\\\":\\\"%\\\",\\\"time\\\":\\\"20260101T120000\\\"}\"}}";
+			  "\"{\\\"value\\\":97.5,\\\"unit\\\":\\\"%\\\",\\\"time\\\":"
+			  "\\\"20260101T120000\\\"}\"}}";
 	assert_int_equal(tp_m2m_cin_measure_json(buf, sizeof(buf), &meas), (int)strlen(cin));
 	assert_string_equal(buf, cin);
 	/* every smaller buffer: NOSPC, nothing written past cap (the last byte is the NUL) */
@@ -701,7 +729,8 @@ static void test_json_bodies(void **state)
 	meas.unit = NULL;
 	meas.time = NULL;
 	tp_m2m_cin_measure_json(buf, sizeof(buf), &meas);
-	assert_string_equal(buf, "{\"m2m:cin\":{\"cnf\":\"application/json:0\",\"con\":\"{\\\"value\\\":null}\"}}");
+	assert_string_equal(
+	    buf, "{\"m2m:cin\":{\"cnf\":\"application/json:0\",\"con\":\"{\\\"value\\\":null}\"}}");
 	meas.value = "1,5";
 	assert_int_equal(tp_m2m_cin_measure_json(buf, sizeof(buf), &meas), -TP_COAP_E_INVAL);
 	meas.value = "";
@@ -719,11 +748,22 @@ static void test_decimal(void **state)
 		int8_t e;
 		const char *s;
 	} cases[] = {
-		{975, -1, "97.5"},   {5, -2, "0.05"},	{-5, -2, "-0.05"},   {100, -2, "1.00"},
-		{12, 2, "1200"},     {0, 5, "0"},	{0, -3, "0"},	     {2047, 0, "2047"},
-		{-2048, 7, "-20480000000"}, {72, 0, "72"}, {1, -20, "0.00000000000000000001"},
-		{12, 30, "12e30"},   {-3, -128, "-3e-128"}, {7, 10, "7e10"},
-		{INT32_MIN, 0, "-2147483648"}, {8388607, -24, "8388607e-24"},
+	    {975, -1, "97.5"},
+	    {5, -2, "0.05"},
+	    {-5, -2, "-0.05"},
+	    {100, -2, "1.00"},
+	    {12, 2, "1200"},
+	    {0, 5, "0"},
+	    {0, -3, "0"},
+	    {2047, 0, "2047"},
+	    {-2048, 7, "-20480000000"},
+	    {72, 0, "72"},
+	    {1, -20, "0.00000000000000000001"},
+	    {12, 30, "12e30"},
+	    {-3, -128, "-3e-128"},
+	    {7, 10, "7e10"},
+	    {INT32_MIN, 0, "-2147483648"},
+	    {8388607, -24, "8388607e-24"},
 	};
 	char buf[64];
 
@@ -739,21 +779,21 @@ static void test_decimal(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rfc7252_figure16),
-		cmocka_unit_test(test_rfc7252_token),
-		cmocka_unit_test(test_option_extended_forms),
-		cmocka_unit_test(test_onem2m_create_bytes),
-		cmocka_unit_test(test_onem2m_create_errors),
-		cmocka_unit_test(test_encode_nospc),
-		cmocka_unit_test(test_encode_errors),
-		cmocka_unit_test(test_uint_options),
-		cmocka_unit_test(test_round_trip_random),
-		cmocka_unit_test(test_decode_errors),
-		cmocka_unit_test(test_truncation),
-		cmocka_unit_test(test_corruption),
-		cmocka_unit_test(test_rsc),
-		cmocka_unit_test(test_json_bodies),
-		cmocka_unit_test(test_decimal),
+	    cmocka_unit_test(test_rfc7252_figure16),
+	    cmocka_unit_test(test_rfc7252_token),
+	    cmocka_unit_test(test_option_extended_forms),
+	    cmocka_unit_test(test_onem2m_create_bytes),
+	    cmocka_unit_test(test_onem2m_create_errors),
+	    cmocka_unit_test(test_encode_nospc),
+	    cmocka_unit_test(test_encode_errors),
+	    cmocka_unit_test(test_uint_options),
+	    cmocka_unit_test(test_round_trip_random),
+	    cmocka_unit_test(test_decode_errors),
+	    cmocka_unit_test(test_truncation),
+	    cmocka_unit_test(test_corruption),
+	    cmocka_unit_test(test_rsc),
+	    cmocka_unit_test(test_json_bodies),
+	    cmocka_unit_test(test_decimal),
 	};
 	return cmocka_run_group_tests_name("coap", tests, setup, teardown);
 }

@@ -34,7 +34,8 @@ static void test_malformed_commands(void **state)
 
 	assert_int_equal(exec_line("frobnicate now", err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "unknown command 'frobnicate now' (try 'help')");
-	assert_int_equal(exec_line("route add 10.0.0.0/33 via 10.0.0.1", err, sizeof(err)), -EINVAL);
+	assert_int_equal(exec_line("route add 10.0.0.0/33 via 10.0.0.1", err, sizeof(err)),
+			 -EINVAL);
 	assert_non_null(strstr(err, "bad prefix '10.0.0.0/33'"));
 	assert_int_equal(exec_line("route add 10.0.0.0/8 via nowhere", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "bad gateway 'nowhere'"));
@@ -81,8 +82,8 @@ static void test_render_json_and_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_malformed_commands),
-		cmocka_unit_test(test_render_json_and_text),
+	    cmocka_unit_test(test_malformed_commands),
+	    cmocka_unit_test(test_render_json_and_text),
 	};
 	return cmocka_run_group_tests_name("control", tests, NULL, NULL);
 }

@@ -45,9 +45,10 @@ static void buckets_open(void)
 {
 	for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
 		for (unsigned int c = 0; c < TP_PUNT_CLASSES; c++)
-			w->tb[p][c] = (struct tp_tbucket){.tokens = UINT64_MAX / 4, .cost = 1,
-							   .max_tokens = UINT64_MAX / 4,
-							   .last_tsc = rte_rdtsc()};
+			w->tb[p][c] = (struct tp_tbucket){.tokens = UINT64_MAX / 4,
+							  .cost = 1,
+							  .max_tokens = UINT64_MAX / 4,
+							  .last_tsc = rte_rdtsc()};
 }
 
 static int setup(void **state)
@@ -219,7 +220,7 @@ static void test_nic_checked_checksum_trusted(void **state)
 static void test_padding_trimmed(void **state)
 {
 	struct rte_mbuf *m = frame(IP(10, 0, 2, 2), 64, 0, NULL); /* 42 bytes */
-	rte_pktmbuf_append(m, 18);				    /* Ethernet padding to 60 */
+	rte_pktmbuf_append(m, 18);				  /* Ethernet padding to 60 */
 	run(m);
 	assert_int_equal(w->txb[1].n, 1);
 	assert_int_equal(w->txb[1].pkts[0]->pkt_len, 42);
@@ -369,9 +370,8 @@ static void test_punt_buckets_per_port_and_class(void **state)
 	struct rte_mbuf *m;
 
 	/* port 0's "other" bucket is empty and stays so */
-	w->tb[0][TP_PUNT_OTHER] = (struct tp_tbucket){.cost = UINT64_MAX / 4,
-						      .max_tokens = UINT64_MAX / 4,
-						      .last_tsc = rte_rdtsc()};
+	w->tb[0][TP_PUNT_OTHER] = (struct tp_tbucket){
+	    .cost = UINT64_MAX / 4, .max_tokens = UINT64_MAX / 4, .last_tsc = rte_rdtsc()};
 	for (int i = 0; i < 5; i++)
 		run(frame(IP(10, 0, 2, 2), 1, 10, NULL)); /* TTL expiry: other */
 	assert_int_equal(ctr(TP_DROP_EXC_RATELIMITED), 5);
@@ -527,20 +527,20 @@ static void test_l3_runs_keep_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_forward_rewrites_l2_ttl_checksum, reset),
-		cmocka_unit_test_setup(test_forward_via_gateway, reset),
-		cmocka_unit_test_setup(test_padding_trimmed, reset),
-		cmocka_unit_test_setup(test_nic_checked_checksum_trusted, reset),
-		cmocka_unit_test_setup(test_every_drop_reason, reset),
-		cmocka_unit_test_setup(test_every_punt_reason, reset),
-		cmocka_unit_test_setup(test_punt_classes, reset),
-		cmocka_unit_test_setup_teardown(test_punt_buckets_per_port_and_class, reset, reset),
-		cmocka_unit_test_setup(test_l2_drop_reasons, reset),
-		cmocka_unit_test_setup_teardown(test_l3_runs_keep_order, reset, reset),
-		cmocka_unit_test_setup_teardown(test_tx_buffer_full_then_local_sender, reset, reset),
-		cmocka_unit_test_setup(test_exception_rate_limited, reset),
-		cmocka_unit_test_setup_teardown(test_local_udp_network_function, reset, reset),
-		cmocka_unit_test_setup_teardown(test_burst_mixed, reset, reset),
+	    cmocka_unit_test_setup(test_forward_rewrites_l2_ttl_checksum, reset),
+	    cmocka_unit_test_setup(test_forward_via_gateway, reset),
+	    cmocka_unit_test_setup(test_padding_trimmed, reset),
+	    cmocka_unit_test_setup(test_nic_checked_checksum_trusted, reset),
+	    cmocka_unit_test_setup(test_every_drop_reason, reset),
+	    cmocka_unit_test_setup(test_every_punt_reason, reset),
+	    cmocka_unit_test_setup(test_punt_classes, reset),
+	    cmocka_unit_test_setup_teardown(test_punt_buckets_per_port_and_class, reset, reset),
+	    cmocka_unit_test_setup(test_l2_drop_reasons, reset),
+	    cmocka_unit_test_setup_teardown(test_l3_runs_keep_order, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_tx_buffer_full_then_local_sender, reset, reset),
+	    cmocka_unit_test_setup(test_exception_rate_limited, reset),
+	    cmocka_unit_test_setup_teardown(test_local_udp_network_function, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_burst_mixed, reset, reset),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

@@ -47,7 +47,7 @@ static uint64_t polled(unsigned int id)
 	return set;
 }
 
-#define Q(p, q) (1ull << ((p) * 8 + (q)))
+#define Q(p, q) (1ull << ((p)*8 + (q)))
 
 static int setup(void **state)
 {
@@ -82,7 +82,8 @@ static void test_round_robin_and_pins(void **state)
 	assert_int_equal(polled(2), 0);
 	/* the next port's queues go on where the last one's stopped */
 	assert_int_equal(tp_lcore_port_rxqs(1, 4, pin), 0);
-	assert_int_equal(polled(2), Q(1, 0) | Q(1, 1)); /* auto q0 continues at lcore 2; q1 pinned */
+	assert_int_equal(polled(2),
+			 Q(1, 0) | Q(1, 1)); /* auto q0 continues at lcore 2; q1 pinned */
 	assert_int_equal(polled(0), Q(0, 0) | Q(1, 2));
 	assert_int_equal(polled(1), Q(0, 1) | Q(1, 3));
 	assert_int_equal(tp_lcore_rxq_owner(1, 1), 2);
@@ -183,11 +184,11 @@ static void test_failed_publish_changes_nothing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_robin_and_pins),
-		cmocka_unit_test(test_roles),
-		cmocka_unit_test(test_rings_in_consumer_lists),
-		cmocka_unit_test(test_punt_rates_split_over_receivers),
-		cmocka_unit_test(test_failed_publish_changes_nothing),
+	    cmocka_unit_test(test_round_robin_and_pins),
+	    cmocka_unit_test(test_roles),
+	    cmocka_unit_test(test_rings_in_consumer_lists),
+	    cmocka_unit_test(test_punt_rates_split_over_receivers),
+	    cmocka_unit_test(test_failed_publish_changes_nothing),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

@@ -119,11 +119,11 @@ static void test_text_forms(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cksum_matches_dpdk),
-		cmocka_unit_test(test_ttl_dec_incremental),
-		cmocka_unit_test(test_ttl_dec_edge_checksums),
-		cmocka_unit_test(test_check_verdicts),
-		cmocka_unit_test(test_text_forms),
+	    cmocka_unit_test(test_cksum_matches_dpdk),
+	    cmocka_unit_test(test_ttl_dec_incremental),
+	    cmocka_unit_test(test_ttl_dec_edge_checksums),
+	    cmocka_unit_test(test_check_verdicts),
+	    cmocka_unit_test(test_text_forms),
 	};
 	return cmocka_run_group_tests_name("proto_ip4", tests, NULL, NULL);
 }

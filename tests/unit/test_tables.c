@@ -160,7 +160,7 @@ static void *reader(void *arg)
 	rte_rcu_qsbr_thread_online(tp.qs, 0);
 	reader_nh = lookup(0x0a000005); /* start of a read-side critical section */
 	reader_holding = 1;
-	while (!reader_release)		/* a long burst */
+	while (!reader_release) /* a long burst */
 		usleep(1000);
 	reader_released = 1;
 	rte_rcu_qsbr_quiescent(tp.qs, 0); /* end of it */
@@ -214,12 +214,12 @@ static void test_rcu_reclamation_waits_for_reader(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nexthop_alloc_free),
-		cmocka_unit_test(test_neigh_learn_replace_forget),
-		cmocka_unit_test(test_routes_connected_gateway_local),
-		cmocka_unit_test(test_route_sweep),
-		cmocka_unit_test(test_kernel_host_route_precedence),
-		cmocka_unit_test(test_rcu_reclamation_waits_for_reader),
+	    cmocka_unit_test(test_nexthop_alloc_free),
+	    cmocka_unit_test(test_neigh_learn_replace_forget),
+	    cmocka_unit_test(test_routes_connected_gateway_local),
+	    cmocka_unit_test(test_route_sweep),
+	    cmocka_unit_test(test_kernel_host_route_precedence),
+	    cmocka_unit_test(test_rcu_reclamation_waits_for_reader),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

@@ -13,7 +13,7 @@
 static struct {
 	uint64_t key;
 	uint32_t idx;
-} *slots;
+} * slots;
 static unsigned int count;
 
 static unsigned int hash(uint64_t k)

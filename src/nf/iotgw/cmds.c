@@ -11,9 +11,12 @@
 #include "iotgw.h"
 
 struct tp_iotgw_conf tp_iotgw = {
-	.port = 6024, .cse_port = 5683, .cse_name = "cse-in", .session_timeout_ms = 60000,
-	.reg_timeout_ms = TP_IOTGW_REG_TIMEOUT_MS,
-	.max_sessions = TP_AE_MAX,
+    .port = 6024,
+    .cse_port = 5683,
+    .cse_name = "cse-in",
+    .session_timeout_ms = 60000,
+    .reg_timeout_ms = TP_IOTGW_REG_TIMEOUT_MS,
+    .max_sessions = TP_AE_MAX,
 };
 
 static int num(const char *s, unsigned long min, unsigned long max, unsigned long *v)
@@ -34,40 +37,50 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (tp_iotgw.enabled)
 		return tp_cmd_err(ctx, EALREADY, "iotgw enable: the gateway is running already");
 	if (argc % 2)
-		return tp_cmd_err(ctx, EINVAL, "iotgw enable: usage: iotgw enable cse A.B.C.D "
-					       "[cse-port N] [cse-name NAME] [port N] [timeout S] [reg-timeout MS] "
-					       "[max-sessions N]");
+		return tp_cmd_err(
+		    ctx, EINVAL,
+		    "iotgw enable: usage: iotgw enable cse A.B.C.D "
+		    "[cse-port N] [cse-name NAME] [port N] [timeout S] [reg-timeout MS] "
+		    "[max-sessions N]");
 	for (int i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *val = argv[i + 1];
 		if (strcmp(k, "cse") == 0) {
 			if (tp_ip4_parse_addr(val, &c.cse_ip) < 0 || c.cse_ip == 0)
-				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad cse address '%s'", val);
+				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad cse address '%s'",
+						  val);
 		} else if (strcmp(k, "cse-port") == 0 || strcmp(k, "port") == 0) {
 			if (num(val, 1, 65535, &v) < 0)
 				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad %s '%s'", k, val);
 			*(strcmp(k, "port") == 0 ? &c.port : &c.cse_port) = (uint16_t)v;
 		} else if (strcmp(k, "cse-name") == 0) {
-			if (strlen(val) == 0 || strlen(val) >= sizeof(c.cse_name) || strchr(val, '/'))
-				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad cse-name '%s'", val);
+			if (strlen(val) == 0 || strlen(val) >= sizeof(c.cse_name) ||
+			    strchr(val, '/'))
+				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad cse-name '%s'",
+						  val);
 			snprintf(c.cse_name, sizeof(c.cse_name), "%s", val);
 		} else if (strcmp(k, "max-sessions") == 0) {
 			if (num(val, 1, TP_AE_MAX, &v) < 0)
-				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad max-sessions '%s' (1-%d)",
-						  val, TP_AE_MAX);
+				return tp_cmd_err(ctx, EINVAL,
+						  "iotgw enable: bad max-sessions '%s' (1-%d)", val,
+						  TP_AE_MAX);
 			c.max_sessions = (uint32_t)v;
 		} else if (strcmp(k, "reg-timeout") == 0) {
 			if (num(val, 10, 60000, &v) < 0)
-				return tp_cmd_err(ctx, EINVAL,
-						  "iotgw enable: bad reg-timeout '%s' (10-60000 ms)", val);
+				return tp_cmd_err(
+				    ctx, EINVAL, "iotgw enable: bad reg-timeout '%s' (10-60000 ms)",
+				    val);
 			c.reg_timeout_ms = (uint32_t)v;
 		} else if (strcmp(k, "timeout") == 0) {
 			if (num(val, 1, 86400, &v) < 0)
-				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad timeout '%s' (1-86400 s)",
-						  val);
+				return tp_cmd_err(
+				    ctx, EINVAL, "iotgw enable: bad timeout '%s' (1-86400 s)", val);
 			c.session_timeout_ms = (uint32_t)v * 1000;
 		} else {
-			return tp_cmd_err(ctx, EINVAL, "iotgw enable: unknown keyword '%s' "
-						       "(cse cse-port cse-name port timeout reg-timeout max-sessions)", k);
+			return tp_cmd_err(
+			    ctx, EINVAL,
+			    "iotgw enable: unknown keyword '%s' "
+			    "(cse cse-port cse-name port timeout reg-timeout max-sessions)",
+			    k);
 		}
 	}
 	if (c.cse_ip == 0)
@@ -162,8 +175,8 @@ static struct tp_cmd c_enable = {"iotgw enable",
 				 "[reg-timeout MS] [max-sessions N]",
 				 "start the IoT gateway (11073 PHD to oneM2M)", enable, NULL};
 static struct tp_cmd c_show = {"show iotgw", NULL, "the gateway's counters", show, NULL};
-static struct tp_cmd c_sessions = {"show iotgw sessions", NULL, "associated agents",
-				   show_sessions, NULL};
+static struct tp_cmd c_sessions = {"show iotgw sessions", NULL, "associated agents", show_sessions,
+				   NULL};
 TP_CMD_REGISTER(c_enable)
 TP_CMD_REGISTER(c_show)
 TP_CMD_REGISTER(c_sessions)

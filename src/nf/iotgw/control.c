@@ -24,8 +24,8 @@ static struct tp_timer tick;
 static int sock_send(struct tp_iotgw_io *io, const uint8_t *buf, size_t len, uint32_t ip,
 		     uint16_t port)
 {
-	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(ip)};
+	struct sockaddr_in to = {
+	    .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(ip)};
 	(void)io;
 	return sendto(sock, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0 ? -errno : 0;
 }
@@ -46,7 +46,8 @@ static void sock_readable(int fd, void *arg)
 	(void)arg;
 	for (int budget = 256; budget > 0; budget--) {
 		socklen_t fl = sizeof(from);
-		ssize_t n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+		ssize_t n =
+		    recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
 		if (n <= 0)
 			return;
 		io.now_ms = tp_ctl_now_ms();

@@ -43,8 +43,8 @@ uint64_t tp_iotgw_proc_cycles(void)
 {
 	uint64_t sum = 0;
 	for (unsigned int i = 0; i < tp.n_workers; i++)
-		sum += __atomic_load_n(&tp_iotgw_wstate(tp.workers[i])->proc_cycles,
-				       __ATOMIC_RELAXED);
+		sum +=
+		    __atomic_load_n(&tp_iotgw_wstate(tp.workers[i])->proc_cycles, __ATOMIC_RELAXED);
 	return sum;
 }
 
@@ -96,8 +96,8 @@ void tp_iotgw_frame_send(struct tp_worker *w, struct rte_mbuf *m, uint32_t dst, 
 	uint8_t *ip = eth + TP_ETH_HDR_LEN, *udp = ip + TP_IP4_HDR_LEN;
 	uint16_t udp_len = (uint16_t)(8 + len);
 
-	tp_ip4_write(ip, rte_cpu_to_be_32(tp_iface_table[m->port].ip), rte_cpu_to_be_32(dst), 17, 64,
-		     udp_len, ip_id);
+	tp_ip4_write(ip, rte_cpu_to_be_32(tp_iface_table[m->port].ip), rte_cpu_to_be_32(dst), 17,
+		     64, udp_len, ip_id);
 	udp[0] = (uint8_t)(sport >> 8);
 	udp[1] = (uint8_t)sport;
 	udp[2] = (uint8_t)(dport >> 8);
@@ -223,7 +223,7 @@ int tp_iotgw_fast_register(void)
 /* --- the module --- */
 static const struct tp_ctr_desc iotgw_ctrs[] = {
 #define X(e, n, k) {n, TP_CTR_##k},
-	TP_IOTGW_COUNTERS(X)
+    TP_IOTGW_COUNTERS(X)
 #undef X
 };
 
@@ -234,10 +234,10 @@ static int opt_single_plane(const char *arg)
 }
 
 static const struct tp_nf_opt iotgw_opts[] = {
-	{"single-plane", false,
-	 "handle signaling inline on the worker, waiting for the IN-CSE (seed 000's old "
-	 "architecture, a baseline)",
-	 opt_single_plane},
+    {"single-plane", false,
+     "handle signaling inline on the worker, waiting for the IN-CSE (seed 000's old "
+     "architecture, a baseline)",
+     opt_single_plane},
 };
 
 static int iotgw_lcore_init(struct tp_worker *w, void *state)
@@ -250,13 +250,13 @@ static int iotgw_lcore_init(struct tp_worker *w, void *state)
 }
 
 struct tp_nf tp_iotgw_nf = {
-	.name = "iotgw",
-	.help = "IoT gateway (seed 000): ISO/IEEE 11073 PHD to oneM2M over CoAP",
-	.ctrs = iotgw_ctrs,
-	.n_ctrs = RTE_DIM(iotgw_ctrs),
-	.lcore_size = sizeof(struct tp_iotgw_dp),
-	.lcore_init = iotgw_lcore_init,
-	.opts = iotgw_opts,
-	.n_opts = RTE_DIM(iotgw_opts),
+    .name = "iotgw",
+    .help = "IoT gateway (seed 000): ISO/IEEE 11073 PHD to oneM2M over CoAP",
+    .ctrs = iotgw_ctrs,
+    .n_ctrs = RTE_DIM(iotgw_ctrs),
+    .lcore_size = sizeof(struct tp_iotgw_dp),
+    .lcore_init = iotgw_lcore_init,
+    .opts = iotgw_opts,
+    .n_opts = RTE_DIM(iotgw_opts),
 };
 TP_NF_REGISTER(tp_iotgw_nf)

@@ -38,30 +38,30 @@
 
 enum tp_ae_state {
 	TP_AE_FREE = 0,
-	TP_AE_CONFIGURING,  /* associated, waiting for the agent's configuration report */
-	TP_AE_REGISTERING,  /* the registrar is creating the AE and its containers */
-	TP_AE_READY,	    /* the data plane converts its reports */
-	TP_AE_FAILED,	    /* the IN-CSE refused or did not answer: reports are dropped */
+	TP_AE_CONFIGURING, /* associated, waiting for the agent's configuration report */
+	TP_AE_REGISTERING, /* the registrar is creating the AE and its containers */
+	TP_AE_READY,	   /* the data plane converts its reports */
+	TP_AE_FAILED,	   /* the IN-CSE refused or did not answer: reports are dropped */
 };
 
 struct tp_ae_metric {
-	uint16_t handle;    /* the 11073 object */
-	char label[24];	    /* container name: "spo2" */
-	char unit[16];	    /* unit symbol: "%" */
+	uint16_t handle;	   /* the 11073 object */
+	char label[24];		   /* container name: "spo2" */
+	char unit[16];		   /* unit symbol: "%" */
 	char path[TP_AE_PATH_MAX]; /* CoAP path of the container: "/cse-in/PHD-.../spo2" */
 };
 
 /* One associated agent. Written by the control plane only; workers read it
  * between two quiescent states after finding its index in the hash. */
 struct tp_ae {
-	uint32_t ip;	/* agent address and port, host order */
+	uint32_t ip; /* agent address and port, host order */
 	uint16_t port;
-	uint8_t state;	/* enum tp_ae_state, stored last (release) */
+	uint8_t state; /* enum tp_ae_state, stored last (release) */
 	uint8_t n_metrics;
-	uint16_t gen;	/* bumped at every creation: tells a reused slot apart */
+	uint16_t gen; /* bumped at every creation: tells a reused slot apart */
 	uint8_t sysid[8];
-	char ae_name[24];   /* "PHD-0011223344556677" */
-	char origin[24];    /* "C0011223344556677" */
+	char ae_name[24]; /* "PHD-0011223344556677" */
+	char origin[24];  /* "C0011223344556677" */
 	uint16_t config_id;
 	struct tp_ae_metric metric[TP_AE_MAX_METRICS];
 	struct tp_phd_value_map map; /* decodes fixed scan observations */
@@ -75,14 +75,14 @@ struct tp_ae {
 
 struct tp_iotgw_conf {
 	bool enabled;
-	bool single_plane;	 /* signaling inline on the worker (the seed's old system) */
-	bool profile;		 /* count cycles spent converting reports (seed 000 Fig. 3) */
-	uint16_t port;		 /* PHD UDP port, 6024 */
-	uint32_t cse_ip;	 /* IN-CSE, host order */
-	uint16_t cse_port;	 /* its CoAP port, 5683 */
-	char cse_name[32];	 /* "cse-in" */
+	bool single_plane; /* signaling inline on the worker (the seed's old system) */
+	bool profile;	   /* count cycles spent converting reports (seed 000 Fig. 3) */
+	uint16_t port;	   /* PHD UDP port, 6024 */
+	uint32_t cse_ip;   /* IN-CSE, host order */
+	uint16_t cse_port; /* its CoAP port, 5683 */
+	char cse_name[32]; /* "cse-in" */
 	uint32_t session_timeout_ms;
-	uint32_t reg_timeout_ms;	 /* a registration step's first wait (doubles per try) */
+	uint32_t reg_timeout_ms; /* a registration step's first wait (doubles per try) */
 	uint32_t max_sessions;	 /* bound of the AE table, <= TP_AE_MAX */
 };
 
@@ -93,26 +93,29 @@ extern struct tp_ae *tp_ae_table;
  * "iotgw.<name>", per port and lcore); in the socket gateway, an array of its own.
  * X(enum suffix, name, kind) */
 #define TP_IOTGW_COUNTERS(X)                                                                       \
-	X(REPORTS, "reports", EVENT)                                                              \
-	X(CIN_SENT, "cin_sent", EVENT)                                                            \
-	X(RESPONSES, "responses_sent", EVENT)                                                     \
-	X(DUPLICATES, "duplicates", EVENT)                                                        \
-	X(TO_CONTROL, "signaling_to_control", PUNT)                                               \
-	X(UNASSOCIATED, "drop_unassociated", DROP)                                                \
-	X(NOT_READY, "drop_not_ready", DROP)                                                      \
-	X(DECODE_ERR, "drop_decode_error", DROP)                                                  \
-	X(UNKNOWN_OBJ, "drop_unknown_object", DROP)                                               \
-	X(NO_ROUTE, "drop_cse_unreachable", DROP)                                                 \
-	X(NOMBUF, "drop_no_mbuf", DROP)                                                           \
-	X(SIGNALING_INLINE, "signaling_inline", EVENT)                                            \
+	X(REPORTS, "reports", EVENT)                                                               \
+	X(CIN_SENT, "cin_sent", EVENT)                                                             \
+	X(RESPONSES, "responses_sent", EVENT)                                                      \
+	X(DUPLICATES, "duplicates", EVENT)                                                         \
+	X(TO_CONTROL, "signaling_to_control", PUNT)                                                \
+	X(UNASSOCIATED, "drop_unassociated", DROP)                                                 \
+	X(NOT_READY, "drop_not_ready", DROP)                                                       \
+	X(DECODE_ERR, "drop_decode_error", DROP)                                                   \
+	X(UNKNOWN_OBJ, "drop_unknown_object", DROP)                                                \
+	X(NO_ROUTE, "drop_cse_unreachable", DROP)                                                  \
+	X(NOMBUF, "drop_no_mbuf", DROP)                                                            \
+	X(SIGNALING_INLINE, "signaling_inline", EVENT)                                             \
 	X(BACKLOG_DROP, "drop_single_plane_backlog", DROP)
 
+/* the list macro ends each name with a comma, which clang-format cannot see */
+/* clang-format off */
 enum tp_iotgw_ctr {
 #define X(e, n, k) TP_IOTGW_##e,
 	TP_IOTGW_COUNTERS(X)
 #undef X
 	TP_IOTGW_CTR_MAX
 };
+/* clang-format on */
 extern const char *const tp_iotgw_ctr_names[TP_IOTGW_CTR_MAX];
 
 /* --- AE table (ae.c) --- */
@@ -130,11 +133,11 @@ void tp_ae_set_state(int idx, enum tp_ae_state s);
 
 /* --- the report path (report.c): per worker, or per gateway thread --- */
 struct tp_iotgw_dp {
-	uint64_t *ctr;		/* [TP_IOTGW_CTR_MAX]: the counters of the packet's port */
-	uint64_t proc_cycles;	/* TSC cycles in tp_iotgw_report(), with tp_iotgw.profile */
+	uint64_t *ctr;	      /* [TP_IOTGW_CTR_MAX]: the counters of the packet's port */
+	uint64_t proc_cycles; /* TSC cycles in tp_iotgw_report(), with tp_iotgw.profile */
 	uint16_t mid;
 	uint32_t rqi;
-	unsigned int id;	/* worker id, in request ids */
+	unsigned int id;		 /* worker id, in request ids */
 	uint32_t last_invoke[TP_AE_MAX]; /* gen << 16 | invoke-id + 1: duplicates */
 	uint32_t last_seen[TP_AE_MAX];	 /* tp_iotgw_now_s when a report was last seen */
 };
@@ -189,7 +192,7 @@ struct tp_iotgw_io {
 		    uint16_t port);
 	/* the agent's configuration is known: register it (start, or do it all) */
 	void (*registration)(struct tp_iotgw_io *io, int idx);
-	uint64_t now_ms;	/* the caller's clock, set before each call */
+	uint64_t now_ms; /* the caller's clock, set before each call */
 };
 
 /* A datagram of agent ip:port for the session manager. */
@@ -199,7 +202,12 @@ void tp_iotgw_session_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t 
 void tp_iotgw_session_expire(uint64_t now_ms, uint32_t (*last_seen)(int idx));
 
 /* --- registration on the IN-CSE (register.c) --- */
-enum tp_iotgw_reg { TP_IOTGW_REG_IGNORE, TP_IOTGW_REG_NEXT, TP_IOTGW_REG_READY, TP_IOTGW_REG_FAILED };
+enum tp_iotgw_reg {
+	TP_IOTGW_REG_IGNORE,
+	TP_IOTGW_REG_NEXT,
+	TP_IOTGW_REG_READY,
+	TP_IOTGW_REG_FAILED
+};
 #define TP_IOTGW_REG_TIMEOUT_MS 1000 /* the default of tp_iotgw.reg_timeout_ms */
 #define TP_IOTGW_REG_TRIES 5
 
@@ -230,8 +238,8 @@ int tp_iotgw_registrar_init(void);
 struct tp_worker;
 struct rte_mbuf;
 int tp_iotgw_single_init(void);
-void tp_iotgw_single_input(struct tp_worker *w, struct rte_mbuf *m, const uint8_t *apdu,
-			   size_t len, uint32_t ip, uint16_t port);
+void tp_iotgw_single_input(struct tp_worker *w, struct rte_mbuf *m, const uint8_t *apdu, size_t len,
+			   uint32_t ip, uint16_t port);
 
 const char *tp_ae_state_name(uint8_t s);
 

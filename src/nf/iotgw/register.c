@@ -69,9 +69,16 @@ int tp_iotgw_reg_request(int idx, uint8_t *buf, size_t cap, uint16_t mid)
 	snprintf(rqi, sizeof(rqi), "reg-%d-%u", idx, e->reg_step);
 	e->reg_mid = mid;
 	struct tp_m2m_create req = {
-		.type = TP_COAP_CON, .mid = mid, .token = tok, .tkl = 4, .path = path,
-		.ty = e->reg_step == 0 ? TP_M2M_TY_AE : TP_M2M_TY_CNT, .from = e->origin, .rqi = rqi,
-		.payload = json, .payload_len = jl > 0 ? (size_t)jl : 0,
+	    .type = TP_COAP_CON,
+	    .mid = mid,
+	    .token = tok,
+	    .tkl = 4,
+	    .path = path,
+	    .ty = e->reg_step == 0 ? TP_M2M_TY_AE : TP_M2M_TY_CNT,
+	    .from = e->origin,
+	    .rqi = rqi,
+	    .payload = json,
+	    .payload_len = jl > 0 ? (size_t)jl : 0,
 	};
 	return tp_m2m_create_req(buf, cap, &req);
 }
@@ -127,7 +134,8 @@ int tp_iotgw_register_sync(int idx, struct tp_iotgw_reg_link *l)
 			return -EIO;
 		}
 		tp_iotgw_sess.reg_requests++;
-		uint64_t deadline = l->now_ms(l) + (uint64_t)tp_iotgw.reg_timeout_ms * (1u << e->reg_tries);
+		uint64_t deadline =
+		    l->now_ms(l) + (uint64_t)tp_iotgw.reg_timeout_ms * (1u << e->reg_tries);
 		/* wait for this step's answer; others (late, other entries) are ignored */
 		while (e->state == TP_AE_REGISTERING && e->reg_step == step) {
 			int got, r = l->recv(l, rsp, sizeof(rsp), deadline);

@@ -30,7 +30,8 @@ static unsigned int wq_head, wq_tail;
 static void reg_send(int idx)
 {
 	struct tp_ae *e = &tp_ae_table[idx];
-	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(tp_iotgw.cse_port),
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons(tp_iotgw.cse_port),
 				 .sin_addr.s_addr = htonl(tp_iotgw.cse_ip)};
 	uint8_t buf[1024];
 	int n = tp_iotgw_reg_request(idx, buf, sizeof(buf), next_mid++);
@@ -85,8 +86,8 @@ static void sock_readable(int fd, void *arg)
 			slot_freed();
 			break;
 		case TP_IOTGW_REG_FAILED:
-			TP_LOG(WARNING, "iotgw: IN-CSE refused %s step %u", tp_ae_table[idx].ae_name,
-			       tp_ae_table[idx].reg_step);
+			TP_LOG(WARNING, "iotgw: IN-CSE refused %s step %u",
+			       tp_ae_table[idx].ae_name, tp_ae_table[idx].reg_step);
 			slot_freed();
 			break;
 		default:

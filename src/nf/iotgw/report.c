@@ -11,7 +11,7 @@
 
 const char *const tp_iotgw_ctr_names[TP_IOTGW_CTR_MAX] = {
 #define X(e, n, k) [TP_IOTGW_##e] = n,
-	TP_IOTGW_COUNTERS(X)
+    TP_IOTGW_COUNTERS(X)
 #undef X
 };
 
@@ -47,8 +47,8 @@ static void reading_add(struct reading *r, const struct tp_phd_value *v, char *u
 	case TP_PHD_V_ABS_TIME: {
 		/* CCYYMMDDThhmmss (oneM2M's basic ISO 8601 form) */
 		const struct tp_phd_abs_time *t = &v->u.abs;
-		const uint8_t f[7] = {t->century, t->year, t->month, t->day, t->hour, t->minute,
-				      t->second};
+		const uint8_t f[7] = {t->century, t->year,   t->month, t->day,
+				      t->hour,	  t->minute, t->second};
 		char *o = r->time;
 		for (int i = 0; i < 7; i++) {
 			if (i == 4)
@@ -98,7 +98,8 @@ static void convert(struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 			continue;
 		}
 		if (sr->form == TP_PHD_SCAN_FIXED) {
-			const struct tp_phd_obj_map *om = tp_phd_value_map_find(&ae->map, o->handle);
+			const struct tp_phd_obj_map *om =
+			    tp_phd_value_map_find(&ae->map, o->handle);
 			n = om ? tp_phd_fixed_values(om, o->data.p, o->data.len, vals, &err) : -1;
 		} else if (sr->form == TP_PHD_SCAN_VAR) {
 			for (unsigned int a = 0; a < o->nattrs && n < TP_PHD_MAX_AVM; a++) {
@@ -117,9 +118,9 @@ static void convert(struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 		if (!r.has_value)
 			continue;
 		struct tp_m2m_measure meas = {
-			.value = r.value[0] ? r.value : NULL,
-			.unit = r.unit ? r.unit : (mt->unit[0] ? mt->unit : NULL),
-			.time = r.has_time ? r.time : NULL,
+		    .value = r.value[0] ? r.value : NULL,
+		    .unit = r.unit ? r.unit : (mt->unit[0] ? mt->unit : NULL),
+		    .time = r.has_time ? r.time : NULL,
 		};
 		emit(ctx, dp, ae, mt, &meas);
 	}
@@ -135,7 +136,8 @@ static enum tp_iotgw_verdict report(struct tp_iotgw_dp *dp, const uint8_t *apdu,
 	int multi;
 
 	/* signaling (AARQ, RLRQ, ABRT, configuration...) belongs to the session manager */
-	if (len < 4 || apdu[0] != (TP_PHD_PRST >> 8) || tp_phd_decode_apdu(apdu, len, a, &err) < 0 ||
+	if (len < 4 || apdu[0] != (TP_PHD_PRST >> 8) ||
+	    tp_phd_decode_apdu(apdu, len, a, &err) < 0 ||
 	    (a->u.prst.choice != TP_PHD_ROIV_EVENT_REPORT &&
 	     a->u.prst.choice != TP_PHD_ROIV_CONF_EVENT_REPORT) ||
 	    tp_phd_scan_kind(a->u.prst.u.evt.type, &form, &multi) < 0)
@@ -217,11 +219,19 @@ int tp_iotgw_cin_request(struct tp_iotgw_dp *dp, uint8_t *buf, size_t cap, const
 	memcpy(tok, &mid, 2);
 	rqi_format(rqi, dp->id, dp->rqi++);
 	struct tp_m2m_create req = {
-		/* rt=5: noResponse (TS-0004 response type): ACME otherwise answers every NON
-		 * create, a datagram per reading the gateway has no use for */
-		.type = TP_COAP_NON, .mid = mid, .token = tok, .tkl = 2, .path = mt->path, .query = "rt=5",
-		.ty = TP_M2M_TY_CIN, .from = ae->origin, .rqi = rqi, .payload = json,
-		.payload_len = (size_t)jl,
+	    /* rt=5: noResponse (TS-0004 response type): ACME otherwise answers every NON
+	     * create, a datagram per reading the gateway has no use for */
+	    .type = TP_COAP_NON,
+	    .mid = mid,
+	    .token = tok,
+	    .tkl = 2,
+	    .path = mt->path,
+	    .query = "rt=5",
+	    .ty = TP_M2M_TY_CIN,
+	    .from = ae->origin,
+	    .rqi = rqi,
+	    .payload = json,
+	    .payload_len = (size_t)jl,
 	};
 	return tp_m2m_create_req(buf, cap, &req);
 }

@@ -69,8 +69,7 @@ static void release_entry(uint32_t ip, uint16_t port)
 	}
 }
 
-static void on_aarq(struct tp_iotgw_io *io, const struct tp_phd_aarq *q, uint32_t ip,
-		    uint16_t port)
+static void on_aarq(struct tp_iotgw_io *io, const struct tp_phd_aarq *q, uint32_t ip, uint16_t port)
 {
 	const struct tp_phd_assoc_info *ai = &q->phd;
 	struct tp_phd_value_map map;
@@ -90,7 +89,7 @@ static void on_aarq(struct tp_iotgw_io *io, const struct tp_phd_aarq *q, uint32_
 	}
 	release_entry(ip, port); /* a new association replaces the old one */
 	idx = tp_ae_count() < tp_iotgw.max_sessions ? tp_ae_create(ip, port, ai->system_id.p)
-						     : -ENOSPC;
+						    : -ENOSPC;
 	if (idx < 0) {
 		/* the table is full: bounded, whatever the agents do */
 		tp_iotgw_sess.rejected_full++;

@@ -113,7 +113,8 @@ static int cse_send(struct tp_iotgw_reg_link *l, const uint8_t *buf, size_t len)
 		return -EMSGSIZE;
 	}
 	memcpy(p, buf, len);
-	tp_iotgw_frame_send(c->w, m, tp_iotgw.cse_ip, TP_IOTGW_REG_SPORT, tp_iotgw.cse_port, len, 0);
+	tp_iotgw_frame_send(c->w, m, tp_iotgw.cse_ip, TP_IOTGW_REG_SPORT, tp_iotgw.cse_port, len,
+			    0);
 	tp_worker_tx_flush(c->w);
 	return 0;
 }
@@ -221,14 +222,18 @@ static void drain_backlog(struct tp_worker *w)
 	draining[w->id] = 0;
 }
 
-void tp_iotgw_single_input(struct tp_worker *w, struct rte_mbuf *m, const uint8_t *apdu,
-			   size_t len, uint32_t ip, uint16_t port)
+void tp_iotgw_single_input(struct tp_worker *w, struct rte_mbuf *m, const uint8_t *apdu, size_t len,
+			   uint32_t ip, uint16_t port)
 {
 	struct single_ctx c = {
-		/* the control thread's clock: it runs the timeouts (vDSO, no system call) */
-		.io = {.send = agent_send, .registration = sync_registration, .now_ms = tp_ctl_now_ms()},
-		.link = {.send = cse_send, .recv = cse_recv, .now_ms = link_now},
-		.w = w, .dp = tp_iotgw_wstate(w), .req = m,
+	    /* the control thread's clock: it runs the timeouts (vDSO, no system call) */
+	    .io = {.send = agent_send,
+		   .registration = sync_registration,
+		   .now_ms = tp_ctl_now_ms()},
+	    .link = {.send = cse_send, .recv = cse_recv, .now_ms = link_now},
+	    .w = w,
+	    .dp = tp_iotgw_wstate(w),
+	    .req = m,
 	};
 
 	/* frames already processed leave before the wait */
@@ -252,7 +257,8 @@ static void ping_cse(struct tp_timer *t)
 		return;
 	/* a CoAP ping (RFC 7252 4.3: an empty CON; the CSE answers RST) through the
 	 * kernel, which resolves the neighbour on the way */
-	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(tp_iotgw.cse_port),
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons(tp_iotgw.cse_port),
 				 .sin_addr.s_addr = htonl(tp_iotgw.cse_ip)};
 	const uint8_t ping[4] = {0x40, 0x00, 0x00, 0x01};
 	(void)sendto(ping_sock, ping, sizeof(ping), 0, (struct sockaddr *)&to, sizeof(to));
@@ -264,8 +270,8 @@ int tp_iotgw_single_init(void)
 
 	for (unsigned int i = 0; i < tp.n_workers; i++) {
 		snprintf(name, sizeof(name), "iotgw_bl%u", i);
-		backlog[i] = rte_ring_create(name, BACKLOG, SOCKET_ID_ANY,
-					     RING_F_SP_ENQ | RING_F_SC_DEQ);
+		backlog[i] =
+		    rte_ring_create(name, BACKLOG, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (backlog[i] == NULL)
 			return -ENOMEM;
 	}

@@ -35,8 +35,13 @@
 #define OUT_MAX (BATCH * TP_AE_MAX_METRICS)
 
 struct tp_iotgw_conf tp_iotgw = {
-	.enabled = true, .port = 6024, .cse_port = 5683, .cse_name = "cse-in",
-	.session_timeout_ms = 60000, .reg_timeout_ms = TP_IOTGW_REG_TIMEOUT_MS, .max_sessions = TP_AE_MAX,
+    .enabled = true,
+    .port = 6024,
+    .cse_port = 5683,
+    .cse_name = "cse-in",
+    .session_timeout_ms = 60000,
+    .reg_timeout_ms = TP_IOTGW_REG_TIMEOUT_MS,
+    .max_sessions = TP_AE_MAX,
 };
 
 static volatile sig_atomic_t stop, dump;
@@ -97,8 +102,8 @@ static void emit_cin(void *ctx, struct tp_iotgw_dp *d, const struct tp_ae *ae,
 static int agent_send(struct tp_iotgw_io *io, const uint8_t *buf, size_t len, uint32_t ip,
 		      uint16_t port)
 {
-	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(ip)};
+	struct sockaddr_in to = {
+	    .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(ip)};
 	(void)io;
 	return sendto(agent_sock, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0 ? -errno : 0;
 }
@@ -162,8 +167,10 @@ static void write_stats(void)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", stats_path);
 	if ((f = fopen(tmp, "w")) == NULL)
 		return;
-	fprintf(f, "{\"plane\": \"socket\", \"sessions\": %u, \"report_cycles\": %llu, \"data_plane\": {",
-		tp_ae_count(), (unsigned long long)dp.proc_cycles);
+	fprintf(
+	    f,
+	    "{\"plane\": \"socket\", \"sessions\": %u, \"report_cycles\": %llu, \"data_plane\": {",
+	    tp_ae_count(), (unsigned long long)dp.proc_cycles);
 	for (unsigned int i = 0; i < TP_IOTGW_CTR_MAX; i++)
 		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", tp_iotgw_ctr_names[i],
 			(unsigned long long)dp.ctr[i]);
@@ -224,12 +231,17 @@ static int parse_u32(const char *opt, const char *s, unsigned long min, unsigned
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"cse", required_argument, NULL, 'c'}, {"listen", required_argument, NULL, 'l'},
-		{"port", required_argument, NULL, 'p'}, {"cse-name", required_argument, NULL, 'n'},
-		{"timeout", required_argument, NULL, 't'},
-		{"max-sessions", required_argument, NULL, 'm'},
-		{"rcvbuf", required_argument, NULL, 'r'}, {"stats", required_argument, NULL, 's'},
-		{"profile", no_argument, NULL, 'P'}, {"help", no_argument, NULL, 'h'}, {0},
+	    {"cse", required_argument, NULL, 'c'},
+	    {"listen", required_argument, NULL, 'l'},
+	    {"port", required_argument, NULL, 'p'},
+	    {"cse-name", required_argument, NULL, 'n'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"max-sessions", required_argument, NULL, 'm'},
+	    {"rcvbuf", required_argument, NULL, 'r'},
+	    {"stats", required_argument, NULL, 's'},
+	    {"profile", no_argument, NULL, 'P'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	uint32_t listen_ip = 0, v, rcvbuf = 1 << 20;
 	int c;
@@ -244,14 +256,17 @@ int main(int argc, char **argv)
 					return 2;
 				tp_iotgw.cse_port = (uint16_t)v;
 			}
-			if (tp_ip4_parse_addr(optarg, &tp_iotgw.cse_ip) < 0 || tp_iotgw.cse_ip == 0) {
-				fprintf(stderr, "twinplane-sockgw: bad --cse address '%s'\n", optarg);
+			if (tp_ip4_parse_addr(optarg, &tp_iotgw.cse_ip) < 0 ||
+			    tp_iotgw.cse_ip == 0) {
+				fprintf(stderr, "twinplane-sockgw: bad --cse address '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
 		case 'l':
 			if (tp_ip4_parse_addr(optarg, &listen_ip) < 0) {
-				fprintf(stderr, "twinplane-sockgw: bad --listen address '%s'\n", optarg);
+				fprintf(stderr, "twinplane-sockgw: bad --listen address '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -274,7 +289,8 @@ int main(int argc, char **argv)
 			tp_iotgw.session_timeout_ms = v * 1000;
 			break;
 		case 'm':
-			if (parse_u32("--max-sessions", optarg, 1, TP_AE_MAX, &tp_iotgw.max_sessions) < 0)
+			if (parse_u32("--max-sessions", optarg, 1, TP_AE_MAX,
+				      &tp_iotgw.max_sessions) < 0)
 				return 2;
 			break;
 		case 'r':
@@ -296,8 +312,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc || tp_iotgw.cse_ip == 0) {
-		fprintf(stderr, optind < argc ? "twinplane-sockgw: unexpected argument '%s'\n"
-					      : "twinplane-sockgw: give the IN-CSE: --cse A.B.C.D%s\n",
+		fprintf(stderr,
+			optind < argc ? "twinplane-sockgw: unexpected argument '%s'\n"
+				      : "twinplane-sockgw: give the IN-CSE: --cse A.B.C.D%s\n",
 			optind < argc ? argv[optind] : "");
 		usage(stderr);
 		return 2;
@@ -307,9 +324,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(tp_iotgw.port),
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons(tp_iotgw.port),
 				 .sin_addr.s_addr = htonl(listen_ip)};
-	struct sockaddr_in cse = {.sin_family = AF_INET, .sin_port = htons(tp_iotgw.cse_port),
+	struct sockaddr_in cse = {.sin_family = AF_INET,
+				  .sin_port = htons(tp_iotgw.cse_port),
 				  .sin_addr.s_addr = htonl(tp_iotgw.cse_ip)};
 	int rb = (int)rcvbuf;
 	agent_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -355,8 +374,10 @@ int main(int argc, char **argv)
 			continue;
 		for (int i = 0; i < BATCH; i++) {
 			iov[i] = (struct iovec){buf[i], DGRAM_MAX};
-			msg[i].msg_hdr = (struct msghdr){.msg_name = &from[i], .msg_namelen = sizeof(from[i]),
-							 .msg_iov = &iov[i], .msg_iovlen = 1};
+			msg[i].msg_hdr = (struct msghdr){.msg_name = &from[i],
+							 .msg_namelen = sizeof(from[i]),
+							 .msg_iov = &iov[i],
+							 .msg_iovlen = 1};
 		}
 		int n = recvmmsg(agent_sock, msg, BATCH, MSG_DONTWAIT, NULL);
 		for (int i = 0; i < n; i++) {
@@ -366,8 +387,8 @@ int main(int argc, char **argv)
 			struct tp_phd_apdu a;
 			uint8_t rsp[64];
 
-			switch (tp_iotgw_report(&dp, buf[i], msg[i].msg_len, ip, port, &a, emit_cin, NULL,
-						&drop)) {
+			switch (tp_iotgw_report(&dp, buf[i], msg[i].msg_len, ip, port, &a, emit_cin,
+						NULL, &drop)) {
 			case TP_IOTGW_V_SIGNALING:
 				dp.ctr[TP_IOTGW_SIGNALING_INLINE]++;
 				io.now_ms = now_ms();

@@ -16,8 +16,7 @@
 #include "../../tables/route.h"
 #include "udp_local.h"
 
-static int need_port(struct tp_cmd_ctx *ctx, const char *cmd, const char *name,
-		     struct tp_port **p)
+static int need_port(struct tp_cmd_ctx *ctx, const char *cmd, const char *name, struct tp_port **p)
 {
 	*p = tp_port_by_name(name);
 	if (*p == NULL)
@@ -74,8 +73,9 @@ static int route_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	int ret, i;
 
 	if (argc < 3 || argc % 2 == 0)
-		return tp_cmd_err(ctx, EINVAL,
-				  "route add: usage: route add A.B.C.D/LEN via GW [dev PORT] | dev PORT");
+		return tp_cmd_err(
+		    ctx, EINVAL,
+		    "route add: usage: route add A.B.C.D/LEN via GW [dev PORT] | dev PORT");
 	if ((ret = prefix_arg(ctx, "route add", argv[0], &ip, &depth)) < 0)
 		return ret;
 	for (i = 1; i + 1 < argc; i += 2) {
@@ -120,7 +120,8 @@ static int neigh(struct tp_cmd_ctx *ctx, int argc, char **argv, bool add)
 	int ret;
 
 	if (add && (argc != 5 || strcmp(argv[1], "lladdr") || strcmp(argv[3], "dev")))
-		return tp_cmd_err(ctx, EINVAL, "neigh add: usage: neigh add A.B.C.D lladdr MAC dev PORT");
+		return tp_cmd_err(ctx, EINVAL,
+				  "neigh add: usage: neigh add A.B.C.D lladdr MAC dev PORT");
 	if (!add && (argc != 3 || strcmp(argv[1], "dev")))
 		return tp_cmd_err(ctx, EINVAL, "neigh del: usage: neigh del A.B.C.D dev PORT");
 	if (tp_ip4_parse_addr(argv[0], &ip) < 0)
@@ -205,8 +206,8 @@ static int show_udp_local(struct tp_cmd_ctx *ctx, int argc, char **argv)
 }
 
 static struct tp_cmd c_show_udp = {"show udp-local", NULL,
-				   "UDP ports on our addresses handled on the lcores", show_udp_local,
-				   NULL};
+				   "UDP ports on our addresses handled on the lcores",
+				   show_udp_local, NULL};
 TP_CMD_REGISTER(c_show_udp)
 
 static struct tp_cmd c_addr_add = {"address add", "A.B.C.D/LEN dev PORT",
@@ -215,8 +216,8 @@ static struct tp_cmd c_addr_del = {"address del", "A.B.C.D/LEN dev PORT",
 				   "remove an address from a port", address_del, NULL};
 static struct tp_cmd c_route_add = {"route add", "A.B.C.D/LEN via GW | dev PORT",
 				    "add a route (in the kernel's main table)", route_add, NULL};
-static struct tp_cmd c_route_del = {"route del", "A.B.C.D/LEN",
-				    "delete a route (from the kernel's main table)", route_del, NULL};
+static struct tp_cmd c_route_del = {
+    "route del", "A.B.C.D/LEN", "delete a route (from the kernel's main table)", route_del, NULL};
 static struct tp_cmd c_neigh_add = {"neigh add", "A.B.C.D lladdr MAC dev PORT",
 				    "add a permanent neighbour", neigh_add, NULL};
 static struct tp_cmd c_neigh_del = {"neigh del", "A.B.C.D dev PORT", "delete a neighbour",

@@ -10,27 +10,30 @@
 
 /* X(enum suffix, name, kind) */
 #define IP4_COUNTERS(X)                                                                            \
-	X(TOO_SHORT, "too_short", DROP)                                                           \
-	X(BAD_VERSION, "bad_version", DROP)                                                       \
-	X(BAD_IHL, "bad_ihl", DROP)                                                               \
-	X(BAD_TOTAL_LEN, "bad_total_length", DROP)                                                \
-	X(LEN_EXCEEDS_FRAME, "len_exceeds_frame", DROP)                                           \
-	X(BAD_CHECKSUM, "bad_checksum", DROP)                                                     \
-	X(MARTIAN_SRC, "martian_source", DROP)                                                    \
-	X(NO_ROUTE, "no_route", DROP)                                                             \
-	X(ARP, "arp", PUNT)                                                                       \
-	X(LOCAL, "local_destination", PUNT)                                                       \
-	X(MULTICAST, "multicast_broadcast", PUNT)                                                 \
-	X(TTL, "ttl_expired", PUNT)                                                               \
-	X(OPTIONS, "ip_options", PUNT)                                                            \
+	X(TOO_SHORT, "too_short", DROP)                                                            \
+	X(BAD_VERSION, "bad_version", DROP)                                                        \
+	X(BAD_IHL, "bad_ihl", DROP)                                                                \
+	X(BAD_TOTAL_LEN, "bad_total_length", DROP)                                                 \
+	X(LEN_EXCEEDS_FRAME, "len_exceeds_frame", DROP)                                            \
+	X(BAD_CHECKSUM, "bad_checksum", DROP)                                                      \
+	X(MARTIAN_SRC, "martian_source", DROP)                                                     \
+	X(NO_ROUTE, "no_route", DROP)                                                              \
+	X(ARP, "arp", PUNT)                                                                        \
+	X(LOCAL, "local_destination", PUNT)                                                        \
+	X(MULTICAST, "multicast_broadcast", PUNT)                                                  \
+	X(TTL, "ttl_expired", PUNT)                                                                \
+	X(OPTIONS, "ip_options", PUNT)                                                             \
 	X(UNRESOLVED, "unresolved_neighbour", PUNT)
 
+/* the list macro ends each name with a comma, which clang-format cannot see */
+/* clang-format off */
 enum ip4_ctr {
 #define X(e, n, k) IP4_C_##e,
 	IP4_COUNTERS(X)
 #undef X
 	IP4_C_MAX
 };
+/* clang-format on */
 
 extern struct tp_nf tp_ip4_nf;
 /* The counter id of one of the router's reasons. */

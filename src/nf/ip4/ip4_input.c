@@ -16,12 +16,12 @@
 #define PREFETCH_AHEAD 4
 
 static const uint8_t verdict_ctr[] = {
-	[TP_IP4_TOO_SHORT] = IP4_C_TOO_SHORT,
-	[TP_IP4_BAD_VERSION] = IP4_C_BAD_VERSION,
-	[TP_IP4_BAD_IHL] = IP4_C_BAD_IHL,
-	[TP_IP4_BAD_TOTAL_LEN] = IP4_C_BAD_TOTAL_LEN,
-	[TP_IP4_LEN_EXCEEDS_FRAME] = IP4_C_LEN_EXCEEDS_FRAME,
-	[TP_IP4_BAD_CHECKSUM] = IP4_C_BAD_CHECKSUM,
+    [TP_IP4_TOO_SHORT] = IP4_C_TOO_SHORT,
+    [TP_IP4_BAD_VERSION] = IP4_C_BAD_VERSION,
+    [TP_IP4_BAD_IHL] = IP4_C_BAD_IHL,
+    [TP_IP4_BAD_TOTAL_LEN] = IP4_C_BAD_TOTAL_LEN,
+    [TP_IP4_LEN_EXCEEDS_FRAME] = IP4_C_LEN_EXCEEDS_FRAME,
+    [TP_IP4_BAD_CHECKSUM] = IP4_C_BAD_CHECKSUM,
 };
 
 /* What the classifier returns besides an address: flags above bit 32. */
@@ -49,8 +49,8 @@ static enum tp_punt_class ip4_punt_class(const uint8_t *ip, uint32_t avail)
 		if (ip[9] == 6)
 			return sport == 179 || dport == 179 ? TP_PUNT_CONTROL : TP_PUNT_OTHER;
 		return dport == 3784 || dport == 3785 || dport == 4784 || dport == 520
-			       ? TP_PUNT_CONTROL
-			       : TP_PUNT_OTHER;
+			   ? TP_PUNT_CONTROL
+			   : TP_PUNT_OTHER;
 	default:
 		return TP_PUNT_OTHER;
 	}
@@ -62,8 +62,8 @@ static void ip4_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int c)
 
 	tp_punt(w, m, tp_ip4_nf.ctr_base + c,
 		c == IP4_C_LOCAL || c == IP4_C_MULTICAST
-			? ip4_punt_class(ip, rte_pktmbuf_data_len(m) - TP_ETH_HDR_LEN)
-			: TP_PUNT_OTHER);
+		    ? ip4_punt_class(ip, rte_pktmbuf_data_len(m) - TP_ETH_HDR_LEN)
+		    : TP_PUNT_OTHER);
 }
 
 void tp_ip4_arp_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
@@ -124,24 +124,25 @@ static __rte_noinline int64_t ip4_classify_slow(struct tp_worker *w, struct rte_
 /* Per-burst constants of the fast test. */
 struct ip4_fast {
 #ifdef __SSE4_1__
-	__m128i l2;	/* bytes 0-15 as they must be: port MAC, type 0x0800, IPv4 IHL 5 */
+	__m128i l2; /* bytes 0-15 as they must be: port MAC, type 0x0800, IPv4 IHL 5 */
 #else
-	uint64_t mac;	/* port MAC in the low 6 bytes */
+	uint64_t mac; /* port MAC in the low 6 bytes */
 #endif
 };
 
 #ifdef __SSE4_1__
 /* which of bytes 0-15 ip4_fast.l2 fixes: 0-5 (destination MAC), 12-14 */
 static const uint8_t fast_l2_mask[16] __rte_aligned(16) = {
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0,
 };
 #endif
 
 static inline void ip4_fast_init(struct ip4_fast *f, uint64_t mac)
 {
 #ifdef __SSE4_1__
-	f->l2 = _mm_set_epi64x((long long)(((uint64_t)0x45 << 48) | ((uint64_t)RTE_BE16(TP_ETHERTYPE_IP4) << 32)),
-			       (long long)mac);
+	f->l2 = _mm_set_epi64x(
+	    (long long)(((uint64_t)0x45 << 48) | ((uint64_t)RTE_BE16(TP_ETHERTYPE_IP4) << 32)),
+	    (long long)mac);
 #else
 	f->mac = mac;
 #endif
@@ -178,7 +179,7 @@ static inline int ip4_sum20_ok(const uint8_t *ip)
  * they hold. Returns the destination (host order) of a packet to route, or -1
  * when the packet has been consumed. */
 static __rte_always_inline int64_t ip4_classify(struct tp_worker *w, struct rte_mbuf *m,
-						 const uint8_t *eth, const struct ip4_fast *f)
+						const uint8_t *eth, const struct ip4_fast *f)
 {
 	const uint8_t *ip = eth + TP_ETH_HDR_LEN;
 	uint32_t len = rte_pktmbuf_data_len(m);
@@ -269,8 +270,8 @@ static __rte_noinline void ip4_ttl_low(struct tp_worker *w, struct rte_mbuf *m, 
 /* A burst's packets that did not take the cached next hop: no route, not resolved,
  * or local. Returns 1 (and fills the cache) if m is to be forwarded on the new
  * next hop id; otherwise m has been consumed. */
-static inline int ip4_nh_switch(struct tp_worker *w, struct rte_mbuf *m, uint32_t id,
-				uint64_t *l2, uint64_t *smac)
+static inline int ip4_nh_switch(struct tp_worker *w, struct rte_mbuf *m, uint32_t id, uint64_t *l2,
+				uint64_t *smac)
 {
 	uint64_t v;
 
@@ -298,10 +299,10 @@ struct ip4_burst {
 	struct tp_worker *w;
 	const struct rte_lpm *lpm;
 	struct ip4_fast f;
-	uint32_t cur;		/* LPM entry l2/smac/b belong to, or TP_ROUTE_ENTRY_NONE */
-	uint64_t l2, smac;	/* next hop's forwarding word, source MAC + type */
-	struct tp_txbuf *b;	/* output buffer of the cached next hop */
-	unsigned int bn;	/* its fill, written back to b->n when the buffer changes */
+	uint32_t cur;	    /* LPM entry l2/smac/b belong to, or TP_ROUTE_ENTRY_NONE */
+	uint64_t l2, smac;  /* next hop's forwarding word, source MAC + type */
+	struct tp_txbuf *b; /* output buffer of the cached next hop */
+	unsigned int bn;    /* its fill, written back to b->n when the buffer changes */
 };
 
 static inline void ip4_burst_sync(struct ip4_burst *s)
@@ -335,7 +336,8 @@ static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 	e = tp_route_entry(s->lpm, (uint32_t)d);
 	if (unlikely(e != s->cur)) {
 		ip4_burst_sync(s);
-		if (!ip4_nh_switch(s->w, m, (e & RTE_LPM_LOOKUP_SUCCESS) ? e & 0x00ffffff : UINT32_MAX,
+		if (!ip4_nh_switch(s->w, m,
+				   (e & RTE_LPM_LOOKUP_SUCCESS) ? e & 0x00ffffff : UINT32_MAX,
 				   &s->l2, &s->smac))
 			return;
 		s->cur = e;
@@ -362,9 +364,9 @@ void tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		return;
 
 	struct ip4_burst s = {
-		.w = w,
-		.lpm = tp_route_lpm,
-		.cur = TP_ROUTE_ENTRY_NONE,
+	    .w = w,
+	    .lpm = tp_route_lpm,
+	    .cur = TP_ROUTE_ENTRY_NONE,
 	};
 	uint64_t mac64 = 0;
 

@@ -6,7 +6,7 @@
 
 static const struct tp_ctr_desc ip4_ctrs[] = {
 #define X(e, n, k) {n, TP_CTR_##k},
-	IP4_COUNTERS(X)
+    IP4_COUNTERS(X)
 #undef X
 };
 
@@ -18,10 +18,10 @@ static int ip4_init(void)
 }
 
 struct tp_nf tp_ip4_nf = {
-	.name = "ip4",
-	.help = "IPv4 router: RFC 1812 checks, LPM, neighbours, local UDP functions",
-	.ctrs = ip4_ctrs,
-	.n_ctrs = RTE_DIM(ip4_ctrs),
-	.init = ip4_init,
+    .name = "ip4",
+    .help = "IPv4 router: RFC 1812 checks, LPM, neighbours, local UDP functions",
+    .ctrs = ip4_ctrs,
+    .n_ctrs = RTE_DIM(ip4_ctrs),
+    .init = ip4_init,
 };
 TP_NF_REGISTER(tp_ip4_nf)

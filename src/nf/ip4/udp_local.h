@@ -19,8 +19,7 @@
 #define TP_UDP_LOCAL_MAX 16
 
 /* l3 points to the IPv4 header, l4 to the UDP header (both inside m's first segment). */
-typedef void (*tp_udp_local_fn)(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3,
-				uint8_t *l4);
+typedef void (*tp_udp_local_fn)(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t *l4);
 
 struct tp_udp_local {
 	uint16_t port_be; /* network order */
