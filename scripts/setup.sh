@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 
 APT_PKGS=(dpdk libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libc6-dev
           libmnl-dev libcmocka-dev frr iproute2 ethtool libpcap-dev libelf-dev
-          python3-venv python3-dev iputils-ping procps curl clang libclang-rt-14-dev tcpdump)
-PIP_PKGS=(pytest scapy pyroute2 numpy matplotlib acmecse aiocoap)
+          python3-venv python3-dev iputils-ping procps curl clang libclang-rt-14-dev tcpdump
+          clang-format)
+PIP_PKGS=(pytest scapy pyroute2 numpy matplotlib acmecse aiocoap ruff)
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "setup.sh: run as root (it installs packages and reserves hugepages)" >&2
@@ -28,7 +29,8 @@ fi
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import pytest, scapy, pyroute2, numpy, matplotlib, acmecse, aiocoap" 2>/dev/null; then
+if ! .venv/bin/python -c "import pytest, scapy, pyroute2, numpy, matplotlib, acmecse, aiocoap" 2>/dev/null ||
+   [ ! -x .venv/bin/ruff ]; then
     .venv/bin/pip install -q --disable-pip-version-check "${PIP_PKGS[@]}"
 fi
 
@@ -44,7 +46,10 @@ if ! grep -q " /dev/hugepages hugetlbfs " /proc/mounts; then
 fi
 echo "setup.sh: hugepages: $(cat /proc/sys/vm/nr_hugepages) x 2 MiB"
 
+# warnings are errors in CI (STYLE.md 7); a local build only shows them
 if [ ! -f build/build.ninja ]; then
-    meson setup build --buildtype=release
+    meson setup build --buildtype=release ${CI:+-Dwerror=true}
+elif [ -n "${CI:-}" ]; then
+    meson configure build -Dwerror=true
 fi
 ninja -C build

@@ -28,6 +28,19 @@ else
     unit_fail=$((unit_fail + 1)); echo "fuzz: FAILED"; tail -40 build/fuzz.log
 fi
 
+# style: C files changed since the format base follow .clang-format; Python is ruff clean
+if ./scripts/check-format.sh > build/format.log 2>&1; then
+    unit_pass=$((unit_pass + 1)); echo "format: passed ($(tail -1 build/format.log))"
+else
+    unit_fail=$((unit_fail + 1)); echo "format: FAILED"; cat build/format.log
+fi
+if .venv/bin/ruff check -q python bench tests/integration > build/ruff.log 2>&1 &&
+   .venv/bin/ruff format -q --check python bench tests/integration >> build/ruff.log 2>&1; then
+    unit_pass=$((unit_pass + 1)); echo "ruff: passed"
+else
+    unit_fail=$((unit_fail + 1)); echo "ruff: FAILED"; cat build/ruff.log
+fi
+
 report=$(mktemp)
 .venv/bin/python -m pytest -ra -p no:cacheprovider --junitxml="$report" "$@"
 rc=$?

@@ -64,6 +64,7 @@ def slow_client(path: str, interval: float = 1.0) -> Iterator[threading.Event]:
             if stop.wait(interval):
                 return
         # all sent (a very slow run): it gets its answer
+
     t = threading.Thread(target=run, daemon=True)
     t.start()
     try:
