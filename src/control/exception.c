@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -25,22 +26,24 @@
 struct tp_exc_stats tp_exc_stats;
 static unsigned int rr; /* next lcore to inject through */
 
-/* Write m to p's TAP as it is (one iovec per segment). */
-static void to_tap(struct tp_port *p, struct rte_mbuf *m)
+/* Write m to p's TAP as it is (one iovec per segment). 1 if written. */
+static int to_tap(struct tp_port *p, struct rte_mbuf *m)
 {
 	struct iovec iov[MAX_SEGS];
 	unsigned int n = 0;
 
 	if (m->pkt_len > FRAME_MAX(p->mtu) || m->nb_segs > MAX_SEGS) {
 		tp_exc_stats.oversize_to_kernel++;
-		return;
+		return 0;
 	}
 	for (struct rte_mbuf *s = m; s != NULL; s = s->next)
 		iov[n++] = (struct iovec){rte_pktmbuf_mtod(s, void *), s->data_len};
-	if (writev(p->tap_fd, iov, (int)n) < 0)
+	if (writev(p->tap_fd, iov, (int)n) < 0) {
 		tp_exc_stats.tap_errors++;
-	else
-		tp_exc_stats.to_kernel++;
+		return 0;
+	}
+	tp_exc_stats.to_kernel++;
+	return 1;
 }
 
 static unsigned int drain(struct rte_ring *r, bool control)
@@ -52,14 +55,10 @@ static unsigned int drain(struct rte_ring *r, bool control)
 		n = rte_ring_sc_dequeue_burst(r, (void **)pkts, RTE_DIM(pkts), NULL);
 		for (unsigned int j = 0; j < n; j++) {
 			struct tp_port *p = tp_port_by_id(pkts[j]->port);
-			if (p == NULL) {
+			if (p == NULL)
 				tp_exc_stats.no_port++;
-			} else {
-				uint64_t before = tp_exc_stats.to_kernel;
-				to_tap(p, pkts[j]);
-				tp_exc_stats.to_kernel_control +=
-				    control && tp_exc_stats.to_kernel != before;
-			}
+			else if (to_tap(p, pkts[j]) && control)
+				tp_exc_stats.to_kernel_control++;
 			rte_pktmbuf_free(pkts[j]);
 		}
 		total += n;

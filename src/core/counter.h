@@ -26,6 +26,10 @@ struct tp_ctr_desc {
 	uint8_t kind; /* enum tp_ctr_kind */
 };
 
+/* A module's descriptor array from its list macro X(enum suffix, name, kind):
+ * static const struct tp_ctr_desc my_ctrs[] = {MY_COUNTERS(TP_CTR_DESC)}; */
+#define TP_CTR_DESC(e, n, k) {n, TP_CTR_##k},
+
 /* The core's own counters: the core module registers first, so their ids are
  * these constants. X(enum suffix, name, kind) */
 #define TP_CORE_COUNTERS(X)                                                                        \

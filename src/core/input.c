@@ -8,6 +8,7 @@
 #include <rte_prefetch.h>
 
 #include "../tables/iface.h"
+#include "dispatch.h"
 #include "input.h"
 
 static struct tp_port_mode *modes;
@@ -35,52 +36,26 @@ struct tp_port_mode *tp_port_mode_next(struct tp_port_mode *prev)
 	return prev ? prev->next : modes;
 }
 
-/* --- ethertype table: published entry by entry (count last, release) --- */
-struct ethertype {
-	uint16_t type_be;
-	tp_input_fn fn;
-	const char *owner;
-};
-
-static struct ethertype ethertypes[TP_ETHERTYPE_MAX];
-static unsigned int n_ethertypes;
+/* --- the ethertype table --- */
+static struct tp_dispatch ethertypes;
 
 int tp_ethertype_register(uint16_t ethertype, tp_input_fn fn, const char *owner)
 {
-	uint16_t be = rte_cpu_to_be_16(ethertype);
-
-	for (unsigned int i = 0; i < n_ethertypes; i++)
-		if (ethertypes[i].type_be == be)
-			return -EEXIST;
-	if (n_ethertypes == TP_ETHERTYPE_MAX)
-		return -ENOSPC;
-	ethertypes[n_ethertypes] = (struct ethertype){be, fn, owner};
-	__atomic_store_n(&n_ethertypes, n_ethertypes + 1, __ATOMIC_RELEASE);
-	return 0;
+	return tp_dispatch_add(&ethertypes, rte_cpu_to_be_16(ethertype), (tp_dispatch_fn)fn, owner);
 }
 
 int tp_ethertype_get(unsigned int i, uint16_t *ethertype, const char **owner)
 {
-	if (i >= n_ethertypes)
+	if (i >= __atomic_load_n(&ethertypes.n, __ATOMIC_ACQUIRE))
 		return -ENOENT;
-	*ethertype = rte_be_to_cpu_16(ethertypes[i].type_be);
-	*owner = ethertypes[i].owner;
+	*ethertype = rte_be_to_cpu_16(ethertypes.e[i].key_be);
+	*owner = ethertypes.e[i].owner;
 	return 0;
-}
-
-static inline tp_input_fn ethertype_lookup(uint16_t type_be)
-{
-	unsigned int n = __atomic_load_n(&n_ethertypes, __ATOMIC_ACQUIRE);
-
-	for (unsigned int i = 0; i < n; i++)
-		if (ethertypes[i].type_be == type_be)
-			return ethertypes[i].fn;
-	return NULL;
 }
 
 static void run_dispatch(struct tp_worker *w, struct rte_mbuf **run, uint16_t n, uint16_t type_be)
 {
-	tp_input_fn fn = ethertype_lookup(type_be);
+	tp_input_fn fn = (tp_input_fn)tp_dispatch_find(&ethertypes, type_be);
 
 	if (likely(fn != NULL)) {
 		fn(w, run, n);

@@ -48,9 +48,7 @@ struct tp_port_mode *tp_port_mode_next(struct tp_port_mode *prev);
 /* The core's "l3" mode, every port's mode when it is added. */
 extern struct tp_port_mode tp_mode_l3;
 
-/* --- the l3 mode's ethertype table --- */
-#define TP_ETHERTYPE_MAX 16
-
+/* --- the l3 mode's ethertype table (core/dispatch.h) --- */
 /* Control plane: packets of ethertype (host order) on l3 ports to our MAC, a
  * multicast or the broadcast address go to fn, in runs of consecutive packets of
  * that type. owner names the module in 'show modules'. 0, -EEXIST or -ENOSPC. */

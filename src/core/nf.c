@@ -148,11 +148,7 @@ void tp_nf_fini_all(void)
 }
 
 /* --- the core's own entry: its counters come first, so their ids are constants --- */
-static const struct tp_ctr_desc core_ctrs[] = {
-#define X(e, n, k) {n, TP_CTR_##k},
-    TP_CORE_COUNTERS(X)
-#undef X
-};
+static const struct tp_ctr_desc core_ctrs[] = {TP_CORE_COUNTERS(TP_CTR_DESC)};
 
 static struct tp_nf core_nf = {
     .name = "core",

@@ -9,6 +9,7 @@
 #include <rte_ethdev.h>
 
 #include "../control/cmd.h"
+#include "../control/timer.h"
 #include "../proto/ip4.h"
 #include "engine.h"
 
@@ -137,6 +138,17 @@ static void latency_out(struct tp_node *o, const struct tp_rxstats *rx)
 	}
 }
 
+/* The trial whose answer is pending (one at a time). */
+struct trial_wait {
+	struct tp_cmd_ctx *ctx;
+	uint64_t mask;
+	double rate, burst;
+	struct tp_timer poll;
+};
+static struct trial_wait pending;
+static void trial_poll(struct tp_timer *t);
+static void trial_result(struct tp_cmd_ctx *ctx, uint64_t mask, double rate, double burst);
+
 static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	static const char usage[] =
@@ -233,13 +245,23 @@ static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (count < 1)
 		return tp_cmd_err(ctx, EINVAL, "trial: rate x duration is less than one frame");
 
-	ret = gen_trial_run(mask, weight, rate, (uint64_t)count, (uint64_t)(rate * warmup),
-			    (uint32_t)burst, drain);
+	ret = gen_trial_start(mask, weight, rate, (uint64_t)count, (uint64_t)(rate * warmup),
+			      (uint32_t)burst, drain);
 	if (ret == -EBUSY)
 		return tp_cmd_err(ctx, EBUSY, "trial: a trial is running");
 	if (ret < 0)
-		return tp_cmd_err(ctx, -ret, "trial: interrupted");
+		return tp_cmd_err(ctx, -ret, "trial: %s", strerror(-ret));
+	/* the answer when the trial is over: the control loop goes on meanwhile (other
+	 * requests, 'show stats' during a trial) */
+	pending = (struct trial_wait){.ctx = ctx, .mask = mask, .rate = rate, .burst = burst};
+	tp_timer_init(&pending.poll, "trial", trial_poll, NULL);
+	tp_timer_every(&pending.poll, 1);
+	return TP_CMD_PENDING;
+}
 
+/* The result of the trial that just ended. */
+static void trial_result(struct tp_cmd_ctx *ctx, uint64_t mask, double rate, double burst)
+{
 	const struct gen_trial *t = &gen.trial;
 	double secs = (double)(t->end_tsc - t->start_tsc) / (double)gen.tsc_hz;
 	uint64_t tx = 0, full = 0, nombuf = 0, uniq = 0, rx = 0, reord = 0, dup = 0;
@@ -300,7 +322,23 @@ static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			tp_out_u64(po, "coap_acked", p->coap_acked);
 		}
 	}
-	return 0;
+}
+
+static void trial_poll(struct tp_timer *t)
+{
+	struct tp_cmd_ctx *ctx = pending.ctx;
+	int st = gen_trial_state();
+
+	if (st > 0) /* still running */
+		return;
+	tp_timer_cancel(t);
+	pending.ctx = NULL;
+	if (st < 0) {
+		tp_cmd_done(ctx, tp_cmd_err(ctx, -st, "trial: interrupted"));
+		return;
+	}
+	trial_result(ctx, pending.mask, pending.rate, pending.burst);
+	tp_cmd_done(ctx, 0);
 }
 
 static int show_ports(struct tp_cmd_ctx *ctx, int argc, char **argv)

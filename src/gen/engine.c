@@ -464,8 +464,8 @@ int gen_worker_main(void *arg)
 	return 0;
 }
 
-int gen_trial_run(uint64_t streams, const double *weight, double rate_pps, uint64_t count,
-		  uint64_t warmup_count, uint32_t burst, double drain_s)
+int gen_trial_start(uint64_t streams, const double *weight, double rate_pps, uint64_t count,
+		    uint64_t warmup_count, uint32_t burst, double drain_s)
 {
 	struct gen_trial *t = &gen.trial;
 	int st = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
@@ -481,10 +481,12 @@ int gen_trial_run(uint64_t streams, const double *weight, double rate_pps, uint6
 	t->burst = burst;
 	t->drain_tsc = (uint64_t)(drain_s * (double)gen.tsc_hz);
 	__atomic_store_n(&t->state, TRIAL_ARMED, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != TRIAL_DONE) {
-		if (!gen.running)
-			return -EINTR;
-		usleep(1000);
-	}
 	return 0;
+}
+
+int gen_trial_state(void)
+{
+	if (__atomic_load_n(&gen.trial.state, __ATOMIC_ACQUIRE) == TRIAL_DONE)
+		return 0;
+	return gen.running ? 1 : -EINTR;
 }

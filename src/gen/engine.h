@@ -105,9 +105,12 @@ int gen_stream_build(struct gen_stream *s, uint32_t max_bytes);
 /* Write the next frame of s into buf (frame_len bytes) with signature (trial, seq, tsc). */
 void gen_stream_frame(struct gen_stream *s, uint8_t *buf, uint8_t trial, uint64_t tsc);
 
-/* Run a trial to its end (blocks the calling control thread). 0 or negative errno. */
-int gen_trial_run(uint64_t streams, const double *weight, double rate_pps, uint64_t count,
-		  uint64_t warmup_count, uint32_t burst, double drain_s);
+/* Start a trial on the tx/rx lcore and return: 0, or -EBUSY (one is running). */
+int gen_trial_start(uint64_t streams, const double *weight, double rate_pps, uint64_t count,
+		    uint64_t warmup_count, uint32_t burst, double drain_s);
+/* The trial: 1 running, 0 over (its results in gen.trial and the streams), -EINTR the
+ * generator is stopping. */
+int gen_trial_state(void);
 
 /* The worker lcore's loop. */
 int gen_worker_main(void *arg);

@@ -50,11 +50,7 @@ enum {
 #undef X
 };
 
-static const struct tp_ctr_desc testnf_ctrs[] = {
-#define X(e, n, k) {n, TP_CTR_##k},
-    TESTNF_COUNTERS(X)
-#undef X
-};
+static const struct tp_ctr_desc testnf_ctrs[] = {TESTNF_COUNTERS(TP_CTR_DESC)};
 
 static int testnf_init(void);
 static void testnf_fini(void);

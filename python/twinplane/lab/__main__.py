@@ -146,6 +146,16 @@ def main(argv: list[str] | None = None) -> int:
             f"tx +{fwd}, exception to_kernel +{to_kernel}"
         )
 
+        mods = lab.ctl("show", "modules")
+        print("\nnetwork functions (modules), their port modes and ethertypes:")
+        for m in mods["modules"]:
+            print(f"  {m['name']:<6} {m['help']} ({len(m['counters'])} counters)")
+        print("  port modes: " + ", ".join(m["mode"] for m in mods["port_modes"]))
+        print(
+            "  ethertypes on l3 ports: "
+            + ", ".join(f"{e['ethertype']} {e['module']}" for e in mods["ethertypes"])
+        )
+
         print("\n$ twinctl show counters", flush=True)
         try:
             print(lab.twinctl("show", "counters").rstrip())

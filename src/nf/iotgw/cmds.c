@@ -10,14 +10,7 @@
 #include "../../proto/ip4.h"
 #include "iotgw.h"
 
-struct tp_iotgw_conf tp_iotgw = {
-    .port = 6024,
-    .cse_port = 5683,
-    .cse_name = "cse-in",
-    .session_timeout_ms = 60000,
-    .reg_timeout_ms = TP_IOTGW_REG_TIMEOUT_MS,
-    .max_sessions = TP_AE_MAX,
-};
+struct tp_iotgw_conf tp_iotgw = TP_IOTGW_CONF_DEFAULT;
 
 static int num(const char *s, unsigned long min, unsigned long max, unsigned long *v)
 {

@@ -221,11 +221,7 @@ int tp_iotgw_fast_register(void)
 }
 
 /* --- the module --- */
-static const struct tp_ctr_desc iotgw_ctrs[] = {
-#define X(e, n, k) {n, TP_CTR_##k},
-    TP_IOTGW_COUNTERS(X)
-#undef X
-};
+static const struct tp_ctr_desc iotgw_ctrs[] = {TP_IOTGW_COUNTERS(TP_CTR_DESC)};
 
 static int opt_single_plane(const char *arg)
 {

@@ -86,6 +86,13 @@ struct tp_iotgw_conf {
 	uint32_t max_sessions;	 /* bound of the AE table, <= TP_AE_MAX */
 };
 
+/* The defaults: PHD on UDP 6024, the IN-CSE's CoAP on 5683, 60 s sessions. */
+#define TP_IOTGW_CONF_DEFAULT                                                                      \
+	{                                                                                          \
+		.port = 6024, .cse_port = 5683, .cse_name = "cse-in", .session_timeout_ms = 60000, \
+		.reg_timeout_ms = TP_IOTGW_REG_TIMEOUT_MS, .max_sessions = TP_AE_MAX,              \
+	}
+
 extern struct tp_iotgw_conf tp_iotgw;
 extern struct tp_ae *tp_ae_table;
 

@@ -34,15 +34,7 @@
 #define DGRAM_MAX 2048
 #define OUT_MAX (BATCH * TP_AE_MAX_METRICS)
 
-struct tp_iotgw_conf tp_iotgw = {
-    .enabled = true,
-    .port = 6024,
-    .cse_port = 5683,
-    .cse_name = "cse-in",
-    .session_timeout_ms = 60000,
-    .reg_timeout_ms = TP_IOTGW_REG_TIMEOUT_MS,
-    .max_sessions = TP_AE_MAX,
-};
+struct tp_iotgw_conf tp_iotgw = TP_IOTGW_CONF_DEFAULT;
 
 static volatile sig_atomic_t stop, dump;
 static uint64_t ctrs[TP_IOTGW_CTR_MAX];

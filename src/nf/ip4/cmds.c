@@ -195,12 +195,12 @@ static int show_neigh(struct tp_cmd_ctx *ctx, int argc, char **argv)
 static int show_udp_local(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	struct tp_node *l = tp_out_list(ctx->out, "udp_local");
-	unsigned int n = __atomic_load_n(&tp_udp_local_count, __ATOMIC_ACQUIRE);
+	unsigned int n = __atomic_load_n(&tp_udp_local.n, __ATOMIC_ACQUIRE);
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct tp_node *o = tp_out_obj(l, NULL);
-		tp_out_u64(o, "port", rte_be_to_cpu_16(tp_udp_local_table[i].port_be));
-		tp_out_str(o, "module", tp_udp_local_table[i].owner);
+		tp_out_u64(o, "port", rte_be_to_cpu_16(tp_udp_local.e[i].key_be));
+		tp_out_str(o, "module", tp_udp_local.e[i].owner);
 	}
 	return 0;
 }

@@ -4,11 +4,7 @@
 #include "../../proto/ip4.h"
 #include "ip4.h"
 
-static const struct tp_ctr_desc ip4_ctrs[] = {
-#define X(e, n, k) {n, TP_CTR_##k},
-    IP4_COUNTERS(X)
-#undef X
-};
+static const struct tp_ctr_desc ip4_ctrs[] = {IP4_COUNTERS(TP_CTR_DESC)};
 
 static int ip4_init(void)
 {

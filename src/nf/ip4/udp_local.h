@@ -14,33 +14,20 @@
 
 #include <rte_mbuf.h>
 
+#include "../../core/dispatch.h"
 #include "../../core/worker.h"
-
-#define TP_UDP_LOCAL_MAX 16
 
 /* l3 points to the IPv4 header, l4 to the UDP header (both inside m's first segment). */
 typedef void (*tp_udp_local_fn)(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t *l4);
 
-struct tp_udp_local {
-	uint16_t port_be; /* network order */
-	tp_udp_local_fn fn;
-	const char *owner;
-};
-
-extern struct tp_udp_local tp_udp_local_table[TP_UDP_LOCAL_MAX];
-extern unsigned int tp_udp_local_count;
+extern struct tp_dispatch tp_udp_local;
 
 /* Register fn for UDP port (host order). 0, -EEXIST or -ENOSPC. Control plane only. */
 int tp_udp_local_register(uint16_t port, tp_udp_local_fn fn, const char *owner);
 
 static inline tp_udp_local_fn tp_udp_local_lookup(uint16_t port_be)
 {
-	unsigned int n = __atomic_load_n(&tp_udp_local_count, __ATOMIC_ACQUIRE);
-
-	for (unsigned int i = 0; i < n; i++)
-		if (tp_udp_local_table[i].port_be == port_be)
-			return tp_udp_local_table[i].fn;
-	return NULL;
+	return (tp_udp_local_fn)tp_dispatch_find(&tp_udp_local, port_be);
 }
 
 #endif
