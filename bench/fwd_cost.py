@@ -1,31 +1,38 @@
 #!/usr/bin/env python3
-"""Forwarding cost: twinplane against DPDK's l3fwd on identical in-memory input.
+"""Forwarding cost: twinplane against DPDK's l3fwd, over testpmd's io floor, on one input.
 
-Both DUTs forward the same pcap of 64-byte IPv4/UDP frames (198.18.1.0/24),
-replayed from memory by net_pcap's infinite_rx mode, with one worker on
-lcore 1 (the EAL main lcore / control plane on lcore 0). Runs are interleaved
-(l3fwd, twinplane, l3fwd, twinplane, ...) because the machine is shared and
-noisy; the report gives medians, min-max spreads and ratios.
+The three DUTs forward the same pcap of 64-byte IPv4/UDP frames
+(198.18.1.0/24), replayed from memory by net_pcap's infinite_rx mode, with one
+worker on lcore 1 (the EAL main lcore / control plane on lcore 0):
+  l3fwd      DPDK's example router (LPM), the baseline;
+  twinplane  the daemon;
+  testpmd    dpdk-testpmd --forward-mode=io: receive a burst, send it on the
+             paired port, touch nothing. The floor of what any forwarder
+             costs on this input (net_pcap's rx copy and tx free plus a loop).
+Runs are interleaved (l3fwd, twinplane, testpmd, l3fwd, ...) because the
+machine is shared and noisy; the report gives medians, min-max spreads, the
+ratio twinplane/l3fwd (Mpps) and the ratio of the two routers' cycles per
+packet above the testpmd floor.
 
-Port set, identical for both DUTs:
+Port set, identical for all DUTs:
   port 0  net_pcap0,rx_pcap=IN,rx_pcap=IN,infinite_rx=1
           input; only queue 0 is used. rx_pcap is given twice because
           net_pcap has as many (drop) tx queues as rx_pcap arguments and
           l3fwd sets up one tx queue per lcore (2).
   port 1  net_pcap1,rx_pcap=EMPTY,rx_pcap=EMPTY
           output; no tx_pcap, so net_pcap frees every transmitted frame
-          (its "tx drop" mode); its rx is an empty capture, polled by both.
+          (its "tx drop" mode); its rx is an empty capture, polled by all.
 Every frame is routed out of port 1 (l3fwd's built-in LPM table has
 198.18.1.0/24 -> port 1; twinplane gets 198.18.1.0/24 via one neighbour on
-p1), so both forward, not drop.
+p1; testpmd's io mode pairs ports 0 <-> 1), so all forward, none drop.
 
 Mpps is the rate of port 1's opackets (ethdev counters read through DPDK's
-telemetry socket, the same way for both DUTs) over a --seconds window after
+telemetry socket, the same way for every DUT) over a --seconds window after
 --warmup seconds. Cycles per packet = TSC Hz / packets per second: the worker
 busy-polls, so all of lcore 1's cycles are spent on forwarding.
 
 Usage (root; needs hugepages, sets them up if missing):
-    .venv/bin/python bench/fwd_cost.py [--runs 5] [--seconds 5] [--only l3fwd]
+    .venv/bin/python bench/fwd_cost.py [--runs 5] [--seconds 5] [--only l3fwd,testpmd]
 """
 
 from __future__ import annotations
@@ -64,7 +71,9 @@ from twinplane.proc import Process, remove_dpdk_runtime
 MAIN_LCORE = 0
 WORKER_LCORE = 1
 L3FWD_PREFIX = "l3fwdbench"
+TESTPMD_PREFIX = "testpmdbench"
 TP_NAME = "fwdbench"
+DUTS = ("l3fwd", "twinplane", "testpmd")  # also the interleaving order within a run
 NEIGH_MAC = "02:00:00:00:00:01"  # l3fwd's default destination MAC for port 1
 IN_PORT, OUT_PORT = 0, 1
 
@@ -175,6 +184,18 @@ class Dut:
         assert self.tel is not None
         return str((self.tel.port_info(port) or {}).get("mac_addr", ""))
 
+    def offloads(self) -> dict[str, dict[str, Any]]:
+        """The rx/tx offloads each port was configured with (telemetry's
+        /ethdev/info); net_pcap offers none, so anything but 0 would be a DUT
+        asking for what the port lacks. Empty without telemetry."""
+        if self.tel is None:
+            return {}
+        res = {}
+        for p in (IN_PORT, OUT_PORT):
+            info = self.tel.port_info(p) or {}
+            res[f"port{p}"] = {k: info.get(k) for k in ("rx_offloads", "tx_offloads")}
+        return res
+
     def extra(self) -> dict[str, Any]:
         """DUT-specific counters sampled with each window edge."""
         return {}
@@ -188,6 +209,10 @@ class Dut:
 
 class L3fwd(Dut):
     name = "l3fwd"
+
+
+class Testpmd(Dut):
+    name = "testpmd"
 
 
 class Twinplane(Dut):
@@ -412,6 +437,42 @@ def l3fwd_cmd(binary: Path, p0: str, p1: str) -> list[str]:
     ]
 
 
+def testpmd_cmd(binary: Path, p0: str, p1: str) -> list[str]:
+    """dpdk-testpmd in io mode on the same ports: one forwarding lcore (1) runs
+    both streams of the 0 <-> 1 pair, as l3fwd and twinplane poll both ports.
+
+    Not interactive, and not ``-i --auto-start``: with stdin on /dev/null (as
+    Process gives it) the prompt reads EOF and testpmd quits at once, and so
+    does plain non-interactive mode, whose "Press enter to exit" read(0)
+    returns at once (both tried: gone within 0.2 s). ``--stats-period`` makes
+    the main lcore sleep in a loop until SIGINT instead; one hour, so it prints
+    nothing and reads no counters during the window (the telemetry reads are
+    the same as for the other DUTs). ``--no-flush-rx``: testpmd would otherwise
+    drain rx for up to a second before it starts, and infinite_rx never runs
+    dry. ``--total-num-mbufs=8192``: l3fwd's pool size (testpmd's default is
+    sized for RTE_MAX_ETHPORTS ports). No offload flags: io mode asks for none
+    (the run records each port's rx/tx offloads: 0 on net_pcap)."""
+    return [
+        str(binary),
+        "-l",
+        f"{MAIN_LCORE},{WORKER_LCORE}",
+        "--file-prefix",
+        TESTPMD_PREFIX,
+        "--no-pci",
+        "--vdev",
+        p0,
+        "--vdev",
+        p1,
+        "--",
+        "--forward-mode=io",
+        "--nb-cores=1",
+        "--portmask=0x3",
+        "--stats-period=3600",
+        "--no-flush-rx",
+        "--total-num-mbufs=8192",
+    ]
+
+
 def twinplane_config(p0: str, p1: str) -> str:
     return "\n".join(
         [
@@ -460,17 +521,30 @@ def summarize(vals: list[float]) -> dict[str, float]:
     }
 
 
+def overhead_ratio(twinplane: float, l3fwd: float, floor: float) -> float | None:
+    """(twinplane - floor) / (l3fwd - floor), in cycles per packet: each router's
+    cost above testpmd's io floor, twinplane's over l3fwd's. None when l3fwd is
+    not above the floor (the ratio would be meaningless)."""
+    if l3fwd - floor <= 0:
+        return None
+    return (twinplane - floor) / (l3fwd - floor)
+
+
 def write_plot(
-    path: Path, runs: dict[str, list[dict[str, Any]]], ratio: float | None = None
+    path: Path,
+    runs: dict[str, list[dict[str, Any]]],
+    ratio: float | None = None,
+    over: float | None = None,
 ) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    duts = [d for d in ("l3fwd", "twinplane") if runs.get(d)]
-    colors = {"l3fwd": "#4c72b0", "twinplane": "#dd8452"}
-    fig, axes = plt.subplots(1, 2, figsize=(9, 4))
+    duts = [d for d in DUTS if runs.get(d)]
+    colors = {"l3fwd": "#4c72b0", "twinplane": "#dd8452", "testpmd": "#8c8c8c"}
+    labels = {"testpmd": "testpmd io\n(floor)"}
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
     for ax, key, label in (
         (axes[0], "mpps", "Mpps (64 B, 1 worker)"),
         (axes[1], "cycles_per_pkt", "TSC cycles / packet"),
@@ -490,15 +564,23 @@ def write_plot(
             xs = [i - 0.18 + 0.36 * k / max(1, len(vals) - 1) for k in range(len(vals))]
             ax.scatter(xs, vals, color="black", s=14, zorder=3)
             ax.text(i, med * 0.5, f"median\n{med:.1f}", ha="center", va="center", fontsize=9)
-        ax.set_xticks(range(len(duts)), duts)
+        if key == "cycles_per_pkt" and "testpmd" in duts:
+            floor = statistics.median(r[key] for r in runs["testpmd"])
+            ax.axhline(floor, color=colors["testpmd"], linestyle="--", linewidth=1)
+        ax.set_xticks(range(len(duts)), [labels.get(d, d) for d in duts])
         ax.set_xlim(-0.7, max(1, len(duts)) - 0.3)
         ax.set_ylabel(label)
         ax.set_ylim(bottom=0)
         ax.grid(axis="y", alpha=0.3)
-    rtxt = f", twinplane/l3fwd = {ratio:.3f}" if ratio is not None else ""
+    parts = []
+    if ratio is not None:
+        parts.append(f"twinplane/l3fwd = {ratio:.3f} (Mpps)")
+    if over is not None:
+        parts.append(f"cycles above the testpmd floor, twinplane/l3fwd = {over:.3f}")
     fig.suptitle(
-        "Forwarding cost, 64 B IPv4/UDP from net_pcap infinite_rx, worker on "
-        f"lcore 1{rtxt}\nbars: median, whiskers: min-max, dots: runs in order",
+        "Forwarding cost, 64 B IPv4/UDP from net_pcap infinite_rx, worker on lcore 1\n"
+        + (", ".join(parts) + "\n" if parts else "")
+        + "bars: median, whiskers: min-max, dots: runs in order",
         fontsize=10,
     )
     fig.tight_layout()
@@ -508,63 +590,110 @@ def write_plot(
 
 def write_markdown(path: Path, doc: dict[str, Any]) -> None:
     s = doc["summary"]
+    duts = [d for d in DUTS if d in s]
+    floor = s["testpmd"]["cycles_per_pkt"]["median"] if "testpmd" in s else None
     lines = [
-        "# Forwarding cost: twinplane vs DPDK l3fwd",
+        "# Forwarding cost: twinplane vs DPDK l3fwd, over testpmd's io floor",
         "",
         f"Generated by `bench/fwd_cost.py` on {doc['date']} (tree {doc['git']}); raw "
         "numbers in [fwd_cost.json](fwd_cost.json), plot [fwd_cost.png](fwd_cost.png).",
         "",
         f"- Input: {doc['input']['frames']} distinct {doc['input']['frame_len'] + 4}-byte (60 + "
         f"FCS) IPv4/UDP frames to {doc['input']['dst_net']}, dst MAC {doc['input']['dst_mac']}, "
-        "replayed from memory by `net_pcap` with `infinite_rx=1`; the same file for both DUTs.",
+        "replayed from memory by `net_pcap` with `infinite_rx=1`; the same file for every DUT.",
         "- One worker: DUT worker pinned to lcore 1, EAL main lcore / control plane on lcore "
         f"0 ({doc['machine'].get('nproc')} CPUs: {doc['machine'].get('model_name', '?')}, "
         f"{doc['machine'].get('hypervisor_vendor', 'bare metal')} guest).",
         "- Port 0 receives, port 1 transmits into "
-        "net_pcap's tx-drop; both DUTs poll both ports' rx.",
-        f"- {doc['params']['runs']} interleaved runs (l3fwd, twinplane, l3fwd, ...), each "
+        "net_pcap's tx-drop; every DUT polls both ports' rx.",
+        "- DUTs: l3fwd (LPM), twinplane, and `dpdk-testpmd --forward-mode=io` (receive a "
+        "burst, send it on the paired port, read nothing): the floor any forwarder pays "
+        "here, net_pcap's rx copy and tx free plus a polling loop.",
+        f"- {doc['params']['runs']} interleaved runs "
+        f"({doc['params']['order'].removeprefix('interleaved: ')}), each "
         f"{doc['params']['warmup']} s warm-up then a {doc['params']['seconds']} s window.",
         "- Mpps: port 1 `opackets` rate from the ethdev counters via DPDK telemetry (same for "
-        f"both). Cycles/packet: TSC Hz ({doc['tsc_hz'] / 1e6:.0f} MHz, {doc['tsc_hz_source']}) "
-        "/ packets per second; the worker busy-polls, so all its cycles count.",
+        f"every DUT). Cycles/packet: TSC Hz ({doc['tsc_hz'] / 1e6:.0f} MHz, "
+        f"{doc['tsc_hz_source']}) / packets per second; the worker busy-polls, so all its "
+        "cycles count.",
         "",
-        "| DUT | Mpps median | Mpps min-max | spread | cycles/pkt median | cycles/pkt min-max |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| DUT | Mpps median | Mpps min-max | spread | cycles/pkt median | cycles/pkt min-max"
+        + (" | above floor |" if floor is not None else " |"),
+        "|---|---:|---:|---:|---:|---:|" + ("---:|" if floor is not None else ""),
     ]
-    for d in ("l3fwd", "twinplane"):
-        if d not in s:
-            continue
+    for d in duts:
         m, c = s[d]["mpps"], s[d]["cycles_per_pkt"]
         spread = (m["max"] - m["min"]) / m["median"] * 100 if m["median"] else 0
-        lines.append(
+        row = (
             f"| {d} | {m['median']:.2f} | {m['min']:.2f}-{m['max']:.2f} | "
             f"{spread:.1f} % | {c['median']:.1f} | {c['min']:.1f}-{c['max']:.1f} |"
         )
+        if floor is not None:
+            row += " (floor) |" if d == "testpmd" else f" {c['median'] - floor:.1f} |"
+        lines.append(row)
     lines.append("")
     if doc.get("ratio") is not None:
         pr = s.get("paired_ratio")
         lines.append(
-            f"**Ratio twinplane / l3fwd (medians): {doc['ratio']:.3f}**"
+            f"**Ratio twinplane / l3fwd (Mpps, medians): {doc['ratio']:.3f}**"
             + (
-                f"; per interleaved pair: median {pr['median']:.3f}, "
+                f"; per interleaved run: median {pr['median']:.3f}, "
                 f"min-max {pr['min']:.3f}-{pr['max']:.3f}."
                 if pr
                 else "."
             )
+            + " Above 1: twinplane forwards more."
         )
         lines.append("")
+    over = doc.get("twinplane_overhead_over_l3fwd_overhead")
+    po = s.get("paired_overhead_ratio")
+    if over is not None or po:
+        txt = (
+            f"**Cycles above the testpmd floor, twinplane / l3fwd (medians): {over:.3f}**"
+            if over is not None
+            else "**Cycles above the testpmd floor, twinplane / l3fwd: undefined on the "
+            "medians (l3fwd not above the floor)**"
+        )
+        if po:
+            txt += (
+                f"; per interleaved run triple: median {po['median']:.3f}, "
+                f"min-max {po['min']:.3f}-{po['max']:.3f}"
+            )
+            if po.get("undefined"):
+                txt += f" ({po['undefined']} triple(s) undefined, left out)"
+            txt += "."
+        lines.append(
+            txt + " (twinplane - testpmd) / (l3fwd - testpmd) in cycles per packet: the "
+            "share of l3fwd's own forwarding work twinplane spends; below 1: less."
+        )
+        lines.append("")
+    paired = "twinplane" in doc["runs"] and "l3fwd" in doc["runs"]
+    triple = paired and "testpmd" in doc["runs"]
     lines += [
         "## Runs",
         "",
-        "| run | " + " | ".join(f"{d} Mpps" for d in doc["runs"]) + " |",
-        "|---|" + "---:|" * len(doc["runs"]),
+        "| run | "
+        + " | ".join(f"{d} Mpps" for d in duts)
+        + (" | twinplane/l3fwd" if paired else "")
+        + (" | overhead ratio" if triple else "")
+        + " |",
+        "|---|" + "---:|" * (len(duts) + paired + triple),
     ]
-    n = max(len(v) for v in doc["runs"].values())
+    n = max(len(doc["runs"][d]) for d in duts)
     for i in range(n):
         cells = [
-            f"{doc['runs'][d][i]['mpps']:.2f}" if i < len(doc["runs"][d]) else ""
-            for d in doc["runs"]
+            f"{doc['runs'][d][i]['mpps']:.2f}" if i < len(doc["runs"][d]) else "" for d in duts
         ]
+        if paired:
+            t, l3 = doc["runs"]["twinplane"][i], doc["runs"]["l3fwd"][i]
+            cells.append(f"{t['mpps'] / l3['mpps']:.3f}")
+        if triple:
+            o = overhead_ratio(
+                doc["runs"]["twinplane"][i]["cycles_per_pkt"],
+                doc["runs"]["l3fwd"][i]["cycles_per_pkt"],
+                doc["runs"]["testpmd"][i]["cycles_per_pkt"],
+            )
+            cells.append(f"{o:.3f}" if o is not None else "n/a")
         lines.append(f"| {i + 1} | " + " | ".join(cells) + " |")
     tw = doc["runs"].get("twinplane") or []
     wk = [w for r in tw for w in r.get("workers", []) if w.get("tx")]
@@ -576,10 +705,26 @@ def write_markdown(path: Path, doc: dict[str, Any]) -> None:
             f"{statistics.median(w['busy_cycles_per_pkt'] for w in wk):.1f} busy cycles/pkt, "
             f"TSC measured {statistics.median(w['tsc_hz_measured'] for w in wk) / 1e6:.0f} MHz.",
         ]
+    offl = {
+        d: {
+            str(v)
+            for r in doc["runs"][d]
+            for p in r.get("offloads", {}).values()
+            for v in p.values()
+        }
+        for d in duts
+    }
+    if any(offl.values()):
+        lines += [
+            "",
+            "Port offloads as configured (telemetry `/ethdev/info`, every run): "
+            + ", ".join(f"{d} rx/tx {'/'.join(sorted(v)) if v else '?'}" for d, v in offl.items())
+            + ".",
+        ]
     lines += ["", "## Commands", "", "```"]
-    lines.append(doc["commands"]["l3fwd"])
-    if "twinplane" in doc["commands"]:
-        lines.append(doc["commands"]["twinplane"])
+    for d in duts:
+        if d in doc["commands"]:
+            lines.append(doc["commands"][d])
     lines.append("```")
     if "twinplane_config" in doc["commands"]:
         lines += [
@@ -602,10 +747,15 @@ def write_markdown(path: Path, doc: dict[str, Any]) -> None:
         "checks the destination MAC and martian sources. l3fwd needs `--parse-ptype` on "
         "net_pcap (software packet-type parsing in an rx callback, part of its cost).",
         "- The worker cost includes polling port 1's empty rx (an empty pcap file) on every "
-        "loop, for both DUTs; twinplane polls every port, so l3fwd is configured to do the same.",
+        "loop, for every DUT; twinplane polls every port, so l3fwd and testpmd are configured "
+        "to do the same.",
         "- A share of each packet's cycles is net_pcap itself (mbuf alloc "
-        "+ 60-byte copy on rx, free on tx), identical for both DUTs; the "
-        "ratio understates the difference in the forwarding code proper.",
+        "+ 60-byte copy on rx, free on tx), identical for every DUT; the Mpps "
+        "ratio understates the difference in the forwarding code proper. testpmd io "
+        "measures that share (plus its loop), and the overhead ratio takes it out.",
+        "- testpmd io reads no header and writes none; the 60-byte copy has just put "
+        "the frame in L1, so the routers' header reads are cheap on this input, "
+        "cheaper than from a NIC's DMA.",
         "- Shared, virtualized machine: compare ratios "
         "and spreads, not absolute numbers across days.",
     ]
@@ -634,9 +784,15 @@ def main(argv: list[str] | None = None) -> int:
         help="seconds between first forwarded packet and window",
     )
     ap.add_argument("--frames", type=int, default=1024, help="distinct frames in the input pcap")
-    ap.add_argument("--only", choices=("both", "l3fwd", "twinplane"), default="both")
+    ap.add_argument(
+        "--only",
+        metavar="DUT[,DUT]",
+        default=",".join(DUTS),
+        help=f"DUTs to run, comma-separated, of {', '.join(DUTS)} (default: all)",
+    )
     ap.add_argument("--l3fwd", type=Path, default=ROOT / "build/l3fwd/dpdk-l3fwd")
     ap.add_argument("--twinplane", type=Path, default=ROOT / "build/src/twinplane")
+    ap.add_argument("--testpmd", type=Path, default=Path("/usr/bin/dpdk-testpmd"))
     ap.add_argument("--out", type=Path, default=ROOT / "docs/results", help="report directory")
     ap.add_argument(
         "--workdir", type=Path, help="keep pcaps, configs and logs here (default: a temp dir)"
@@ -651,7 +807,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.from_json:
         doc = json.loads(args.from_json.read_text())
         args.out.mkdir(parents=True, exist_ok=True)
-        write_plot(args.out / "fwd_cost.png", doc["runs"], doc.get("ratio"))
+        write_plot(
+            args.out / "fwd_cost.png",
+            doc["runs"],
+            doc.get("ratio"),
+            doc.get("twinplane_overhead_over_l3fwd_overhead"),
+        )
         write_markdown(args.out / "fwd_cost.md", doc)
         print(f"wrote {args.out}/fwd_cost.{{md,png}} from {args.from_json}")
         return 0
@@ -660,7 +821,10 @@ def main(argv: list[str] | None = None) -> int:
     if os.geteuid() != 0:
         sys.exit("fwd_cost: run as root (hugepages, network namespace)")
 
-    duts = ["l3fwd", "twinplane"] if args.only == "both" else [args.only]
+    only = {d.strip() for d in args.only.split(",") if d.strip()}
+    if not only or only - set(DUTS):
+        ap.error(f"--only: comma-separated DUTs of {', '.join(DUTS)}")
+    duts = [d for d in DUTS if d in only]
     if "l3fwd" in duts:
         subprocess.run(
             [str(ROOT / "scripts/build-l3fwd.sh"), str(args.l3fwd.parent)],
@@ -669,6 +833,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if "twinplane" in duts and not os.access(args.twinplane, os.X_OK):
         sys.exit(f"fwd_cost: {args.twinplane} not built")
+    if "testpmd" in duts and not os.access(args.testpmd, os.X_OK):
+        sys.exit(f"fwd_cost: no {args.testpmd} (Debian package dpdk-dev; scripts/setup.sh)")
 
     ensure_hugepages()
     # keep this process (and its sampling) off the worker's CPU
@@ -687,7 +853,11 @@ def main(argv: list[str] | None = None) -> int:
     sock = str(work / "twinplane.sock")
     netns = f"tpbench{os.getpid()}"
 
-    commands = {"l3fwd": shlex.join(l3fwd_cmd(args.l3fwd, p0, p1))}
+    commands = {}
+    if "l3fwd" in duts:
+        commands["l3fwd"] = shlex.join(l3fwd_cmd(args.l3fwd, p0, p1))
+    if "testpmd" in duts:
+        commands["testpmd"] = shlex.join(testpmd_cmd(args.testpmd, p0, p1))
     if "twinplane" in duts:
         commands["twinplane"] = shlex.join(
             [
@@ -711,6 +881,12 @@ def main(argv: list[str] | None = None) -> int:
                 dut: Dut = L3fwd(
                     l3fwd_cmd(args.l3fwd, p0, p1), work / f"l3fwd.{i + 1}.log", L3FWD_PREFIX
                 )
+            elif d == "testpmd":
+                dut = Testpmd(
+                    testpmd_cmd(args.testpmd, p0, p1),
+                    work / f"testpmd.{i + 1}.log",
+                    TESTPMD_PREFIX,
+                )
             else:
                 log = work / f"twinplane.{i + 1}.log"
                 dut = Twinplane(
@@ -731,6 +907,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"port {IN_PORT} MAC is {mac!r}, the input "
                         f"is addressed to {pcapgen.PCAP_PORT0_MAC}"
                     )
+                offloads = dut.offloads()
                 r = measure(dut, args.warmup, args.seconds, hz)
             except BaseException as e:
                 # its own session: a Ctrl-C reaches only this script, which stops it
@@ -750,11 +927,18 @@ def main(argv: list[str] | None = None) -> int:
             rc = dut.stop()
             r["exit_code"] = rc
             r["counter_source"] = getattr(dut, "source", "telemetry")
+            r["offloads"] = offloads
             r["run"] = i + 1
             runs[d].append(r)
             line.append(f"{d} {r['mpps']:6.2f} Mpps {r['cycles_per_pkt']:6.1f} cyc/pkt")
-        if len(duts) == 2:
-            line.append(f"ratio {runs['twinplane'][-1]['mpps'] / runs['l3fwd'][-1]['mpps']:.3f}")
+        if "twinplane" in duts and "l3fwd" in duts:
+            t, l3 = runs["twinplane"][-1], runs["l3fwd"][-1]
+            line.append(f"ratio {t['mpps'] / l3['mpps']:.3f}")
+            if "testpmd" in duts:
+                o = overhead_ratio(
+                    t["cycles_per_pkt"], l3["cycles_per_pkt"], runs["testpmd"][-1]["cycles_per_pkt"]
+                )
+                line.append(f"overhead ratio {o:.3f}" if o is not None else "overhead ratio n/a")
         print("  ".join(line), flush=True)
 
     summary: dict[str, Any] = {
@@ -764,12 +948,27 @@ def main(argv: list[str] | None = None) -> int:
         }
         for d in duts
     }
-    ratio = None
-    if len(duts) == 2:
+    ratio = over = None
+    per_run_over: list[float | None] = []
+    if "twinplane" in duts and "l3fwd" in duts:
         ratio = summary["twinplane"]["mpps"]["median"] / summary["l3fwd"]["mpps"]["median"]
         summary["paired_ratio"] = summarize(
             [t["mpps"] / l3["mpps"] for t, l3 in zip(runs["twinplane"], runs["l3fwd"], strict=True)]
         )
+    if ratio is not None and "testpmd" in duts:
+        med = {d: summary[d]["cycles_per_pkt"]["median"] for d in duts}
+        over = overhead_ratio(med["twinplane"], med["l3fwd"], med["testpmd"])
+        # the same ratio within each interleaved run (l3fwd, twinplane, testpmd)
+        per_run_over = [
+            overhead_ratio(t["cycles_per_pkt"], l3["cycles_per_pkt"], f["cycles_per_pkt"])
+            for l3, t, f in zip(runs["l3fwd"], runs["twinplane"], runs["testpmd"], strict=True)
+        ]
+        defined = [o for o in per_run_over if o is not None]
+        if defined:
+            summary["paired_overhead_ratio"] = summarize(defined) | {
+                "undefined": len(per_run_over) - len(defined)
+            }
+    floor = summary["testpmd"]["cycles_per_pkt"]["median"] if "testpmd" in summary else None
 
     doc: dict[str, Any] = {
         "benchmark": "fwd_cost",
@@ -779,11 +978,27 @@ def main(argv: list[str] | None = None) -> int:
         if "twinplane" in summary
         else None,
         "l3fwd_mpps_median": summary["l3fwd"]["mpps"]["median"] if "l3fwd" in summary else None,
+        "testpmd_io_mpps_median": summary["testpmd"]["mpps"]["median"]
+        if "testpmd" in summary
+        else None,
         "ratio": ratio,
+        "twinplane_overhead_over_l3fwd_overhead": over,
+        "twinplane_overhead_over_l3fwd_overhead_per_run": per_run_over,
+        "overhead_definition": "(twinplane - testpmd) / (l3fwd - testpmd), in cycles per "
+        "packet: of the medians for the headline, within each interleaved run for the list; "
+        "testpmd --forward-mode=io is the floor (net_pcap rx copy + tx free + loop)",
         "twinplane_mpps": [r["mpps"] for r in runs.get("twinplane", [])],
         "l3fwd_mpps": [r["mpps"] for r in runs.get("l3fwd", [])],
+        "testpmd_mpps": [r["mpps"] for r in runs.get("testpmd", [])],
         "twinplane_cycles_per_pkt": [r["cycles_per_pkt"] for r in runs.get("twinplane", [])],
         "l3fwd_cycles_per_pkt": [r["cycles_per_pkt"] for r in runs.get("l3fwd", [])],
+        "testpmd_cycles_per_pkt": [r["cycles_per_pkt"] for r in runs.get("testpmd", [])],
+        "cycles_per_pkt_median": {d: summary[d]["cycles_per_pkt"]["median"] for d in duts},
+        "cycles_per_pkt_above_floor_median": {
+            d: summary[d]["cycles_per_pkt"]["median"] - floor for d in duts if d != "testpmd"
+        }
+        if floor is not None
+        else None,
         "summary": summary,
         "tsc_hz": hz,
         "tsc_hz_source": hz_src,
@@ -811,7 +1026,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "fwd_cost.json").write_text(json.dumps(doc, indent=1) + "\n")
-    write_plot(args.out / "fwd_cost.png", runs, ratio)
+    write_plot(args.out / "fwd_cost.png", runs, ratio, over)
     write_markdown(args.out / "fwd_cost.md", doc)
     for d in duts:
         m = summary[d]["mpps"]
@@ -820,9 +1035,21 @@ def main(argv: list[str] | None = None) -> int:
             f"{m['max']:.2f}), {summary[d]['cycles_per_pkt']['median']:.1f} cycles/pkt"
         )
     if ratio is not None:
+        pr = summary["paired_ratio"]
         print(
-            f"ratio twinplane/l3fwd: {ratio:.3f} (paired "
-            f"median {summary['paired_ratio']['median']:.3f})"
+            f"ratio twinplane/l3fwd: {ratio:.3f} (per run: median {pr['median']:.3f}, "
+            f"min {pr['min']:.3f}, max {pr['max']:.3f})"
+        )
+    if "paired_overhead_ratio" in summary or over is not None:
+        po = summary.get("paired_overhead_ratio")
+        print(
+            "cycles above the testpmd floor, twinplane/l3fwd: "
+            + (f"{over:.3f}" if over is not None else "undefined")
+            + (
+                f" (per run: median {po['median']:.3f}, min {po['min']:.3f}, max {po['max']:.3f})"
+                if po
+                else ""
+            )
         )
     print(f"wrote {args.out}/fwd_cost.{{md,png,json}}")
     return 0

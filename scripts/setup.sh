@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PKGS=(dpdk libdpdk-dev dpdk-doc meson ninja-build pkg-config gcc libc6-dev
+APT_PKGS=(dpdk libdpdk-dev dpdk-dev dpdk-doc meson ninja-build pkg-config gcc libc6-dev
           libmnl-dev libcmocka-dev frr iproute2 ethtool libpcap-dev libelf-dev
           python3-venv python3-dev iputils-ping procps curl clang libclang-rt-14-dev tcpdump
           clang-format)
