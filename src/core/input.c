@@ -65,13 +65,45 @@ static void run_dispatch(struct tp_worker *w, struct rte_mbuf **run, uint16_t n,
 		tp_drop(w, run[i], TP_DROP_L2_UNSUPPORTED);
 }
 
-/* Frames to our MAC, a group address (multicast, broadcast) or nothing else;
- * consecutive frames of one ethertype go to its handler as one run. */
+/* The first handler (its ethertype in network order): it sees every burst whole. */
+static struct {
+	uint16_t type_be;
+	tp_l3_first_fn fn;
+	const char *owner;
+} first;
+
+int tp_l3_first_register(uint16_t ethertype, tp_l3_first_fn fn, const char *owner)
+{
+	int ret;
+
+	if (first.fn != NULL)
+		return -EEXIST;
+	/* listed in the table too (show modules), but never looked up there */
+	ret = tp_dispatch_add(&ethertypes, rte_cpu_to_be_16(ethertype), NULL, owner);
+	if (ret < 0)
+		return ret;
+	first.type_be = rte_cpu_to_be_16(ethertype);
+	first.owner = owner;
+	__atomic_store_n(&first.fn, fn, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Frames to our MAC, a group address (multicast, broadcast) or nothing else; the first
+ * handler takes its own, then consecutive frames of one ethertype go to its handler
+ * as one run. */
 void tp_l3_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rte_mbuf *run[TP_BURST];
+	struct rte_mbuf *run[TP_BURST], *others[TP_BURST];
+	tp_l3_first_fn first_fn = __atomic_load_n(&first.fn, __ATOMIC_ACQUIRE);
 	uint64_t mac = 0;
 	uint16_t nr = 0, cur = 0;
+
+	if (likely(first_fn != NULL)) {
+		n = first_fn(w, pkts, n, others);
+		if (likely(n == 0))
+			return;
+		pkts = others;
+	}
 
 	/* one burst comes from one rx queue, so from one port */
 	memcpy(&mac, &tp_iface_table[pkts[0]->port].mac, RTE_ETHER_ADDR_LEN);

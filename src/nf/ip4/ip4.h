@@ -39,10 +39,12 @@ extern struct tp_nf tp_ip4_nf;
 /* The counter id of one of the router's reasons. */
 #define IP4_CTR(e) (tp_ip4_nf.ctr_base + IP4_C_##e)
 
-/* Process n received IPv4 frames of one port: each is forwarded (buffered in w->txb),
- * handed to a local UDP function or the control plane, or dropped into a named
- * counter. Consumes every mbuf. The l3 input function gives it runs of IPv4. */
-void tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);
+/* The l3 mode's first handler (core/input.h): n frames received on one port. Each
+ * IPv4 frame is forwarded (buffered in w->txb), handed to a local UDP function or
+ * the control plane, or dropped into a named counter; the others are written to
+ * others, in order, and their count returned. */
+uint16_t tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		      struct rte_mbuf **others);
 /* ARP frames: to the kernel, in the control class. */
 void tp_ip4_arp_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);
 

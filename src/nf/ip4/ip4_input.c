@@ -72,16 +72,29 @@ void tp_ip4_arp_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		tp_punt(w, pkts[i], IP4_CTR(ARP), TP_PUNT_CONTROL);
 }
 
-/* Classify a frame the fast test refused, carefully, in RFC order (the l3 input
- * function checked the Ethernet header: for us or a group, type IPv4). Returns the
- * destination address (host order) when it is an IPv4 packet to route after all
- * (an Ethernet-padded one), with IP4_TTL_LOW when its TTL would expire if it were
- * forwarded; otherwise -1: the frame has been punted or dropped. */
-static __rte_noinline int64_t ip4_classify_slow(struct tp_worker *w, struct rte_mbuf *m)
+/* Classify a frame the fast test refused, carefully, in RFC order. A frame that is not
+ * IPv4 goes back to the l3 input function (*others); IPv4 not to us nor to a group
+ * is dropped. Returns the destination address (host order) when it is an IPv4 packet
+ * to route after all (an Ethernet-padded one), with IP4_TTL_LOW when its TTL would
+ * expire if it were forwarded; otherwise -1: the frame has been handed back, punted
+ * or dropped. */
+static __rte_noinline int64_t ip4_classify_slow(struct tp_worker *w, struct rte_mbuf *m,
+						struct rte_mbuf **others, uint16_t *n_others)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	int group = rte_is_multicast_ether_addr(&eth->dst_addr);
 	uint8_t *ip = (uint8_t *)(eth + 1);
+	int group;
+
+	if (rte_pktmbuf_data_len(m) < TP_ETH_HDR_LEN ||
+	    eth->ether_type != RTE_BE16(TP_ETHERTYPE_IP4)) {
+		others[(*n_others)++] = m;
+		return -1;
+	}
+	group = rte_is_multicast_ether_addr(&eth->dst_addr);
+	if (!group && !rte_is_same_ether_addr(&eth->dst_addr, &tp_iface_table[m->port].mac)) {
+		tp_drop(w, m, TP_DROP_L2_OTHER_HOST);
+		return -1;
+	}
 	/* the packet may span segments (jumbo frames, chained by the PMD); its header
 	 * must be in the first one (it is wherever a NIC puts it) */
 	uint32_t avail = rte_pktmbuf_pkt_len(m) - TP_ETH_HDR_LEN;
@@ -179,6 +192,7 @@ static inline int ip4_sum20_ok(const uint8_t *ip)
  * they hold. Returns the destination (host order) of a packet to route, or -1
  * when the packet has been consumed. */
 static __rte_always_inline int64_t ip4_classify(struct tp_worker *w, struct rte_mbuf *m,
+						struct rte_mbuf **others, uint16_t *n_others,
 						const uint8_t *eth, const struct ip4_fast *f)
 {
 	const uint8_t *ip = eth + TP_ETH_HDR_LEN;
@@ -215,7 +229,7 @@ static __rte_always_inline int64_t ip4_classify(struct tp_worker *w, struct rte_
 	memcpy(&d, ip + 16, 4);
 	return rte_be_to_cpu_32(d);
 slow:
-	return ip4_classify_slow(w, m);
+	return ip4_classify_slow(w, m, others, n_others);
 }
 
 /* TTL - 1 and the checksum patched to match (RFC 1812 5.3.1; RFC 1624 eqn. 3,
@@ -299,10 +313,12 @@ struct ip4_burst {
 	struct tp_worker *w;
 	const struct rte_lpm *lpm;
 	struct ip4_fast f;
-	uint32_t cur;	    /* LPM entry l2/smac/b belong to, or TP_ROUTE_ENTRY_NONE */
-	uint64_t l2, smac;  /* next hop's forwarding word, source MAC + type */
-	struct tp_txbuf *b; /* output buffer of the cached next hop */
-	unsigned int bn;    /* its fill, written back to b->n when the buffer changes */
+	uint32_t cur;		  /* LPM entry l2/smac/b belong to, or TP_ROUTE_ENTRY_NONE */
+	uint64_t l2, smac;	  /* next hop's forwarding word, source MAC + type */
+	struct tp_txbuf *b;	  /* output buffer of the cached next hop */
+	unsigned int bn;	  /* its fill, written back to b->n when the buffer changes */
+	struct rte_mbuf **others; /* frames that are not IPv4, for the l3 input function */
+	uint16_t n_others;
 };
 
 static inline void ip4_burst_sync(struct ip4_burst *s)
@@ -323,12 +339,13 @@ static inline void ip4_burst_sync(struct ip4_burst *s)
 static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 {
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
-	int64_t d = ip4_classify(s->w, m, eth, &s->f);
+	int64_t d = ip4_classify(s->w, m, s->others, &s->n_others, eth, &s->f);
 	uint32_t e;
 
-	if (unlikely(d < 0))
-		return;
-	if (unlikely(d & IP4_TTL_LOW)) {
+	/* one test for both: consumed (-1) or TTL <= 1 (IP4_TTL_LOW) */
+	if (unlikely((uint64_t)d >> 32)) {
+		if (d < 0)
+			return;
 		ip4_burst_sync(s); /* a local function may send */
 		ip4_ttl_low(s->w, m, (uint32_t)d);
 		return;
@@ -356,17 +373,19 @@ static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 	}
 }
 
-void tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+uint16_t tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		      struct rte_mbuf **others)
 {
 	unsigned int i;
 
 	if (unlikely(n == 0))
-		return;
+		return 0;
 
 	struct ip4_burst s = {
 	    .w = w,
 	    .lpm = tp_route_lpm,
 	    .cur = TP_ROUTE_ENTRY_NONE,
+	    .others = others,
 	};
 	uint64_t mac64 = 0;
 
@@ -383,4 +402,5 @@ void tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	for (; i < n; i++)
 		ip4_one(&s, pkts[i]);
 	ip4_burst_sync(&s);
+	return s.n_others;
 }
