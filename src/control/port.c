@@ -203,22 +203,25 @@ static void sysctl_if(const char *fmt, const char *ifname, const char *val)
 		fclose(f);
 }
 
-/* An af_packet port only copies frames: the kernel still receives them on the
- * interface, would answer ARP and ICMP for the TAPs' addresses and forward
- * them a second time. Make the kernel side of such an interface inert. */
-static void af_packet_quiet_kernel(const char *devargs)
+/* An af_packet port, or a net_pcap port on a live interface (iface=, rx_iface=),
+ * only copies frames: the kernel still receives them on the interface, would
+ * answer ARP and ICMP for the TAPs' addresses and forward them a second time.
+ * Make the kernel side of such an interface inert. */
+static void quiet_kernel_side(const char *devargs)
 {
 	const char *k = strstr(devargs, "iface=");
 	char ifname[IFNAMSIZ];
 
-	if (strncmp(devargs, "net_af_packet", 13) != 0 || k == NULL)
+	if ((strncmp(devargs, "net_af_packet", 13) != 0 && strncmp(devargs, "net_pcap", 8) != 0) ||
+	    k == NULL)
 		return;
 	snprintf(ifname, sizeof(ifname), "%.*s", (int)strcspn(k + 6, ","), k + 6);
 	/* strict reverse-path check: nothing is routed via it, so all IPv4 is dropped */
 	sysctl_if("/proc/sys/net/ipv4/conf/%s/rp_filter", ifname, "1");
 	sysctl_if("/proc/sys/net/ipv4/conf/%s/arp_ignore", ifname, "8"); /* never answer ARP */
 	sysctl_if("/proc/sys/net/ipv6/conf/%s/disable_ipv6", ifname, "1");
-	TP_LOG(INFO, "%s: kernel IPv4 input, ARP replies and IPv6 off (af_packet port)", ifname);
+	TP_LOG(INFO, "%s: kernel IPv4 input, ARP replies and IPv6 off (a port that copies)",
+	       ifname);
 }
 
 int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts *o, char *err,
@@ -255,7 +258,7 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	p->mtu = o->mtu;
 	p->mode = &tp_mode_l3;
 
-	af_packet_quiet_kernel(devargs);
+	quiet_kernel_side(devargs);
 	ret = tp_ethdev_probe(devargs, &id, err, errlen);
 	if (ret < 0)
 		goto free_port;
