@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Forwarding cost: twinplane against DPDK's l3fwd, over testpmd's io floor, on one input.
 
 The three DUTs forward the same pcap of 64-byte IPv4/UDP frames

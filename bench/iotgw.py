@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Seed 000's comparisons: the dual-plane IoT gateway against its two baselines.
 
 Systems (``SYSTEMS``), all the same code (src/nf/iotgw: one codec, one report

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """RFC 2544 IPv4 forwarding: twinplane, DPDK's l3fwd and the Linux kernel, side by side.
 
 One command measures, for every DUT on each wire (python/twinplane/bench/duts.py):

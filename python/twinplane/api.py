@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Client for the twinplane control API (docs/API.md), version 1.
 
 Every message is a 16-byte little-endian header ``<HHIiI`` (version, type,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Context-manager plumbing shared by the project's resources (sockets, sniffers, processes)."""
 
 from __future__ import annotations

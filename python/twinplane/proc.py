@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One wrapper for every process the lab and the benchmarks start: daemons, tools, DPDK apps."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Integration fixtures: every lab is built by ``daemon_lab`` (``router_lab`` is its default
 topology), which checks the daemon after the test and always tears the lab down."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The CoAP/oneM2M codec against a real IN-CSE: coap-tool (the C codec) creates, ACME answers.
 
 One ACME per module (start-up costs a second or two), on free loopback ports,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Python API client against the daemon: JSON and text, errors, framing."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The control plane never stalls, and its API socket is guarded: slow and half-written
 clients, too many or idle clients, the socket's mode, its peers' credentials, and a
 --socket path that is not ours."""

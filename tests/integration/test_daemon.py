@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The daemon's life cycle and control plane: one instance per name, config
 errors, clean shutdown, netlink overrun recovery."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The exception path with frames bigger than one mbuf: jumbo frames that a PMD chains
 (net_pcap on a live interface) go to the kernel whole and its answers come back whole;
 frames longer than the port's MTU allows are dropped and counted in both directions."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A flood of punted traffic does not starve the control plane: 100 kpps of TTL=1 packets
 on one port (each would go to the kernel for a Time Exceeded) while OSPF keeps its
 adjacency on that same port and ARP still resolves on the other one. Punts are bounded

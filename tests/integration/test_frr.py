@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """FRR on the control plane: OSPF routes learned through the kernel are forwarded by the data
 plane."""
 

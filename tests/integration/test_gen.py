@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """twinplane-gen against itself: a memif loop in one process, and through
 tp-testdut, a DUT that drops, reorders or duplicates on purpose."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """twinplane-gen's phd template in pcap mode (no DPDK ports): headers and
 lengths checked with scapy, every APDU decoded with phd-decode."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The IoT gateway end to end: phd-sim agents (h1) -> twinplane -> ACME IN-CSE (h2).
 
 Every value is read back from the real IN-CSE over HTTP."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The baselines of seed 000's comparisons, end to end against the real IN-CSE (ACME):
 
 - single plane (twinplane --single-plane): the worker handles signaling itself and

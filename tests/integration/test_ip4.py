@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """IPv4 router through the real daemon: forwarding, ARP, ICMP errors, route sync, bad packets."""
 
 from __future__ import annotations

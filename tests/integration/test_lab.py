@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Self-tests of the lab plumbing, without the daemon: namespaces, veths, teardown."""
 
 from __future__ import annotations

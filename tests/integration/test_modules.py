@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Network functions as modules: a test-only function (tests/nf/testnf.c, linked into the
 test daemon ``twinplane-testnf``) plugs into a real daemon by registration alone: an
 ethertype, a command, counters, a port mode and a pipeline of lcores with rings."""

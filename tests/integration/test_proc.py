@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """twinplane.proc.Process, the one wrapper of every process the lab and the benchmarks start."""
 
 from __future__ import annotations

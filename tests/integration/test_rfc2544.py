@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """RFC 2544 harness (python/twinplane/bench/rfc2544.py): the search logic on fake
 DUTs whose answer is known, and the whole chain (twinplane-gen, memif,
 tp-testdut --rate-pps R) converging on R."""

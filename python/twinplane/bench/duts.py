@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Devices under test and the wires to them (bench/rfc2544_ip4.py).
 
 Traffic always goes generator port g0 -> DUT port 0 -> DUT port 1 ->

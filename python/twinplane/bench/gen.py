@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Start, drive and stop ``twinplane-gen`` (docs/GEN.md) from Python.
 
 The generator speaks the daemon's API (docs/API.md), so ``twinplane.api.Client``

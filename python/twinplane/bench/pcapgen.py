@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The benchmarks' in-memory input: frames from twinplane-gen's templates, in a pcap.
 
 The frames come from the generator's own ``ip4-udp`` template (``twinplane-gen

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """PNG plots of an RFC 2544 report (bench/rfc2544_ip4.py's JSON document).
 
 Each function takes the whole document and a path; matplotlib runs headless.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """RFC 2544 method: throughput search (NDR and PDR), loss against load, latency.
 
 Pure Python, no I/O: a *trial function* ``fn(rate_pps, duration_s) ->

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Client of DPDK's telemetry socket (v2), for reading a running DPDK app.
 
 Every DPDK primary process (EAL telemetry enabled, the default) listens on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Lab: test topologies of network namespaces and veth pairs around twinplane.
 
 ``RouterLab`` builds the default two-host topology and runs the daemon in

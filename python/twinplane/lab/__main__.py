@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Demo: two hosts routed through twinplane, then PHD devices through its IoT gateway to ACME.
 
 Part 1, the router: ping and a UDP stream h1 -> h2, then the counters that show

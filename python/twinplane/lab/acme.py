@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """ACME, a real oneM2M IN-CSE (pip ``acmecse``), run by the lab, and a small HTTP client for it.
 
 ``Acme`` writes an ini file into its work directory, starts ``acmecse`` there

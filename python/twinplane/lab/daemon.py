@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Start, watch and stop one twinplane daemon inside a lab namespace."""
 
 from __future__ import annotations

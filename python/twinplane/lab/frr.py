@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Run FRR daemons (zebra, ospfd...) inside a lab namespace.
 
 Each instance gets its own directory in the lab's work directory for its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Lab: owns namespaces, processes and files, and always tears them down."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Network namespaces, veth pairs and commands run inside them (iproute2)."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The router lab: hosts on veth pairs to a twinplane daemon in a router namespace.
 
 Default topology (``DEFAULT_LINKS``)::

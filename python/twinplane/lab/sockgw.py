@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """twinplane-sockgw, the IoT gateway on kernel sockets (seed 000's baseline), as a process.
 
 Used by the integration tests and by bench/iotgw.py: started in a namespace,

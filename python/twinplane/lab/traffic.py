@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Send and receive test traffic from inside lab namespaces.
 
 Sockets are opened inside the namespace (``netns_context``) and then used
