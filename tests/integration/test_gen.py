@@ -5,6 +5,7 @@ tp-testdut, a DUT that drops, reorders or duplicates on purpose."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import secrets
 import signal
@@ -19,6 +20,7 @@ import pytest
 
 from twinplane.api import ApiError, Client
 from twinplane.lab.daemon import build_dir
+from twinplane.proc import Process, remove_dpdk_runtime
 
 GEN = build_dir() / "src" / "twinplane-gen"
 TESTDUT = build_dir() / "tests" / "tools" / "tp-testdut"
@@ -32,24 +34,13 @@ def _need(binary: Path) -> None:
         pytest.skip(msg)
 
 
-class Proc:
-    """A DPDK process of ours, stopped with SIGTERM (SIGKILL after 5 s)."""
-
-    def __init__(self, argv: list[str], log: Path) -> None:
-        self.log = log
-        self.out = open(log, "wb")
-        self.p = subprocess.Popen(argv, stdout=self.out, stderr=subprocess.STDOUT)
-
-    def stop(self) -> int:
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGTERM)
-            try:
-                self.p.wait(5)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait(5)
-        self.out.close()
-        return self.p.returncode
+def dpdk_proc(argv: list[str], log: Path, prefix: str) -> Process:
+    """A DPDK process of ours (SIGTERM, SIGKILL after 5 s); its EAL runtime files are
+    removed when it stops."""
+    return Process(
+        argv, log, stop_signal=signal.SIGTERM, stop_timeout=5.0,
+        cleanup=functools.partial(remove_dpdk_runtime, prefix),
+    ).start()  # fmt: skip
 
 
 class Gen:
@@ -59,23 +50,23 @@ class Gen:
         self.sock = str(workdir / f"{self.name}.sock")
         cfg = workdir / f"{self.name}.conf"
         cfg.write_text(config)
-        self.proc = Proc(
+        self.proc = dpdk_proc(
             (["ip", "netns", "exec", netns] if netns else [])
             + [str(GEN), "--name", self.name, "--lcores", "0@1,1@1", "--socket", self.sock,
                "--config", str(cfg)],
-            workdir / f"{self.name}.log",
+            workdir / f"{self.name}.log", self.name,
         )  # fmt: skip
         deadline = time.monotonic() + 30
         while True:
-            if self.proc.p.poll() is not None:
-                raise RuntimeError(f"generator exited: {self.proc.log.read_text()}")
+            if not self.proc.running():
+                raise RuntimeError(f"generator exited: {self.proc.logs()}")
             if os.path.exists(self.sock):
                 with contextlib.suppress(OSError, ApiError):
                     self.client = Client(self.sock, timeout=60)
                     self.client.cmd("version")
                     break
             if time.monotonic() > deadline:
-                raise RuntimeError(f"generator not ready: {self.proc.log.read_text()}")
+                raise RuntimeError(f"generator not ready: {self.proc.logs()}")
             time.sleep(0.1)
 
     def trial(self, *words: str) -> dict[str, Any]:
@@ -84,7 +75,7 @@ class Gen:
 
     def stop(self) -> None:
         self.client.close()
-        assert self.proc.stop() == 0, self.proc.log.read_text()
+        assert self.proc.stop() == 0, self.proc.logs()
 
 
 @pytest.fixture
@@ -117,16 +108,16 @@ def dut_gen(workdir: Path, *dut_args: str, size: int = 64) -> Iterator[Gen]:
     a, b = workdir / "a.sock", workdir / "b.sock"
     g = Gen(workdir, f"port add g0 {_memif(0, 'server', a)}\nport add g1 {_memif(1, 'server', b)}\n"
             f"stream add s0 port g0 template ip4-udp size {size}\n")  # fmt: skip
-    dut = Proc(
+    dut = dpdk_proc(
         [str(TESTDUT), "--name", g.name + "d", "--lcores", "0@0",
          "--port", _memif(0, "client", a), "--port", _memif(1, "client", b), *dut_args],
-        workdir / "dut.log",
+        workdir / "dut.log", g.name + "d",
     )  # fmt: skip
     try:
         # the links are up once a small trial comes back whole
         deadline = time.monotonic() + 20
         while g.trial("s0", "rate", "10000", "count", "100")["trial"]["rx"] == 0:
-            assert time.monotonic() < deadline, dut.log.read_text()
+            assert time.monotonic() < deadline, dut.logs()
         yield g
     finally:
         dut.stop()
