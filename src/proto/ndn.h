@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* NDN packet format v0.3 and NDNLPv2: the one codec of the NDN forwarder, the traffic
+ * generator's NDN templates and the tests. Pure functions on contiguous buffers; no
+ * DPDK, no allocation. Decoders never read outside [buf, buf + len) and point into
+ * the buffer they were given (the caller keeps it alive); encoders write at most cap
+ * bytes and return the length written or a negative error.
+ *
+ * Specifications: NDN Packet Format 0.3 (named-data.net/doc/NDN-packet-spec/0.3:
+ * TLV 1.2-1.3, Name 2, Interest 3, Data 4, signature 5), NDN naming conventions
+ * rev 3 (typed components), NDNLPv2 (redmine.named-data.net/projects/nfd/wiki/
+ * NDNLPv2: LpPacket, fragmentation, Nack, PIT token as NDN-DPDK uses it,
+ * CongestionMark). */
+#ifndef TP_PROTO_NDN_H
+#define TP_PROTO_NDN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* --- TLV-TYPE numbers --- */
+enum tp_ndn_type {
+	TP_NDN_T_IMPLICIT_DIGEST = 0x01, /* ImplicitSha256DigestComponent */
+	TP_NDN_T_PARAMS_DIGEST = 0x02,	 /* ParametersSha256DigestComponent */
+	TP_NDN_T_INTEREST = 0x05,
+	TP_NDN_T_DATA = 0x06,
+	TP_NDN_T_NAME = 0x07,
+	TP_NDN_T_GENERIC = 0x08, /* GenericNameComponent */
+	TP_NDN_T_NONCE = 0x0a,
+	TP_NDN_T_LIFETIME = 0x0c,
+	TP_NDN_T_MUST_BE_FRESH = 0x12,
+	TP_NDN_T_META_INFO = 0x14,
+	TP_NDN_T_CONTENT = 0x15,
+	TP_NDN_T_SIG_INFO = 0x16,
+	TP_NDN_T_SIG_VALUE = 0x17,
+	TP_NDN_T_CONTENT_TYPE = 0x18,
+	TP_NDN_T_FRESHNESS = 0x19,
+	TP_NDN_T_FINAL_BLOCK = 0x1a,
+	TP_NDN_T_SIG_TYPE = 0x1b,
+	TP_NDN_T_KEY_LOCATOR = 0x1c,
+	TP_NDN_T_KEY_DIGEST = 0x1d,
+	TP_NDN_T_FWD_HINT = 0x1e,
+	TP_NDN_T_KEYWORD = 0x20, /* KeywordNameComponent */
+	TP_NDN_T_CAN_BE_PREFIX = 0x21,
+	TP_NDN_T_HOP_LIMIT = 0x22,
+	TP_NDN_T_APP_PARAMS = 0x24,
+	TP_NDN_T_ISIG_INFO = 0x2c,
+	TP_NDN_T_ISIG_VALUE = 0x2e,
+	TP_NDN_T_SIG_NONCE = 0x26,
+	TP_NDN_T_SIG_TIME = 0x28,
+	TP_NDN_T_SIG_SEQ = 0x2a,
+	TP_NDN_T_SEGMENT = 0x32, /* naming conventions rev 3 */
+	TP_NDN_T_BYTE_OFFSET = 0x34,
+	TP_NDN_T_VERSION = 0x36,
+	TP_NDN_T_TIMESTAMP = 0x38,
+	TP_NDN_T_SEQUENCE_NUM = 0x3a,
+	/* NDNLPv2 */
+	TP_NDN_T_LP_FRAGMENT = 0x50,
+	TP_NDN_T_LP_SEQUENCE = 0x51,
+	TP_NDN_T_LP_FRAG_INDEX = 0x52,
+	TP_NDN_T_LP_FRAG_COUNT = 0x53,
+	TP_NDN_T_LP_PIT_TOKEN = 0x62,
+	TP_NDN_T_LP_PACKET = 0x64,
+	TP_NDN_T_LP_NACK = 0x0320,
+	TP_NDN_T_LP_NACK_REASON = 0x0321,
+	TP_NDN_T_LP_CONGESTION_MARK = 0x0340,
+};
+
+/* Decoding errors: each names what was wrong (the forwarder counts them by name). */
+#define TP_NDN_ERRORS(X)                                                                           \
+	X(OK, "ok")                                                                                \
+	X(TRUNCATED, "truncated")                                                                  \
+	X(BAD_VARNUM, "bad_varnum")                                                                \
+	X(BAD_TYPE, "unexpected_type")                                                             \
+	X(CRITICAL, "unknown_critical_element")                                                    \
+	X(BAD_NAME, "bad_name")                                                                    \
+	X(EMPTY_NAME, "empty_name")                                                                \
+	X(NAME_TOO_LONG, "name_too_long")                                                          \
+	X(BAD_COMPONENT, "bad_name_component")                                                     \
+	X(BAD_NNI, "bad_number")                                                                   \
+	X(BAD_NONCE, "bad_nonce")                                                                  \
+	X(BAD_FLAG, "bad_flag")                                                                    \
+	X(BAD_PARAMS_DIGEST, "bad_parameters_digest")                                              \
+	X(BAD_SIGNATURE, "bad_signature_info")                                                     \
+	X(MISSING, "missing_element")                                                              \
+	X(TRAILING, "trailing_bytes")                                                              \
+	X(BAD_LP, "bad_lp_header")                                                                 \
+	X(BAD_FRAGMENT, "bad_fragment")                                                            \
+	X(NO_SPACE, "no_space")
+
+/* the list macro ends each name with a comma, which clang-format cannot see */
+/* clang-format off */
+enum tp_ndn_err {
+#define X(e, n) TP_NDN_E_##e,
+	TP_NDN_ERRORS(X)
+#undef X
+	TP_NDN_E_MAX
+};
+/* clang-format on */
+
+/* The error's name ("truncated"). */
+const char *tp_ndn_err_name(int err);
+
+/* --- TLV 1.2: VAR-NUMBER, TLV, NonNegativeInteger --- */
+
+/* Read a VAR-NUMBER at p (avail bytes): its size (1, 3, 5 or 9), or 0 when truncated
+ * or not in its shortest form (an NDN decoder may reject those; this one does). */
+size_t tp_ndn_varnum_read(const uint8_t *p, size_t avail, uint64_t *v);
+size_t tp_ndn_varnum_size(uint64_t v);
+/* Write v at p (tp_ndn_varnum_size(v) bytes). */
+size_t tp_ndn_varnum_write(uint8_t *p, uint64_t v);
+
+/* One TLV element: its type, its value, and where it starts and ends. */
+struct tp_ndn_tlv {
+	uint32_t type;
+	uint32_t len;
+	const uint8_t *value;
+	const uint8_t *start; /* its first byte (TLV-TYPE) */
+	const uint8_t *end;   /* one past its value */
+};
+
+/* Read the element at *p (before end) and advance *p past it. TP_NDN_E_OK,
+ * TP_NDN_E_TRUNCATED or TP_NDN_E_BAD_VARNUM (types above 2^32 - 1 included). */
+int tp_ndn_tlv_read(const uint8_t **p, const uint8_t *end, struct tp_ndn_tlv *t);
+
+/* 1.3: a TLV-TYPE in 0-31, or odd, is critical: an unknown critical element makes
+ * the packet invalid; an unknown non-critical one is ignored. */
+static inline bool tp_ndn_critical(uint32_t type)
+{
+	return type <= 31 || (type & 1);
+}
+
+/* NonNegativeInteger: 1, 2, 4 or 8 bytes, big-endian. TP_NDN_E_OK or _BAD_NNI. */
+int tp_ndn_nni_read(const uint8_t *v, uint32_t len, uint64_t *out);
+/* Its shortest encoding's size, and the writer. */
+size_t tp_ndn_nni_size(uint64_t v);
+size_t tp_ndn_nni_write(uint8_t *p, uint64_t v);
+
+/* --- Name (2) --- */
+#define TP_NDN_NAME_MAX_COMPS 64
+#define TP_NDN_NAME_MAX_LEN 2048 /* TLV-VALUE of a Name */
+
+/* A decoded Name: its TLV-VALUE and where each component ends in it. */
+struct tp_ndn_name {
+	const uint8_t *value;
+	uint16_t len;
+	uint8_t n_comps;
+	bool has_params_digest;	    /* a ParametersSha256DigestComponent (the only one allowed) */
+	uint8_t params_digest_comp; /* its index */
+	uint16_t comp_end[TP_NDN_NAME_MAX_COMPS];
+};
+
+/* Decode a Name's TLV-VALUE (value, len). Components of any type but 0 are accepted
+ * (2: types above 0xFFFF too); the digest components must be 32 bytes; at most one
+ * ParametersSha256DigestComponent. */
+int tp_ndn_name_decode(const uint8_t *value, size_t len, struct tp_ndn_name *n);
+
+/* Component i: its whole TLV (type, length and value). */
+static inline const uint8_t *tp_ndn_name_comp(const struct tp_ndn_name *n, unsigned int i,
+					      uint16_t *tlv_len)
+{
+	uint16_t start = i ? n->comp_end[i - 1] : 0;
+	*tlv_len = (uint16_t)(n->comp_end[i] - start);
+	return n->value + start;
+}
+
+/* The TLV-VALUE bytes of the first k components (a prefix): its length. */
+static inline uint16_t tp_ndn_name_prefix_len(const struct tp_ndn_name *n, unsigned int k)
+{
+	return k ? n->comp_end[k - 1] : 0;
+}
+
+/* Compare names (canonical order, 2.1): <0, 0, >0; and whether a is a prefix of b. */
+int tp_ndn_name_compare(const struct tp_ndn_name *a, const struct tp_ndn_name *b);
+bool tp_ndn_name_is_prefix(const struct tp_ndn_name *a, const struct tp_ndn_name *b);
+
+/* The NDN URI of a name ("/a/b/seg=3/v=7", naming conventions' markers, %XX escapes):
+ * the length written (NUL not counted), or -TP_NDN_E_NO_SPACE. */
+int tp_ndn_name_to_uri(const struct tp_ndn_name *n, char *buf, size_t cap);
+/* Parse an NDN URI into a Name's TLV-VALUE at buf: its length, or a negative error
+ * (-TP_NDN_E_BAD_NAME with a bad escape, component or marker). Accepts "/", "ndn:/"
+ * prefixes, "8=...", "seg=", "off=", "v=", "t=", "seq=", "sha256digest=", "params-sha256=",
+ * and "N=..." for any type N. */
+int tp_ndn_name_from_uri(const char *uri, uint8_t *buf, size_t cap);
+/* Number in a component of a number type (segment, version...), or a negative error. */
+int tp_ndn_comp_number(const uint8_t *comp_tlv, uint16_t tlv_len, uint64_t *v);
+
+/* --- Interest (3) --- */
+#define TP_NDN_LIFETIME_DEFAULT 4000 /* ms */
+
+struct tp_ndn_interest {
+	struct tp_ndn_name name;
+	bool can_be_prefix;
+	bool must_be_fresh;
+	bool has_nonce;
+	bool has_hop_limit;
+	uint32_t nonce;	      /* as the four bytes read big-endian */
+	uint32_t lifetime_ms; /* TP_NDN_LIFETIME_DEFAULT when absent */
+	uint8_t hop_limit;
+	const uint8_t *fwd_hint; /* ForwardingHint TLV-VALUE (a sequence of Names), or NULL */
+	uint16_t fwd_hint_len;
+	const uint8_t *app_params; /* ApplicationParameters TLV-VALUE, or NULL */
+	uint32_t app_params_len;
+	const uint8_t *params_start; /* ApplicationParameters' first byte: the digest covers */
+	const uint8_t *sig_info;     /* from it to the end of the Interest; NULL if unsigned */
+	uint32_t sig_info_len;
+	const uint8_t *sig_value;
+	uint32_t sig_value_len;
+	const uint8_t *nonce_pos; /* the Nonce's 4 value bytes in the buffer (to rewrite) */
+	const uint8_t *hop_limit_pos;
+};
+
+/* Decode the Interest element at buf (its TLV-TYPE first, len bytes, nothing after it
+ * but what *used says). Checks 3: element order and cardinality, Nonce of 4 bytes,
+ * HopLimit of 1, flags of 0 bytes, a name of at least one component, and with
+ * ApplicationParameters the ParametersSha256DigestComponent's value equal to the
+ * SHA-256 of the bytes from ApplicationParameters to the end. TP_NDN_E_OK or an error. */
+int tp_ndn_interest_decode(const uint8_t *buf, size_t len, struct tp_ndn_interest *i, size_t *used);
+
+/* What tp_ndn_interest_encode writes. name_value: a Name's TLV-VALUE. */
+struct tp_ndn_interest_spec {
+	const uint8_t *name_value;
+	uint16_t name_len;
+	bool can_be_prefix;
+	bool must_be_fresh;
+	uint32_t nonce;
+	uint32_t lifetime_ms;	   /* 0: omitted (the default applies) */
+	int hop_limit;		   /* -1: omitted */
+	const uint8_t *app_params; /* with app_params_len > 0 or app_params != NULL: */
+	uint32_t app_params_len;   /* ApplicationParameters, and the digest component
+				    * appended to the name */
+};
+int tp_ndn_interest_encode(uint8_t *buf, size_t cap, const struct tp_ndn_interest_spec *s);
+
+/* --- Data (4) --- */
+#define TP_NDN_SIG_DIGEST_SHA256 0 /* DigestSha256 */
+
+struct tp_ndn_data {
+	struct tp_ndn_name name;
+	uint32_t content_type; /* 0 (BLOB) when absent */
+	bool has_freshness;
+	uint32_t freshness_ms;
+	const uint8_t *final_block; /* FinalBlockId's TLV-VALUE: a name component TLV */
+	uint16_t final_block_len;
+	const uint8_t *content;
+	uint32_t content_len;
+	uint32_t sig_type;
+	const uint8_t *sig_value;
+	uint32_t sig_value_len;
+	const uint8_t *signed_start; /* the signed portion: Name to SignatureInfo, inclusive */
+	const uint8_t *signed_end;
+	const uint8_t *start; /* the whole Data element (its implicit digest) */
+	const uint8_t *end;
+};
+
+int tp_ndn_data_decode(const uint8_t *buf, size_t len, struct tp_ndn_data *d, size_t *used);
+/* 1 when the signature is DigestSha256 and its value is the SHA-256 of the signed
+ * portion, 0 when it is not, -TP_NDN_E_BAD_SIGNATURE when the type is another one. */
+int tp_ndn_data_verify_digest(const struct tp_ndn_data *d);
+/* The implicit digest (SHA-256 of the whole Data element). */
+void tp_ndn_data_implicit_digest(const struct tp_ndn_data *d, uint8_t out[32]);
+
+struct tp_ndn_data_spec {
+	const uint8_t *name_value;
+	uint16_t name_len;
+	int64_t content_type;	    /* -1: omitted */
+	int64_t freshness_ms;	    /* -1: omitted */
+	const uint8_t *final_block; /* a component TLV, or NULL */
+	uint16_t final_block_len;
+	const uint8_t *content;
+	uint32_t content_len;
+	/* signed with DigestSha256 */
+};
+int tp_ndn_data_encode(uint8_t *buf, size_t cap, const struct tp_ndn_data_spec *s);
+
+/* --- NDNLPv2 --- */
+enum tp_ndn_nack_reason {
+	TP_NDN_NACK_NONE = 0,
+	TP_NDN_NACK_CONGESTION = 50,
+	TP_NDN_NACK_DUPLICATE = 100,
+	TP_NDN_NACK_NO_ROUTE = 150,
+	TP_NDN_NACK_UNSPECIFIED = 255, /* also what an absent or unknown reason reads as */
+};
+#define TP_NDN_PIT_TOKEN_MAX 32
+#define TP_NDN_FRAG_MAX 32 /* fragments of one packet this codec reassembles */
+
+struct tp_ndn_lp {
+	const uint8_t *payload; /* the Fragment's value (or the bare packet) */
+	uint32_t payload_len;
+	bool has_seq;
+	uint64_t seq;
+	uint32_t frag_index; /* 0 and 1 when absent */
+	uint32_t frag_count;
+	uint8_t pit_token_len; /* 0: none */
+	uint8_t pit_token[TP_NDN_PIT_TOKEN_MAX];
+	bool is_nack;
+	uint32_t nack_reason;
+	uint64_t congestion_mark;
+};
+
+/* Decode what a face received: an LpPacket, or a bare Interest or Data (then payload is
+ * the whole of it; bytes after the element, such as Ethernet padding, are cut). An
+ * LpPacket without Fragment (IDLE) is TP_NDN_E_MISSING. Unknown header fields are
+ * ignored only when their type is in 800-959 with its two low bits 0. */
+int tp_ndn_lp_decode(const uint8_t *buf, size_t len, struct tp_ndn_lp *lp);
+
+struct tp_ndn_lp_spec {
+	const uint8_t *payload;
+	uint32_t payload_len;
+	bool frag; /* write Sequence, FragIndex, FragCount */
+	uint64_t seq;
+	uint32_t frag_index, frag_count;
+	uint8_t pit_token_len;
+	const uint8_t *pit_token;
+	bool nack;
+	uint32_t nack_reason;
+	uint64_t congestion_mark; /* 0: omitted */
+};
+int tp_ndn_lp_encode(uint8_t *buf, size_t cap, const struct tp_ndn_lp_spec *s);
+/* The LpPacket overhead of one fragment of a packet split with these headers (so a
+ * sender picks fragment sizes that fit an MTU). */
+size_t tp_ndn_lp_frag_overhead(uint8_t pit_token_len);
+
+/* Reassembly of fragmented LpPackets. The reassembler keeps caller-owned fragment
+ * handles (mbufs in the forwarder, buffers in the tests), never copies bytes: when a
+ * packet is complete, the caller gets its fragments in order. Holds up to
+ * TP_NDN_REASM_SLOTS packets at a time; the oldest partial packet gives way (its
+ * handles returned for freeing) when a new one needs the slot, or after its timeout. */
+#define TP_NDN_REASM_SLOTS 16
+
+struct tp_ndn_reasm_slot {
+	bool used;
+	uint64_t seq_base; /* seq - frag_index of each fragment */
+	uint32_t frag_count;
+	uint32_t n_got;
+	uint64_t deadline; /* caller's clock */
+	void *frag[TP_NDN_FRAG_MAX];
+};
+
+struct tp_ndn_reasm {
+	struct tp_ndn_reasm_slot slot[TP_NDN_REASM_SLOTS];
+	uint64_t timeout; /* in the caller's clock units */
+	uint64_t n_complete, n_dropped_frags, n_timeouts, n_bad;
+};
+
+enum tp_ndn_reasm_result {
+	TP_NDN_REASM_HELD,     /* kept; more fragments to come */
+	TP_NDN_REASM_COMPLETE, /* out[0..frag_count-1] are the packet's fragments, in order */
+	TP_NDN_REASM_BAD,      /* not a valid fragment (index, count): the caller frees it */
+};
+
+void tp_ndn_reasm_init(struct tp_ndn_reasm *r, uint64_t timeout);
+/* Room the caller gives for evicted handles: a partial packet's fragments, and a
+ * duplicate fragment. */
+#define TP_NDN_REASM_EVICT_MAX (TP_NDN_FRAG_MAX + 1)
+
+/* A fragment (lp decoded, with frag_count > 1) with handle h, at time now. Handles of
+ * a partial packet this evicts, and of a duplicate fragment, are written to evicted
+ * (*n_evicted, at most TP_NDN_REASM_EVICT_MAX) for the caller to free. */
+enum tp_ndn_reasm_result tp_ndn_reasm_add(struct tp_ndn_reasm *r, const struct tp_ndn_lp *lp,
+					  void *h, uint64_t now, void **out, uint32_t *n_out,
+					  void **evicted, uint32_t *n_evicted);
+/* Give up one partial packet past its deadline: 1 with its handles in evicted
+ * (*n_evicted, at most TP_NDN_FRAG_MAX), 0 if none is due. Call until 0. */
+int tp_ndn_reasm_expire(struct tp_ndn_reasm *r, uint64_t now, void **evicted, uint32_t *n_evicted);
+
+#endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* SHA-256 (FIPS 180-4 section 6.2): NDN's digest components and DigestSha256
+ * signatures. Incremental or one shot; no allocation. */
+#ifndef TP_PROTO_SHA256_H
+#define TP_PROTO_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tp_sha256 {
+	uint32_t h[8];
+	uint64_t bytes;
+	uint8_t buf[64];
+	uint32_t n;
+};
+
+void tp_sha256_init(struct tp_sha256 *c);
+void tp_sha256_update(struct tp_sha256 *c, const void *data, size_t len);
+void tp_sha256_final(struct tp_sha256 *c, uint8_t out[32]);
+void tp_sha256(const void *data, size_t len, uint8_t out[32]);
+
+#endif

@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The NDN codec against python-ndn's wire encodings (ndn_vectors.h) and FIPS 180-4's
+ * SHA-256 examples: decoding, the encoders giving the same bytes, URIs, NDNLPv2 and
+ * reassembly; truncated and corrupted copies, as exact-size heap copies, are refused
+ * without reading past them (this test also runs under ASan: test_ndn_asan). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../src/proto/ndn.h"
+#include "../../src/proto/sha256.h"
+#include "ndn_vectors.h"
+
+#define V(x) (x), sizeof(x)
+
+static void hex_to(const char *hex, uint8_t *out)
+{
+	for (size_t i = 0; hex[2 * i]; i++) {
+		unsigned int b;
+		sscanf(hex + 2 * i, "%2x", &b);
+		out[i] = (uint8_t)b;
+	}
+}
+
+/* FIPS 180-4 / 180-2 appendix B examples */
+static void test_sha256_fips(void **state)
+{
+	uint8_t md[32], want[32];
+	struct tp_sha256 c;
+
+	tp_sha256("abc", 3, md);
+	hex_to("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", want);
+	assert_memory_equal(md, want, 32);
+	tp_sha256("", 0, md);
+	hex_to("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", want);
+	assert_memory_equal(md, want, 32);
+	const char *m2 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	tp_sha256(m2, strlen(m2), md);
+	hex_to("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1", want);
+	assert_memory_equal(md, want, 32);
+	/* one million 'a', fed in uneven pieces */
+	char a[1001];
+	memset(a, 'a', sizeof(a));
+	tp_sha256_init(&c);
+	for (int i = 0; i < 1000; i++)
+		tp_sha256_update(&c, a, i % 2 ? 999 : 1001);
+	tp_sha256_final(&c, md);
+	hex_to("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0", want);
+	assert_memory_equal(md, want, 32);
+}
+
+static void test_varnum(void **state)
+{
+	static const struct {
+		uint8_t wire[9];
+		size_t len;
+		uint64_t v;
+	} ok[] = {
+	    {{0x00}, 1, 0},
+	    {{0xfc}, 1, 252},
+	    {{0xfd, 0x00, 0xfd}, 3, 253},
+	    {{0xfd, 0xff, 0xff}, 3, 65535},
+	    {{0xfe, 0x00, 0x01, 0x00, 0x00}, 5, 65536},
+	    {{0xff, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00}, 9, 1ull << 32},
+	};
+	uint8_t buf[9];
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(tp_ndn_varnum_read(ok[i].wire, ok[i].len, &v), ok[i].len);
+		assert_int_equal(v, ok[i].v);
+		assert_int_equal(tp_ndn_varnum_size(ok[i].v), ok[i].len);
+		assert_int_equal(tp_ndn_varnum_write(buf, ok[i].v), ok[i].len);
+		assert_memory_equal(buf, ok[i].wire, ok[i].len);
+		/* one byte short */
+		assert_int_equal(tp_ndn_varnum_read(ok[i].wire, ok[i].len - 1, &v), 0);
+	}
+	/* not in the shortest form */
+	assert_int_equal(tp_ndn_varnum_read((const uint8_t[]){0xfd, 0x00, 0x10}, 3, &v), 0);
+	assert_int_equal(tp_ndn_varnum_read((const uint8_t[]){0xfe, 0x00, 0x00, 0x01, 0x00}, 5, &v),
+			 0);
+}
+
+static void test_interest_flags(void **state)
+{
+	struct tp_ndn_interest i;
+	size_t used;
+	uint16_t tl;
+
+	assert_int_equal(tp_ndn_interest_decode(V(v_interest_flags), &i, &used), TP_NDN_E_OK);
+	assert_int_equal(used, sizeof(v_interest_flags));
+	assert_int_equal(i.name.n_comps, 2);
+	assert_memory_equal(tp_ndn_name_comp(&i.name, 1, &tl),
+			    "\x08\x01"
+			    "b",
+			    3);
+	assert_true(i.can_be_prefix && i.must_be_fresh && i.has_nonce && i.has_hop_limit);
+	assert_int_equal(i.nonce, 0x01020304);
+	assert_int_equal(i.lifetime_ms, 4000);
+	assert_int_equal(i.hop_limit, 32);
+	assert_null(i.app_params);
+	/* the same Interest from the encoder */
+	uint8_t buf[64];
+	struct tp_ndn_interest_spec s = {.name_value = i.name.value,
+					 .name_len = i.name.len,
+					 .can_be_prefix = true,
+					 .must_be_fresh = true,
+					 .nonce = 0x01020304,
+					 .lifetime_ms = 4000,
+					 .hop_limit = 32};
+	assert_int_equal(tp_ndn_interest_encode(buf, sizeof(buf), &s), sizeof(v_interest_flags));
+	assert_memory_equal(buf, v_interest_flags, sizeof(v_interest_flags));
+	assert_int_equal(tp_ndn_interest_encode(buf, sizeof(v_interest_flags) - 1, &s),
+			 -TP_NDN_E_NO_SPACE);
+}
+
+static void test_interest_params_digest(void **state)
+{
+	struct tp_ndn_interest i;
+	uint8_t copy[sizeof(v_interest_params)], buf[128];
+	uint64_t num;
+	uint16_t tl;
+
+	assert_int_equal(tp_ndn_interest_decode(V(v_interest_params), &i, NULL), TP_NDN_E_OK);
+	assert_int_equal(i.name.n_comps, 4);
+	assert_true(i.name.has_params_digest);
+	assert_int_equal(i.name.params_digest_comp, 3);
+	const uint8_t *c = tp_ndn_name_comp(&i.name, 1, &tl);
+	assert_int_equal(tp_ndn_comp_number(c, tl, &num), 0);
+	assert_int_equal(num, 3); /* seg=3 */
+	c = tp_ndn_name_comp(&i.name, 2, &tl);
+	assert_int_equal(tp_ndn_comp_number(c, tl, &num), 0);
+	assert_int_equal(num, 7); /* v=7 */
+	assert_int_equal(i.app_params_len, 5);
+	assert_memory_equal(i.app_params, "hello", 5);
+	assert_int_equal(i.nonce, 0xa1b2c3d4);
+	/* a changed parameter no longer matches the digest component */
+	memcpy(copy, v_interest_params, sizeof(copy));
+	copy[sizeof(copy) - 1] ^= 1;
+	assert_int_equal(tp_ndn_interest_decode(V(copy), &i, NULL), TP_NDN_E_BAD_PARAMS_DIGEST);
+	/* the encoder appends the digest component and makes the same bytes */
+	tp_ndn_interest_decode(V(v_interest_params), &i, NULL);
+	struct tp_ndn_interest_spec s = {.name_value = i.name.value,
+					 .name_len = (uint16_t)tp_ndn_name_prefix_len(&i.name, 3),
+					 .nonce = 0xa1b2c3d4,
+					 .lifetime_ms = 2000,
+					 .hop_limit = -1,
+					 .app_params = (const uint8_t *)"hello",
+					 .app_params_len = 5};
+	assert_int_equal(tp_ndn_interest_encode(buf, sizeof(buf), &s), sizeof(v_interest_params));
+	assert_memory_equal(buf, v_interest_params, sizeof(v_interest_params));
+}
+
+static void test_interest_signed_and_long(void **state)
+{
+	struct tp_ndn_interest i;
+
+	assert_int_equal(tp_ndn_interest_decode(V(v_interest_signed), &i, NULL), TP_NDN_E_OK);
+	assert_non_null(i.sig_info);
+	assert_int_equal(i.sig_value_len, 32);
+	assert_int_equal(i.app_params_len, 0);
+	assert_non_null(i.app_params);
+	assert_int_equal(tp_ndn_interest_decode(V(v_interest_long_name), &i, NULL), TP_NDN_E_OK);
+	assert_int_equal(i.name.n_comps, 20);
+	assert_false(i.has_hop_limit);
+}
+
+/* 1.3: unknown elements, critical or not, inserted before InterestLifetime */
+static void test_critical_rule(void **state)
+{
+	struct tp_ndn_interest i;
+	uint8_t buf[64];
+	size_t n = sizeof(v_interest_flags);
+	/* offset of InterestLifetime (0x0c) in v_interest_flags */
+	size_t at = 20;
+
+	assert_int_equal(v_interest_flags[at], 0x0c);
+	for (int critical = 0; critical < 2; critical++) {
+		uint8_t elem[3] = {critical ? 0x41 : 0x40, 1, 0xaa};
+		memcpy(buf, v_interest_flags, at);
+		memcpy(buf + at, elem, 3);
+		memcpy(buf + at + 3, v_interest_flags + at, n - at);
+		buf[1] = (uint8_t)(v_interest_flags[1] + 3);
+		assert_int_equal(tp_ndn_interest_decode(buf, n + 3, &i, NULL),
+				 critical ? TP_NDN_E_CRITICAL : TP_NDN_E_OK);
+		if (!critical)
+			assert_int_equal(i.lifetime_ms, 4000); /* what follows still read */
+	}
+	/* a recognized element out of order (Nonce after InterestLifetime) counts as unknown,
+	 * and Nonce (10) is critical */
+	memcpy(buf, v_interest_flags, n);
+	memcpy(buf + 14, v_interest_flags + 20, 4); /* lifetime first */
+	memcpy(buf + 18, v_interest_flags + 14, 6); /* then nonce */
+	assert_int_equal(tp_ndn_interest_decode(buf, n, &i, NULL), TP_NDN_E_BAD_TYPE);
+	/* the Name must come first */
+	static const uint8_t no_name[] = {0x05, 0x06, 0x0a, 0x04, 1, 2, 3, 4};
+	assert_int_equal(tp_ndn_interest_decode(V(no_name), &i, NULL), TP_NDN_E_MISSING);
+	static const uint8_t empty_name[] = {0x05, 0x02, 0x07, 0x00};
+	assert_int_equal(tp_ndn_interest_decode(V(empty_name), &i, NULL), TP_NDN_E_EMPTY_NAME);
+	static const uint8_t bad_nonce[] = {0x05, 0x08, 0x07, 0x03, 0x08,
+					    0x01, 0x61, 0x0a, 0x01, 0x01};
+	assert_int_equal(tp_ndn_interest_decode(V(bad_nonce), &i, NULL), TP_NDN_E_BAD_NONCE);
+}
+
+static void test_data(void **state)
+{
+	struct tp_ndn_data d;
+	uint8_t copy[sizeof(v_data_final_block)], buf[512], md[32];
+	uint16_t tl;
+	uint64_t num;
+
+	assert_int_equal(tp_ndn_data_decode(V(v_data_plain), &d, NULL), TP_NDN_E_OK);
+	assert_int_equal(d.name.n_comps, 3);
+	assert_true(d.has_freshness);
+	assert_int_equal(d.freshness_ms, 1000);
+	assert_int_equal(d.content_len, 5);
+	assert_memory_equal(d.content, "hello", 5);
+	assert_int_equal(d.sig_type, TP_NDN_SIG_DIGEST_SHA256);
+	assert_int_equal(tp_ndn_data_verify_digest(&d), 1);
+	tp_ndn_data_implicit_digest(&d, md);
+	uint8_t want[32];
+	tp_sha256(v_data_plain, sizeof(v_data_plain), want);
+	assert_memory_equal(md, want, 32);
+	/* our encoder: the same bytes */
+	struct tp_ndn_data_spec s = {.name_value = d.name.value,
+				     .name_len = d.name.len,
+				     .content_type = 0, /* python-ndn writes it */
+				     .freshness_ms = 1000,
+				     .content = (const uint8_t *)"hello",
+				     .content_len = 5};
+	assert_int_equal(tp_ndn_data_encode(buf, sizeof(buf), &s), sizeof(v_data_plain));
+	assert_memory_equal(buf, v_data_plain, sizeof(v_data_plain));
+
+	assert_int_equal(tp_ndn_data_decode(V(v_data_final_block), &d, NULL), TP_NDN_E_OK);
+	assert_int_equal(d.content_len, 300);
+	assert_non_null(d.final_block);
+	assert_int_equal(tp_ndn_comp_number(d.final_block, d.final_block_len, &num), 0);
+	assert_int_equal(num, 9);
+	assert_int_equal(d.freshness_ms, 0);
+	assert_int_equal(tp_ndn_data_verify_digest(&d), 1);
+	const uint8_t *last = tp_ndn_name_comp(&d.name, 2, &tl);
+	assert_int_equal(last[0], TP_NDN_T_SEGMENT);
+	/* a changed content byte: the signature no longer verifies */
+	memcpy(copy, v_data_final_block, sizeof(copy));
+	copy[100] ^= 0x10;
+	assert_int_equal(tp_ndn_data_decode(V(copy), &d, NULL), TP_NDN_E_OK);
+	assert_int_equal(tp_ndn_data_verify_digest(&d), 0);
+}
+
+static void test_lp(void **state)
+{
+	struct tp_ndn_lp lp;
+	struct tp_ndn_interest i;
+	uint8_t buf[128];
+
+	/* a bare Interest, with Ethernet padding after it */
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, v_interest_flags, sizeof(v_interest_flags));
+	assert_int_equal(tp_ndn_lp_decode(buf, 60, &lp), TP_NDN_E_OK);
+	assert_int_equal(lp.payload_len, sizeof(v_interest_flags));
+	assert_int_equal(lp.frag_count, 1);
+	/* Nack NoRoute around the Interest */
+	assert_int_equal(tp_ndn_lp_decode(V(v_nack_no_route), &lp), TP_NDN_E_OK);
+	assert_true(lp.is_nack);
+	assert_int_equal(lp.nack_reason, TP_NDN_NACK_NO_ROUTE);
+	assert_int_equal(tp_ndn_interest_decode(lp.payload, lp.payload_len, &i, NULL), TP_NDN_E_OK);
+	assert_int_equal(i.nonce, 0x01020304);
+	struct tp_ndn_lp_spec s = {.payload = v_interest_flags,
+				   .payload_len = sizeof(v_interest_flags),
+				   .nack = true,
+				   .nack_reason = TP_NDN_NACK_NO_ROUTE};
+	assert_int_equal(tp_ndn_lp_encode(buf, sizeof(buf), &s), sizeof(v_nack_no_route));
+	assert_memory_equal(buf, v_nack_no_route, sizeof(v_nack_no_route));
+	/* PIT token */
+	assert_int_equal(tp_ndn_lp_decode(V(v_lp_pit_token), &lp), TP_NDN_E_OK);
+	assert_int_equal(lp.pit_token_len, 8);
+	assert_memory_equal(lp.pit_token, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+	assert_false(lp.is_nack);
+	s = (struct tp_ndn_lp_spec){.payload = v_interest_flags,
+				    .payload_len = sizeof(v_interest_flags),
+				    .pit_token_len = 8,
+				    .pit_token = lp.pit_token};
+	assert_int_equal(tp_ndn_lp_encode(buf, sizeof(buf), &s), sizeof(v_lp_pit_token));
+	assert_memory_equal(buf, v_lp_pit_token, sizeof(v_lp_pit_token));
+	/* CongestionMark */
+	assert_int_equal(tp_ndn_lp_decode(V(v_lp_congestion), &lp), TP_NDN_E_OK);
+	assert_int_equal(lp.congestion_mark, 1);
+	/* header fields: an unknown one at 804 (ignorable), 801 (not) */
+	static const uint8_t ign[] = {0x64, 0x0a, 0xfd, 0x03, 0x24, 0x00,
+				      0x50, 0x04, 0x05, 0x02, 0x07, 0x00};
+	static const uint8_t crit[] = {0x64, 0x0a, 0xfd, 0x03, 0x21, 0x00,
+				       0x50, 0x04, 0x05, 0x02, 0x07, 0x00};
+	assert_int_equal(tp_ndn_lp_decode(V(ign), &lp), TP_NDN_E_OK);
+	assert_int_equal(tp_ndn_lp_decode(V(crit), &lp), TP_NDN_E_BAD_LP);
+	/* IDLE: no fragment */
+	static const uint8_t idle[] = {0x64, 0x00};
+	assert_int_equal(tp_ndn_lp_decode(V(idle), &lp), TP_NDN_E_MISSING);
+}
+
+static void test_reassembly(void **state)
+{
+	struct tp_ndn_reasm r;
+	struct tp_ndn_lp l0, l1;
+	void *out[TP_NDN_FRAG_MAX], *ev[TP_NDN_REASM_EVICT_MAX];
+	uint32_t n_out, n_ev;
+	uint8_t whole[64];
+	size_t len = 0;
+
+	assert_int_equal(tp_ndn_lp_decode(V(v_lp_frag0), &l0), TP_NDN_E_OK);
+	assert_int_equal(tp_ndn_lp_decode(V(v_lp_frag1), &l1), TP_NDN_E_OK);
+	assert_int_equal(l1.frag_index, 1);
+	assert_int_equal(l1.frag_count, 2);
+	assert_int_equal(l1.seq, 1001);
+	tp_ndn_reasm_init(&r, 100);
+	/* out of order: the second fragment first */
+	assert_int_equal(tp_ndn_reasm_add(&r, &l1, &l1, 0, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_HELD);
+	assert_int_equal(tp_ndn_reasm_add(&r, &l1, (void *)1, 0, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_HELD); /* a duplicate, handed back */
+	assert_int_equal(n_ev, 1);
+	assert_ptr_equal(ev[0], (void *)1);
+	assert_int_equal(tp_ndn_reasm_add(&r, &l0, &l0, 1, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_COMPLETE);
+	assert_int_equal(n_out, 2);
+	for (uint32_t k = 0; k < n_out; k++) {
+		const struct tp_ndn_lp *f = out[k];
+		memcpy(whole + len, f->payload, f->payload_len);
+		len += f->payload_len;
+	}
+	assert_int_equal(len, sizeof(v_interest_flags));
+	assert_memory_equal(whole, v_interest_flags, len);
+	/* a partial packet times out; its handle comes back */
+	assert_int_equal(tp_ndn_reasm_add(&r, &l0, &l0, 10, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_HELD);
+	assert_int_equal(tp_ndn_reasm_expire(&r, 50, ev, &n_ev), 0);
+	assert_int_equal(tp_ndn_reasm_expire(&r, 110, ev, &n_ev), 1);
+	assert_int_equal(n_ev, 1);
+	assert_ptr_equal(ev[0], &l0);
+	assert_int_equal(r.n_timeouts, 1);
+	/* every slot busy: the oldest gives way */
+	struct tp_ndn_lp f = l0;
+	for (unsigned int k = 0; k < TP_NDN_REASM_SLOTS; k++) {
+		f.seq = 5000 + 10 * k;
+		assert_int_equal(tp_ndn_reasm_add(&r, &f, (void *)(uintptr_t)(100 + k), k, out,
+						  &n_out, ev, &n_ev),
+				 TP_NDN_REASM_HELD);
+	}
+	f.seq = 9000;
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, (void *)2, 100, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_HELD);
+	assert_int_equal(n_ev, 1);
+	assert_ptr_equal(ev[0], (void *)100);
+	/* an index beyond the count */
+	f.frag_index = 2;
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, (void *)3, 100, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_BAD);
+}
+
+static void test_names_and_uris(void **state)
+{
+	const struct {
+		const uint8_t *v;
+		size_t len;
+	} names[] = {{V(v_name_0)}, {V(v_name_1)}, {V(v_name_2)}};
+	struct tp_ndn_name n, m;
+	char uri[256];
+	uint8_t buf[256];
+
+	for (size_t k = 0; k < 3; k++) {
+		assert_int_equal(tp_ndn_name_decode(names[k].v, names[k].len, &n), TP_NDN_E_OK);
+		assert_int_equal(tp_ndn_name_to_uri(&n, uri, sizeof(uri)), strlen(v_name_uri[k]));
+		assert_string_equal(uri, v_name_uri[k]);
+		int len = tp_ndn_name_from_uri(v_name_uri[k], buf, sizeof(buf));
+		assert_int_equal(len, names[k].len);
+		assert_memory_equal(buf, names[k].v, names[k].len);
+	}
+	/* the NDN URI scheme (ndn-cxx): a component of periods only is written with three
+	 * more; "..." is the empty component */
+	static const uint8_t dots[] = {0x08, 0x02, '.', '.', 0x08, 0x00, 0x08, 0x01, 'x'};
+	assert_int_equal(tp_ndn_name_decode(V(dots), &n), TP_NDN_E_OK);
+	assert_true(tp_ndn_name_to_uri(&n, uri, sizeof(uri)) > 0);
+	assert_string_equal(uri, "/...../.../x");
+	assert_int_equal(tp_ndn_name_from_uri(uri, buf, sizeof(buf)), sizeof(dots));
+	assert_memory_equal(buf, dots, sizeof(dots));
+	/* prefixes and order */
+	int la = tp_ndn_name_from_uri("/a/b", buf, sizeof(buf));
+	assert_int_equal(tp_ndn_name_decode(buf, (size_t)la, &n), TP_NDN_E_OK);
+	uint8_t buf2[64];
+	int lb = tp_ndn_name_from_uri("/a/b/c", buf2, sizeof(buf2));
+	assert_int_equal(tp_ndn_name_decode(buf2, (size_t)lb, &m), TP_NDN_E_OK);
+	assert_true(tp_ndn_name_is_prefix(&n, &m));
+	assert_false(tp_ndn_name_is_prefix(&m, &n));
+	assert_true(tp_ndn_name_compare(&n, &m) < 0);
+	assert_int_equal(tp_ndn_name_compare(&m, &m), 0);
+	/* "/a/bc" is not under "/a/b" even though its bytes start the same way */
+	lb = tp_ndn_name_from_uri("/a/bc", buf2, sizeof(buf2));
+	assert_int_equal(tp_ndn_name_decode(buf2, (size_t)lb, &m), TP_NDN_E_OK);
+	assert_false(tp_ndn_name_is_prefix(&n, &m));
+	/* bad URIs */
+	assert_true(tp_ndn_name_from_uri("a/b", buf, sizeof(buf)) < 0);
+	assert_true(tp_ndn_name_from_uri("/a/%zz", buf, sizeof(buf)) < 0);
+	assert_true(tp_ndn_name_from_uri("/seg=x", buf, sizeof(buf)) < 0);
+	assert_true(tp_ndn_name_from_uri("/sha256digest=00", buf, sizeof(buf)) < 0);
+	assert_true(tp_ndn_name_from_uri("/a//b", buf, sizeof(buf)) < 0);
+	assert_true(tp_ndn_name_from_uri("/..", buf, sizeof(buf)) < 0);
+	assert_int_equal(tp_ndn_name_from_uri("/", buf, sizeof(buf)), 0);
+	assert_int_equal(tp_ndn_name_from_uri("/a/b/c", buf, 5), -TP_NDN_E_NO_SPACE);
+}
+
+/* Every vector truncated at every length, each an exact-size heap copy: no decoder may
+ * read past it, and none may take a truncated packet for a whole one. */
+static void test_truncated_and_corrupted(void **state)
+{
+	const struct {
+		const uint8_t *v;
+		size_t len;
+		int kind; /* 0 interest, 1 data, 2 lp */
+	} vec[] = {
+	    {V(v_interest_flags), 0},	  {V(v_interest_params), 0}, {V(v_interest_signed), 0},
+	    {V(v_interest_long_name), 0}, {V(v_data_plain), 1},	     {V(v_data_final_block), 1},
+	    {V(v_nack_no_route), 2},	  {V(v_lp_pit_token), 2},    {V(v_lp_frag0), 2},
+	    {V(v_lp_congestion), 2},
+	};
+	struct tp_ndn_interest i;
+	struct tp_ndn_data d;
+	struct tp_ndn_lp lp;
+
+	for (size_t k = 0; k < sizeof(vec) / sizeof(vec[0]); k++) {
+		for (size_t n = 0; n < vec[k].len; n++) {
+			uint8_t *copy = malloc(n ? n : 1);
+			memcpy(copy, vec[k].v, n);
+			int rc = vec[k].kind == 0   ? tp_ndn_interest_decode(copy, n, &i, NULL)
+				 : vec[k].kind == 1 ? tp_ndn_data_decode(copy, n, &d, NULL)
+						    : tp_ndn_lp_decode(copy, n, &lp);
+			assert_int_not_equal(rc, TP_NDN_E_OK);
+			free(copy);
+		}
+		/* every byte flipped: anything may come back but a read out of bounds */
+		for (size_t b = 0; b < vec[k].len; b++) {
+			uint8_t *copy = malloc(vec[k].len);
+			memcpy(copy, vec[k].v, vec[k].len);
+			copy[b] ^= 0xff;
+			if (tp_ndn_lp_decode(copy, vec[k].len, &lp) == TP_NDN_E_OK) {
+				tp_ndn_interest_decode(lp.payload, lp.payload_len, &i, NULL);
+				tp_ndn_data_decode(lp.payload, lp.payload_len, &d, NULL);
+			}
+			free(copy);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_sha256_fips),
+	    cmocka_unit_test(test_varnum),
+	    cmocka_unit_test(test_interest_flags),
+	    cmocka_unit_test(test_interest_params_digest),
+	    cmocka_unit_test(test_interest_signed_and_long),
+	    cmocka_unit_test(test_critical_rule),
+	    cmocka_unit_test(test_data),
+	    cmocka_unit_test(test_lp),
+	    cmocka_unit_test(test_reassembly),
+	    cmocka_unit_test(test_names_and_uris),
+	    cmocka_unit_test(test_truncated_and_corrupted),
+	};
+	return cmocka_run_group_tests_name("ndn", tests, NULL, NULL);
+}
