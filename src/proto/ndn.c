@@ -284,7 +284,10 @@ int tp_ndn_name_to_uri(const struct tp_ndn_name *n, char *buf, size_t cap)
 		for (size_t k = 0; k < sizeof(markers) / sizeof(markers[0]); k++)
 			if (markers[k].type == t.type)
 				marker = markers[k].marker;
-		if (marker && tp_ndn_nni_read(t.value, t.len, &num) == TP_NDN_E_OK) {
+		/* the marker form for a number in its shortest encoding: it parses back to
+		 * the same bytes (anything else is written as TYPE=escaped bytes) */
+		if (marker && tp_ndn_nni_read(t.value, t.len, &num) == TP_NDN_E_OK &&
+		    t.len == tp_ndn_nni_size(num)) {
 			int k =
 			    snprintf(tmp, sizeof(tmp), "%s=%llu", marker, (unsigned long long)num);
 			if (!put(buf, cap, &pos, tmp, (size_t)k))
@@ -610,7 +613,7 @@ int tp_ndn_interest_encode(uint8_t *buf, size_t cap, const struct tp_ndn_interes
 	val += s->can_be_prefix ? 2 : 0;
 	val += s->must_be_fresh ? 2 : 0;
 	val += 6; /* Nonce */
-	val += s->lifetime_ms ? 2 + tp_ndn_nni_size(s->lifetime_ms) : 0;
+	val += s->lifetime_ms >= 0 ? 2 + tp_ndn_nni_size((uint64_t)s->lifetime_ms) : 0;
 	val += s->hop_limit >= 0 ? 3 : 0;
 	val += params_tlv;
 	if (tl_size(TP_NDN_T_INTEREST, val) + val > cap || s->hop_limit > 255)
@@ -638,10 +641,10 @@ int tp_ndn_interest_encode(uint8_t *buf, size_t cap, const struct tp_ndn_interes
 	*p++ = 4;
 	for (int k = 3; k >= 0; k--)
 		*p++ = (uint8_t)(s->nonce >> (8 * k));
-	if (s->lifetime_ms) {
+	if (s->lifetime_ms >= 0) {
 		*p++ = TP_NDN_T_LIFETIME;
-		*p++ = (uint8_t)tp_ndn_nni_size(s->lifetime_ms);
-		p += tp_ndn_nni_write(p, s->lifetime_ms);
+		*p++ = (uint8_t)tp_ndn_nni_size((uint64_t)s->lifetime_ms);
+		p += tp_ndn_nni_write(p, (uint64_t)s->lifetime_ms);
 	}
 	if (s->hop_limit >= 0) {
 		*p++ = TP_NDN_T_HOP_LIMIT;

@@ -223,7 +223,7 @@ struct tp_ndn_interest_spec {
 	bool can_be_prefix;
 	bool must_be_fresh;
 	uint32_t nonce;
-	uint32_t lifetime_ms;	   /* 0: omitted (the default applies) */
+	int64_t lifetime_ms;	   /* -1: omitted (the default applies); 0 is a lifetime */
 	int hop_limit;		   /* -1: omitted */
 	const uint8_t *app_params; /* with app_params_len > 0 or app_params != NULL: */
 	uint32_t app_params_len;   /* ApplicationParameters, and the digest component

@@ -118,6 +118,15 @@ static void test_interest_flags(void **state)
 	assert_memory_equal(buf, v_interest_flags, sizeof(v_interest_flags));
 	assert_int_equal(tp_ndn_interest_encode(buf, sizeof(v_interest_flags) - 1, &s),
 			 -TP_NDN_E_NO_SPACE);
+	/* InterestLifetime 0 is written (found by fuzz_ndn), -1 leaves the default */
+	s.lifetime_ms = 0;
+	int len = tp_ndn_interest_encode(buf, sizeof(buf), &s);
+	assert_int_equal(tp_ndn_interest_decode(buf, (size_t)len, &i, NULL), TP_NDN_E_OK);
+	assert_int_equal(i.lifetime_ms, 0);
+	s.lifetime_ms = -1;
+	len = tp_ndn_interest_encode(buf, sizeof(buf), &s);
+	assert_int_equal(tp_ndn_interest_decode(buf, (size_t)len, &i, NULL), TP_NDN_E_OK);
+	assert_int_equal(i.lifetime_ms, TP_NDN_LIFETIME_DEFAULT);
 }
 
 static void test_interest_params_digest(void **state)
@@ -388,6 +397,14 @@ static void test_names_and_uris(void **state)
 	assert_string_equal(uri, "/...../.../x");
 	assert_int_equal(tp_ndn_name_from_uri(uri, buf, sizeof(buf)), sizeof(dots));
 	assert_memory_equal(buf, dots, sizeof(dots));
+	/* a number component not in its shortest form keeps its bytes through a URI (found
+	 * by fuzz_ndn): "50=%00%05", not "seg=5" */
+	static const uint8_t seg_long[] = {0x32, 0x02, 0x00, 0x05};
+	assert_int_equal(tp_ndn_name_decode(V(seg_long), &n), TP_NDN_E_OK);
+	assert_true(tp_ndn_name_to_uri(&n, uri, sizeof(uri)) > 0);
+	assert_string_equal(uri, "/50=%00%05");
+	assert_int_equal(tp_ndn_name_from_uri(uri, buf, sizeof(buf)), sizeof(seg_long));
+	assert_memory_equal(buf, seg_long, sizeof(seg_long));
 	/* prefixes and order */
 	int la = tp_ndn_name_from_uri("/a/b", buf, sizeof(buf));
 	assert_int_equal(tp_ndn_name_decode(buf, (size_t)la, &n), TP_NDN_E_OK);
