@@ -101,11 +101,18 @@ static void fini_until(struct tp_nf *stop)
 	}
 }
 
+unsigned int tp_nf_n_polls;
+struct tp_nf *tp_nf_polls[TP_NF_MAX];
+
 int tp_nf_init_all(void)
 {
 	struct tp_nf *nf;
 	int ret = 0;
 
+	tp_nf_n_polls = 0;
+	for (nf = head; nf; nf = nf->next)
+		if (nf->poll)
+			tp_nf_polls[tp_nf_n_polls++] = nf;
 	for (nf = head; nf; nf = nf->next) {
 		for (unsigned int i = 0; nf->lcore_size && i < tp.n_workers; i++) {
 			struct tp_worker *w = tp.workers[i];

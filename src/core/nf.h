@@ -52,6 +52,10 @@ struct tp_nf {
 	void (*fini)(void);
 	/* Control plane, once per data-plane lcore before it starts: fill state. */
 	int (*lcore_init)(struct tp_worker *w, void *state);
+	/* Data plane, optional: once per pass of every data-plane lcore's loop, after
+	 * its receive queues and rings (expiry timers, held packets). Bounded work;
+	 * returns how much it did (packets or entries), so the pass counts as busy. */
+	unsigned int (*poll)(struct tp_worker *w, void *state);
 	/* set by the registry */
 	unsigned int id;
 	unsigned int ctr_base; /* its first counter id */
@@ -64,6 +68,10 @@ void tp_nf_register(struct tp_nf *nf);
 	{                                                                                          \
 		tp_nf_register(&nf);                                                               \
 	}
+
+/* Modules with a poll callback, for the lcore loops (set by tp_nf_init_all). */
+extern unsigned int tp_nf_n_polls;
+extern struct tp_nf *tp_nf_polls[TP_NF_MAX];
 
 /* Registered modules, in registration order (the core first). */
 struct tp_nf *tp_nf_first(void);

@@ -6,6 +6,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "../tables/iface.h"
+#include "nf.h"
 #include "ring.h"
 #include "tp.h"
 #include "worker.h"
@@ -184,7 +185,7 @@ int tp_worker_main(void *arg)
 	for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
 		for (unsigned int c = 0; c < TP_PUNT_CLASSES; c++)
 			w->tb[p][c].last_tsc = w->st.start_tsc;
-	t0 = w->st.start_tsc;
+	t0 = w->now = w->st.start_tsc;
 
 	/* One TSC read per iteration, at its end: that is also where the next
 	 * iteration starts, so a busy iteration's cycles are t1 - t0. */
@@ -193,10 +194,13 @@ int tp_worker_main(void *arg)
 		unsigned int work = role_loop[c->role](w);
 		uint64_t t1;
 
+		for (unsigned int i = 0; i < tp_nf_n_polls; i++)
+			work += tp_nf_polls[i]->poll(w, w->nf_state[tp_nf_polls[i]->id]);
 		work += drain_inject(w);
 		rte_rcu_qsbr_quiescent(tp.qs, w->id);
 		w->st.polls++;
 		t1 = rte_rdtsc();
+		w->now = t1;
 		if (work) {
 			w->st.busy_cycles += t1 - t0;
 			t0 = t1;

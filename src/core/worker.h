@@ -100,6 +100,7 @@ struct tp_worker {
 	struct rte_ring *inject_ring; /* from the control plane: frames to send (m->port) */
 	uint64_t (*ctr)[TP_CTR_MAX];  /* [port][counter id] */
 	void *nf_state[TP_NF_MAX];    /* core/nf.h: tp_nf_lcore() */
+	uint64_t now;		      /* TSC at the end of the loop's last pass */
 	uint64_t tx_dirty;	      /* bit per port with frames in txb */
 	uint16_t txq[TP_MAX_PORTS];   /* its TX queue on each port */
 	rte_spinlock_t *txq_lock[TP_MAX_PORTS]; /* NULL: the queue is its own */

@@ -871,3 +871,68 @@ int tp_ndn_data_encode(uint8_t *buf, size_t cap, const struct tp_ndn_data_spec *
 	p += 32;
 	return (int)(p - buf);
 }
+
+/* The SignatureType in a SignatureInfo's TLV-VALUE, or -1. */
+static int64_t sig_type_of(const uint8_t *v, uint32_t len)
+{
+	const uint8_t *p = v;
+	struct tp_ndn_tlv t;
+	uint64_t type;
+
+	if (v == NULL || tp_ndn_tlv_read(&p, v + len, &t) != TP_NDN_E_OK ||
+	    t.type != TP_NDN_T_SIG_TYPE || tp_ndn_nni_read(t.value, t.len, &type) != TP_NDN_E_OK)
+		return -1;
+	return (int64_t)type;
+}
+
+int tp_ndn_interest_verify_digest(const struct tp_ndn_interest *i)
+{
+	struct tp_sha256 c;
+	uint8_t md[32];
+
+	if (i->sig_info == NULL)
+		return -TP_NDN_E_MISSING;
+	if (sig_type_of(i->sig_info, i->sig_info_len) != TP_NDN_SIG_DIGEST_SHA256)
+		return -TP_NDN_E_BAD_SIGNATURE;
+	tp_sha256_init(&c);
+	for (unsigned int k = 0; k < i->name.n_comps; k++) {
+		uint16_t len;
+		const uint8_t *comp = tp_ndn_name_comp(&i->name, k, &len);
+		if (comp[0] != TP_NDN_T_PARAMS_DIGEST)
+			tp_sha256_update(&c, comp, len);
+	}
+	tp_sha256_update(&c, i->params_start,
+			 (size_t)(i->sig_info + i->sig_info_len - i->params_start));
+	tp_sha256_final(&c, md);
+	return i->sig_value_len == 32 && memcmp(md, i->sig_value, 32) == 0;
+}
+
+int tp_ndn_command_verify_digest(const struct tp_ndn_name *n)
+{
+	uint16_t il, vl;
+	const uint8_t *info, *val;
+	struct tp_ndn_tlv si, sv;
+
+	if (n->n_comps < 3)
+		return -TP_NDN_E_MISSING;
+	info = tp_ndn_name_comp(n, n->n_comps - 2, &il);
+	val = tp_ndn_name_comp(n, n->n_comps - 1, &vl);
+	/* each a GenericNameComponent holding the TLV */
+	const uint8_t *p = info, *q = val;
+	struct tp_ndn_tlv ci, cv;
+	if (tp_ndn_tlv_read(&p, info + il, &ci) != TP_NDN_E_OK ||
+	    tp_ndn_tlv_read(&q, val + vl, &cv) != TP_NDN_E_OK)
+		return -TP_NDN_E_MISSING;
+	p = ci.value;
+	q = cv.value;
+	if (tp_ndn_tlv_read(&p, ci.value + ci.len, &si) != TP_NDN_E_OK ||
+	    si.type != TP_NDN_T_SIG_INFO ||
+	    tp_ndn_tlv_read(&q, cv.value + cv.len, &sv) != TP_NDN_E_OK ||
+	    sv.type != TP_NDN_T_SIG_VALUE)
+		return -TP_NDN_E_MISSING;
+	if (sig_type_of(si.value, si.len) != TP_NDN_SIG_DIGEST_SHA256)
+		return -TP_NDN_E_BAD_SIGNATURE;
+	uint8_t md[32];
+	tp_sha256(n->value, tp_ndn_name_prefix_len(n, n->n_comps - 1u), md);
+	return sv.len == 32 && memcmp(md, sv.value, 32) == 0;
+}

@@ -216,6 +216,18 @@ struct tp_ndn_interest {
  * SHA-256 of the bytes from ApplicationParameters to the end. TP_NDN_E_OK or an error. */
 int tp_ndn_interest_decode(const uint8_t *buf, size_t len, struct tp_ndn_interest *i, size_t *used);
 
+/* A signed Interest (3.2, InterestSignatureInfo): 1 when its signature is DigestSha256
+ * and its value the SHA-256 of the signed portion (the name's components but the
+ * ParametersSha256DigestComponent, then ApplicationParameters to the end of
+ * InterestSignatureInfo), 0 when it is not, -TP_NDN_E_MISSING when the Interest is
+ * not signed, -TP_NDN_E_BAD_SIGNATURE for another signature type. */
+int tp_ndn_interest_verify_digest(const struct tp_ndn_interest *i);
+/* The older command Interest (NFD ControlCommand, as python-ndn's make_command
+ * writes it): name components .../<SignatureInfo>/<SignatureValue>, each holding
+ * the TLV; 1 when SignatureValue is the DigestSha256 of the components before it,
+ * 0 when it is not, negative as above. */
+int tp_ndn_command_verify_digest(const struct tp_ndn_name *n);
+
 /* What tp_ndn_interest_encode writes. name_value: a Name's TLV-VALUE. */
 struct tp_ndn_interest_spec {
 	const uint8_t *name_value;
@@ -315,6 +327,8 @@ struct tp_ndn_lp_spec {
 	uint32_t nack_reason;
 	uint64_t congestion_mark; /* 0: omitted */
 };
+/* With payload NULL (payload_len still given), only what precedes the payload is
+ * written: a header to put in front of a packet that is already in place. */
 int tp_ndn_lp_encode(uint8_t *buf, size_t cap, const struct tp_ndn_lp_spec *s);
 /* The LpPacket overhead of one fragment of a packet split with these headers (so a
  * sender picks fragment sizes that fit an MTU). */

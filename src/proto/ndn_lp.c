@@ -152,7 +152,7 @@ int tp_ndn_lp_encode(uint8_t *buf, size_t cap, const struct tp_ndn_lp_spec *s)
 	if (s->congestion_mark)
 		val += nni_field(TP_NDN_T_LP_CONGESTION_MARK, s->congestion_mark);
 	val += tl_size(TP_NDN_T_LP_FRAGMENT, s->payload_len) + s->payload_len;
-	if (tl_size(TP_NDN_T_LP_PACKET, val) + val > cap)
+	if (tl_size(TP_NDN_T_LP_PACKET, val) + val - (s->payload ? 0 : s->payload_len) > cap)
 		return -TP_NDN_E_NO_SPACE;
 	/* header fields in increasing type order, the Fragment last */
 	p = tl_put(buf, TP_NDN_T_LP_PACKET, val);
@@ -176,6 +176,8 @@ int tp_ndn_lp_encode(uint8_t *buf, size_t cap, const struct tp_ndn_lp_spec *s)
 	if (s->congestion_mark)
 		p = nni_put(p, TP_NDN_T_LP_CONGESTION_MARK, s->congestion_mark);
 	p = tl_put(p, TP_NDN_T_LP_FRAGMENT, s->payload_len);
+	if (s->payload == NULL) /* the header alone: the payload follows it elsewhere */
+		return (int)(p - buf);
 	memcpy(p, s->payload, s->payload_len);
 	p += s->payload_len;
 	return (int)(p - buf);

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Faces: the table (control plane writes, lcores read), the lookup of a received
+ * frame's face, and transmission (NDNLPv2 header, then Ethernet or IPv4/UDP).
+ *
+ * Face 0 is the internal face of management. An Ethernet face is a peer MAC on a
+ * port, or the port's NDN multicast group 01:00:5e:00:17:aa (frames to the group
+ * from a peer without a unicast face arrive on the group's face). A UDP face is a
+ * remote (address, port) talking to port 6363 of one of the router's addresses. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_hash.h>
+#include <rte_malloc.h>
+
+#include "../../control/control.h"
+#include "../../core/rcu.h"
+#include "../../core/tp.h"
+#include "../../proto/ip4.h"
+#include "../../tables/iface.h"
+#include "../../tables/nexthop.h"
+#include "../../tables/rcu_hash.h"
+#include "../../tables/route.h"
+#include "ndn.h"
+
+struct ndn_face ndn_faces[NDN_FACES_MAX];
+/* the group face of each port, 0 if none */
+static uint16_t port_mcast[TP_MAX_PORTS];
+static struct rte_hash *face_hash;
+
+/* what identifies a face to the lookup */
+struct face_key {
+	uint8_t kind;
+	uint8_t pad;
+	uint16_t port;	   /* ether: the DPDK port */
+	uint8_t addr[6];   /* ether: the peer's MAC; UDP: the address, then 0 0 */
+	uint16_t udp_port; /* UDP: network order */
+} __attribute__((packed));
+_Static_assert(sizeof(struct face_key) == 12, "face key");
+
+static const struct rte_ether_addr ndn_group = {{0x01, 0x00, 0x5e, 0x00, 0x17, 0xaa}};
+
+/* networks on-demand UDP faces may come from */
+#define ACCEPT_MAX 16
+static struct {
+	uint32_t net, mask; /* host order */
+} accept_nets[ACCEPT_MAX];
+static unsigned int n_accept;
+
+int ndn_faces_init(void)
+{
+	face_hash = tp_rcu_hash_create("ndn_faces", NDN_FACES_MAX * 2, sizeof(struct face_key));
+	if (face_hash == NULL)
+		return -ENOMEM;
+	ndn_faces[0].kind = NDN_FACE_INTERNAL_KIND;
+	ndn_faces[0].local = 1;
+	ndn_faces[0].mtu = 9000;
+	ndn_faces[0].created_ms = tp_ctl_now_ms();
+	__atomic_store_n(&ndn_faces[0].up, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int face_alloc(void)
+{
+	for (unsigned int i = 1; i < NDN_FACES_MAX; i++)
+		if (ndn_faces[i].kind == NDN_FACE_FREE)
+			return (int)i;
+	return -ENOSPC;
+}
+
+static int publish(int id, const struct face_key *k)
+{
+	int ret = rte_hash_add_key_data(face_hash, k, (void *)(uintptr_t)id);
+
+	if (ret < 0) {
+		ndn_faces[id].kind = NDN_FACE_FREE;
+		return ret;
+	}
+	ndn_faces[id].created_ms = tp_ctl_now_ms();
+	__atomic_store_n(&ndn_faces[id].up, 1, __ATOMIC_RELEASE);
+	return id;
+}
+
+int ndn_face_find_udp(uint32_t remote_ip_be, uint16_t remote_port_be)
+{
+	struct face_key k = {.kind = NDN_FACE_UDP, .udp_port = remote_port_be};
+	void *data;
+
+	memcpy(k.addr, &remote_ip_be, 4);
+	return rte_hash_lookup_data(face_hash, &k, &data) < 0 ? -ENOENT : (int)(uintptr_t)data;
+}
+
+int ndn_face_add_udp(uint32_t remote_ip_be, uint16_t remote_port_be, uint32_t local_ip_be,
+		     bool local, bool on_demand, char *err, size_t errlen)
+{
+	struct face_key k = {.kind = NDN_FACE_UDP, .udp_port = remote_port_be};
+	int id;
+
+	memcpy(k.addr, &remote_ip_be, 4);
+	if ((id = ndn_face_find_udp(remote_ip_be, remote_port_be)) >= 0) {
+		snprintf(err, errlen, "a face to this endpoint exists already: %d", id);
+		return -EEXIST;
+	}
+	if ((id = face_alloc()) < 0) {
+		snprintf(err, errlen, "no free face (at most %d)", NDN_FACES_MAX - 1);
+		return id;
+	}
+	struct ndn_face *f = &ndn_faces[id];
+	memset(f, 0, sizeof(*f));
+	f->kind = NDN_FACE_UDP;
+	f->local = local;
+	f->on_demand = on_demand;
+	f->remote_ip = remote_ip_be;
+	f->remote_port = remote_port_be;
+	f->local_port = rte_cpu_to_be_16(NDN_UDP_PORT);
+	f->local_ip = local_ip_be;
+	f->mtu = 1500 - 28;
+	return publish(id, &k);
+}
+
+int ndn_face_add_ether(uint16_t port, const struct rte_ether_addr *remote, bool local, char *err,
+		       size_t errlen)
+{
+	struct face_key k = {.kind = NDN_FACE_ETHER, .port = port};
+	bool group = remote == NULL || rte_is_multicast_ether_addr(remote);
+	int id;
+
+	if (group && port_mcast[port]) {
+		snprintf(err, errlen, "port %u has a multicast face already: %u", port,
+			 port_mcast[port]);
+		return -EEXIST;
+	}
+	memcpy(k.addr, group ? &ndn_group : remote, 6);
+	void *data;
+	if (!group && rte_hash_lookup_data(face_hash, &k, &data) >= 0) {
+		snprintf(err, errlen, "a face to this peer exists already: %u",
+			 (unsigned int)(uintptr_t)data);
+		return -EEXIST;
+	}
+	if ((id = face_alloc()) < 0) {
+		snprintf(err, errlen, "no free face (at most %d)", NDN_FACES_MAX - 1);
+		return id;
+	}
+	struct ndn_face *f = &ndn_faces[id];
+	memset(f, 0, sizeof(*f));
+	f->kind = NDN_FACE_ETHER;
+	f->local = local;
+	f->port = port;
+	f->remote_mac = group ? ndn_group : *remote;
+	f->mtu = tp_iface_table[port].mtu ? tp_iface_table[port].mtu : 1500;
+	if (group) {
+		f->up = 1;
+		f->created_ms = tp_ctl_now_ms();
+		__atomic_store_n(&port_mcast[port], (uint16_t)id, __ATOMIC_RELEASE);
+		return id;
+	}
+	return publish(id, &k);
+}
+
+static void face_free(void *a, void *b)
+{
+	(void)b;
+	ndn_faces[(uintptr_t)a].kind = NDN_FACE_FREE;
+}
+
+static void hash_release(uint32_t v)
+{
+	(void)v;
+}
+
+int ndn_face_del(unsigned int id)
+{
+	struct ndn_face *f;
+
+	if (id == 0 || id >= NDN_FACES_MAX || ndn_faces[id].kind == NDN_FACE_FREE)
+		return -ENOENT;
+	f = &ndn_faces[id];
+	if (!f->up)
+		return -ENOENT;
+	__atomic_store_n(&f->up, 0, __ATOMIC_RELEASE);
+	struct face_key k = {.kind = f->kind};
+	if (f->kind == NDN_FACE_UDP) {
+		memcpy(k.addr, &f->remote_ip, 4);
+		k.udp_port = f->remote_port;
+		tp_rcu_hash_del(face_hash, &k, hash_release);
+	} else if (port_mcast[f->port] == id) {
+		__atomic_store_n(&port_mcast[f->port], 0, __ATOMIC_RELEASE);
+	} else {
+		k.port = f->port;
+		memcpy(k.addr, &f->remote_mac, 6);
+		tp_rcu_hash_del(face_hash, &k, hash_release);
+	}
+	ndn_rib_face_gone((uint16_t)id);
+	/* the id is reused only when no lcore can still hold it */
+	tp_rcu_defer(face_free, (void *)(uintptr_t)id, NULL);
+	return 0;
+}
+
+bool ndn_udp_accepts(uint32_t remote_ip_be)
+{
+	uint32_t a = rte_be_to_cpu_32(remote_ip_be);
+	unsigned int n = __atomic_load_n(&n_accept, __ATOMIC_ACQUIRE);
+
+	for (unsigned int i = 0; i < n; i++)
+		if ((a & accept_nets[i].mask) == accept_nets[i].net)
+			return true;
+	return false;
+}
+
+int ndn_udp_accept_add(uint32_t net_be, uint8_t len)
+{
+	uint32_t mask = len ? ~0u << (32 - len) : 0;
+
+	if (n_accept == ACCEPT_MAX)
+		return -ENOSPC;
+	accept_nets[n_accept].net = rte_be_to_cpu_32(net_be) & mask;
+	accept_nets[n_accept].mask = mask;
+	__atomic_store_n(&n_accept, n_accept + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void ndn_face_uri(unsigned int id, char *buf, size_t len)
+{
+	const struct ndn_face *f = &ndn_faces[id];
+	const uint8_t *m = f->remote_mac.addr_bytes;
+	const uint8_t *a = (const uint8_t *)&f->remote_ip;
+
+	switch (f->kind) {
+	case NDN_FACE_INTERNAL_KIND:
+		snprintf(buf, len, "internal://management");
+		break;
+	case NDN_FACE_ETHER:
+		snprintf(buf, len, "ether://[%02x:%02x:%02x:%02x:%02x:%02x]@port%u", m[0], m[1],
+			 m[2], m[3], m[4], m[5], f->port);
+		break;
+	case NDN_FACE_UDP:
+		snprintf(buf, len, "udp4://%u.%u.%u.%u:%u", a[0], a[1], a[2], a[3],
+			 rte_be_to_cpu_16(f->remote_port));
+		break;
+	default:
+		snprintf(buf, len, "none");
+	}
+}
+
+/* --- data plane --- */
+
+/* The face of an Ethernet frame (eth points to its header) received on port: 0 if none. */
+static inline uint16_t ether_face(uint16_t port, const uint8_t *eth)
+{
+	struct face_key k = {.kind = NDN_FACE_ETHER, .port = port};
+	void *data;
+
+	memcpy(k.addr, eth + 6, 6);
+	if (rte_hash_lookup_data(face_hash, &k, &data) >= 0)
+		return (uint16_t)(uintptr_t)data;
+	if (memcmp(eth, &ndn_group, 6) == 0)
+		return __atomic_load_n(&port_mcast[port], __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+void ndn_ether_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+
+		if (unlikely(!ndn_conf.enabled)) {
+			tp_drop(w, m, NDN_CTR(NDN_C_NOT_ENABLED));
+			continue;
+		}
+		if (unlikely(m->data_len < 14 + 2)) {
+			tp_drop(w, m, TP_DROP_L2_TOO_SHORT);
+			continue;
+		}
+		if (unlikely(eth[12] != 0x86 || eth[13] != 0x24)) {
+			tp_drop(w, m, TP_DROP_L2_UNSUPPORTED);
+			continue;
+		}
+		uint16_t face = ether_face(m->port, eth);
+		if (unlikely(face == 0)) {
+			tp_drop(w, m, NDN_CTR(NDN_C_NO_FACE));
+			continue;
+		}
+		rte_pktmbuf_adj(m, 14);
+		ndn_face_rx(w, m, face);
+	}
+}
+
+void ndn_udp_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t *l4)
+{
+	struct face_key k = {.kind = NDN_FACE_UDP};
+	void *data;
+	uint16_t udp_len = (uint16_t)(l4[4] << 8 | l4[5]);
+	uint8_t *start = rte_pktmbuf_mtod(m, uint8_t *);
+
+	if (unlikely(!ndn_conf.enabled)) {
+		tp_drop(w, m, NDN_CTR(NDN_C_NOT_ENABLED));
+		return;
+	}
+	memcpy(k.addr, l3 + 12, 4);
+	memcpy(&k.udp_port, l4, 2);
+	if (unlikely(udp_len < 8 || l4 + udp_len > start + m->data_len)) {
+		tp_drop(w, m, NDN_CTR(NDN_C_DECODE));
+		return;
+	}
+	if (unlikely(rte_hash_lookup_data(face_hash, &k, &data) < 0)) {
+		uint32_t src;
+		memcpy(&src, l3 + 12, 4);
+		if (!ndn_udp_accepts(src)) {
+			tp_drop(w, m, NDN_CTR(NDN_C_NO_FACE));
+			return;
+		}
+		/* the control plane makes the face, then hands the packet back */
+		if (rte_ring_mp_enqueue(ndn_newface_ring, m) != 0)
+			tp_drop(w, m, NDN_CTR(NDN_C_NEW_FACE_FULL));
+		return;
+	}
+	/* the payload alone */
+	rte_pktmbuf_adj(m, (uint16_t)(l4 + 8 - start));
+	rte_pktmbuf_trim(m, (uint16_t)(m->data_len - (udp_len - 8)));
+	ndn_face_rx(w, m, (uint16_t)(uintptr_t)data);
+}
+
+void ndn_face_tx(struct tp_worker *w, uint16_t face, struct rte_mbuf *m, const uint8_t *tok,
+		 uint8_t tok_len, uint8_t nack_reason, enum ndn_face_ctr what)
+{
+	const struct ndn_face *f = &ndn_faces[face];
+
+	if (unlikely(!__atomic_load_n(&f->up, __ATOMIC_ACQUIRE))) {
+		ndn_fcount(w, face, NDN_FC_TX_DROP);
+		tp_drop(w, m, NDN_CTR(NDN_C_FACE_DOWN));
+		return;
+	}
+	if (unlikely(f->kind == NDN_FACE_INTERNAL_KIND)) {
+		struct ndn_meta *mt = ndn_meta(m);
+		mt->tok_len = tok_len;
+		memcpy(mt->tok, tok, tok_len);
+		mt->type = NDN_PKT_INTEREST;
+		if (rte_ring_mp_enqueue(ndn_mgmt_ring, m) != 0) {
+			ndn_fcount(w, face, NDN_FC_TX_DROP);
+			tp_drop(w, m, NDN_CTR(NDN_C_MGMT_FULL));
+			return;
+		}
+		ndn_fcount(w, face, what);
+		return;
+	}
+	if (tok_len || nack_reason) {
+		uint8_t hdr[64];
+		struct tp_ndn_lp_spec s = {
+		    .payload_len = m->pkt_len,
+		    .pit_token_len = tok_len,
+		    .pit_token = tok,
+		    .nack = nack_reason != 0,
+		    .nack_reason = nack_reason,
+		};
+		int h = tp_ndn_lp_encode(hdr, sizeof(hdr), &s);
+		uint8_t *p = h > 0 ? (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)h) : NULL;
+		if (unlikely(p == NULL)) {
+			ndn_fcount(w, face, NDN_FC_TX_DROP);
+			tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
+			return;
+		}
+		memcpy(p, hdr, (size_t)h);
+	}
+	if (unlikely(m->pkt_len > f->mtu)) {
+		ndn_fcount(w, face, NDN_FC_TX_DROP);
+		tp_drop(w, m, NDN_CTR(NDN_C_MTU));
+		return;
+	}
+	uint32_t len = m->pkt_len;
+	uint16_t port;
+	if (f->kind == NDN_FACE_ETHER) {
+		uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, 14);
+		if (unlikely(eth == NULL)) {
+			ndn_fcount(w, face, NDN_FC_TX_DROP);
+			tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
+			return;
+		}
+		port = f->port;
+		memcpy(eth, &f->remote_mac, 6);
+		memcpy(eth + 6, &tp_iface_table[port].mac, 6);
+		eth[12] = 0x86;
+		eth[13] = 0x24;
+	} else {
+		uint32_t dst = rte_be_to_cpu_32(f->remote_ip), nh;
+		uint64_t l2;
+		tp_route_lookup_bulk(&dst, &nh, 1);
+		if (unlikely(nh == UINT32_MAX ||
+			     !(tp_nh_l2_flags(l2 = tp_nh_l2_load(nh)) & TP_NH_F_RESOLVED))) {
+			ndn_fcount(w, face, NDN_FC_TX_DROP);
+			tp_drop(w, m, NDN_CTR(NDN_C_UDP_UNRESOLVED));
+			return;
+		}
+		uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, 14 + 20 + 8);
+		if (unlikely(eth == NULL)) {
+			ndn_fcount(w, face, NDN_FC_TX_DROP);
+			tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
+			return;
+		}
+		port = tp_nh_l2_port(l2);
+		memcpy(eth, &l2, 6);
+		memcpy(eth + 6, &tp_iface_table[port].mac, 6);
+		eth[12] = 0x08;
+		eth[13] = 0x00;
+		uint8_t *ip = eth + 14, *udp = ip + 20;
+		uint32_t src =
+		    f->local_ip ? f->local_ip : rte_cpu_to_be_32(tp_iface_table[port].ip);
+		uint16_t udp_len = (uint16_t)(8 + len);
+		tp_ip4_write(ip, src, f->remote_ip, 17, 64, udp_len, 0);
+		memcpy(udp, &f->local_port, 2);
+		memcpy(udp + 2, &f->remote_port, 2);
+		udp[4] = (uint8_t)(udp_len >> 8);
+		udp[5] = (uint8_t)udp_len;
+		udp[6] = udp[7] = 0;
+	}
+	ndn_fcount(w, face, what);
+	ndn_lcore(w)->fctr[face][NDN_FC_TX_BYTES] += len;
+	m->port = port;
+	tp_worker_tx_enqueue(w, m, port);
+}

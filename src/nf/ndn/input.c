@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The input stage: decode what a face received (NDNLPv2, then the Interest or Data),
+ * keep what the next stage needs in the mbuf's metadata, and dispatch: Interests by
+ * the NDT, Data and Nacks by their PIT token (our tokens begin with the forwarding
+ * context's index), tokenless ones by the NDT of their name. To the lcore's own
+ * context the packet goes at once, decoded; to another one through its ring, where
+ * the forwarding stage decodes it again. */
+#include <string.h>
+
+#include "ndn.h"
+
+static inline unsigned int ndt_ctx(const struct tp_ndn_name *n)
+{
+	unsigned int k = RTE_MIN((unsigned int)n->n_comps, ndn_conf.ndt_comps);
+	uint64_t h = ndn_siphash(ndn_conf.siphash_key, n->value, tp_ndn_name_prefix_len(n, k));
+
+	return ndn_ndt[h & ((1u << ndn_conf.ndt_bits) - 1)];
+}
+
+static inline void rx_drop(struct tp_worker *w, struct rte_mbuf *m, uint16_t face, unsigned int c)
+{
+	ndn_fcount(w, face, NDN_FC_RX_DROP);
+	tp_drop(w, m, NDN_CTR(c));
+}
+
+void ndn_face_rx(struct tp_worker *w, struct rte_mbuf *m, uint16_t face)
+{
+	struct ndn_lcore *lc = ndn_lcore(w);
+	struct tp_ndn_lp lp;
+	union {
+		struct tp_ndn_interest i;
+		struct tp_ndn_data d;
+	} u;
+	size_t used;
+	unsigned int ctx;
+
+	if (unlikely(m->nb_segs > 1)) {
+		rx_drop(w, m, face, NDN_C_MULTISEG);
+		return;
+	}
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (unlikely(tp_ndn_lp_decode(p, m->data_len, &lp) != TP_NDN_E_OK)) {
+		rx_drop(w, m, face, NDN_C_DECODE);
+		return;
+	}
+	if (unlikely(lp.frag_count > 1)) {
+		rx_drop(w, m, face, NDN_C_LP_FRAGMENT);
+		return;
+	}
+	lc->fctr[face][NDN_FC_RX_BYTES] += m->data_len;
+	rte_pktmbuf_adj(m, (uint16_t)(lp.payload - p));
+	rte_pktmbuf_trim(m, (uint16_t)(m->data_len - lp.payload_len));
+
+	struct ndn_meta *mt = ndn_meta(m);
+	mt->face = face;
+	mt->rx_tsc = w->now;
+	mt->tok_len = lp.pit_token_len;
+	memcpy(mt->tok, lp.pit_token, lp.pit_token_len);
+	const uint8_t *pkt = lp.payload;
+	if (pkt[0] == TP_NDN_T_INTEREST) {
+		if (unlikely(tp_ndn_interest_decode(pkt, lp.payload_len, &u.i, &used) !=
+			     TP_NDN_E_OK)) {
+			rx_drop(w, m, face, NDN_C_DECODE);
+			return;
+		}
+		if (lp.is_nack) {
+			mt->type = NDN_PKT_NACK;
+			mt->nack_reason = (uint8_t)RTE_MIN(lp.nack_reason, 255u);
+			lc->fctr[face][NDN_FC_RX_NACK]++;
+			tp_count(w, m->port, NDN_CTR(NDN_C_RX_NACK));
+			ctx = (mt->tok_len == NDN_TOKEN_LEN && mt->tok[0] < ndn_conf.n_fwd)
+				  ? mt->tok[0]
+				  : ndt_ctx(&u.i.name);
+		} else {
+			mt->type = NDN_PKT_INTEREST;
+			lc->fctr[face][NDN_FC_RX_INTEREST]++;
+			tp_count(w, m->port, NDN_CTR(NDN_C_RX_INTEREST));
+			ctx = ndt_ctx(&u.i.name);
+		}
+	} else if (pkt[0] == TP_NDN_T_DATA && !lp.is_nack) {
+		if (unlikely(tp_ndn_data_decode(pkt, lp.payload_len, &u.d, &used) != TP_NDN_E_OK)) {
+			rx_drop(w, m, face, NDN_C_DECODE);
+			return;
+		}
+		mt->type = NDN_PKT_DATA;
+		lc->fctr[face][NDN_FC_RX_DATA]++;
+		tp_count(w, m->port, NDN_CTR(NDN_C_RX_DATA));
+		ctx = (mt->tok_len == NDN_TOKEN_LEN && mt->tok[0] < ndn_conf.n_fwd)
+			  ? mt->tok[0]
+			  : ndt_ctx(&u.d.name);
+	} else {
+		rx_drop(w, m, face, NDN_C_DECODE);
+		return;
+	}
+
+	struct ndn_fwd *f = ndn_fwd[ctx];
+	if (f == lc->fwd) {
+		switch (mt->type) {
+		case NDN_PKT_INTEREST:
+			ndn_fwd_interest(w, f, m, &u.i);
+			break;
+		case NDN_PKT_DATA:
+			ndn_fwd_data(w, f, m, &u.d);
+			break;
+		default:
+			ndn_fwd_nack(w, f, m, &u.i);
+		}
+		return;
+	}
+	tp_ring_enqueue(w, f->ring[mt->type - 1], &m, 1);
+}
+
+void ndn_fwd_ring(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n, void *ctx)
+{
+	struct ndn_fwd *f = ctx;
+	union {
+		struct tp_ndn_interest i;
+		struct tp_ndn_data d;
+	} u;
+	size_t used;
+
+	for (uint16_t k = 0; k < n; k++) {
+		struct rte_mbuf *m = pkts[k];
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		switch (ndn_meta(m)->type) {
+		case NDN_PKT_INTEREST:
+			if (tp_ndn_interest_decode(p, m->data_len, &u.i, &used) == TP_NDN_E_OK)
+				ndn_fwd_interest(w, f, m, &u.i);
+			else
+				tp_drop(w, m, NDN_CTR(NDN_C_DECODE));
+			break;
+		case NDN_PKT_DATA:
+			if (tp_ndn_data_decode(p, m->data_len, &u.d, &used) == TP_NDN_E_OK)
+				ndn_fwd_data(w, f, m, &u.d);
+			else
+				tp_drop(w, m, NDN_CTR(NDN_C_DECODE));
+			break;
+		default:
+			if (tp_ndn_interest_decode(p, m->data_len, &u.i, &used) == TP_NDN_E_OK)
+				ndn_fwd_nack(w, f, m, &u.i);
+			else
+				tp_drop(w, m, NDN_CTR(NDN_C_DECODE));
+		}
+	}
+}
+
+void ndn_rx_ring(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n, void *ctx)
+{
+	(void)ctx;
+	for (uint16_t k = 0; k < n; k++)
+		ndn_face_rx(w, pkts[k], ndn_meta(pkts[k])->face);
+}

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The NDN forwarder (seed 002, after NDN-DPDK's design): faces, the FIB, per
+ * forwarding-lcore PIT-CS tables, the NDT, management.
+ *
+ * Threads. The control plane creates faces and writes the FIB (RCU: entries are
+ * replaced whole and freed after a grace period); data-plane lcores read them.
+ * Every lcore that receives from a port with NDN faces runs the input stage
+ * (decode, dispatch); forwarding contexts (one per forwarding lcore: the lcores of
+ * role "forwarding", else every "worker") each own a PIT-CS and three input rings
+ * (Interests, Data, Nacks). The input stage hands an Interest to the context the
+ * NDT names for its first N name components, a Data or Nack to the one named by
+ * its PIT token's first byte; when that context is the lcore's own, it runs the
+ * forwarding stage at once (run to completion), else it enqueues.
+ *
+ * Management Interests (/localhost/nfd, /localhop/nfd) go to the internal face 0:
+ * a ring to the control plane, which answers with Data put on the context's Data
+ * ring, as any face's Data. */
+#ifndef TP_NF_NDN_H
+#define TP_NF_NDN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "../../core/mbuf.h"
+#include "../../core/nf.h"
+#include "../../core/ring.h"
+#include "../../core/worker.h"
+#include "../../proto/ndn.h"
+
+#define NDN_FACES_MAX 1024
+#define NDN_FACE_INTERNAL 0 /* management, on the control plane */
+#define NDN_CTX_MAX 8	    /* forwarding contexts */
+#define NDN_NH_MAX 8	    /* next hops per FIB entry */
+#define NDN_PIT_IN_MAX 4    /* in-records per PIT entry */
+#define NDN_PIT_OUT_MAX 4   /* out-records per PIT entry */
+#define NDN_TOKEN_LEN 8	    /* our PIT tokens: context, generation (3), PIT index (4) */
+#define NDN_UDP_PORT 6363
+#define NDN_ETHERTYPE 0x8624
+
+/* Module counters (per port and lcore, core/counter.h). X(enum suffix, name, kind) */
+#define NDN_COUNTERS(X)                                                                            \
+	X(RX_INTEREST, "rx_interest", EVENT)                                                       \
+	X(RX_DATA, "rx_data", EVENT)                                                               \
+	X(RX_NACK, "rx_nack", EVENT)                                                               \
+	X(NO_FACE, "no_face", DROP)                                                                \
+	X(FACE_DOWN, "face_down", DROP)                                                            \
+	X(DECODE, "malformed", DROP)                                                               \
+	X(LP_FRAGMENT, "lp_fragment_dropped", DROP)                                                \
+	X(MULTISEG, "multi_segment", DROP)                                                         \
+	X(HOP_LIMIT, "hop_limit_zero", DROP)                                                       \
+	X(LOCALHOST, "localhost_from_non_local_face", DROP)                                        \
+	X(UNSOLICITED, "data_unsolicited", DROP)                                                   \
+	X(NACK_UNSOLICITED, "nack_unsolicited", DROP)                                              \
+	X(PIT_FULL, "pit_full", DROP)                                                              \
+	X(IN_RECORDS_FULL, "pit_in_records_full", DROP)                                            \
+	X(SUPPRESSED, "interest_suppressed", DROP)                                                 \
+	X(AGGREGATED, "interest_aggregated", EVENT)                                                \
+	X(NOMBUF, "no_mbuf", DROP)                                                                 \
+	X(MTU, "mtu_exceeded", DROP)                                                               \
+	X(UDP_UNRESOLVED, "udp_next_hop_unresolved", DROP)                                         \
+	X(MGMT_FULL, "management_ring_full", DROP)                                                 \
+	X(NEW_FACE_FULL, "new_face_ring_full", DROP)                                               \
+	X(NOT_ENABLED, "not_enabled", DROP)
+
+/* clang-format off */
+enum ndn_ctr {
+#define X(e, n, k) NDN_C_##e,
+	NDN_COUNTERS(X)
+#undef X
+	NDN_C_MAX
+};
+/* clang-format on */
+
+extern struct tp_nf tp_ndn_nf;
+/* counter id of c */
+#define NDN_CTR(c) (tp_ndn_nf.ctr_base + (c))
+
+/* --- faces --- */
+enum ndn_face_kind { NDN_FACE_FREE, NDN_FACE_INTERNAL_KIND, NDN_FACE_ETHER, NDN_FACE_UDP };
+
+struct ndn_face {
+	uint8_t kind;			  /* enum ndn_face_kind; FREE: not in use */
+	uint8_t up;			  /* published (release store) once complete */
+	uint8_t local;			  /* may send and receive /localhost */
+	uint8_t on_demand;		  /* created by a packet (UDP accept) */
+	uint16_t port;			  /* the DPDK port it sends on (ether; UDP: last route) */
+	uint16_t mtu;			  /* largest NDN packet (LpPacket) it sends */
+	struct rte_ether_addr remote_mac; /* ether: the peer or the group */
+	uint32_t remote_ip, local_ip;	  /* UDP: network order */
+	uint16_t remote_port, local_port; /* UDP: network order */
+	uint64_t created_ms;
+};
+extern struct ndn_face ndn_faces[NDN_FACES_MAX];
+
+/* Per face and lcore. X(enum suffix, name) */
+#define NDN_FACE_COUNTERS(X)                                                                       \
+	X(RX_INTEREST, "rx_interests")                                                             \
+	X(RX_DATA, "rx_data")                                                                      \
+	X(RX_NACK, "rx_nacks")                                                                     \
+	X(TX_INTEREST, "tx_interests")                                                             \
+	X(TX_DATA, "tx_data")                                                                      \
+	X(TX_NACK, "tx_nacks")                                                                     \
+	X(RX_BYTES, "rx_bytes")                                                                    \
+	X(TX_BYTES, "tx_bytes")                                                                    \
+	X(RX_DROP, "rx_dropped")                                                                   \
+	X(TX_DROP, "tx_dropped")
+/* clang-format off */
+enum ndn_face_ctr {
+#define X(e, n) NDN_FC_##e,
+	NDN_FACE_COUNTERS(X)
+#undef X
+	NDN_FC_MAX
+};
+/* clang-format on */
+
+/* --- packet metadata between the stages --- */
+enum ndn_pkt_type { NDN_PKT_INTEREST = 1, NDN_PKT_DATA, NDN_PKT_NACK };
+
+struct ndn_meta {
+	uint16_t face;
+	uint8_t type;	     /* enum ndn_pkt_type */
+	uint8_t nack_reason; /* NACK: reason (255 unspecified) */
+	uint8_t tok_len;
+	uint8_t pad[3];
+	uint64_t rx_tsc;
+	uint8_t tok[TP_NDN_PIT_TOKEN_MAX];
+};
+TP_MBUF_META(ndn_meta, struct ndn_meta)
+
+/* --- FIB (fib.c): control plane writes, lcores read --- */
+enum ndn_strategy { NDN_STRATEGY_BEST_ROUTE, NDN_STRATEGY_MULTICAST };
+
+struct ndn_nexthop {
+	uint16_t face;
+	uint32_t cost;
+};
+
+struct ndn_fib_entry {
+	struct ndn_fib_entry *next; /* bucket chain (RCU) */
+	uint32_t hash;
+	uint32_t id; /* counter slot, stable across replacement */
+	uint8_t n_comps;
+	uint8_t strategy; /* enum ndn_strategy */
+	uint8_t n_nh;
+	uint16_t name_len;
+	struct ndn_nexthop nh[NDN_NH_MAX]; /* sorted by cost */
+	uint8_t name[];			   /* the prefix's Name TLV-VALUE */
+};
+
+#define NDN_FIB_MAX 4096
+/* per lcore and FIB entry id */
+struct ndn_fib_ctr {
+	uint64_t interests, data, nacks;
+};
+
+/* Longest-prefix match for n's first k.. components (k = n->n_comps): NULL if none.
+ * hashes[i] is the hash of the first i+1 components (ndn_name_hashes). Data plane,
+ * inside an RCU read section (the lcore's loop). */
+const struct ndn_fib_entry *ndn_fib_lpm(const struct tp_ndn_name *n, const uint32_t *hashes);
+/* Hash of the first i+1 components for every i: the FIB's and PCCT's key. */
+void ndn_name_hashes(const struct tp_ndn_name *n, uint32_t *hashes);
+
+/* Control plane. */
+int ndn_fib_init(void);
+/* Set prefix's next hops (n 0: remove the entry). 0 or negative errno. */
+int ndn_fib_set(const uint8_t *name, uint16_t len, const struct ndn_nexthop *nh, unsigned int n);
+int ndn_fib_strategy_set(const uint8_t *name, uint16_t len, enum ndn_strategy s);
+/* Iterate: the entries' current versions. */
+typedef void (*ndn_fib_walk_fn)(const struct ndn_fib_entry *e, void *arg);
+void ndn_fib_walk(ndn_fib_walk_fn fn, void *arg);
+unsigned int ndn_fib_count(void);
+extern const char *const ndn_strategy_names[];
+
+/* --- PIT-CS (pcct.c): per forwarding context --- */
+struct ndn_pit_in {
+	uint16_t face;
+	uint8_t tok_len;
+	uint8_t pad;
+	uint32_t nonce;
+	uint64_t expiry;
+	uint8_t tok[TP_NDN_PIT_TOKEN_MAX];
+};
+
+struct ndn_pit_out {
+	uint16_t face;
+	uint8_t nacked; /* its reason, 0 while pending */
+	uint8_t pad;
+	uint32_t nonce;
+	uint64_t last_tx;
+};
+
+struct ndn_pit {
+	uint32_t pcc; /* 0: free (then next free in tw_next) */
+	uint32_t gen;
+	uint32_t tw_next, tw_prev; /* timer wheel */
+	uint64_t expiry;
+	uint32_t fib_id;
+	uint8_t slot; /* bit 0 CanBePrefix, bit 1 MustBeFresh */
+	uint8_t n_in, n_out;
+	uint8_t tried; /* bit per FIB next-hop index tried */
+	struct ndn_pit_in in[NDN_PIT_IN_MAX];
+	struct ndn_pit_out out[NDN_PIT_OUT_MAX];
+};
+
+#define NDN_KEY_INLINE 200
+struct ndn_pcc {
+	uint32_t next; /* bucket chain, or free list */
+	uint32_t hash;
+	uint32_t pit[4]; /* by slot; 0: none */
+	uint32_t cs;	 /* a Data of exactly this name */
+	uint32_t cs_ind; /* a Data this name is a prefix of (CanBePrefix) */
+	uint16_t key_len;
+	uint8_t n_comps;
+	uint8_t in_use;
+	uint32_t ext; /* 0, or the extension chunk holding a longer key */
+	uint8_t key[NDN_KEY_INLINE];
+};
+
+struct ndn_cs {
+	uint32_t pcc;		     /* its direct entry; 0: free */
+	uint32_t lru_prev, lru_next; /* 0: none */
+	uint32_t ind[4];	     /* indirect entries pointing here */
+	uint64_t fresh_until;	     /* TSC */
+	struct rte_mbuf *m;	     /* the Data, starting at its TLV-TYPE */
+};
+
+struct ndn_fwd_stats {
+	uint64_t interests, data, nacks;
+	uint64_t cs_hits, cs_misses, cs_inserts, cs_evictions;
+	uint64_t pit_inserts, pit_expired, pit_satisfied, pit_nacked;
+	uint64_t nack_noroute, nack_duplicate;
+	uint64_t unsolicited;
+};
+
+/* One forwarding context: owned by one lcore, read by the control plane for show. */
+struct ndn_fwd {
+	unsigned int idx, worker;
+	/* by enum ndn_pkt_type - 1; [3]: packets the control plane hands back to the
+	 * input stage (the first packet of an on-demand face, management's answers) */
+	struct tp_ring *ring[4];
+	/* PCCT */
+	uint32_t bucket_mask;
+	uint32_t *bucket;
+	struct ndn_pcc *pcc;
+	uint32_t pcc_cap, pcc_free, pcc_used;
+	uint8_t (*ext)[TP_NDN_NAME_MAX_LEN];
+	uint32_t *ext_free_list;
+	uint32_t ext_cap, ext_n_free;
+	struct ndn_pit *pit;
+	uint32_t pit_cap, pit_free, pit_used;
+	uint32_t gen;
+	struct ndn_cs *cs;
+	uint32_t cs_cap, cs_free, cs_used, lru_head, lru_tail;
+	struct rte_mempool *cs_pool;
+	/* timer wheel: one slot per tick */
+	uint32_t *wheel;
+	uint32_t wheel_mask;
+	uint64_t tick_tsc, next_tick; /* next tick to run, in ticks */
+	struct ndn_fwd_stats st;
+} __rte_cache_aligned;
+
+/* --- configuration and state (module.c) --- */
+struct ndn_conf {
+	bool enabled;
+	unsigned int ndt_comps; /* N */
+	unsigned int ndt_bits;
+	unsigned int pit_capacity, cs_capacity;
+	unsigned int queue[3]; /* ring sizes: Interest, Data, Nack */
+	unsigned int n_fwd;
+	unsigned int fwd_worker[NDN_CTX_MAX];
+	uint64_t siphash_key[2];
+};
+extern struct ndn_conf ndn_conf;
+extern struct ndn_fwd *ndn_fwd[NDN_CTX_MAX];
+extern uint8_t *ndn_ndt; /* 1 << ndt_bits context indexes */
+extern struct rte_ring *ndn_mgmt_ring;
+extern struct rte_ring *ndn_newface_ring;
+
+/* Per data-plane lcore. */
+struct ndn_lcore {
+	struct ndn_fwd *fwd; /* the context this lcore runs, or NULL */
+	uint64_t fctr[NDN_FACES_MAX][NDN_FC_MAX];
+	struct ndn_fib_ctr fib[NDN_FIB_MAX];
+};
+static inline struct ndn_lcore *ndn_lcore(struct tp_worker *w)
+{
+	return tp_nf_lcore(w, &tp_ndn_nf);
+}
+
+/* --- data plane entry points --- */
+void ndn_ether_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);
+void ndn_udp_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t *l4);
+/* The input stage's common part: m starts at what the face carried (an LpPacket or
+ * a bare packet), from face. Consumes m. */
+void ndn_face_rx(struct tp_worker *w, struct rte_mbuf *m, uint16_t face);
+/* Ring handlers: the forwarding stage for packets of one type; the input stage for
+ * what the control plane hands back (meta face set, m at the face's payload). */
+void ndn_fwd_ring(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n, void *ctx);
+void ndn_rx_ring(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n, void *ctx);
+/* The forwarding stage for one decoded packet (m starts at its TLV-TYPE). */
+void ndn_fwd_interest(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
+		      struct tp_ndn_interest *in);
+void ndn_fwd_data(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
+		  struct tp_ndn_data *d);
+void ndn_fwd_nack(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
+		  struct tp_ndn_interest *in);
+unsigned int ndn_fwd_poll(struct tp_worker *w, struct ndn_fwd *f);
+
+/* Send m (an Interest or Data starting at its TLV-TYPE) on face, with a PIT token
+ * (tok_len 0: none) and for a Nack its reason (0: not a Nack). Consumes m. */
+void ndn_face_tx(struct tp_worker *w, uint16_t face, struct rte_mbuf *m, const uint8_t *tok,
+		 uint8_t tok_len, uint8_t nack_reason, enum ndn_face_ctr what);
+
+static inline void ndn_fcount(struct tp_worker *w, uint16_t face, enum ndn_face_ctr c)
+{
+	ndn_lcore(w)->fctr[face][c]++;
+}
+
+/* PCCT (pcct.c) */
+int ndn_pcct_create(struct ndn_fwd *f, unsigned int socket);
+void ndn_pcct_free(struct ndn_fwd *f);
+/* Find the entry for the name's first k components (hash h), or 0. */
+uint32_t ndn_pcc_find(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uint32_t h);
+/* Find or insert; 0 when full. */
+uint32_t ndn_pcc_get(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uint8_t n_comps,
+		     uint32_t h);
+/* Remove it if nothing refers to it any more. */
+void ndn_pcc_release(struct ndn_fwd *f, uint32_t idx);
+static inline const uint8_t *ndn_pcc_key(const struct ndn_fwd *f, const struct ndn_pcc *e)
+{
+	return e->ext ? f->ext[e->ext] : e->key;
+}
+uint32_t ndn_pit_alloc(struct ndn_fwd *f, uint32_t pcc, uint8_t slot);
+void ndn_pit_free(struct ndn_fwd *f, uint32_t idx);
+void ndn_pit_arm(struct ndn_fwd *f, uint32_t idx, uint64_t expiry);
+/* CS: insert a copy of the Data m (starting at its TLV) under entry pcc; returns
+ * the CS index or 0. */
+uint32_t ndn_cs_insert(struct ndn_fwd *f, uint32_t pcc, struct rte_mbuf *m, uint64_t fresh_until);
+void ndn_cs_touch(struct ndn_fwd *f, uint32_t cs);
+void ndn_cs_link_indirect(struct ndn_fwd *f, uint32_t pcc, uint32_t cs);
+/* run due timers up to now: expired PIT entries */
+unsigned int ndn_pcct_expire(struct ndn_fwd *f, uint64_t now);
+
+/* siphash.c */
+uint64_t ndn_siphash(const uint64_t key[2], const uint8_t *p, size_t len);
+
+/* management (mgmt.c), control plane */
+int ndn_mgmt_init(void);
+void ndn_mgmt_poll(void);
+/* faces (face.c), control plane */
+int ndn_face_add_udp(uint32_t remote_ip_be, uint16_t remote_port_be, uint32_t local_ip_be,
+		     bool local, bool on_demand, char *err, size_t errlen);
+int ndn_face_add_ether(uint16_t port, const struct rte_ether_addr *remote, bool local, char *err,
+		       size_t errlen);
+int ndn_face_del(unsigned int id);
+int ndn_face_find_udp(uint32_t remote_ip_be, uint16_t remote_port_be);
+int ndn_faces_init(void);
+/* whether on-demand UDP faces may be made for this remote */
+bool ndn_udp_accepts(uint32_t remote_ip_be);
+int ndn_udp_accept_add(uint32_t net_be, uint8_t len);
+void ndn_face_uri(unsigned int id, char *buf, size_t len);
+/* rib (mgmt.c) */
+int ndn_rib_add(const uint8_t *name, uint16_t len, uint16_t face, uint64_t origin, uint64_t cost,
+		uint64_t flags, int64_t expires_ms);
+int ndn_rib_del(const uint8_t *name, uint16_t len, uint16_t face, uint64_t origin);
+void ndn_rib_face_gone(uint16_t face);
+void ndn_rib_walk(void (*fn)(const uint8_t *name, uint16_t len, uint16_t face, uint64_t origin,
+			     uint64_t cost, uint64_t flags, uint64_t expires_ms, void *arg),
+		  void *arg);
+/* commands accepted, refused, malformed; answers lost */
+extern uint64_t ndn_mgmt_stats[4];
+#endif

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The PIT-CS composite table of one forwarding context (NDN-DPDK's PCCT): one hash
+ * table keyed by name, whose entry holds up to four PIT entries (one per
+ * CanBePrefix x MustBeFresh), a CS entry of a Data of exactly that name, and an
+ * indirect CS entry (a Data the name is a prefix of, found by a CanBePrefix
+ * Interest). Everything is in arrays allocated at start-up and indexed from 1 (0 is
+ * "none"); only the owning lcore touches them. PIT entries expire on a timer wheel
+ * of 1 ms ticks; the CS evicts the least recently used entry.
+ *
+ * Keys up to NDN_KEY_INLINE bytes live in the entry, longer ones (to the codec's
+ * 2,048) in an extension chunk. */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "../../core/tp.h"
+#include "ndn.h"
+
+#define WHEEL_BITS 13 /* 8.192 s of 1 ms ticks; longer lifetimes go round again */
+
+int ndn_pcct_create(struct ndn_fwd *f, unsigned int socket)
+{
+	uint32_t buckets = 1;
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	f->pit_cap = ndn_conf.pit_capacity;
+	f->cs_cap = ndn_conf.cs_capacity;
+	f->pcc_cap = f->pit_cap + 2 * f->cs_cap + 1;
+	while (buckets < f->pcc_cap)
+		buckets <<= 1;
+	f->bucket_mask = buckets - 1;
+	f->bucket = rte_zmalloc_socket("ndn_pcct", buckets * sizeof(uint32_t), 64, socket);
+	f->pcc = rte_zmalloc_socket("ndn_pcc", (f->pcc_cap + 1) * sizeof(*f->pcc), 64, socket);
+	f->pit = rte_zmalloc_socket("ndn_pit", (f->pit_cap + 1) * sizeof(*f->pit), 64, socket);
+	f->cs = rte_zmalloc_socket("ndn_cs", (f->cs_cap + 1) * sizeof(*f->cs), 64, socket);
+	f->ext_cap = f->pcc_cap / 64 + 16;
+	f->ext = rte_zmalloc_socket("ndn_ext", (f->ext_cap + 1) * sizeof(*f->ext), 64, socket);
+	f->ext_free_list = rte_zmalloc_socket("ndn_ext", f->ext_cap * sizeof(uint32_t), 64, socket);
+	f->wheel_mask = (1u << WHEEL_BITS) - 1;
+	f->wheel =
+	    rte_zmalloc_socket("ndn_wheel", (1u << WHEEL_BITS) * sizeof(uint32_t), 64, socket);
+	if (!f->bucket || !f->pcc || !f->pit || !f->cs || !f->ext || !f->ext_free_list ||
+	    !f->wheel) {
+		ndn_pcct_free(f);
+		return -ENOMEM;
+	}
+	if (f->cs_cap) {
+		snprintf(name, sizeof(name), "ndn_cs%u", f->idx);
+		/* Data up to 9,000 bytes in one segment */
+		f->cs_pool =
+		    rte_pktmbuf_pool_create(name, f->cs_cap + 64, 0, 0, 9216 + 128, (int)socket);
+		if (f->cs_pool == NULL) {
+			ndn_pcct_free(f);
+			return -ENOMEM;
+		}
+	}
+	/* free lists: through next (pcc), pcc field unused so through tw_next (pit),
+	 * lru_next (cs) */
+	for (uint32_t i = 1; i <= f->pcc_cap; i++)
+		f->pcc[i].next = i < f->pcc_cap ? i + 1 : 0;
+	f->pcc_free = 1;
+	for (uint32_t i = 1; i <= f->pit_cap; i++)
+		f->pit[i].tw_next = i < f->pit_cap ? i + 1 : 0;
+	f->pit_free = f->pit_cap ? 1 : 0;
+	for (uint32_t i = 1; i <= f->cs_cap; i++)
+		f->cs[i].lru_next = i < f->cs_cap ? i + 1 : 0;
+	f->cs_free = f->cs_cap ? 1 : 0;
+	for (uint32_t i = 0; i < f->ext_cap; i++)
+		f->ext_free_list[i] = i + 1;
+	f->ext_n_free = f->ext_cap;
+	f->tick_tsc = tp.tsc_hz / 1000;
+	f->next_tick = rte_rdtsc() / f->tick_tsc;
+	return 0;
+}
+
+void ndn_pcct_free(struct ndn_fwd *f)
+{
+	for (uint32_t i = 1; f->cs && i <= f->cs_cap; i++)
+		if (f->cs[i].pcc)
+			rte_pktmbuf_free(f->cs[i].m);
+	rte_mempool_free(f->cs_pool);
+	rte_free(f->bucket);
+	rte_free(f->pcc);
+	rte_free(f->pit);
+	rte_free(f->cs);
+	rte_free(f->ext);
+	rte_free(f->ext_free_list);
+	rte_free(f->wheel);
+	f->bucket = NULL;
+	f->pcc = NULL;
+	f->pit = NULL;
+	f->cs = NULL;
+	f->ext = NULL;
+	f->ext_free_list = NULL;
+	f->wheel = NULL;
+	f->cs_pool = NULL;
+}
+
+uint32_t ndn_pcc_find(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uint32_t h)
+{
+	for (uint32_t i = f->bucket[h & f->bucket_mask]; i; i = f->pcc[i].next) {
+		const struct ndn_pcc *e = &f->pcc[i];
+		if (e->hash == h && e->key_len == len && memcmp(ndn_pcc_key(f, e), key, len) == 0)
+			return i;
+	}
+	return 0;
+}
+
+uint32_t ndn_pcc_get(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uint8_t n_comps,
+		     uint32_t h)
+{
+	uint32_t i = ndn_pcc_find(f, key, len, h);
+
+	if (i)
+		return i;
+	if (f->pcc_free == 0)
+		return 0;
+	uint32_t ext = 0;
+	if (len > NDN_KEY_INLINE) {
+		if (f->ext_n_free == 0)
+			return 0;
+		ext = f->ext_free_list[--f->ext_n_free];
+	}
+	i = f->pcc_free;
+	struct ndn_pcc *e = &f->pcc[i];
+	f->pcc_free = e->next;
+	memset(e, 0, offsetof(struct ndn_pcc, key));
+	e->hash = h;
+	e->key_len = len;
+	e->n_comps = n_comps;
+	e->in_use = 1;
+	e->ext = ext;
+	memcpy(ext ? f->ext[ext] : e->key, key, len);
+	e->next = f->bucket[h & f->bucket_mask];
+	f->bucket[h & f->bucket_mask] = i;
+	f->pcc_used++;
+	return i;
+}
+
+void ndn_pcc_release(struct ndn_fwd *f, uint32_t idx)
+{
+	struct ndn_pcc *e = &f->pcc[idx];
+
+	if (e->pit[0] | e->pit[1] | e->pit[2] | e->pit[3] | e->cs | e->cs_ind || e->in_use > 1)
+		return;
+	uint32_t *p = &f->bucket[e->hash & f->bucket_mask];
+	while (*p != idx)
+		p = &f->pcc[*p].next;
+	*p = e->next;
+	if (e->ext)
+		f->ext_free_list[f->ext_n_free++] = e->ext;
+	e->in_use = 0;
+	e->next = f->pcc_free;
+	f->pcc_free = idx;
+	f->pcc_used--;
+}
+
+/* --- PIT entries and the timer wheel --- */
+static void wheel_unlink(struct ndn_fwd *f, uint32_t idx)
+{
+	struct ndn_pit *p = &f->pit[idx];
+
+	if (p->tw_prev)
+		f->pit[p->tw_prev].tw_next = p->tw_next;
+	else
+		f->wheel[(p->expiry / f->tick_tsc) & f->wheel_mask] = p->tw_next;
+	if (p->tw_next)
+		f->pit[p->tw_next].tw_prev = p->tw_prev;
+	p->tw_next = p->tw_prev = 0;
+}
+
+uint32_t ndn_pit_alloc(struct ndn_fwd *f, uint32_t pcc, uint8_t slot)
+{
+	uint32_t i = f->pit_free;
+
+	if (i == 0)
+		return 0;
+	struct ndn_pit *p = &f->pit[i];
+	f->pit_free = p->tw_next;
+	p->pcc = pcc;
+	p->gen = (++f->gen) & 0xffffff;
+	p->tw_next = p->tw_prev = 0;
+	p->expiry = 0;
+	p->slot = slot;
+	p->n_in = p->n_out = 0;
+	p->tried = 0;
+	p->fib_id = UINT32_MAX;
+	f->pcc[pcc].pit[slot] = i;
+	f->pit_used++;
+	f->st.pit_inserts++;
+	return i;
+}
+
+void ndn_pit_free(struct ndn_fwd *f, uint32_t idx)
+{
+	struct ndn_pit *p = &f->pit[idx];
+	uint32_t pcc = p->pcc;
+
+	if (p->expiry)
+		wheel_unlink(f, idx);
+	f->pcc[pcc].pit[p->slot] = 0;
+	p->pcc = 0;
+	p->gen = 0;
+	p->expiry = 0;
+	p->tw_next = f->pit_free;
+	f->pit_free = idx;
+	f->pit_used--;
+	ndn_pcc_release(f, pcc);
+}
+
+void ndn_pit_arm(struct ndn_fwd *f, uint32_t idx, uint64_t expiry)
+{
+	struct ndn_pit *p = &f->pit[idx];
+
+	if (p->expiry)
+		wheel_unlink(f, idx);
+	/* never in a tick already run */
+	if (expiry / f->tick_tsc < f->next_tick)
+		expiry = f->next_tick * f->tick_tsc;
+	p->expiry = expiry;
+	uint32_t *head = &f->wheel[(expiry / f->tick_tsc) & f->wheel_mask];
+	p->tw_prev = 0;
+	p->tw_next = *head;
+	if (*head)
+		f->pit[*head].tw_prev = idx;
+	*head = idx;
+}
+
+unsigned int ndn_pcct_expire(struct ndn_fwd *f, uint64_t now)
+{
+	uint64_t tick = now / f->tick_tsc;
+	unsigned int n = 0;
+
+	/* a bounded catch-up: at most one wheel turn per call */
+	if (tick > f->next_tick + f->wheel_mask)
+		f->next_tick = tick - f->wheel_mask;
+	for (; f->next_tick <= tick; f->next_tick++) {
+		uint32_t i = f->wheel[f->next_tick & f->wheel_mask];
+		while (i) {
+			uint32_t next = f->pit[i].tw_next;
+			if (f->pit[i].expiry / f->tick_tsc <= f->next_tick) {
+				ndn_pit_free(f, i);
+				f->st.pit_expired++;
+				n++;
+			}
+			i = next;
+		}
+	}
+	return n;
+}
+
+/* --- CS --- */
+static void lru_unlink(struct ndn_fwd *f, uint32_t i)
+{
+	struct ndn_cs *c = &f->cs[i];
+
+	if (c->lru_prev)
+		f->cs[c->lru_prev].lru_next = c->lru_next;
+	else
+		f->lru_head = c->lru_next;
+	if (c->lru_next)
+		f->cs[c->lru_next].lru_prev = c->lru_prev;
+	else
+		f->lru_tail = c->lru_prev;
+	c->lru_prev = c->lru_next = 0;
+}
+
+static void lru_push(struct ndn_fwd *f, uint32_t i)
+{
+	struct ndn_cs *c = &f->cs[i];
+
+	c->lru_prev = 0;
+	c->lru_next = f->lru_head;
+	if (f->lru_head)
+		f->cs[f->lru_head].lru_prev = i;
+	f->lru_head = i;
+	if (f->lru_tail == 0)
+		f->lru_tail = i;
+}
+
+void ndn_cs_touch(struct ndn_fwd *f, uint32_t cs)
+{
+	if (f->lru_head != cs) {
+		lru_unlink(f, cs);
+		lru_push(f, cs);
+	}
+}
+
+static void cs_erase(struct ndn_fwd *f, uint32_t i)
+{
+	struct ndn_cs *c = &f->cs[i];
+	uint32_t pcc = c->pcc;
+
+	lru_unlink(f, i);
+	for (unsigned int k = 0; k < RTE_DIM(c->ind); k++)
+		if (c->ind[k]) {
+			uint32_t ip = c->ind[k];
+			f->pcc[ip].cs_ind = 0;
+			c->ind[k] = 0;
+			ndn_pcc_release(f, ip);
+		}
+	rte_pktmbuf_free(c->m);
+	c->m = NULL;
+	c->pcc = 0;
+	f->pcc[pcc].cs = 0;
+	c->lru_next = f->cs_free;
+	f->cs_free = i;
+	f->cs_used--;
+	ndn_pcc_release(f, pcc);
+}
+
+uint32_t ndn_cs_insert(struct ndn_fwd *f, uint32_t pcc, struct rte_mbuf *m, uint64_t fresh_until)
+{
+	struct ndn_pcc *e = &f->pcc[pcc];
+	uint32_t i = e->cs;
+
+	if (f->cs_cap == 0)
+		return 0;
+	struct rte_mbuf *copy = rte_pktmbuf_copy(m, f->cs_pool, 0, UINT32_MAX);
+	if (copy == NULL) /* the pool holds one more than the capacity: not reached */
+		return 0;
+	if (i) { /* a newer Data of the same name replaces the old one */
+		rte_pktmbuf_free(f->cs[i].m);
+		ndn_cs_touch(f, i);
+	} else {
+		if (f->cs_free == 0) {
+			/* the victim may hold the entry we insert under (an indirect
+			 * link): keep that alive */
+			e->in_use = 2;
+			cs_erase(f, f->lru_tail);
+			e->in_use = 1;
+			f->st.cs_evictions++;
+		}
+		i = f->cs_free;
+		f->cs_free = f->cs[i].lru_next;
+		memset(f->cs[i].ind, 0, sizeof(f->cs[i].ind));
+		f->cs[i].pcc = pcc;
+		e->cs = i;
+		f->cs_used++;
+		lru_push(f, i);
+	}
+	f->cs[i].m = copy;
+	f->cs[i].fresh_until = fresh_until;
+	f->st.cs_inserts++;
+	return i;
+}
+
+void ndn_cs_link_indirect(struct ndn_fwd *f, uint32_t pcc, uint32_t cs)
+{
+	struct ndn_cs *c = &f->cs[cs];
+	struct ndn_pcc *e = &f->pcc[pcc];
+
+	if (e->cs_ind == cs || pcc == c->pcc)
+		return;
+	for (unsigned int k = 0; k < RTE_DIM(c->ind); k++)
+		if (c->ind[k] == 0) {
+			if (e->cs_ind) { /* it pointed at another Data: unlink from that one */
+				struct ndn_cs *o = &f->cs[e->cs_ind];
+				for (unsigned int j = 0; j < RTE_DIM(o->ind); j++)
+					if (o->ind[j] == pcc)
+						o->ind[j] = 0;
+			}
+			c->ind[k] = pcc;
+			e->cs_ind = cs;
+			return;
+		}
+}

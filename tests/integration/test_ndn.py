@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The NDN forwarder with real NDN applications (python-ndn) over UDP faces.
+
+h2 runs a producer that registers its prefix itself (NFD's /localhop/nfd/rib/register
+through twinplane's management); h1 runs consumers. Faces are made on demand for
+the lab's networks (``ndn face accept udp``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from twinplane.lab import RouterLab
+
+PEER = Path(__file__).resolve().parents[2] / "python" / "twinplane" / "lab" / "ndnpeer.py"
+NDN_CONFIG = ["ndn enable pit-capacity 4096 cs-capacity 1024", "ndn face accept udp 10.0.0.0/8"]
+
+
+class Producer:
+    """A python-ndn producer in a namespace; its JSON event lines, read as they come."""
+
+    def __init__(self, lab: RouterLab, host: str, prefix: str, *args: str) -> None:
+        router = lab.link(host).router_ip
+        cmd = [sys.executable, str(PEER), "producer", "--router", router, "--prefix", prefix]
+        self.proc = lab.netns(host).popen([*cmd, *args], stdout=subprocess.PIPE)
+        lab.defer(f"stop producer {prefix}", self.stop)
+        self.events: list[dict[str, Any]] = []
+        # read its output as it comes, so that it never blocks on a full pipe
+        self.queue: queue.Queue[dict[str, Any]] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        ev = self.next_event(timeout=15)
+        assert ev.get("event") == "registered", ev
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if line.startswith(b"{"):
+                self.queue.put(json.loads(line))
+
+    def next_event(self, timeout: float) -> dict[str, Any]:
+        try:
+            ev = self.queue.get(timeout=timeout)
+        except queue.Empty:
+            return {}
+        self.events.append(ev)
+        return ev
+
+    def drain(self, wait: float = 0.3) -> list[dict[str, Any]]:
+        while self.next_event(wait):
+            pass
+        return self.events
+
+    def interests(self, name: str | None = None) -> list[dict[str, Any]]:
+        self.drain()
+        return [
+            e
+            for e in self.events
+            if e.get("event") == "interest" and (name is None or e["name"] == name)
+        ]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+def peer(lab: RouterLab, host: str, mode: str, *args: str, timeout: float = 60) -> Any:
+    router = lab.link(host).router_ip
+    out = lab.netns(host).run(
+        [sys.executable, str(PEER), mode, "--router", router, *args], timeout=timeout
+    )
+    lines = [json.loads(x) for x in out.stdout.splitlines() if x.startswith("{")]
+    assert lines, out.stdout + out.stderr
+    return lines if len(lines) > 1 else lines[0]
+
+
+@pytest.fixture
+def ndn_lab(daemon_lab: Callable[..., RouterLab]) -> Iterator[RouterLab]:
+    yield daemon_lab(extra_config=NDN_CONFIG)
+
+
+def show(lab: RouterLab) -> dict[str, Any]:
+    return lab.ctl("show", "ndn")
+
+
+def counter(lab: RouterLab, name: str) -> int:
+    c = lab.counters()
+    return int(c.get("totals", c).get(name, 0)) if isinstance(c, dict) else 0
+
+
+def test_fetch_from_self_registered_producer_and_cs(ndn_lab: RouterLab) -> None:
+    lab = ndn_lab
+    prod = Producer(lab, "h2", "/tp/prod")
+    # the producer's registration is a route of origin 0 (app) on its on-demand face
+    routes = lab.ctl("ndn", "rib", "show")["routes"]
+    app_routes = [r for r in routes if r["prefix"] == "/tp/prod"]
+    assert len(app_routes) == 1 and app_routes[0]["origin"] == 0, routes
+    faces = {f["id"]: f for f in lab.ctl("ndn", "face", "show")["faces"]}
+    assert faces[app_routes[0]["face"]]["uri"].startswith(f"udp4://{lab.host_ip('h2')}:")
+
+    r = peer(lab, "h1", "consumer", "--name", "/tp/prod/a/1")
+    assert r == {"result": "data", "name": "/tp/prod/a/1", "content": "/tp/prod/a/1"}
+    # the same Interest again: from the CS, the producer sees it once
+    r = peer(lab, "h1", "consumer", "--name", "/tp/prod/a/1")
+    assert r["result"] == "data" and r["name"] == "/tp/prod/a/1"
+    assert len(prod.interests("/tp/prod/a/1")) == 1, prod.events
+    s = show(lab)
+    assert s["totals"]["cs_hits"] >= 1 and s["totals"]["pit_satisfied"] >= 1, s
+    assert s["cs_entries"] >= 1
+
+
+def test_can_be_prefix_and_must_be_fresh(ndn_lab: RouterLab) -> None:
+    lab = ndn_lab
+    prod = Producer(lab, "h2", "/tp/fresh", "--freshness", "300")
+    r = peer(lab, "h1", "consumer", "--name", "/tp/fresh/x", "--can-be-prefix")
+    assert r["result"] == "data" and r["name"] == "/tp/fresh/x"
+    # MustBeFresh within the FreshnessPeriod: the CS answers
+    r = peer(lab, "h1", "consumer", "--name", "/tp/fresh/x", "--must-be-fresh")
+    assert r["result"] == "data"
+    assert len(prod.interests("/tp/fresh/x")) == 1
+    time.sleep(0.6)
+    # stale now: a MustBeFresh Interest goes to the producer again
+    r = peer(lab, "h1", "consumer", "--name", "/tp/fresh/x", "--must-be-fresh")
+    assert r["result"] == "data"
+    assert len(prod.interests("/tp/fresh/x")) == 2
+
+
+def test_nack_no_route(ndn_lab: RouterLab) -> None:
+    r = peer(ndn_lab, "h1", "consumer", "--name", "/not/registered/x")
+    assert r == {"result": "nack", "reason": 150}
+    assert show(ndn_lab)["totals"]["nack_noroute"] >= 1
+
+
+def test_duplicate_nonce_gets_nack_duplicate(ndn_lab: RouterLab) -> None:
+    lab = ndn_lab
+    prod = Producer(lab, "h2", "/tp/dup")
+    name = "/tp/dup/silent/1"
+    first = lab.netns("h1").popen(
+        [
+            sys.executable,
+            str(PEER),
+            "consumer",
+            "--router",
+            lab.link("h1").router_ip,
+            "--name",
+            name,
+            "--nonce",
+            "12345",
+            "--lifetime",
+            "3000",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        lab.wait_until(lambda: prod.interests(name), timeout=10, what="first Interest forwarded")
+        # the same name and nonce from another face (another UDP port): a loop
+        r = peer(lab, "h1", "consumer", "--name", name, "--nonce", "12345", "--lifetime", "3000")
+        assert r == {"result": "nack", "reason": 100}
+    finally:
+        out, _ = first.communicate(timeout=10)
+    assert json.loads(out)["result"] == "timeout"
+    assert len(prod.interests(name)) == 1
+
+
+def test_pit_entry_gone_after_lifetime(ndn_lab: RouterLab) -> None:
+    lab = ndn_lab
+    Producer(lab, "h2", "/tp/exp")
+    before = show(lab)["totals"]["pit_expired"]
+    r = peer(lab, "h1", "consumer", "--name", "/tp/exp/silent/1", "--lifetime", "700")
+    assert r["result"] == "timeout"
+    # the consumer gave up when its lifetime ran out; so did the PIT entry
+    lab.wait_until(lambda: show(lab)["pit_entries"] == 0, timeout=3, what="PIT entry expired")
+    assert show(lab)["totals"]["pit_expired"] == before + 1
+
+
+def test_segmented_object_arrives_complete(ndn_lab: RouterLab) -> None:
+    lab = ndn_lab
+    size = 2 * 1024 * 1024 + 123
+    Producer(lab, "h2", "/tp/obj", "--object-size", str(size), "--segment-size", "1200")
+    r = peer(lab, "h1", "fetch", "--name", "/tp/obj", timeout=180)
+    expect = bytes((i * 7 + 3) % 251 for i in range(size))
+    assert r == {
+        "size": size,
+        "sha256": hashlib.sha256(expect).hexdigest(),
+        "segments": (size + 1199) // 1200,
+    }
+
+
+def test_malformed_dropped_and_counted_forwarding_goes_on(ndn_lab: RouterLab) -> None:
+    lab = ndn_lab
+    Producer(lab, "h2", "/tp/mal")
+    router = lab.link("h1").router_ip
+    bad = [
+        b"\x05\x10\x07\x03\x08\x01a",  # Interest longer than the datagram
+        b"\x64\x04\x50\x02\x05\x00",  # LpPacket with an empty Interest
+        b"\xff\xff",  # a bad VAR-NUMBER
+        b"\x06\x03\x07\x01\x08",  # Data with a truncated name
+        b"\x05\x0d\x07\x03\x08\x01a\x0a\x04\x01\x02\x03\x04\x0d\x00",  # critical type 13
+    ]
+    before = lab.counters()
+    with lab.netns("h1").socket() as s:
+        for b in bad:
+            s.sendto(b, (router, 6363))
+    time.sleep(0.5)
+    after = lab.counters()
+    assert ndn_drops(after, "ndn.malformed") - ndn_drops(before, "ndn.malformed") == len(bad)
+    r = peer(lab, "h1", "consumer", "--name", "/tp/mal/ok")
+    assert r["result"] == "data"
+
+
+def ndn_drops(counters: Any, name: str) -> int:
+    return sum(int(p["drop_reasons"].get(name, 0)) for p in counters["ports"].values())
+
+
+def test_unregister_removes_route(ndn_lab: RouterLab) -> None:
+    lab = ndn_lab
+    prod = Producer(lab, "h2", "/tp/unreg", "--unregister-after", "0.5")
+    ev = prod.next_event(timeout=10)
+    assert ev.get("event") == "unregistered", ev
+    routes = [r["prefix"] for r in lab.ctl("ndn", "rib", "show")["routes"]]
+    assert "/tp/unreg" not in routes
+    r = peer(lab, "h1", "consumer", "--name", "/tp/unreg/x")
+    assert r == {"result": "nack", "reason": 150}
