@@ -394,7 +394,7 @@ static void update(const void *state, uint16_t stream, uint64_t n, uint8_t *buf,
 	memcpy(buf + t->nonce_off, &nonce, 4);
 }
 
-static uint32_t frame_len(const void *state)
+static uint32_t ndn_frame_len(const void *state)
 {
 	return ((const struct ndn_tmpl *)state)->len;
 }
@@ -471,7 +471,7 @@ static struct tp_gen_template ndn = {
     .build = build,
     .update = update,
     .free = tmpl_free,
-    .frame_len = frame_len,
+    .frame_len = ndn_frame_len,
     .sig_offset = sig_offset,
     .rx_decode = rx_decode,
 };
