@@ -12,6 +12,12 @@
 #include "../control/timer.h"
 #include "../proto/ip4.h"
 #include "engine.h"
+#include "ndn_producer.h"
+
+#define PORT_ADD_ARGS                                                                              \
+	"NAME DEVARGS [rxd N] [txd N] [sink coap [delay-us N]] [producer ndn "                     \
+	"[payload N] [freshness MS] [nack congestion|duplicate|no-route|unspecified|N] "           \
+	"[sign digest|null]]"
 
 static int parse_num(const char *s, double min, double max, double *v)
 {
@@ -36,13 +42,13 @@ static int parse_num(const char *s, double min, double max, double *v)
 static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	double rxd = 0, txd = 0, delay_us = 0;
-	bool sink = false;
+	struct gen_ndn_producer_conf ndn = {.freshness_ms = -1};
+	struct gen_ndn_producer *prod = NULL;
+	bool sink = false, ndn_words = false;
 	int ret;
 
 	if (argc < 2 || argc % 2)
-		return tp_cmd_err(ctx, EINVAL,
-				  "port add: usage: port add NAME DEVARGS [rxd N] [txd N] "
-				  "[sink coap [delay-us N]]");
+		return tp_cmd_err(ctx, EINVAL, "port add: usage: port add " PORT_ADD_ARGS);
 	for (int i = 2; i < argc; i += 2) {
 		double *dst = strcmp(argv[i], "rxd") == 0   ? &rxd
 			      : strcmp(argv[i], "txd") == 0 ? &txd
@@ -63,9 +69,22 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			sink = true;
 			continue;
 		}
+		ret =
+		    gen_ndn_producer_option(&ndn, argv[i], argv[i + 1], ctx->err, sizeof(ctx->err));
+		if (ret < 0) {
+			char tmp[sizeof(ctx->err)];
+			snprintf(tmp, sizeof(tmp), "%s", ctx->err);
+			return tp_cmd_err(ctx, EINVAL, "port add: %s", tmp);
+		}
+		if (ret > 0) {
+			ndn_words |= strcmp(argv[i], "producer") != 0;
+			continue;
+		}
 		if (dst == NULL)
 			return tp_cmd_err(
-			    ctx, EINVAL, "port add: unknown option '%s' (rxd, txd, sink, delay-us)",
+			    ctx, EINVAL,
+			    "port add: unknown option '%s' (rxd, txd, sink, delay-us, "
+			    "producer, payload, freshness, nack, sign)",
 			    argv[i]);
 		if (parse_num(argv[i + 1], 1, 16384, dst) < 0)
 			return tp_cmd_err(ctx, EINVAL, "port add: %s: bad number '%s'", argv[i],
@@ -73,10 +92,29 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (delay_us > 0 && !sink)
 		return tp_cmd_err(ctx, EINVAL, "port add: delay-us goes with sink coap");
-	ret = gen_port_add(argv[0], argv[1], (uint16_t)rxd, (uint16_t)txd, sink, delay_us, ctx->err,
-			   sizeof(ctx->err));
+	if (ndn_words && !ndn.on)
+		return tp_cmd_err(
+		    ctx, EINVAL,
+		    "port add: payload, freshness, nack and sign go with producer ndn");
+	if (ndn.on && sink)
+		return tp_cmd_err(ctx, EINVAL,
+				  "port add: a port is a sink or a producer, not both");
+	if (ndn.on) {
+		uint32_t room = gen.pool
+				    ? rte_pktmbuf_data_room_size(gen.pool) - RTE_PKTMBUF_HEADROOM
+				    : RTE_MBUF_DEFAULT_DATAROOM;
+		prod = gen_ndn_producer_new(&ndn, room, ctx->err, sizeof(ctx->err));
+		if (prod == NULL) {
+			char tmp[sizeof(ctx->err)];
+			snprintf(tmp, sizeof(tmp), "%s", ctx->err);
+			return tp_cmd_err(ctx, EINVAL, "port add %s: %s", argv[0], tmp);
+		}
+	}
+	ret = gen_port_add(argv[0], argv[1], (uint16_t)rxd, (uint16_t)txd, sink, delay_us, prod,
+			   ctx->err, sizeof(ctx->err));
 	if (ret < 0) {
 		char tmp[sizeof(ctx->err)];
+		gen_ndn_producer_free(prod);
 		snprintf(tmp, sizeof(tmp), "%s", ctx->err);
 		return tp_cmd_err(ctx, -ret, "port add %s: %s", argv[0], tmp);
 	}
@@ -136,6 +174,38 @@ static void latency_out(struct tp_node *o, const struct tp_rxstats *rx)
 		tp_out_u64(pair, NULL, tp_lat_bucket_upper(b));
 		tp_out_u64(pair, NULL, rx->hist[b]);
 	}
+}
+
+static const char *const nack_keys[TP_GEN_NACK_N] = {"congestion", "duplicate", "no_route",
+						     "other"};
+
+/* A request stream's answers (templates with rx_decode): Data (satisfied, once
+ * each) against Interests sent, and Nacks by reason. */
+static void answers_out(struct tp_node *o, const struct gen_stream *s)
+{
+	uint64_t u = tp_rxstats_unique(&s->rx), total = 0;
+	struct tp_node *n;
+
+	tp_out_u64(o, "satisfied", u);
+	tp_out_dbl(o, "satisfaction_ratio", s->tx ? (double)u / (double)s->tx : 0);
+	n = tp_out_obj(o, "nacks");
+	for (unsigned int k = 0; k < TP_GEN_NACK_N; k++) {
+		tp_out_u64(n, nack_keys[k], s->nacks[k]);
+		total += s->nacks[k];
+	}
+	tp_out_u64(o, "nacks_total", total);
+}
+
+/* A producer port's counters. */
+static void producer_out(struct tp_node *o, const struct gen_ndn_producer_counters *c)
+{
+	tp_out_u64(o, "rx_interests", c->rx_interests);
+	tp_out_u64(o, "tx_data", c->tx_data);
+	tp_out_u64(o, "tx_nacks", c->tx_nacks);
+	tp_out_u64(o, "rx_malformed", c->rx_malformed);
+	tp_out_u64(o, "drop_tx_full", c->drop_tx_full);
+	tp_out_u64(o, "drop_nombuf", c->drop_nombuf);
+	tp_out_u64(o, "drop_too_big", c->drop_too_big);
 }
 
 /* The trial whose answer is pending (one at a time). */
@@ -281,6 +351,8 @@ static void trial_result(struct tp_cmd_ctx *ctx, uint64_t mask, double rate, dou
 		tp_out_u64(o, "lost", offered > u ? offered - u : 0);
 		tp_out_u64(o, "reordered", s->rx.reordered);
 		tp_out_u64(o, "duplicates", s->rx.duplicates);
+		if (s->tmpl->rx_decode)
+			answers_out(o, s);
 		latency_out(o, &s->rx);
 		tx += s->tx;
 		full += s->tx_full;
@@ -321,6 +393,8 @@ static void trial_result(struct tp_cmd_ctx *ctx, uint64_t mask, double rate, dou
 			tp_out_u64(po, "rx_coap_con", p->rx_coap_con);
 			tp_out_u64(po, "coap_acked", p->coap_acked);
 		}
+		if (p->ndn)
+			producer_out(tp_out_obj(po, "ndn_producer"), &p->ndn->trial);
 	}
 }
 
@@ -363,6 +437,24 @@ static int show_ports(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_u64(o, "ipackets", st.ipackets);
 		tp_out_u64(o, "opackets", st.opackets);
 		tp_out_u64(o, "imissed", st.imissed);
+		if (p->ndn) {
+			const struct gen_ndn_producer_conf *c = &p->ndn->conf;
+			struct tp_node *n = tp_out_obj(o, "ndn_producer");
+			const char *reason = gen_ndn_nack_name(c->nack_reason);
+			if (c->nack) {
+				if (reason)
+					tp_out_str(n, "nack", reason);
+				else
+					tp_out_u64(n, "nack", c->nack_reason);
+			} else {
+				tp_out_u64(n, "payload", c->payload);
+				if (c->freshness_ms >= 0)
+					tp_out_u64(n, "freshness_ms", (uint64_t)c->freshness_ms);
+				tp_out_str(n, "sign", c->sign_digest ? "digest" : "null");
+			}
+			/* since the port was added */
+			producer_out(n, &p->ndn->total);
+		}
 	}
 	return 0;
 }
@@ -382,6 +474,11 @@ static int show_streams(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_str(o, "template", s->tmpl->name);
 		tp_out_u64(o, "size", s->frame_len + 4);
 		tp_out_u64(o, "variants", s->n_frames);
+		if (s->tmpl->rx_decode) {
+			/* the last (or current) trial's: the worker writes them meanwhile */
+			tp_out_u64(o, "tx", s->tx);
+			answers_out(o, s);
+		}
 	}
 	return 0;
 }
@@ -406,8 +503,7 @@ static int version(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static struct tp_cmd c_port_add = {"port add", "NAME DEVARGS [rxd N] [txd N]", "probe a port",
-				   port_add, NULL};
+static struct tp_cmd c_port_add = {"port add", PORT_ADD_ARGS, "probe a port", port_add, NULL};
 static struct tp_cmd c_stream_add = {"stream add",
 				     "NAME port PORT template TEMPLATE size BYTES [options]",
 				     "define a stream (see show templates)", stream_add, NULL};

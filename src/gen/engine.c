@@ -17,6 +17,7 @@
 #include "../proto/coap.h"
 #include "../proto/ip4.h"
 #include "engine.h"
+#include "ndn_producer.h"
 
 #define FRAME_CACHE_BYTES (16u << 20) /* prebuilt frames per stream, at most */
 
@@ -49,6 +50,10 @@ void gen_engine_fini(void)
 		 * rare crash at exit in CI without this pause) */
 		rte_delay_us_sleep(100 * 1000);
 	}
+	for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++) {
+		gen_ndn_producer_free(gen.ports[i].ndn);
+		gen.ports[i].ndn = NULL;
+	}
 }
 
 struct gen_port *gen_port_find(const char *name, unsigned int *idx)
@@ -64,10 +69,11 @@ struct gen_port *gen_port_find(const char *name, unsigned int *idx)
 }
 
 int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd, bool coap_sink,
-		 double ack_delay_us, char *err, size_t errlen)
+		 double ack_delay_us, struct gen_ndn_producer *ndn, char *err, size_t errlen)
 {
 	struct gen_port *p = NULL;
 	struct rte_eth_link link;
+	struct rte_ether_addr mac;
 	int ret;
 
 	if (strlen(name) == 0 || strlen(name) >= sizeof(p->name)) {
@@ -105,7 +111,10 @@ int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t t
 	    link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
 	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 		p->speed_bps = (uint64_t)link.link_speed * 1000000ull;
+	if (rte_eth_macaddr_get(p->id, &mac) == 0)
+		memcpy(p->mac, mac.addr_bytes, 6);
 	p->coap_sink = coap_sink;
+	p->ndn = ndn;
 	p->ack_delay_tsc = (uint64_t)(ack_delay_us * (double)gen.tsc_hz / 1e6);
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	snprintf(p->devargs, sizeof(p->devargs), "%s", devargs);
@@ -185,16 +194,35 @@ int gen_stream_add(const char *name, unsigned int port, const char *tmpl, uint32
 	s->state = t->parse(argc, argv, s->frame_len, err, errlen);
 	if (s->state == NULL)
 		return -EINVAL;
+	if (t->frame_len) {
+		/* the template chose the length (its frames are at least size - 4 bytes) */
+		s->frame_len = t->frame_len(s->state);
+		if (gen.pool != NULL &&
+		    s->frame_len >
+			(uint32_t)rte_pktmbuf_data_room_size(gen.pool) - RTE_PKTMBUF_HEADROOM) {
+			snprintf(err, errlen,
+				 "frames of %u bytes with FCS: larger than the generator's mbufs "
+				 "(%u bytes with FCS at most)",
+				 s->frame_len + 4,
+				 (uint32_t)rte_pktmbuf_data_room_size(gen.pool) -
+				     RTE_PKTMBUF_HEADROOM + 4);
+			ret = -EMSGSIZE;
+			goto free_state;
+		}
+	}
+	s->sig_off = t->sig_offset ? t->sig_offset(s->state) : s->frame_len - TP_GEN_SIG_LEN;
 	ret = gen_stream_build(s, FRAME_CACHE_BYTES);
 	if (ret < 0) {
-		t->free(s->state);
 		snprintf(err, errlen, "out of memory for the stream's frames");
-		return ret;
+		goto free_state;
 	}
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	tp_rxstats_reset(&s->rx);
 	s->used = true;
 	return 0;
+free_state:
+	t->free(s->state);
+	return ret;
 }
 
 int gen_stream_del(const char *name)
@@ -216,8 +244,8 @@ void gen_stream_frame(struct gen_stream *s, uint8_t *buf, uint8_t trial, uint64_
 
 	memcpy(buf, s->frames + (size_t)s->next_frame * s->frame_len, s->frame_len);
 	if (s->tmpl->update)
-		s->tmpl->update(s->state, s->life_frames, buf, s->frame_len);
-	memcpy(buf + s->frame_len - TP_GEN_SIG_LEN, &sig, sizeof(sig));
+		s->tmpl->update(s->state, s->id, s->life_frames, buf, s->frame_len);
+	memcpy(buf + s->sig_off, &sig, sizeof(sig));
 	if (++s->next_frame == s->n_frames)
 		s->next_frame = 0;
 	s->seq++;
@@ -226,11 +254,46 @@ void gen_stream_frame(struct gen_stream *s, uint8_t *buf, uint8_t trial, uint64_
 
 /* --- worker --- */
 
+/* An answer to a request stream (rx_decode): a Data is the request's round trip,
+ * a Nack is counted by reason. Returns 1 when one of the trial's templates knew
+ * the frame. */
+static int rx_answer(struct rte_mbuf *m, const struct gen_trial *t, uint64_t now, uint64_t ns_mult)
+{
+	static uint8_t flat[RTE_MBUF_DEFAULT_BUF_SIZE * 5]; /* the worker's: a chained frame */
+	const uint8_t *frame;
+	struct tp_gen_rx rx;
+	unsigned int k;
+
+	if (m->pkt_len > sizeof(flat))
+		return 0;
+	frame = rte_pktmbuf_read(m, 0, m->pkt_len, flat);
+	for (k = 0; k < t->n_rx_tmpl; k++)
+		if (t->rx_tmpl[k]->rx_decode(frame, m->pkt_len, &rx))
+			break;
+	if (k == t->n_rx_tmpl)
+		return 0;
+	if (rx.sig.magic != TP_GEN_SIG_MAGIC || rx.sig.trial != t->gen ||
+	    rx.sig.stream >= TP_GEN_MAX_STREAMS || !gen.streams[rx.sig.stream].used) {
+		gen.rx_stray++;
+		return 1;
+	}
+	struct gen_stream *s = &gen.streams[rx.sig.stream];
+	if (rx.kind == TP_GEN_RX_NACK) {
+		s->nacks[rx.nack < TP_GEN_NACK_N ? rx.nack : TP_GEN_NACK_OTHER]++;
+		return 1;
+	}
+	tp_rxstats_seq(&s->rx, rx.sig.seq);
+	tp_rxstats_latency(&s->rx, ((now - rx.sig.tsc) * ns_mult) >> 32);
+	return 1;
+}
+
 static inline void rx_account(struct rte_mbuf *m, uint8_t trial, uint64_t now, uint64_t ns_mult)
 {
 	struct tp_gen_sig sig;
 	const struct tp_gen_sig *p;
 
+	if (gen.trial.n_rx_tmpl && rx_answer(m, &gen.trial, now, ns_mult))
+		return;
 	if (m->pkt_len < TP_GEN_SIG_LEN) {
 		gen.rx_stray++;
 		return;
@@ -345,6 +408,8 @@ static unsigned int poll_rx(uint8_t trial, bool count, uint64_t ns_mult)
 				if (!coap_sink(p, pkts[k], count))
 					pkts[kept++] = pkts[k];
 			n = kept;
+		} else if (p->ndn) {
+			n = gen_ndn_produce(p, pkts, n, count);
 		}
 		if (count) {
 			uint64_t now = rte_rdtsc();
@@ -446,11 +511,15 @@ int gen_worker_main(void *arg)
 			s->tx = s->tx_full = s->tx_nombuf = 0;
 			s->seq = 0;
 			tp_rxstats_reset(&s->rx);
+			memset(s->nacks, 0, sizeof(s->nacks));
 		}
 		gen.rx_stray = 0;
-		for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++)
+		for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++) {
 			gen.ports[i].rx = gen.ports[i].rx_coap_non = gen.ports[i].rx_coap_con =
 			    gen.ports[i].coap_acked = 0;
+			if (gen.ports[i].ndn)
+				gen_ndn_producer_trial_reset(gen.ports[i].ndn);
+		}
 		__atomic_store_n(&t->state, TRIAL_RUN, __ATOMIC_RELEASE);
 		t->start_tsc = rte_rdtsc();
 		paced_send(t, t->count, ns_mult, true);
@@ -480,6 +549,17 @@ int gen_trial_start(uint64_t streams, const double *weight, double rate_pps, uin
 	t->warmup_count = warmup_count;
 	t->burst = burst;
 	t->drain_tsc = (uint64_t)(drain_s * (double)gen.tsc_hz);
+	t->n_rx_tmpl = 0;
+	for (unsigned int i = 0; i < TP_GEN_MAX_STREAMS; i++) {
+		const struct tp_gen_template *tm = gen.streams[i].tmpl;
+		unsigned int k = 0;
+		if (!(streams & (1ull << i)) || tm->rx_decode == NULL)
+			continue;
+		while (k < t->n_rx_tmpl && t->rx_tmpl[k] != tm)
+			k++;
+		if (k == t->n_rx_tmpl)
+			t->rx_tmpl[t->n_rx_tmpl++] = tm;
+	}
 	__atomic_store_n(&t->state, TRIAL_ARMED, __ATOMIC_RELEASE);
 	return 0;
 }

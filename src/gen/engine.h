@@ -22,11 +22,14 @@
 #define TP_GEN_BURST_MAX 256
 #define TP_GEN_ACKQ 4096 /* a power of two */
 
+struct gen_ndn_producer; /* ndn_producer.h */
+
 struct gen_port {
 	char name[32];
 	char devargs[256];
 	uint16_t id;
 	uint16_t nb_rxd, nb_txd, mtu;
+	uint8_t mac[6];
 	uint64_t speed_bps; /* nominal line rate: the link speed, 10 Gbit/s if unknown */
 	bool used;
 	/* "sink coap": an IN-CSE stand-in for throughput runs. Confirmable CoAP
@@ -39,6 +42,8 @@ struct gen_port {
 	struct rte_mbuf *ackq[TP_GEN_ACKQ];
 	uint64_t ackq_due[TP_GEN_ACKQ];
 	unsigned int ackq_head, ackq_tail;
+	/* "producer ndn": answers Interests with Data or Nacks (ndn_producer.c) */
+	struct gen_ndn_producer *ndn;
 };
 
 struct gen_stream {
@@ -48,6 +53,7 @@ struct gen_stream {
 	const struct tp_gen_template *tmpl;
 	void *state;
 	uint32_t frame_len; /* without FCS */
+	uint32_t sig_off;   /* where the signature goes in each frame */
 	uint32_t n_frames;  /* prebuilt variants */
 	uint8_t *frames;    /* n_frames * frame_len bytes */
 	bool used;
@@ -55,8 +61,9 @@ struct gen_stream {
 	uint64_t tx, tx_full, tx_nombuf;
 	uint32_t next_frame;
 	uint32_t seq;
-	uint64_t life_frames; /* frames built over the stream's life, never reset */
-	struct tp_rxstats rx;
+	uint64_t life_frames;	       /* frames built over the stream's life, never reset */
+	struct tp_rxstats rx;	       /* answers (NDN: Data) and their round-trip times */
+	uint64_t nacks[TP_GEN_NACK_N]; /* negative answers by reason (rx_decode templates) */
 };
 
 enum gen_trial_state { TRIAL_IDLE, TRIAL_ARMED, TRIAL_WARMUP, TRIAL_RUN, TRIAL_DRAIN, TRIAL_DONE };
@@ -70,6 +77,9 @@ struct gen_trial {
 	uint64_t warmup_count;
 	uint32_t burst;
 	uint64_t drain_tsc;
+	/* the templates of the trial's streams that decode answers (rx_decode) */
+	const struct tp_gen_template *rx_tmpl[TP_GEN_MAX_STREAMS];
+	unsigned int n_rx_tmpl;
 	/* kept by the worker */
 	volatile int state;
 	uint8_t gen;
@@ -92,8 +102,9 @@ extern struct gen_engine gen;
 
 int gen_engine_init(unsigned int nb_mbufs);
 void gen_engine_fini(void);
+/* ndn: a producer (gen_ndn_producer_new) the port owns from then on, or NULL. */
 int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd, bool coap_sink,
-		 double ack_delay_us, char *err, size_t errlen);
+		 double ack_delay_us, struct gen_ndn_producer *ndn, char *err, size_t errlen);
 struct gen_port *gen_port_find(const char *name, unsigned int *idx);
 /* words: the stream's template words after "size N". */
 int gen_stream_add(const char *name, unsigned int port, const char *tmpl, uint32_t wire_size,

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Generator templates: how a stream's frames are built. A template registers
  * itself at start-up; the engine never knows what a frame contains beyond the
- * 16-byte signature it writes into the last bytes of every frame. */
+ * 16-byte signature it writes into every frame (its last bytes unless the
+ * template says where) and, for a template whose frames are requests, how to
+ * find that signature in an answer. */
 #ifndef TP_GEN_TEMPLATE_H
 #define TP_GEN_TEMPLATE_H
 
@@ -13,7 +15,8 @@
 #define TP_GEN_SIG_LEN 16
 #define TP_GEN_SIG_MAGIC 0x74 /* 't' */
 
-/* The signature, little-endian, in the last 16 bytes of every frame. */
+/* The signature, little-endian, in the last 16 bytes of every frame (or where the
+ * template's sig_offset says). */
 struct tp_gen_sig {
 	uint8_t magic; /* TP_GEN_SIG_MAGIC */
 	uint8_t trial; /* trial generation: frames of an older trial are ignored */
@@ -22,6 +25,27 @@ struct tp_gen_sig {
 	uint64_t tsc;
 } __attribute__((packed));
 _Static_assert(sizeof(struct tp_gen_sig) == TP_GEN_SIG_LEN, "signature is 16 bytes");
+
+/* Negative answers to a request, by reason (NDN Nack reasons, NDNLPv2 "Nack"). */
+enum tp_gen_nack {
+	TP_GEN_NACK_CONGESTION, /* 50 */
+	TP_GEN_NACK_DUPLICATE,	/* 100 */
+	TP_GEN_NACK_NO_ROUTE,	/* 150 */
+	TP_GEN_NACK_OTHER,	/* any other reason, or none */
+	TP_GEN_NACK_N
+};
+
+enum tp_gen_rx_kind {
+	TP_GEN_RX_ANSWER = 1, /* the request was satisfied (an NDN Data) */
+	TP_GEN_RX_NACK,	      /* it was refused (an NDN Nack); nack says why */
+};
+
+/* What a template's rx_decode found in a received frame. */
+struct tp_gen_rx {
+	struct tp_gen_sig sig; /* the signature of the request it answers */
+	uint8_t kind;	       /* enum tp_gen_rx_kind */
+	uint8_t nack;	       /* enum tp_gen_nack, with TP_GEN_RX_NACK */
+};
 
 struct tp_gen_template {
 	const char *name;
@@ -35,9 +59,25 @@ struct tp_gen_template {
 	void (*build)(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_len);
 	/* Optional: per-frame fields, called before sending. n counts the stream's
 	 * frames over its whole life (0 for its first frame), not per trial: a field
-	 * derived from it keeps advancing from one trial to the next. */
-	void (*update)(const void *state, uint64_t n, uint8_t *buf, uint32_t frame_len);
+	 * derived from it keeps advancing from one trial to the next. stream: the
+	 * stream's id (below TP_GEN_MAX_STREAMS), for fields unique across streams. */
+	void (*update)(const void *state, uint16_t stream, uint64_t n, uint8_t *buf,
+		       uint32_t frame_len);
 	void (*free)(void *state);
+	/* Optional: the frame length (without FCS) the template chose in parse(),
+	 * when its frames are not the "size" asked for (NDN: the name decides it).
+	 * Without it, frames are size - 4 bytes. */
+	uint32_t (*frame_len)(const void *state);
+	/* Optional: where in each frame the engine writes the signature; without it,
+	 * the last TP_GEN_SIG_LEN bytes. */
+	uint32_t (*sig_offset)(const void *state);
+	/* Optional, for templates whose frames are requests answered by a peer (NDN
+	 * Interests): look at a received frame (len bytes, contiguous) and return 1
+	 * with rx filled when it answers this template's frames, 0 when it does not
+	 * (the engine then reads the signature from the frame's last bytes). Runs on
+	 * the worker for every frame received during a trial of such a stream: it
+	 * must reject other frames in a few instructions, and never fails loudly. */
+	int (*rx_decode)(const uint8_t *frame, uint32_t len, struct tp_gen_rx *rx);
 	struct tp_gen_template *next;
 };
 

@@ -342,11 +342,12 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 /* Reports: invoke-id = the stream's frame count (mod 2^16), so each frame is a new
  * report to the gateway, also in the next trial (the per-trial sequence number
  * restarts at 0 and would repeat the invoke-ids the agents just used). */
-static void update(const void *state, uint64_t n, uint8_t *buf, uint32_t frame_len)
+static void update(const void *state, uint16_t stream, uint64_t n, uint8_t *buf, uint32_t frame_len)
 {
 	const struct phd *t = state;
 	uint8_t *apdu = buf + HDR_LEN;
 
+	RTE_SET_USED(stream);
 	RTE_SET_USED(frame_len);
 	if (t->kind != K_REPORT && t->kind != K_REPORT_UNCONFIRMED)
 		return;

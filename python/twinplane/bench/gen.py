@@ -13,6 +13,13 @@ of GEN.md as methods, and trials that come back as
         g.stream_add("s64", "g0", 64, dmac="02:74:64:00:00:00", dst="198.18.1.1-198.18.1.254")
         r = g.trial("s64", rate=1e6, duration=1.0)
         r.loss_ratio, r.offered_rate_pps, r.latency_ns["p99"]
+
+NDN (GEN.md "ndn"): a consumer stream and a producer port answering it::
+
+        g.port_add("p", "net_memif1,...", producer="ndn", payload=100)
+        g.ndn_stream_add("c", "g0", prefix="/bench", streams_i=4, comps=6, must_be_fresh=True)
+        reply = g.trial_raw("c", 100000, duration=1.0)
+        ndn_results(reply)["c"].satisfaction_ratio, ndn_results(reply)["c"].nacks
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import os
 import signal
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
@@ -36,6 +44,57 @@ DEFAULT_LCORES = "0@1,1@1"  # API lcore and worker both on CPU 1: the DUT gets C
 
 class GenError(ProcessError):
     """The generator did not start, died, or refused a command."""
+
+
+NACK_REASONS = ("congestion", "duplicate", "no_route", "other")
+
+
+@dataclass
+class NdnStreamResult:
+    """An NDN consumer stream's part of a trial reply (GEN.md "ndn")."""
+
+    name: str
+    interests: int  # Interests the port took
+    satisfied: int  # Data received, once each
+    nacks: dict[str, int] = field(default_factory=dict)  # by reason: NACK_REASONS
+    latency_ns: dict[str, Any] | None = None  # round-trip times of the Data
+
+    @property
+    def satisfaction_ratio(self) -> float:
+        return self.satisfied / self.interests if self.interests else 0.0
+
+    @property
+    def nacks_total(self) -> int:
+        return sum(self.nacks.values())
+
+    @property
+    def unanswered(self) -> int:
+        return max(0, self.interests - self.satisfied - self.nacks_total)
+
+
+def ndn_results(reply: dict[str, Any]) -> dict[str, NdnStreamResult]:
+    """The NDN consumer streams of a ``trial`` reply, by stream name."""
+    out: dict[str, NdnStreamResult] = {}
+    for s in reply.get("streams") or []:
+        if "satisfied" not in s:
+            continue
+        out[s["name"]] = NdnStreamResult(
+            name=s["name"],
+            interests=int(s["tx"]),
+            satisfied=int(s["satisfied"]),
+            nacks={k: int(v) for k, v in (s.get("nacks") or {}).items()},
+            latency_ns=s.get("latency_ns"),
+        )
+    return out
+
+
+def ndn_producer_counters(reply: dict[str, Any], port: str) -> dict[str, int]:
+    """A producer port's counters in a ``trial`` reply (over the trial) or in
+    ``show ports`` (since the port was added)."""
+    for p in reply.get("ports") or []:
+        if p.get("name") == port:
+            return dict(p.get("ndn_producer") or {})
+    raise KeyError(f"no port {port!r} in the reply")
 
 
 def gen_binary() -> Path:
@@ -155,7 +214,15 @@ class Gen(Process):
         txd: int | None = None,
         sink: str | None = None,
         delay_us: float | None = None,
+        producer: str | None = None,
+        payload: int | None = None,
+        freshness_ms: int | None = None,
+        nack: str | int | None = None,
+        sign: str | None = None,
     ) -> None:
+        """``producer="ndn"``: the port answers Interests with Data of ``payload``
+        bytes (``freshness_ms``, ``sign`` "digest" or "null"), or with Nacks
+        (``nack``: "congestion", "duplicate", "no-route", "unspecified" or a number)."""
         words = ["port", "add", name, devargs]
         if rxd:
             words += ["rxd", str(rxd)]
@@ -165,6 +232,16 @@ class Gen(Process):
             words += ["sink", sink]
         if delay_us:
             words += ["delay-us", f"{delay_us:g}"]
+        if producer:
+            words += ["producer", producer]
+        for key, val in (
+            ("payload", payload),
+            ("freshness", freshness_ms),
+            ("nack", nack),
+            ("sign", sign),
+        ):
+            if val is not None:
+                words += [key, str(val)]
         self.cmd(*words, json=False, timeout=60.0)
 
     def stream_add(
@@ -197,6 +274,55 @@ class Gen(Process):
                 words += [key, str(val)]
         words += list(extra)
         self.cmd(*words, json=False, timeout=30.0)
+
+    def ndn_stream_add(
+        self,
+        name: str,
+        port: str,
+        size: int = 64,
+        encap: str | None = None,
+        prefix: str | None = None,
+        streams_i: int | None = None,
+        variants_j: int | None = None,
+        comps: int | None = None,
+        must_be_fresh: bool = False,
+        can_be_prefix: bool = False,
+        lifetime_ms: int | None = None,
+        hop_limit: int | None = None,
+        seq_mod: int | None = None,
+        dmac: str | None = None,
+        smac: str | None = None,
+        src: str | None = None,
+        dst: str | None = None,
+        sport: int | None = None,
+        dport: int | None = None,
+    ) -> None:
+        """An NDN consumer stream (template ``ndn``); ``size`` is a minimum, the
+        name decides the frame length."""
+        words: list[str] = []
+        for key, val in (
+            ("encap", encap),
+            ("prefix", prefix),
+            ("streams-i", streams_i),
+            ("variants-j", variants_j),
+            ("comps", comps),
+            ("lifetime", lifetime_ms),
+            ("hop-limit", hop_limit),
+            ("seq-mod", seq_mod),
+            ("dmac", dmac),
+            ("smac", smac),
+            ("src", src),
+            ("dst", dst),
+            ("sport", sport),
+            ("dport", dport),
+        ):
+            if val is not None:
+                words += [key, str(val)]
+        if must_be_fresh:
+            words.append("must-be-fresh")
+        if can_be_prefix:
+            words.append("can-be-prefix")
+        self.stream_add(name, port, size, template="ndn", extra=words)
 
     def stream_del(self, name: str) -> None:
         self.cmd("stream", "del", name, json=False)
