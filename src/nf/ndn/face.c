@@ -5,7 +5,9 @@
  * Face 0 is the internal face of management. An Ethernet face is a peer MAC on a
  * port, or the port's NDN multicast group 01:00:5e:00:17:aa (frames to the group
  * from a peer without a unicast face arrive on the group's face). A UDP face is a
- * remote (address, port) talking to port 6363 of one of the router's addresses. */
+ * remote (address, port) talking to port 6363 of one of the router's addresses.
+ * Frames from a peer without a unicast face arrive on the port's group face, if it
+ * has one (whether sent to the group or to our MAC), else are dropped (no_face). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -245,7 +247,8 @@ void ndn_face_uri(unsigned int id, char *buf, size_t len)
 
 /* --- data plane --- */
 
-/* The face of an Ethernet frame (eth points to its header) received on port: 0 if none. */
+/* The face of an Ethernet frame (eth points to its header) received on port: 0 if none.
+ * The port's mode or the ethertype table checked the destination (ours or a group). */
 static inline uint16_t ether_face(uint16_t port, const uint8_t *eth)
 {
 	struct face_key k = {.kind = NDN_FACE_ETHER, .port = port};
@@ -254,9 +257,9 @@ static inline uint16_t ether_face(uint16_t port, const uint8_t *eth)
 	memcpy(k.addr, eth + 6, 6);
 	if (rte_hash_lookup_data(face_hash, &k, &data) >= 0)
 		return (uint16_t)(uintptr_t)data;
-	if (memcmp(eth, &ndn_group, 6) == 0)
-		return __atomic_load_n(&port_mcast[port], __ATOMIC_ACQUIRE);
-	return 0;
+	/* to the group, or to us from a peer without a face of its own: the group's
+	 * face (it answers on the group address) */
+	return __atomic_load_n(&port_mcast[port], __ATOMIC_ACQUIRE);
 }
 
 void ndn_ether_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
