@@ -235,3 +235,41 @@ def test_unregister_removes_route(ndn_lab: RouterLab) -> None:
     assert "/tp/unreg" not in routes
     r = peer(lab, "h1", "consumer", "--name", "/tp/unreg/x")
     assert r == {"result": "nack", "reason": 150}
+
+
+def test_pipeline_two_forwarding_lcores(daemon_lab: Callable[..., RouterLab]) -> None:
+    """An input lcore and two forwarding lcores (NDN-DPDK's threads) on the two CPUs:
+    the NDT spreads Interests over both contexts, and each Data goes back to the
+    context that holds its PIT entry (python-ndn's producer does not echo PIT tokens,
+    so it is dispatched by the NDT of its name, which must give the same context)."""
+    lab = daemon_lab(
+        lcores="0@0,1@1,2@1,3@0",
+        extra_config=[
+            "lcore 1 role input",
+            "lcore 2 role forwarding",
+            "lcore 3 role forwarding",
+            "ndn enable ndt-comps 3 pit-capacity 4096 cs-capacity 1024",
+            "ndn face accept udp 10.0.0.0/8",
+        ],
+    )
+    prod = Producer(lab, "h2", "/tp/pipe")
+    names = [f"/tp/pipe/{k}/x" for k in range(24)]
+    # one consumer, one face: its first packet makes the face (through the control
+    # plane), the others come through the input lcore
+    res = peer(lab, "h1", "consumer", *[w for n in names for w in ("--name", n)])
+    assert [(r["result"], r["name"]) for r in res] == [("data", n) for n in names], res
+    assert len(prod.interests()) == len(names)
+    s = show(lab)
+    fwd = s["forwarding"]
+    assert len(fwd) == 2
+    # both contexts got Interests, and each satisfied all of its own
+    for ctx in fwd:
+        assert ctx["pit_inserts"] >= 1, fwd
+        assert ctx["pit_satisfied"] == ctx["pit_inserts"], fwd
+        assert ctx["unsolicited"] == 0, fwd
+    assert sum(c["pit_satisfied"] for c in fwd) >= len(names)
+    rings = {r["name"]: r for r in lab.ctl("show", "rings")["rings"]}
+    for i in (0, 1):
+        # everything reached the contexts through their rings (the input lcore owns none)
+        assert rings[f"ndn-interest-{i}"]["enqueued"] >= 1, rings
+        assert rings[f"ndn-data-{i}"]["enqueued"] >= 1, rings

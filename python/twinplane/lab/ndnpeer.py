@@ -7,7 +7,8 @@ Modes:
   producer   register a prefix with the forwarder (NFD's rib/register) and
              answer Interests under it; prints one JSON line per event
              ({"event": "registered"}, {"event": "interest", "name": ...}).
-  consumer   express one Interest; prints {"result": "data"|"nack"|"timeout", ...}.
+  consumer   express Interests, one name after the other, from one face; prints
+             {"result": "data"|"nack"|"timeout", ...} for each.
   fetch      fetch a segmented object with python-ndn's segment fetcher;
              prints {"size": N, "sha256": HEX, "segments": K}.
 
@@ -96,7 +97,7 @@ def consumer(args: argparse.Namespace) -> None:
 
     async def main() -> None:
         try:
-            for _ in range(args.repeat):
+            for name in [n for n in args.name for _ in range(args.repeat)]:
                 kw: dict[str, Any] = {
                     "lifetime": args.lifetime,
                     "can_be_prefix": args.can_be_prefix,
@@ -105,7 +106,7 @@ def consumer(args: argparse.Namespace) -> None:
                 if args.nonce is not None:
                     kw["nonce"] = args.nonce
                 try:
-                    name, _meta, content = await app.express_interest(args.name, **kw)
+                    name, _meta, content = await app.express_interest(name, **kw)
                     out.update(
                         result="data",
                         name=Name.to_str(name),
@@ -134,7 +135,7 @@ def fetch(args: argparse.Namespace) -> None:
         size = segs = 0
         try:
             async for chunk in segment_fetcher(
-                app, args.name, timeout=args.lifetime, retry_times=args.retries
+                app, args.name[0], timeout=args.lifetime, retry_times=args.retries
             ):
                 h.update(chunk)
                 size += len(chunk)
@@ -154,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--router", required=True, help="the forwarder's address")
     p.add_argument("--port", type=int, default=6363)
     p.add_argument("--prefix", help="producer: the prefix to register")
-    p.add_argument("--name", help="consumer, fetch: the name")
+    p.add_argument("--name", action="append", help="consumer (repeatable), fetch: the name")
     p.add_argument("--freshness", type=int, help="producer: FreshnessPeriod (ms)")
     p.add_argument("--content", help="producer: the Content (default: the name)")
     p.add_argument("--object-size", type=int, default=0)
