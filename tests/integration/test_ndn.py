@@ -273,3 +273,26 @@ def test_pipeline_two_forwarding_lcores(daemon_lab: Callable[..., RouterLab]) ->
         # everything reached the contexts through their rings (the input lcore owns none)
         assert rings[f"ndn-interest-{i}"]["enqueued"] >= 1, rings
         assert rings[f"ndn-data-{i}"]["enqueued"] >= 1, rings
+
+
+def test_stage_telemetry(ndn_lab: RouterLab) -> None:
+    lab = ndn_lab
+    Producer(lab, "h2", "/tp/tel")
+    off = lab.ctl("show", "ndn", "telemetry")
+    assert off["sample_every"] == 0 and off["stages"]["interest"]["samples"] == 0
+    lab.ctl("ndn", "telemetry", "sample", "1")
+    names = [f"/tp/tel/{k}" for k in range(10)]
+    res = peer(lab, "h1", "consumer", *[w for n in names for w in ("--name", n)])
+    assert all(r["result"] == "data" for r in res)
+    t = lab.ctl("show", "ndn", "telemetry", "raw")
+    st = t["stages"]
+    # every packet timed: 10 Interests and 10 Data (and their input stages)
+    assert st["interest"]["samples"] >= 10 and st["data"]["samples"] >= 10, st
+    assert st["input"]["samples"] >= 20 and st["queue"]["samples"] >= 20, st
+    for name in ("input", "interest", "data"):
+        s = st[name]
+        assert 0 < s["p50_cycles"] <= s["p99_cycles"] <= s["max_recent_cycles"], s
+        assert sum(h["count"] for h in s["histogram"]) == s["samples"]
+        assert len(s["raw_cycles"]) == s["samples"]
+    with pytest.raises(Exception, match="sample N"):
+        lab.ctl("ndn", "telemetry", "sample", "-1")

@@ -4,6 +4,7 @@
  * in-records and into the CS; Nacks to the strategy, then downstream. */
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include "../../core/tp.h"
@@ -129,8 +130,8 @@ static void nack_down(struct tp_worker *w, struct rte_mbuf *m, uint16_t face, ui
 	ndn_face_tx(w, face, m, mt->tok, mt->tok_len, reason, NDN_FC_TX_NACK);
 }
 
-void ndn_fwd_interest(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
-		      struct tp_ndn_interest *in)
+static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
+				struct tp_ndn_interest *in)
 {
 	struct ndn_meta *mt = ndn_meta(m);
 	uint16_t face = mt->face;
@@ -295,7 +296,8 @@ static bool data_matches(const struct ndn_fwd *f, uint32_t idx, const struct tp_
 
 #define CANDS_MAX 8
 
-void ndn_fwd_data(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m, struct tp_ndn_data *d)
+static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
+			    struct tp_ndn_data *d)
 {
 	struct ndn_meta *mt = ndn_meta(m);
 	uint64_t now = w->now;
@@ -417,8 +419,8 @@ static inline unsigned int severity(uint8_t reason)
 						 : 4;
 }
 
-void ndn_fwd_nack(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
-		  struct tp_ndn_interest *in)
+static void ndn_fwd_nack_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
+			    struct tp_ndn_interest *in)
 {
 	struct ndn_meta *mt = ndn_meta(m);
 	uint64_t now = w->now;
@@ -496,6 +498,38 @@ void ndn_fwd_nack(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
 	}
 	if (nd == 0)
 		rte_pktmbuf_free(m);
+}
+
+/* The forwarding stage, timed for sampled packets: the wait since the input stage
+ * handed it on, then the stage itself. */
+#define TIMED(call, stage)                                                                         \
+	do {                                                                                       \
+		struct ndn_meta *mt_ = ndn_meta(m);                                                \
+		if (likely(!mt_->sampled)) {                                                       \
+			call;                                                                      \
+			return;                                                                    \
+		}                                                                                  \
+		uint64_t t1 = rte_rdtsc();                                                         \
+		ndn_tel_record(w, NDN_ST_QUEUE, t1 - mt_->rx_tsc);                                 \
+		call;                                                                              \
+		ndn_tel_record(w, stage, rte_rdtsc() - t1);                                        \
+	} while (0)
+
+void ndn_fwd_interest(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
+		      struct tp_ndn_interest *in)
+{
+	TIMED(ndn_fwd_interest_do(w, f, m, in), NDN_ST_INTEREST);
+}
+
+void ndn_fwd_data(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m, struct tp_ndn_data *d)
+{
+	TIMED(ndn_fwd_data_do(w, f, m, d), NDN_ST_DATA);
+}
+
+void ndn_fwd_nack(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
+		  struct tp_ndn_interest *in)
+{
+	TIMED(ndn_fwd_nack_do(w, f, m, in), NDN_ST_NACK);
 }
 
 unsigned int ndn_fwd_poll(struct tp_worker *w, struct ndn_fwd *f)

@@ -7,6 +7,8 @@
  * the forwarding stage decodes it again. */
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "ndn.h"
 
 static inline unsigned int ndt_ctx(const struct tp_ndn_name *n)
@@ -34,6 +36,14 @@ void ndn_face_rx(struct tp_worker *w, struct rte_mbuf *m, uint16_t face)
 	size_t used;
 	unsigned int ctx;
 
+	uint64_t t0 = 0;
+	uint8_t sampled = 0;
+	uint32_t every = __atomic_load_n(&ndn_tel_every, __ATOMIC_RELAXED);
+	if (unlikely(every) && --lc->tel.countdown == 0) {
+		lc->tel.countdown = every;
+		sampled = 1;
+		t0 = rte_rdtsc();
+	}
 	if (unlikely(m->nb_segs > 1)) {
 		rx_drop(w, m, face, NDN_C_MULTISEG);
 		return;
@@ -53,7 +63,7 @@ void ndn_face_rx(struct tp_worker *w, struct rte_mbuf *m, uint16_t face)
 
 	struct ndn_meta *mt = ndn_meta(m);
 	mt->face = face;
-	mt->rx_tsc = w->now;
+	mt->sampled = sampled;
 	mt->tok_len = lp.pit_token_len;
 	memcpy(mt->tok, lp.pit_token, lp.pit_token_len);
 	const uint8_t *pkt = lp.payload;
@@ -94,6 +104,10 @@ void ndn_face_rx(struct tp_worker *w, struct rte_mbuf *m, uint16_t face)
 	}
 
 	struct ndn_fwd *f = ndn_fwd[ctx];
+	if (unlikely(sampled)) {
+		mt->rx_tsc = rte_rdtsc();
+		ndn_tel_record(w, NDN_ST_INPUT, mt->rx_tsc - t0);
+	}
 	if (f == lc->fwd) {
 		switch (mt->type) {
 		case NDN_PKT_INTEREST:

@@ -27,6 +27,8 @@ struct ndn_conf ndn_conf = {
     .queue = {4096, 4096, 1024},
 };
 struct ndn_fwd *ndn_fwd[NDN_CTX_MAX];
+uint32_t ndn_tel_every;
+const char *const ndn_stage_names[NDN_ST_MAX] = {"input", "queue", "interest", "data", "nack"};
 uint8_t *ndn_ndt;
 
 static const struct tp_ctr_desc ndn_ctrs[] = {NDN_COUNTERS(TP_CTR_DESC)};
@@ -546,6 +548,76 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+static int telemetry_set(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	uint64_t v;
+
+	if (argc != 2 || strcmp(argv[0], "sample") != 0 || num(argv[1], 0, 1u << 20, &v) < 0)
+		return tp_cmd_err(ctx, EINVAL,
+				  "ndn telemetry: usage: ndn telemetry sample N (1 packet in N "
+				  "timed, 0-1048576, 0: off)");
+	for (unsigned int i = 0; i < tp.n_workers; i++)
+		ndn_lcore(tp.workers[i])->tel.countdown = (uint32_t)(v ? v : 1);
+	__atomic_store_n(&ndn_tel_every, (uint32_t)v, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int telemetry_show(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	static uint32_t raw[TP_MAX_WORKERS * NDN_TEL_RAW];
+	bool with_raw = argc == 1 && strcmp(argv[0], "raw") == 0;
+
+	if (argc > 1 || (argc == 1 && !with_raw))
+		return tp_cmd_err(ctx, EINVAL,
+				  "show ndn telemetry: usage: show ndn telemetry [raw]");
+	tp_out_u64(ctx->out, "sample_every", ndn_tel_every);
+	tp_out_u64(ctx->out, "tsc_hz", tp.tsc_hz);
+	struct tp_node *stages = tp_out_obj(ctx->out, "stages");
+	for (unsigned int st = 0; st < NDN_ST_MAX; st++) {
+		uint64_t n = 0, sum = 0, hist[NDN_TEL_BUCKETS] = {0};
+		unsigned int nr = 0;
+		for (unsigned int i = 0; i < tp.n_workers; i++) {
+			const struct ndn_tel *t = &ndn_lcore(tp.workers[i])->tel;
+			uint64_t tn = __atomic_load_n(&t->n[st], __ATOMIC_RELAXED);
+			n += tn;
+			sum += t->sum[st];
+			for (unsigned int b = 0; b < NDN_TEL_BUCKETS; b++)
+				hist[b] += t->hist[st][b];
+			for (uint64_t k = 0; k < RTE_MIN(tn, (uint64_t)NDN_TEL_RAW); k++)
+				raw[nr++] = t->raw[st][k];
+		}
+		struct tp_node *o = tp_out_obj(stages, ndn_stage_names[st]);
+		tp_out_u64(o, "samples", n);
+		if (n == 0)
+			continue;
+		qsort(raw, nr, sizeof(raw[0]), cmp_u32);
+		tp_out_dbl(o, "mean_cycles", (double)sum / (double)n);
+		tp_out_u64(o, "p50_cycles", raw[nr / 2]);
+		tp_out_u64(o, "p90_cycles", raw[nr * 9 / 10]);
+		tp_out_u64(o, "p99_cycles", raw[nr * 99 / 100]);
+		tp_out_u64(o, "max_recent_cycles", raw[nr - 1]);
+		struct tp_node *h = tp_out_list(o, "histogram");
+		for (unsigned int b = 0; b < NDN_TEL_BUCKETS; b++)
+			if (hist[b]) {
+				struct tp_node *e = tp_out_obj(h, NULL);
+				tp_out_u64(e, "le_cycles", b ? (1ull << b) - 1 : 0);
+				tp_out_u64(e, "count", hist[b]);
+			}
+		if (with_raw) {
+			struct tp_node *r = tp_out_list(o, "raw_cycles");
+			for (unsigned int k = 0; k < nr; k++)
+				tp_out_u64(r, NULL, raw[k]);
+		}
+	}
+	return 0;
+}
+
 static struct tp_cmd c_enable = {"ndn enable",
 				 "[ndt-comps N] [ndt-bits N] [pit-capacity N] [cs-capacity N] "
 				 "[interest-queue N] [data-queue N] [nack-queue N]",
@@ -573,6 +645,14 @@ static struct tp_cmd c_strategy = {"ndn strategy set", "PREFIX best-route|multic
 				   "the strategy of a namespace", strategy_set, NULL};
 static struct tp_cmd c_show = {"show ndn", NULL, "PIT and CS occupancy, forwarding counters", show,
 			       NULL};
+static struct tp_cmd c_tel = {"ndn telemetry", "sample N",
+			      "time 1 packet in N through each stage (0: off)", telemetry_set,
+			      NULL};
+static struct tp_cmd c_tel_show = {"show ndn telemetry", "[raw]",
+				   "per-stage latency: percentiles, histogram, recent samples",
+				   telemetry_show, NULL};
+TP_CMD_REGISTER(c_tel)
+TP_CMD_REGISTER(c_tel_show)
 TP_CMD_REGISTER(c_enable)
 TP_CMD_REGISTER(c_face_add)
 TP_CMD_REGISTER(c_face_del)

@@ -125,8 +125,9 @@ struct ndn_meta {
 	uint8_t type;	     /* enum ndn_pkt_type */
 	uint8_t nack_reason; /* NACK: reason (255 unspecified) */
 	uint8_t tok_len;
-	uint8_t pad[3];
-	uint64_t rx_tsc;
+	uint8_t sampled; /* telemetry: this packet's stages are timed */
+	uint8_t pad[2];
+	uint64_t rx_tsc; /* sampled: when the input stage handed it on */
 	uint8_t tok[TP_NDN_PIT_TOKEN_MAX];
 };
 TP_MBUF_META(ndn_meta, struct ndn_meta)
@@ -280,9 +281,31 @@ extern uint8_t *ndn_ndt; /* 1 << ndt_bits context indexes */
 extern struct rte_ring *ndn_mgmt_ring;
 extern struct rte_ring *ndn_newface_ring;
 
+/* --- per-stage latency telemetry (sampled packets, TSC cycles) --- */
+enum ndn_stage {
+	NDN_ST_INPUT,	 /* decode and dispatch, from the face to the context */
+	NDN_ST_QUEUE,	 /* waiting between the input stage and the forwarding stage */
+	NDN_ST_INTEREST, /* the forwarding stage of an Interest */
+	NDN_ST_DATA,	 /* the forwarding stage of a Data */
+	NDN_ST_NACK,	 /* the forwarding stage of a Nack */
+	NDN_ST_MAX
+};
+extern const char *const ndn_stage_names[NDN_ST_MAX];
+#define NDN_TEL_BUCKETS 40 /* log2 of cycles */
+#define NDN_TEL_RAW 1024   /* most recent samples kept per stage and lcore */
+struct ndn_tel {
+	uint32_t countdown;
+	uint64_t hist[NDN_ST_MAX][NDN_TEL_BUCKETS];
+	uint64_t n[NDN_ST_MAX], sum[NDN_ST_MAX];
+	uint32_t raw[NDN_ST_MAX][NDN_TEL_RAW];
+};
+/* 1 in ndn_tel_every packets is sampled; 0: off */
+extern uint32_t ndn_tel_every;
+
 /* Per data-plane lcore. */
 struct ndn_lcore {
 	struct ndn_fwd *fwd; /* the context this lcore runs, or NULL */
+	struct ndn_tel tel;
 	uint64_t fctr[NDN_FACES_MAX][NDN_FC_MAX];
 	struct ndn_fib_ctr fib[NDN_FIB_MAX];
 };
@@ -314,6 +337,18 @@ unsigned int ndn_fwd_poll(struct tp_worker *w, struct ndn_fwd *f);
  * (tok_len 0: none) and for a Nack its reason (0: not a Nack). Consumes m. */
 void ndn_face_tx(struct tp_worker *w, uint16_t face, struct rte_mbuf *m, const uint8_t *tok,
 		 uint8_t tok_len, uint8_t nack_reason, enum ndn_face_ctr what);
+
+static inline void ndn_tel_record(struct tp_worker *w, enum ndn_stage st, uint64_t cycles)
+{
+	struct ndn_tel *t = &ndn_lcore(w)->tel;
+	uint32_t c = (uint32_t)RTE_MIN(cycles, (uint64_t)UINT32_MAX);
+	unsigned int b = c ? 32u - (unsigned int)__builtin_clz(c) : 0;
+
+	t->hist[st][b]++;
+	t->raw[st][t->n[st] & (NDN_TEL_RAW - 1)] = c;
+	t->n[st]++;
+	t->sum[st] += c;
+}
 
 static inline void ndn_fcount(struct tp_worker *w, uint16_t face, enum ndn_face_ctr c)
 {
