@@ -22,8 +22,10 @@ from __future__ import annotations
 import argparse
 import json
 import signal
+import subprocess
 import sys
 import time
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -95,6 +97,80 @@ def gateway_demo(lab: RouterLab) -> bool:
     return ok
 
 
+NDN_CONFIG = [
+    "ndn enable pit-capacity 4096 cs-capacity 1024",
+    "ndn face accept udp 10.0.0.0/8",
+]
+
+
+def ndn_demo(lab: RouterLab) -> bool:
+    """python-ndn applications through the NDN forwarder over UDP faces."""
+    peer = [sys.executable, str(Path(__file__).with_name("ndnpeer.py"))]
+    print("\nNDN: a python-ndn producer in h2 registers /demo/ndn with twinplane", flush=True)
+    prod = lab.ns["h2"].popen(
+        [
+            *peer,
+            "producer",
+            "--router",
+            "10.0.2.1",
+            "--prefix",
+            "/demo/ndn",
+            "--object-size",
+            "300000",
+            "--segment-size",
+            "1200",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert prod.stdout is not None
+        reg = json.loads(prod.stdout.readline() or b"{}")
+        print(f"  producer: {reg}")
+
+        def consumer(*args: str) -> list[dict[str, Any]]:
+            out = lab.ns["h1"].run([*peer, *args], check=False, timeout=120).stdout
+            return [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+
+        res = consumer(
+            "consumer",
+            "--router",
+            "10.0.1.1",
+            "--name",
+            "/demo/ndn/seg=0",
+            "--name",
+            "/demo/ndn/seg=0",
+            "--name",
+            "/nowhere/x",
+        )
+        for r in res:
+            if "content" in r:
+                r["content"] = f"<{len(r['content'])} bytes>"
+            print(f"  consumer in h1: {r}")
+        fetched = consumer("fetch", "--router", "10.0.1.1", "--name", "/demo/ndn")
+        print(f"  segment fetcher in h1: {fetched[0] if fetched else 'nothing'}")
+        s = lab.ctl("show", "ndn")
+        t = s["totals"]
+        print(
+            f"  forwarder: {t['interests']} Interests, {t['data']} Data, CS hits "
+            f"{t['cs_hits']}, Nack NoRoute {t['nack_noroute']}, PIT now {s['pit_entries']}, "
+            f"CS {s['cs_entries']}"
+        )
+        print("  $ twinctl ndn fib show")
+        for e in lab.ctl("ndn", "fib", "show")["fib"]:
+            hops = ", ".join(f"face {h['face']} cost {h['cost']}" for h in e["nexthops"])
+            print(f"    {e['prefix']:<18} {e['strategy']:<10} {hops}")
+        return (
+            reg.get("event") == "registered"
+            and [r.get("result") for r in res] == ["data", "data", "nack"]
+            and t["cs_hits"] >= 1
+            and bool(fetched)
+            and fetched[0].get("size") == 300000
+        )
+    finally:
+        prod.terminate()
+        prod.wait(5)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m twinplane.lab", description=__doc__.splitlines()[0]
@@ -118,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     iotgw = not args.no_iotgw and acme_available()
     extra = [f"iotgw enable cse {CSE}"] if iotgw else []
+    extra += NDN_CONFIG
     with RouterLab(pmd=pmd, keep=args.keep or None, extra_config=extra) as lab:
         h1, h2 = lab.ns["h1"], lab.ns["h2"]
         print(f"namespaces: {', '.join(ns.name for ns in lab.ns.values())}; logs in {lab.workdir}")
@@ -165,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
             print(lab.ctl_text("show", "counters").rstrip())
 
         ok = ping_ok and got == args.count and fwd >= args.count
+        ok = ndn_demo(lab) and ok
         if iotgw:
             ok = gateway_demo(lab) and ok
         elif not args.no_iotgw:

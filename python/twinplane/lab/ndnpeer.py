@@ -93,7 +93,6 @@ def producer(args: argparse.Namespace) -> None:
 
 def consumer(args: argparse.Namespace) -> None:
     app = make_app(args.router, args.port)
-    out: dict[str, Any] = {}
 
     async def main() -> None:
         try:
@@ -105,6 +104,7 @@ def consumer(args: argparse.Namespace) -> None:
                 }
                 if args.nonce is not None:
                     kw["nonce"] = args.nonce
+                out: dict[str, Any] = {}
                 try:
                     name, _meta, content = await app.express_interest(name, **kw)
                     out.update(
@@ -118,7 +118,7 @@ def consumer(args: argparse.Namespace) -> None:
                     out.update(result="timeout")
                 except (InterestCanceled, ValidationFailure) as e:
                     out.update(result=type(e).__name__)
-                emit(dict(out))
+                emit(out)
         finally:
             app.shutdown()
 
