@@ -135,6 +135,12 @@ int tp_ndn_nni_read(const uint8_t *v, uint32_t len, uint64_t *out);
 size_t tp_ndn_nni_size(uint64_t v);
 size_t tp_ndn_nni_write(uint8_t *p, uint64_t v);
 
+/* Write a TLV-TYPE and TLV-LENGTH at p (the value follows): the end. The caller
+ * makes room (tp_ndn_varnum_size of both). */
+uint8_t *tp_ndn_tl_write(uint8_t *p, uint32_t type, uint64_t len);
+/* A whole element holding a NonNegativeInteger in its shortest form: the end. */
+uint8_t *tp_ndn_nni_tlv_write(uint8_t *p, uint32_t type, uint64_t v);
+
 /* --- Name (2) --- */
 #define TP_NDN_NAME_MAX_COMPS 64
 #define TP_NDN_NAME_MAX_LEN 2048 /* TLV-VALUE of a Name */

@@ -115,15 +115,15 @@ static size_t tl_size(uint32_t type, uint64_t len)
 	return tp_ndn_varnum_size(type) + tp_ndn_varnum_size(len);
 }
 
-static uint8_t *tl_put(uint8_t *p, uint32_t type, uint64_t len)
+uint8_t *tp_ndn_tl_write(uint8_t *p, uint32_t type, uint64_t len)
 {
 	p += tp_ndn_varnum_write(p, type);
 	return p + tp_ndn_varnum_write(p, len);
 }
 
-static uint8_t *nni_put(uint8_t *p, uint32_t type, uint64_t v)
+uint8_t *tp_ndn_nni_tlv_write(uint8_t *p, uint32_t type, uint64_t v)
 {
-	p = tl_put(p, type, tp_ndn_nni_size(v));
+	p = tp_ndn_tl_write(p, type, tp_ndn_nni_size(v));
 	return p + tp_ndn_nni_write(p, v);
 }
 
@@ -155,27 +155,27 @@ int tp_ndn_lp_encode(uint8_t *buf, size_t cap, const struct tp_ndn_lp_spec *s)
 	if (tl_size(TP_NDN_T_LP_PACKET, val) + val - (s->payload ? 0 : s->payload_len) > cap)
 		return -TP_NDN_E_NO_SPACE;
 	/* header fields in increasing type order, the Fragment last */
-	p = tl_put(buf, TP_NDN_T_LP_PACKET, val);
+	p = tp_ndn_tl_write(buf, TP_NDN_T_LP_PACKET, val);
 	if (s->frag) {
-		p = tl_put(p, TP_NDN_T_LP_SEQUENCE, 8);
+		p = tp_ndn_tl_write(p, TP_NDN_T_LP_SEQUENCE, 8);
 		for (int k = 7; k >= 0; k--)
 			*p++ = (uint8_t)(s->seq >> (8 * k));
-		p = nni_put(p, TP_NDN_T_LP_FRAG_INDEX, s->frag_index);
-		p = nni_put(p, TP_NDN_T_LP_FRAG_COUNT, s->frag_count);
+		p = tp_ndn_nni_tlv_write(p, TP_NDN_T_LP_FRAG_INDEX, s->frag_index);
+		p = tp_ndn_nni_tlv_write(p, TP_NDN_T_LP_FRAG_COUNT, s->frag_count);
 	}
 	if (s->pit_token_len) {
-		p = tl_put(p, TP_NDN_T_LP_PIT_TOKEN, s->pit_token_len);
+		p = tp_ndn_tl_write(p, TP_NDN_T_LP_PIT_TOKEN, s->pit_token_len);
 		memcpy(p, s->pit_token, s->pit_token_len);
 		p += s->pit_token_len;
 	}
 	if (s->nack) {
-		p = tl_put(p, TP_NDN_T_LP_NACK, nack);
+		p = tp_ndn_tl_write(p, TP_NDN_T_LP_NACK, nack);
 		if (s->nack_reason)
-			p = nni_put(p, TP_NDN_T_LP_NACK_REASON, s->nack_reason);
+			p = tp_ndn_nni_tlv_write(p, TP_NDN_T_LP_NACK_REASON, s->nack_reason);
 	}
 	if (s->congestion_mark)
-		p = nni_put(p, TP_NDN_T_LP_CONGESTION_MARK, s->congestion_mark);
-	p = tl_put(p, TP_NDN_T_LP_FRAGMENT, s->payload_len);
+		p = tp_ndn_nni_tlv_write(p, TP_NDN_T_LP_CONGESTION_MARK, s->congestion_mark);
+	p = tp_ndn_tl_write(p, TP_NDN_T_LP_FRAGMENT, s->payload_len);
 	if (s->payload == NULL) /* the header alone: the payload follows it elsewhere */
 		return (int)(p - buf);
 	memcpy(p, s->payload, s->payload_len);

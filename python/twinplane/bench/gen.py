@@ -309,12 +309,6 @@ class Gen(Process):
             ("lifetime", lifetime_ms),
             ("hop-limit", hop_limit),
             ("seq-mod", seq_mod),
-            ("dmac", dmac),
-            ("smac", smac),
-            ("src", src),
-            ("dst", dst),
-            ("sport", sport),
-            ("dport", dport),
         ):
             if val is not None:
                 words += [key, str(val)]
@@ -322,7 +316,20 @@ class Gen(Process):
             words.append("must-be-fresh")
         if can_be_prefix:
             words.append("can-be-prefix")
-        self.stream_add(name, port, size, template="ndn", extra=words)
+        # the addresses are stream_add's own words
+        self.stream_add(
+            name,
+            port,
+            size,
+            template="ndn",
+            extra=words,
+            dmac=dmac,
+            smac=smac,
+            src=src,
+            dst=dst,
+            sport=sport,
+            dport=dport,
+        )
 
     def stream_del(self, name: str) -> None:
         self.cmd("stream", "del", name, json=False)

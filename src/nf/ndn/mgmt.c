@@ -216,18 +216,6 @@ static int cparams_decode(const uint8_t *v, size_t len, struct cparams *cp)
 	return 0;
 }
 
-static uint8_t *put_tl(uint8_t *p, uint32_t type, size_t len)
-{
-	p += tp_ndn_varnum_write(p, type);
-	return p + tp_ndn_varnum_write(p, len);
-}
-
-static uint8_t *put_nni(uint8_t *p, uint32_t type, uint64_t v)
-{
-	p = put_tl(p, type, tp_ndn_nni_size(v));
-	return p + tp_ndn_nni_write(p, v);
-}
-
 /* ControlResponse: status, text, and (on success) the parameters as applied */
 static size_t response(uint8_t *buf, unsigned int code, const char *text, const struct cparams *cp)
 {
@@ -235,27 +223,27 @@ static size_t response(uint8_t *buf, unsigned int code, const char *text, const 
 
 	if (cp) {
 		uint8_t inner[TP_NDN_NAME_MAX_LEN + 96], *q = inner;
-		q = put_tl(q, TP_NDN_T_NAME, cp->name_len);
+		q = tp_ndn_tl_write(q, TP_NDN_T_NAME, cp->name_len);
 		memcpy(q, cp->name, cp->name_len);
 		q += cp->name_len;
-		q = put_nni(q, T_FACE_ID, cp->face);
-		q = put_nni(q, T_ORIGIN, cp->origin);
-		q = put_nni(q, T_COST, cp->cost);
-		q = put_nni(q, T_FLAGS, cp->flags);
+		q = tp_ndn_nni_tlv_write(q, T_FACE_ID, cp->face);
+		q = tp_ndn_nni_tlv_write(q, T_ORIGIN, cp->origin);
+		q = tp_ndn_nni_tlv_write(q, T_COST, cp->cost);
+		q = tp_ndn_nni_tlv_write(q, T_FLAGS, cp->flags);
 		if (cp->has_expiration)
-			q = put_nni(q, T_EXPIRATION, cp->expiration);
-		b = put_tl(b, T_CONTROL_PARAMETERS, (size_t)(q - inner));
+			q = tp_ndn_nni_tlv_write(q, T_EXPIRATION, cp->expiration);
+		b = tp_ndn_tl_write(b, T_CONTROL_PARAMETERS, (size_t)(q - inner));
 		memcpy(b, inner, (size_t)(q - inner));
 		b += q - inner;
 	}
 	uint8_t head[64], *h = head;
 	size_t tl = strlen(text);
-	h = put_nni(h, T_STATUS_CODE, code);
-	h = put_tl(h, T_STATUS_TEXT, tl);
+	h = tp_ndn_nni_tlv_write(h, T_STATUS_CODE, code);
+	h = tp_ndn_tl_write(h, T_STATUS_TEXT, tl);
 	memcpy(h, text, tl);
 	h += tl;
 	size_t inner_len = (size_t)(h - head) + (size_t)(b - body);
-	uint8_t *p = put_tl(buf, T_CONTROL_RESPONSE, inner_len);
+	uint8_t *p = tp_ndn_tl_write(buf, T_CONTROL_RESPONSE, inner_len);
 	memcpy(p, head, (size_t)(h - head));
 	p += h - head;
 	memcpy(p, body, (size_t)(b - body));

@@ -501,45 +501,19 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		pit += f->pit_used;
 		cs += f->cs_used;
 		pcc += f->pcc_used;
-#define F(x)                                                                                       \
+#define X(x)                                                                                       \
 	tp_out_u64(o, #x, f->st.x);                                                                \
 	tot.x += f->st.x;
-		F(interests)
-		F(data)
-		F(nacks)
-		F(cs_hits)
-		F(cs_misses)
-		F(cs_inserts)
-		F(cs_evictions)
-		F(pit_inserts)
-		F(pit_expired)
-		F(pit_satisfied)
-		F(pit_nacked)
-		F(nack_noroute)
-		F(nack_duplicate)
-		F(unsolicited)
-#undef F
+		NDN_FWD_STATS(X)
+#undef X
 	}
 	tp_out_u64(ctx->out, "pit_entries", pit);
 	tp_out_u64(ctx->out, "cs_entries", cs);
 	tp_out_u64(ctx->out, "pcct_entries", pcc);
 	struct tp_node *t = tp_out_obj(ctx->out, "totals");
-#define F(x) tp_out_u64(t, #x, tot.x);
-	F(interests)
-	F(data)
-	F(nacks)
-	F(cs_hits)
-	F(cs_misses)
-	F(cs_inserts)
-	F(cs_evictions)
-	F(pit_inserts)
-	F(pit_expired)
-	F(pit_satisfied)
-	F(pit_nacked)
-	F(nack_noroute)
-	F(nack_duplicate)
-	F(unsolicited)
-#undef F
+#define X(x) tp_out_u64(t, #x, tot.x);
+	NDN_FWD_STATS(X)
+#undef X
 	struct tp_node *m = tp_out_obj(ctx->out, "management");
 	tp_out_u64(m, "commands_accepted", ndn_mgmt_stats[0]);
 	tp_out_u64(m, "commands_refused", ndn_mgmt_stats[1]);

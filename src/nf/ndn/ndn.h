@@ -229,12 +229,27 @@ struct ndn_cs {
 	struct rte_mbuf *m;	     /* the Data, starting at its TLV-TYPE */
 };
 
+/* X(name): the forwarding context's counters */
+#define NDN_FWD_STATS(X)                                                                           \
+	X(interests)                                                                               \
+	X(data)                                                                                    \
+	X(nacks)                                                                                   \
+	X(cs_hits)                                                                                 \
+	X(cs_misses)                                                                               \
+	X(cs_inserts)                                                                              \
+	X(cs_evictions)                                                                            \
+	X(pit_inserts)                                                                             \
+	X(pit_expired)                                                                             \
+	X(pit_satisfied)                                                                           \
+	X(pit_nacked)                                                                              \
+	X(nack_noroute)                                                                            \
+	X(nack_duplicate)                                                                          \
+	X(unsolicited)
+
 struct ndn_fwd_stats {
-	uint64_t interests, data, nacks;
-	uint64_t cs_hits, cs_misses, cs_inserts, cs_evictions;
-	uint64_t pit_inserts, pit_expired, pit_satisfied, pit_nacked;
-	uint64_t nack_noroute, nack_duplicate;
-	uint64_t unsolicited;
+#define X(n) uint64_t n;
+	NDN_FWD_STATS(X)
+#undef X
 };
 
 /* One forwarding context: owned by one lcore, read by the control plane for show. */
