@@ -63,11 +63,17 @@ int ndn_faces_init(void)
 	return 0;
 }
 
-static int face_alloc(void)
+/* A free face of this kind, zeroed: its id, or -ENOSPC with err set. */
+static int face_alloc(uint8_t kind, bool local, char *err, size_t errlen)
 {
 	for (unsigned int i = 1; i < NDN_FACES_MAX; i++)
-		if (ndn_faces[i].kind == NDN_FACE_FREE)
+		if (ndn_faces[i].kind == NDN_FACE_FREE) {
+			memset(&ndn_faces[i], 0, sizeof(ndn_faces[i]));
+			ndn_faces[i].kind = kind;
+			ndn_faces[i].local = local;
 			return (int)i;
+		}
+	snprintf(err, errlen, "no free face (at most %d)", NDN_FACES_MAX - 1);
 	return -ENOSPC;
 }
 
@@ -104,14 +110,9 @@ int ndn_face_add_udp(uint32_t remote_ip_be, uint16_t remote_port_be, uint32_t lo
 		snprintf(err, errlen, "a face to this endpoint exists already: %d", id);
 		return -EEXIST;
 	}
-	if ((id = face_alloc()) < 0) {
-		snprintf(err, errlen, "no free face (at most %d)", NDN_FACES_MAX - 1);
+	if ((id = face_alloc(NDN_FACE_UDP, local, err, errlen)) < 0)
 		return id;
-	}
 	struct ndn_face *f = &ndn_faces[id];
-	memset(f, 0, sizeof(*f));
-	f->kind = NDN_FACE_UDP;
-	f->local = local;
 	f->on_demand = on_demand;
 	f->remote_ip = remote_ip_be;
 	f->remote_port = remote_port_be;
@@ -140,14 +141,9 @@ int ndn_face_add_ether(uint16_t port, const struct rte_ether_addr *remote, bool 
 			 (unsigned int)(uintptr_t)data);
 		return -EEXIST;
 	}
-	if ((id = face_alloc()) < 0) {
-		snprintf(err, errlen, "no free face (at most %d)", NDN_FACES_MAX - 1);
+	if ((id = face_alloc(NDN_FACE_ETHER, local, err, errlen)) < 0)
 		return id;
-	}
 	struct ndn_face *f = &ndn_faces[id];
-	memset(f, 0, sizeof(*f));
-	f->kind = NDN_FACE_ETHER;
-	f->local = local;
 	f->port = port;
 	f->remote_mac = group ? ndn_group : *remote;
 	f->mtu = tp_iface_table[port].mtu ? tp_iface_table[port].mtu : 1500;
