@@ -72,7 +72,7 @@ static int varnum_err(const uint8_t *p, size_t avail)
 	return avail < need ? TP_NDN_E_TRUNCATED : TP_NDN_E_BAD_VARNUM;
 }
 
-int tp_ndn_tlv_read(const uint8_t **pp, const uint8_t *end, struct tp_ndn_tlv *t)
+int tp_ndn_tlv_read_slow(const uint8_t **pp, const uint8_t *end, struct tp_ndn_tlv *t)
 {
 	const uint8_t *p = *pp;
 	uint64_t type, len;

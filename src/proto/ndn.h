@@ -118,9 +118,40 @@ struct tp_ndn_tlv {
 	const uint8_t *end;   /* one past its value */
 };
 
+/* The general case of tp_ndn_tlv_read (any VAR-NUMBER sizes). */
+int tp_ndn_tlv_read_slow(const uint8_t **p, const uint8_t *end, struct tp_ndn_tlv *t);
+
 /* Read the element at *p (before end) and advance *p past it. TP_NDN_E_OK,
- * TP_NDN_E_TRUNCATED or TP_NDN_E_BAD_VARNUM (types above 2^32 - 1 included). */
-int tp_ndn_tlv_read(const uint8_t **p, const uint8_t *end, struct tp_ndn_tlv *t);
+ * TP_NDN_E_TRUNCATED or TP_NDN_E_BAD_VARNUM (types above 2^32 - 1 included).
+ * Inline for the common shapes (a one-byte type, a one- or three-byte length), the
+ * rest out of line: the forwarder reads a dozen elements per packet. */
+static inline int tp_ndn_tlv_read(const uint8_t **pp, const uint8_t *end, struct tp_ndn_tlv *t)
+{
+	const uint8_t *p = *pp;
+	size_t avail = (size_t)(end - p);
+
+	if (__builtin_expect(p < end && avail >= 2 && p[0] < 253, 1)) {
+		size_t len = p[1], hl = 2;
+		if (len == 253 && avail >= 4) {
+			len = (size_t)p[2] << 8 | p[3];
+			hl = 4;
+			if (len < 253) /* not the shortest form */
+				return tp_ndn_tlv_read_slow(pp, end, t);
+		} else if (len >= 253) {
+			return tp_ndn_tlv_read_slow(pp, end, t);
+		}
+		if (__builtin_expect(len <= avail - hl, 1)) {
+			t->start = p;
+			t->type = p[0];
+			t->len = (uint32_t)len;
+			t->value = p + hl;
+			t->end = p + hl + len;
+			*pp = t->end;
+			return TP_NDN_E_OK;
+		}
+	}
+	return tp_ndn_tlv_read_slow(pp, end, t);
+}
 
 /* 1.3: a TLV-TYPE in 0-31, or odd, is critical: an unknown critical element makes
  * the packet invalid; an unknown non-critical one is ignored. */

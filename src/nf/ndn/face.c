@@ -27,6 +27,7 @@
 #include "ndn.h"
 
 struct ndn_face ndn_faces[NDN_FACES_MAX];
+uint32_t ndn_face_gen = 1;
 /* the group face of each port, 0 if none */
 static uint16_t port_mcast[TP_MAX_PORTS];
 static struct rte_hash *face_hash;
@@ -77,6 +78,15 @@ static int face_alloc(uint8_t kind, bool local, char *err, size_t errlen)
 	return -ENOSPC;
 }
 
+/* every lcore's cached face lookups are void (a peer without a face of its own may
+ * now have one; a removed face's id must not be used after the grace period) */
+static void bump_gen(void)
+{
+	uint32_t g = ndn_face_gen + 1;
+
+	__atomic_store_n(&ndn_face_gen, g ? g : 1, __ATOMIC_RELEASE);
+}
+
 static int publish(int id, const struct face_key *k)
 {
 	int ret = rte_hash_add_key_data(face_hash, k, (void *)(uintptr_t)id);
@@ -87,6 +97,7 @@ static int publish(int id, const struct face_key *k)
 	}
 	ndn_faces[id].created_ms = tp_ctl_now_ms();
 	__atomic_store_n(&ndn_faces[id].up, 1, __ATOMIC_RELEASE);
+	bump_gen();
 	return id;
 }
 
@@ -151,6 +162,7 @@ int ndn_face_add_ether(uint16_t port, const struct rte_ether_addr *remote, bool 
 		f->up = 1;
 		f->created_ms = tp_ctl_now_ms();
 		__atomic_store_n(&port_mcast[port], (uint16_t)id, __ATOMIC_RELEASE);
+		bump_gen();
 		return id;
 	}
 	return publish(id, &k);
@@ -189,6 +201,7 @@ int ndn_face_del(unsigned int id)
 		memcpy(k.addr, &f->remote_mac, 6);
 		tp_rcu_hash_del(face_hash, &k, hash_release);
 	}
+	bump_gen();
 	ndn_rib_face_gone((uint16_t)id);
 	/* the id is reused only when no lcore can still hold it */
 	tp_rcu_defer(face_free, (void *)(uintptr_t)id, NULL);
@@ -243,23 +256,52 @@ void ndn_face_uri(unsigned int id, char *buf, size_t len)
 
 /* --- data plane --- */
 
+/* The lcore's last lookup on this port and kind (0 Ethernet, 1 UDP), if made under
+ * the current face generation: its face, else 0. */
+static inline uint16_t cache_get(struct ndn_lcore *lc, uint16_t port, unsigned int kind,
+				 const uint8_t key[6], uint32_t gen)
+{
+	typeof(lc->face_cache[0][0]) *e = &lc->face_cache[port][kind];
+
+	return e->gen == gen && memcmp(e->key, key, 6) == 0 ? e->face : 0;
+}
+
+static inline void cache_put(struct ndn_lcore *lc, uint16_t port, unsigned int kind,
+			     const uint8_t key[6], uint32_t gen, uint16_t face)
+{
+	typeof(lc->face_cache[0][0]) *e = &lc->face_cache[port][kind];
+
+	memcpy(e->key, key, 6);
+	e->face = face;
+	e->gen = gen;
+}
+
 /* The face of an Ethernet frame (eth points to its header) received on port: 0 if none.
  * The port's mode or the ethertype table checked the destination (ours or a group). */
-static inline uint16_t ether_face(uint16_t port, const uint8_t *eth)
+static inline uint16_t ether_face(struct ndn_lcore *lc, uint16_t port, const uint8_t *eth)
 {
 	struct face_key k = {.kind = NDN_FACE_ETHER, .port = port};
+	uint32_t gen = __atomic_load_n(&ndn_face_gen, __ATOMIC_ACQUIRE);
+	uint16_t face = cache_get(lc, port, 0, eth + 6, gen);
 	void *data;
 
+	if (likely(face))
+		return face;
 	memcpy(k.addr, eth + 6, 6);
 	if (rte_hash_lookup_data(face_hash, &k, &data) >= 0)
-		return (uint16_t)(uintptr_t)data;
-	/* to the group, or to us from a peer without a face of its own: the group's
-	 * face (it answers on the group address) */
-	return __atomic_load_n(&port_mcast[port], __ATOMIC_ACQUIRE);
+		face = (uint16_t)(uintptr_t)data;
+	else /* to the group, or to us from a peer without a face of its own: the group's
+	      * face (it answers on the group address) */
+		face = __atomic_load_n(&port_mcast[port], __ATOMIC_ACQUIRE);
+	if (face)
+		cache_put(lc, port, 0, eth + 6, gen, face);
+	return face;
 }
 
 void ndn_ether_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
+	struct ndn_lcore *lc = ndn_lcore(w);
+
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -276,7 +318,7 @@ void ndn_ether_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			tp_drop(w, m, TP_DROP_L2_UNSUPPORTED);
 			continue;
 		}
-		uint16_t face = ether_face(m->port, eth);
+		uint16_t face = ether_face(lc, m->port, eth);
 		if (unlikely(face == 0)) {
 			tp_drop(w, m, NDN_CTR(NDN_C_NO_FACE));
 			continue;
@@ -288,37 +330,47 @@ void ndn_ether_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 
 void ndn_udp_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t *l4)
 {
+	struct ndn_lcore *lc = ndn_lcore(w);
 	struct face_key k = {.kind = NDN_FACE_UDP};
 	void *data;
 	uint16_t udp_len = (uint16_t)(l4[4] << 8 | l4[5]);
 	uint8_t *start = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t ck[6];
 
 	if (unlikely(!ndn_conf.enabled)) {
 		tp_drop(w, m, NDN_CTR(NDN_C_NOT_ENABLED));
 		return;
 	}
-	memcpy(k.addr, l3 + 12, 4);
-	memcpy(&k.udp_port, l4, 2);
 	if (unlikely(udp_len < 8 || l4 + udp_len > start + m->data_len)) {
 		tp_drop(w, m, NDN_CTR(NDN_C_DECODE));
 		return;
 	}
-	if (unlikely(rte_hash_lookup_data(face_hash, &k, &data) < 0)) {
-		uint32_t src;
-		memcpy(&src, l3 + 12, 4);
-		if (!ndn_udp_accepts(src)) {
-			tp_drop(w, m, NDN_CTR(NDN_C_NO_FACE));
+	memcpy(ck, l3 + 12, 4);
+	memcpy(ck + 4, l4, 2);
+	uint32_t gen = __atomic_load_n(&ndn_face_gen, __ATOMIC_ACQUIRE);
+	uint16_t face = cache_get(lc, m->port, 1, ck, gen);
+	if (unlikely(face == 0)) {
+		memcpy(k.addr, ck, 4);
+		memcpy(&k.udp_port, ck + 4, 2);
+		if (unlikely(rte_hash_lookup_data(face_hash, &k, &data) < 0)) {
+			uint32_t src;
+			memcpy(&src, l3 + 12, 4);
+			if (!ndn_udp_accepts(src)) {
+				tp_drop(w, m, NDN_CTR(NDN_C_NO_FACE));
+				return;
+			}
+			/* the control plane makes the face, then hands the packet back */
+			if (rte_ring_mp_enqueue(ndn_newface_ring, m) != 0)
+				tp_drop(w, m, NDN_CTR(NDN_C_NEW_FACE_FULL));
 			return;
 		}
-		/* the control plane makes the face, then hands the packet back */
-		if (rte_ring_mp_enqueue(ndn_newface_ring, m) != 0)
-			tp_drop(w, m, NDN_CTR(NDN_C_NEW_FACE_FULL));
-		return;
+		face = (uint16_t)(uintptr_t)data;
+		cache_put(lc, m->port, 1, ck, gen, face);
 	}
 	/* the payload alone */
 	rte_pktmbuf_adj(m, (uint16_t)(l4 + 8 - start));
 	rte_pktmbuf_trim(m, (uint16_t)(m->data_len - (udp_len - 8)));
-	ndn_face_rx(w, m, (uint16_t)(uintptr_t)data);
+	ndn_face_rx(w, m, face);
 }
 
 void ndn_face_tx(struct tp_worker *w, uint16_t face, struct rte_mbuf *m, const uint8_t *tok,

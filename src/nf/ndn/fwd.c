@@ -534,7 +534,7 @@ void ndn_fwd_nack(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
 
 unsigned int ndn_fwd_poll(struct tp_worker *w, struct ndn_fwd *f)
 {
-	if (w->now / f->tick_tsc < f->next_tick)
+	if (w->now < f->next_tick_tsc)
 		return 0;
 	return ndn_pcct_expire(f, w->now);
 }

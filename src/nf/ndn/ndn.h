@@ -207,7 +207,7 @@ struct ndn_pit {
 	struct ndn_pit_out out[NDN_PIT_OUT_MAX];
 };
 
-#define NDN_KEY_INLINE 200
+#define NDN_KEY_INLINE 216 /* the entry is 256 bytes: four cache lines, the first the header */
 struct ndn_pcc {
 	uint32_t next; /* bucket chain, or free list */
 	uint32_t hash;
@@ -220,9 +220,11 @@ struct ndn_pcc {
 	uint32_t ext; /* 0, or the extension chunk holding a longer key */
 	uint8_t key[NDN_KEY_INLINE];
 };
+_Static_assert(sizeof(struct ndn_pcc) == 256, "PCC entry: four cache lines");
 
 struct ndn_cs {
 	uint32_t pcc;		     /* its direct entry; 0: free */
+	uint32_t hash;		     /* that entry's (to prefetch its bucket) */
 	uint32_t lru_prev, lru_next; /* 0: none */
 	uint32_t ind[4];	     /* indirect entries pointing here */
 	uint64_t fresh_until;	     /* TSC */
@@ -275,7 +277,9 @@ struct ndn_fwd {
 	/* timer wheel: one slot per tick */
 	uint32_t *wheel;
 	uint32_t wheel_mask;
-	uint64_t tick_tsc, next_tick; /* next tick to run, in ticks */
+	unsigned int tick_shift; /* a tick is 1 << tick_shift TSC cycles (<= 1 ms) */
+	uint64_t next_tick;	 /* the next tick to run */
+	uint64_t next_tick_tsc;	 /* and its first TSC cycle */
 	struct ndn_fwd_stats st;
 } __rte_cache_aligned;
 
@@ -317,9 +321,19 @@ struct ndn_tel {
 /* 1 in ndn_tel_every packets is sampled; 0: off */
 extern uint32_t ndn_tel_every;
 
+/* Bumped (release) by the control plane whenever a face is added or removed: an
+ * lcore's cached lookups are valid while it reads the value they were made under. */
+extern uint32_t ndn_face_gen;
+
 /* Per data-plane lcore. */
 struct ndn_lcore {
 	struct ndn_fwd *fwd; /* the context this lcore runs, or NULL */
+	/* the last sender's face per port (Ethernet: source MAC; UDP: address, port) */
+	struct {
+		uint32_t gen; /* ndn_face_gen it was found under; 0: empty */
+		uint16_t face;
+		uint8_t key[6];
+	} face_cache[TP_MAX_PORTS][2];
 	struct ndn_tel tel;
 	uint64_t fctr[NDN_FACES_MAX][NDN_FC_MAX];
 	struct ndn_fib_ctr fib[NDN_FIB_MAX];

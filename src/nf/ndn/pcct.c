@@ -14,6 +14,7 @@
 
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include "../../core/tp.h"
 #include "ndn.h"
@@ -70,8 +71,12 @@ int ndn_pcct_create(struct ndn_fwd *f, unsigned int socket)
 	for (uint32_t i = 0; i < f->ext_cap; i++)
 		f->ext_free_list[i] = i + 1;
 	f->ext_n_free = f->ext_cap;
-	f->tick_tsc = tp.tsc_hz / 1000;
-	f->next_tick = rte_rdtsc() / f->tick_tsc;
+	/* ticks of a power of two TSC cycles, at most 1 ms: shifts, not divisions */
+	f->tick_shift = 0;
+	while ((2ull << f->tick_shift) <= tp.tsc_hz / 1000)
+		f->tick_shift++;
+	f->next_tick = rte_rdtsc() >> f->tick_shift;
+	f->next_tick_tsc = f->next_tick << f->tick_shift;
 	return 0;
 }
 
@@ -165,7 +170,7 @@ static void wheel_unlink(struct ndn_fwd *f, uint32_t idx)
 	if (p->tw_prev)
 		f->pit[p->tw_prev].tw_next = p->tw_next;
 	else
-		f->wheel[(p->expiry / f->tick_tsc) & f->wheel_mask] = p->tw_next;
+		f->wheel[(p->expiry >> f->tick_shift) & f->wheel_mask] = p->tw_next;
 	if (p->tw_next)
 		f->pit[p->tw_next].tw_prev = p->tw_prev;
 	p->tw_next = p->tw_prev = 0;
@@ -217,10 +222,10 @@ void ndn_pit_arm(struct ndn_fwd *f, uint32_t idx, uint64_t expiry)
 	if (p->expiry)
 		wheel_unlink(f, idx);
 	/* never in a tick already run */
-	if (expiry / f->tick_tsc < f->next_tick)
-		expiry = f->next_tick * f->tick_tsc;
+	if (expiry < f->next_tick_tsc)
+		expiry = f->next_tick_tsc;
 	p->expiry = expiry;
-	uint32_t *head = &f->wheel[(expiry / f->tick_tsc) & f->wheel_mask];
+	uint32_t *head = &f->wheel[(expiry >> f->tick_shift) & f->wheel_mask];
 	p->tw_prev = 0;
 	p->tw_next = *head;
 	if (*head)
@@ -230,7 +235,7 @@ void ndn_pit_arm(struct ndn_fwd *f, uint32_t idx, uint64_t expiry)
 
 unsigned int ndn_pcct_expire(struct ndn_fwd *f, uint64_t now)
 {
-	uint64_t tick = now / f->tick_tsc;
+	uint64_t tick = now >> f->tick_shift;
 	unsigned int n = 0;
 
 	/* a bounded catch-up: at most one wheel turn per call */
@@ -240,7 +245,7 @@ unsigned int ndn_pcct_expire(struct ndn_fwd *f, uint64_t now)
 		uint32_t i = f->wheel[f->next_tick & f->wheel_mask];
 		while (i) {
 			uint32_t next = f->pit[i].tw_next;
-			if (f->pit[i].expiry / f->tick_tsc <= f->next_tick) {
+			if ((f->pit[i].expiry >> f->tick_shift) <= f->next_tick) {
 				ndn_pit_free(f, i);
 				f->st.pit_expired++;
 				n++;
@@ -248,6 +253,7 @@ unsigned int ndn_pcct_expire(struct ndn_fwd *f, uint64_t now)
 			i = next;
 		}
 	}
+	f->next_tick_tsc = f->next_tick << f->tick_shift;
 	return n;
 }
 
@@ -311,6 +317,24 @@ static void cs_erase(struct ndn_fwd *f, uint32_t i)
 	ndn_pcc_release(f, pcc);
 }
 
+/* With the CS full, the next insert evicts the LRU tail: bring what that touches into
+ * the cache now (its entry, PCC entry, bucket and mbuf; and the entry after it, so
+ * that its fields are at hand next time). Every insert of new names evicts one: these
+ * would be cache misses on each Data. */
+static inline void prefetch_victim(const struct ndn_fwd *f)
+{
+	const struct ndn_cs *c = &f->cs[f->lru_tail];
+
+	if (f->lru_tail == 0 || f->cs_free)
+		return;
+	rte_prefetch0(&f->pcc[c->pcc]);
+	rte_prefetch0(&f->bucket[c->hash & f->bucket_mask]);
+	rte_prefetch0(c->m);
+	rte_prefetch0((const uint8_t *)c->m + RTE_CACHE_LINE_SIZE);
+	if (c->lru_prev)
+		rte_prefetch0(&f->cs[c->lru_prev]);
+}
+
 uint32_t ndn_cs_insert(struct ndn_fwd *f, uint32_t pcc, struct rte_mbuf *m, uint64_t fresh_until)
 {
 	struct ndn_pcc *e = &f->pcc[pcc];
@@ -337,6 +361,7 @@ uint32_t ndn_cs_insert(struct ndn_fwd *f, uint32_t pcc, struct rte_mbuf *m, uint
 		f->cs_free = f->cs[i].lru_next;
 		memset(f->cs[i].ind, 0, sizeof(f->cs[i].ind));
 		f->cs[i].pcc = pcc;
+		f->cs[i].hash = e->hash;
 		e->cs = i;
 		f->cs_used++;
 		lru_push(f, i);
@@ -344,6 +369,7 @@ uint32_t ndn_cs_insert(struct ndn_fwd *f, uint32_t pcc, struct rte_mbuf *m, uint
 	f->cs[i].m = copy;
 	f->cs[i].fresh_until = fresh_until;
 	f->st.cs_inserts++;
+	prefetch_victim(f);
 	return i;
 }
 
