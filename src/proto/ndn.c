@@ -46,25 +46,6 @@ size_t tp_ndn_varnum_read(const uint8_t *p, size_t avail, uint64_t *v)
 	return 1 + n;
 }
 
-size_t tp_ndn_varnum_size(uint64_t v)
-{
-	return v < 253 ? 1 : v <= 0xffff ? 3 : v <= 0xffffffffull ? 5 : 9;
-}
-
-size_t tp_ndn_varnum_write(uint8_t *p, uint64_t v)
-{
-	size_t n = tp_ndn_varnum_size(v);
-
-	if (n == 1) {
-		p[0] = (uint8_t)v;
-		return 1;
-	}
-	p[0] = n == 3 ? 253 : n == 5 ? 254 : 255;
-	for (size_t i = 0; i < n - 1; i++)
-		p[n - 1 - i] = (uint8_t)(v >> (8 * i));
-	return n;
-}
-
 /* Why a VAR-NUMBER at p (avail > 0 bytes) did not read: too few bytes, or not shortest. */
 static int varnum_err(const uint8_t *p, size_t avail)
 {
@@ -499,7 +480,7 @@ int tp_ndn_interest_decode(const uint8_t *buf, size_t len, struct tp_ndn_interes
 	int rc, last = 0;
 	uint64_t x;
 
-	memset(i, 0, sizeof(*i));
+	memset(i, 0, offsetof(struct tp_ndn_interest, name.comp_end));
 	i->lifetime_ms = TP_NDN_LIFETIME_DEFAULT;
 	if ((rc = tp_ndn_tlv_read(&p, end, &outer)) != TP_NDN_E_OK)
 		return rc;
@@ -738,7 +719,7 @@ int tp_ndn_data_decode(const uint8_t *buf, size_t len, struct tp_ndn_data *d, si
 	struct tp_ndn_tlv outer, t;
 	int rc, last = 0;
 
-	memset(d, 0, sizeof(*d));
+	memset(d, 0, offsetof(struct tp_ndn_data, name.comp_end));
 	if ((rc = tp_ndn_tlv_read(&p, end, &outer)) != TP_NDN_E_OK)
 		return rc;
 	if (outer.type != TP_NDN_T_DATA)

@@ -105,9 +105,25 @@ const char *tp_ndn_err_name(int err);
 /* Read a VAR-NUMBER at p (avail bytes): its size (1, 3, 5 or 9), or 0 when truncated
  * or not in its shortest form (an NDN decoder may reject those; this one does). */
 size_t tp_ndn_varnum_read(const uint8_t *p, size_t avail, uint64_t *v);
-size_t tp_ndn_varnum_size(uint64_t v);
+static inline size_t tp_ndn_varnum_size(uint64_t v)
+{
+	return v < 253 ? 1 : v <= 0xffff ? 3 : v <= 0xffffffffull ? 5 : 9;
+}
+
 /* Write v at p (tp_ndn_varnum_size(v) bytes). */
-size_t tp_ndn_varnum_write(uint8_t *p, uint64_t v);
+static inline size_t tp_ndn_varnum_write(uint8_t *p, uint64_t v)
+{
+	size_t n = tp_ndn_varnum_size(v);
+
+	if (n == 1) {
+		p[0] = (uint8_t)v;
+		return 1;
+	}
+	p[0] = n == 3 ? 253 : n == 5 ? 254 : 255;
+	for (size_t i = 0; i < n - 1; i++)
+		p[n - 1 - i] = (uint8_t)(v >> (8 * i));
+	return n;
+}
 
 /* One TLV element: its type, its value, and where it starts and ends. */
 struct tp_ndn_tlv {
@@ -168,7 +184,11 @@ size_t tp_ndn_nni_write(uint8_t *p, uint64_t v);
 
 /* Write a TLV-TYPE and TLV-LENGTH at p (the value follows): the end. The caller
  * makes room (tp_ndn_varnum_size of both). */
-uint8_t *tp_ndn_tl_write(uint8_t *p, uint32_t type, uint64_t len);
+static inline uint8_t *tp_ndn_tl_write(uint8_t *p, uint32_t type, uint64_t len)
+{
+	p += tp_ndn_varnum_write(p, type);
+	return p + tp_ndn_varnum_write(p, len);
+}
 /* A whole element holding a NonNegativeInteger in its shortest form: the end. */
 uint8_t *tp_ndn_nni_tlv_write(uint8_t *p, uint32_t type, uint64_t v);
 
@@ -225,7 +245,6 @@ int tp_ndn_comp_number(const uint8_t *comp_tlv, uint16_t tlv_len, uint64_t *v);
 #define TP_NDN_LIFETIME_DEFAULT 4000 /* ms */
 
 struct tp_ndn_interest {
-	struct tp_ndn_name name;
 	bool can_be_prefix;
 	bool must_be_fresh;
 	bool has_nonce;
@@ -244,6 +263,7 @@ struct tp_ndn_interest {
 	uint32_t sig_value_len;
 	const uint8_t *nonce_pos; /* the Nonce's 4 value bytes in the buffer (to rewrite) */
 	const uint8_t *hop_limit_pos;
+	struct tp_ndn_name name; /* last: decoders clear what comes before comp_end */
 };
 
 /* Decode the Interest element at buf (its TLV-TYPE first, len bytes, nothing after it
@@ -284,7 +304,6 @@ int tp_ndn_interest_encode(uint8_t *buf, size_t cap, const struct tp_ndn_interes
 #define TP_NDN_SIG_DIGEST_SHA256 0 /* DigestSha256 */
 
 struct tp_ndn_data {
-	struct tp_ndn_name name;
 	uint32_t content_type; /* 0 (BLOB) when absent */
 	bool has_freshness;
 	uint32_t freshness_ms;
@@ -299,6 +318,7 @@ struct tp_ndn_data {
 	const uint8_t *signed_end;
 	const uint8_t *start; /* the whole Data element (its implicit digest) */
 	const uint8_t *end;
+	struct tp_ndn_name name; /* last: decoders clear what comes before comp_end */
 };
 
 int tp_ndn_data_decode(const uint8_t *buf, size_t len, struct tp_ndn_data *d, size_t *used);
@@ -339,8 +359,8 @@ struct tp_ndn_lp {
 	uint64_t seq;
 	uint32_t frag_index; /* 0 and 1 when absent */
 	uint32_t frag_count;
-	uint8_t pit_token_len; /* 0: none */
-	uint8_t pit_token[TP_NDN_PIT_TOKEN_MAX];
+	uint8_t pit_token_len;	  /* 0: none */
+	const uint8_t *pit_token; /* in buf */
 	bool is_nack;
 	uint32_t nack_reason;
 	uint64_t congestion_mark;

@@ -90,7 +90,7 @@ int tp_ndn_lp_decode(const uint8_t *buf, size_t len, struct tp_ndn_lp *lp)
 			if (t.len == 0 || t.len > TP_NDN_PIT_TOKEN_MAX)
 				return TP_NDN_E_BAD_LP;
 			lp->pit_token_len = (uint8_t)t.len;
-			memcpy(lp->pit_token, t.value, t.len);
+			lp->pit_token = t.value;
 			break;
 		case TP_NDN_T_LP_NACK:
 			lp->is_nack = true;
@@ -113,12 +113,6 @@ int tp_ndn_lp_decode(const uint8_t *buf, size_t len, struct tp_ndn_lp *lp)
 static size_t tl_size(uint32_t type, uint64_t len)
 {
 	return tp_ndn_varnum_size(type) + tp_ndn_varnum_size(len);
-}
-
-uint8_t *tp_ndn_tl_write(uint8_t *p, uint32_t type, uint64_t len)
-{
-	p += tp_ndn_varnum_write(p, type);
-	return p + tp_ndn_varnum_write(p, len);
 }
 
 uint8_t *tp_ndn_nni_tlv_write(uint8_t *p, uint32_t type, uint64_t v)

@@ -177,7 +177,7 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 	}
 
 	/* the PIT */
-	if (pcc == 0 && (pcc = ndn_pcc_get(f, key, len, in->name.n_comps, h)) == 0) {
+	if (pcc == 0 && (pcc = ndn_pcc_insert(f, key, len, in->name.n_comps, h)) == 0) {
 		tp_drop(w, m, NDN_CTR(NDN_C_PIT_FULL));
 		return;
 	}
@@ -349,8 +349,8 @@ static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 	 * names point to it */
 	if (f->cs_cap) {
 		if (dpcc == 0)
-			dpcc = ndn_pcc_get(f, d->name.value, d->name.len, d->name.n_comps,
-					   hashes[d->name.n_comps - 1]);
+			dpcc = ndn_pcc_insert(f, d->name.value, d->name.len, d->name.n_comps,
+					      hashes[d->name.n_comps - 1]);
 		if (dpcc) {
 			uint64_t fresh = d->has_freshness ? now + ms_to_tsc(d->freshness_ms) : 0;
 			f->pcc[dpcc].in_use = 2; /* kept while the PIT entries go */
@@ -530,11 +530,4 @@ void ndn_fwd_nack(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
 		  struct tp_ndn_interest *in)
 {
 	TIMED(ndn_fwd_nack_do(w, f, m, in), NDN_ST_NACK);
-}
-
-unsigned int ndn_fwd_poll(struct tp_worker *w, struct ndn_fwd *f)
-{
-	if (w->now < f->next_tick_tsc)
-		return 0;
-	return ndn_pcct_expire(f, w->now);
 }

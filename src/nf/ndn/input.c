@@ -13,6 +13,8 @@
 
 static inline unsigned int ndt_ctx(const struct tp_ndn_name *n)
 {
+	if (ndn_conf.n_fwd == 1) /* every NDT entry names it: no hash */
+		return 0;
 	unsigned int k = RTE_MIN((unsigned int)n->n_comps, ndn_conf.ndt_comps);
 	uint64_t h = ndn_siphash(ndn_conf.siphash_key, n->value, tp_ndn_name_prefix_len(n, k));
 

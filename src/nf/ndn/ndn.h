@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -360,7 +361,6 @@ void ndn_fwd_data(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
 		  struct tp_ndn_data *d);
 void ndn_fwd_nack(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
 		  struct tp_ndn_interest *in);
-unsigned int ndn_fwd_poll(struct tp_worker *w, struct ndn_fwd *f);
 
 /* Send m (an Interest or Data starting at its TLV-TYPE) on face, with a PIT token
  * (tok_len 0: none) and for a Nack its reason (0: not a Nack). Consumes m. */
@@ -387,17 +387,26 @@ static inline void ndn_fcount(struct tp_worker *w, uint16_t face, enum ndn_face_
 /* PCCT (pcct.c) */
 int ndn_pcct_create(struct ndn_fwd *f, unsigned int socket);
 void ndn_pcct_free(struct ndn_fwd *f);
-/* Find the entry for the name's first k components (hash h), or 0. */
-uint32_t ndn_pcc_find(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uint32_t h);
-/* Find or insert; 0 when full. */
-uint32_t ndn_pcc_get(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uint8_t n_comps,
-		     uint32_t h);
-/* Remove it if nothing refers to it any more. */
-void ndn_pcc_release(struct ndn_fwd *f, uint32_t idx);
 static inline const uint8_t *ndn_pcc_key(const struct ndn_fwd *f, const struct ndn_pcc *e)
 {
 	return e->ext ? f->ext[e->ext] : e->key;
 }
+/* Find the entry for the name's first k components (hash h), or 0. */
+static inline uint32_t ndn_pcc_find(const struct ndn_fwd *f, const uint8_t *key, uint16_t len,
+				    uint32_t h)
+{
+	for (uint32_t i = f->bucket[h & f->bucket_mask]; i; i = f->pcc[i].next) {
+		const struct ndn_pcc *e = &f->pcc[i];
+		if (e->hash == h && e->key_len == len && memcmp(ndn_pcc_key(f, e), key, len) == 0)
+			return i;
+	}
+	return 0;
+}
+/* Insert an entry the caller knows is absent; 0 when full. */
+uint32_t ndn_pcc_insert(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uint8_t n_comps,
+			uint32_t h);
+/* Remove it if nothing refers to it any more. */
+void ndn_pcc_release(struct ndn_fwd *f, uint32_t idx);
 uint32_t ndn_pit_alloc(struct ndn_fwd *f, uint32_t pcc, uint8_t slot);
 void ndn_pit_free(struct ndn_fwd *f, uint32_t idx);
 void ndn_pit_arm(struct ndn_fwd *f, uint32_t idx, uint64_t expiry);
@@ -408,6 +417,14 @@ void ndn_cs_touch(struct ndn_fwd *f, uint32_t cs);
 void ndn_cs_link_indirect(struct ndn_fwd *f, uint32_t pcc, uint32_t cs);
 /* run due timers up to now: expired PIT entries */
 unsigned int ndn_pcct_expire(struct ndn_fwd *f, uint64_t now);
+
+/* The forwarding context's per-loop work: the timer wheel's due ticks. */
+static inline unsigned int ndn_fwd_poll(struct tp_worker *w, struct ndn_fwd *f)
+{
+	if (likely(w->now < f->next_tick_tsc))
+		return 0;
+	return ndn_pcct_expire(f, w->now);
+}
 
 /* siphash.c */
 uint64_t ndn_siphash(const uint64_t key[2], const uint8_t *p, size_t len);

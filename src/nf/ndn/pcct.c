@@ -103,23 +103,11 @@ void ndn_pcct_free(struct ndn_fwd *f)
 	f->cs_pool = NULL;
 }
 
-uint32_t ndn_pcc_find(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uint32_t h)
+uint32_t ndn_pcc_insert(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uint8_t n_comps,
+			uint32_t h)
 {
-	for (uint32_t i = f->bucket[h & f->bucket_mask]; i; i = f->pcc[i].next) {
-		const struct ndn_pcc *e = &f->pcc[i];
-		if (e->hash == h && e->key_len == len && memcmp(ndn_pcc_key(f, e), key, len) == 0)
-			return i;
-	}
-	return 0;
-}
+	uint32_t i;
 
-uint32_t ndn_pcc_get(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uint8_t n_comps,
-		     uint32_t h)
-{
-	uint32_t i = ndn_pcc_find(f, key, len, h);
-
-	if (i)
-		return i;
 	if (f->pcc_free == 0)
 		return 0;
 	uint32_t ext = 0;
