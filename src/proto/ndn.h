@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* --- TLV-TYPE numbers --- */
 enum tp_ndn_type {
@@ -387,6 +388,31 @@ struct tp_ndn_lp_spec {
 /* With payload NULL (payload_len still given), only what precedes the payload is
  * written: a header to put in front of a packet that is already in place. */
 int tp_ndn_lp_encode(uint8_t *buf, size_t cap, const struct tp_ndn_lp_spec *s);
+
+/* The common case of tp_ndn_lp_encode's header: a PIT token (1-32 bytes) and
+ * nothing else before the Fragment of payload_len bytes. Writes
+ * tp_ndn_lp_token_header_size bytes and returns that. Same bytes as
+ * tp_ndn_lp_encode. */
+static inline size_t tp_ndn_lp_token_header_size(uint8_t tok_len, uint32_t payload_len)
+{
+	size_t val = 2 + (size_t)tok_len + 1 + tp_ndn_varnum_size(payload_len) + payload_len;
+
+	return 1 + tp_ndn_varnum_size(val) + val - payload_len;
+}
+
+static inline size_t tp_ndn_lp_token_header(uint8_t *buf, const uint8_t *tok, uint8_t tok_len,
+					    uint32_t payload_len)
+{
+	size_t frag_hl = 1 + tp_ndn_varnum_size(payload_len);
+	size_t val = 2 + (size_t)tok_len + frag_hl + payload_len;
+	uint8_t *p = tp_ndn_tl_write(buf, TP_NDN_T_LP_PACKET, val);
+
+	p[0] = TP_NDN_T_LP_PIT_TOKEN;
+	p[1] = tok_len;
+	memcpy(p + 2, tok, tok_len);
+	p = tp_ndn_tl_write(p + 2 + tok_len, TP_NDN_T_LP_FRAGMENT, payload_len);
+	return (size_t)(p - buf);
+}
 /* The LpPacket overhead of one fragment of a packet split with these headers (so a
  * sender picks fragment sizes that fit an MTU). */
 size_t tp_ndn_lp_frag_overhead(uint8_t pit_token_len);

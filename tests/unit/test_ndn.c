@@ -297,6 +297,22 @@ static void test_lp(void **state)
 				    .pit_token = lp.pit_token};
 	assert_int_equal(tp_ndn_lp_encode(buf, sizeof(buf), &s), sizeof(v_lp_pit_token));
 	assert_memory_equal(buf, v_lp_pit_token, sizeof(v_lp_pit_token));
+	/* the forwarder's fast path writes the same header */
+	size_t hl = tp_ndn_lp_token_header(buf, lp.pit_token, 8, sizeof(v_interest_flags));
+	assert_int_equal(hl + sizeof(v_interest_flags), sizeof(v_lp_pit_token));
+	assert_int_equal(tp_ndn_lp_token_header_size(8, sizeof(v_interest_flags)), hl);
+	assert_memory_equal(buf, v_lp_pit_token, hl);
+	/* and with a payload over 252 bytes (a three-byte Fragment length) */
+	static uint8_t big[600];
+	memset(big, 0x5a, sizeof(big));
+	s = (struct tp_ndn_lp_spec){
+	    .payload = big, .payload_len = sizeof(big), .pit_token_len = 8, .pit_token = lp.pit_token};
+	uint8_t ref[700];
+	int rl = tp_ndn_lp_encode(ref, sizeof(ref), &s);
+	hl = tp_ndn_lp_token_header(buf, lp.pit_token, 8, sizeof(big));
+	assert_int_equal(hl + sizeof(big), rl);
+	assert_int_equal(tp_ndn_lp_token_header_size(8, sizeof(big)), hl);
+	assert_memory_equal(buf, ref, hl);
 	/* CongestionMark */
 	assert_int_equal(tp_ndn_lp_decode(V(v_lp_congestion), &lp), TP_NDN_E_OK);
 	assert_int_equal(lp.congestion_mark, 1);

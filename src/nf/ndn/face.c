@@ -396,7 +396,17 @@ void ndn_face_tx(struct tp_worker *w, uint16_t face, struct rte_mbuf *m, const u
 		ndn_fcount(w, face, what);
 		return;
 	}
-	if (tok_len || nack_reason) {
+	if (likely(tok_len && !nack_reason)) {
+		uint32_t len = m->pkt_len;
+		size_t h = tp_ndn_lp_token_header_size(tok_len, len);
+		uint8_t *p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)h);
+		if (unlikely(p == NULL)) {
+			ndn_fcount(w, face, NDN_FC_TX_DROP);
+			tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
+			return;
+		}
+		tp_ndn_lp_token_header(p, tok, tok_len, len);
+	} else if (tok_len || nack_reason) {
 		uint8_t hdr[64];
 		struct tp_ndn_lp_spec s = {
 		    .payload_len = m->pkt_len,

@@ -218,7 +218,7 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 	ir->nonce = in->nonce;
 	ir->expiry = now + ms_to_tsc(RTE_MIN(in->lifetime_ms, (uint32_t)MAX_LIFETIME_MS));
 	ir->tok_len = mt->tok_len;
-	memcpy(ir->tok, mt->tok, mt->tok_len);
+	memcpy(ir->tok, mt->tok, sizeof(ir->tok)); /* whole: a fixed-size copy */
 	uint64_t expiry = 0;
 	for (unsigned int i = 0; i < p->n_in; i++)
 		expiry = RTE_MAX(expiry, p->in[i].expiry);
@@ -305,8 +305,10 @@ static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 	uint32_t cand[CANDS_MAX];
 	unsigned int nc = 0;
 
+	bool hashed = false;
+	uint32_t dpcc = 0;
+
 	f->st.data++;
-	ndn_name_hashes(&d->name, hashes);
 	uint32_t idx = token_pit(f, mt);
 	if (idx && data_matches(f, idx, &d->name)) {
 		const struct ndn_pcc *e = &f->pcc[f->pit[idx].pcc];
@@ -317,10 +319,17 @@ static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 				cand[nc++] = idx;
 		} else {
 			cand[nc++] = idx;
+			if (e->key_len == d->name.len) /* the entry of exactly this name */
+				dpcc = f->pit[idx].pcc;
 		}
 	}
-	/* entries of exactly this name, whatever their flags */
-	uint32_t dpcc = ndn_pcc_find(f, d->name.value, d->name.len, hashes[d->name.n_comps - 1]);
+	/* entries of exactly this name, whatever their flags: found by the token's
+	 * entry, else by the name */
+	if (dpcc == 0) {
+		ndn_name_hashes(&d->name, hashes);
+		hashed = true;
+		dpcc = ndn_pcc_find(f, d->name.value, d->name.len, hashes[d->name.n_comps - 1]);
+	}
 	if (dpcc)
 		for (unsigned int s = 0; s < 4; s++) {
 			uint32_t i = f->pcc[dpcc].pit[s];
@@ -329,6 +338,10 @@ static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 		}
 	/* without our token (a producer that does not echo it): CanBePrefix entries
 	 * of the name's prefixes */
+	if (mt->tok_len != NDN_TOKEN_LEN && !hashed) {
+		ndn_name_hashes(&d->name, hashes);
+		hashed = true;
+	}
 	if (mt->tok_len != NDN_TOKEN_LEN)
 		for (unsigned int k = d->name.n_comps - 1; k >= 1 && nc < CANDS_MAX - 2; k--) {
 			uint32_t pc = ndn_pcc_find(
@@ -348,6 +361,8 @@ static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 	/* the CS keeps a copy, under the Data's name, and the CanBePrefix entries'
 	 * names point to it */
 	if (f->cs_cap) {
+		if (dpcc == 0 && !hashed)
+			ndn_name_hashes(&d->name, hashes);
 		if (dpcc == 0)
 			dpcc = ndn_pcc_insert(f, d->name.value, d->name.len, d->name.n_comps,
 					      hashes[d->name.n_comps - 1]);

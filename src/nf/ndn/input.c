@@ -67,7 +67,12 @@ void ndn_face_rx(struct tp_worker *w, struct rte_mbuf *m, uint16_t face)
 	mt->face = face;
 	mt->sampled = sampled;
 	mt->tok_len = lp.pit_token_len;
-	memcpy(mt->tok, lp.pit_token, lp.pit_token_len);
+	if (likely(lp.pit_token_len == NDN_TOKEN_LEN)) /* ours: a fixed-size copy */
+		memcpy(mt->tok, lp.pit_token, NDN_TOKEN_LEN);
+	else if (lp.pit_token_len == 16)
+		memcpy(mt->tok, lp.pit_token, 16);
+	else
+		memcpy(mt->tok, lp.pit_token, lp.pit_token_len);
 	const uint8_t *pkt = lp.payload;
 	if (pkt[0] == TP_NDN_T_INTEREST) {
 		if (unlikely(tp_ndn_interest_decode(pkt, lp.payload_len, &u.i, &used) !=
