@@ -301,15 +301,19 @@ static inline uint16_t ether_face(struct ndn_lcore *lc, uint16_t port, const uin
 void ndn_ether_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct ndn_lcore *lc = ndn_lcore(w);
+	struct rte_mbuf *ok[TP_BURST];
+	uint16_t faces[TP_BURST];
+	uint16_t k = 0;
 
+	if (unlikely(!ndn_conf.enabled)) {
+		for (uint16_t i = 0; i < n; i++)
+			tp_drop(w, pkts[i], NDN_CTR(NDN_C_NOT_ENABLED));
+		return;
+	}
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 
-		if (unlikely(!ndn_conf.enabled)) {
-			tp_drop(w, m, NDN_CTR(NDN_C_NOT_ENABLED));
-			continue;
-		}
 		if (unlikely(m->data_len < 14 + 2)) {
 			tp_drop(w, m, TP_DROP_L2_TOO_SHORT);
 			continue;
@@ -324,8 +328,15 @@ void ndn_ether_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			continue;
 		}
 		rte_pktmbuf_adj(m, 14);
-		ndn_face_rx(w, m, face);
+		ok[k] = m;
+		faces[k++] = face;
+		if (k == TP_BURST) { /* n may exceed a burst (the ethertype table's runs) */
+			ndn_face_rx_burst(w, ok, faces, k);
+			k = 0;
+		}
 	}
+	if (k)
+		ndn_face_rx_burst(w, ok, faces, k);
 }
 
 void ndn_udp_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t *l4)

@@ -131,12 +131,13 @@ static void nack_down(struct tp_worker *w, struct rte_mbuf *m, uint16_t face, ui
 }
 
 static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
-				struct tp_ndn_interest *in)
+				struct tp_ndn_interest *in, const uint32_t *given)
 {
 	struct ndn_meta *mt = ndn_meta(m);
 	uint16_t face = mt->face;
 	uint64_t now = w->now;
-	uint32_t hashes[TP_NDN_NAME_MAX_COMPS];
+	uint32_t own[TP_NDN_NAME_MAX_COMPS];
+	const uint32_t *hashes = given;
 	const uint8_t *key = in->name.value;
 	uint16_t len = in->name.len;
 
@@ -149,7 +150,10 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 		tp_drop(w, m, NDN_CTR(NDN_C_LOCALHOST));
 		return;
 	}
-	ndn_name_hashes(&in->name, hashes);
+	if (hashes == NULL) {
+		ndn_name_hashes(&in->name, own);
+		hashes = own;
+	}
 	uint32_t h = hashes[in->name.n_comps - 1];
 	uint32_t pcc = ndn_pcc_find(f, key, len, h);
 
@@ -531,9 +535,9 @@ static void ndn_fwd_nack_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 	} while (0)
 
 void ndn_fwd_interest(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
-		      struct tp_ndn_interest *in)
+		      struct tp_ndn_interest *in, const uint32_t *hashes)
 {
-	TIMED(ndn_fwd_interest_do(w, f, m, in), NDN_ST_INTEREST);
+	TIMED(ndn_fwd_interest_do(w, f, m, in, hashes), NDN_ST_INTEREST);
 }
 
 void ndn_fwd_data(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m, struct tp_ndn_data *d)

@@ -350,13 +350,29 @@ void ndn_udp_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t
 /* The input stage's common part: m starts at what the face carried (an LpPacket or
  * a bare packet), from face. Consumes m. */
 void ndn_face_rx(struct tp_worker *w, struct rte_mbuf *m, uint16_t face);
+/* The same for n packets, pkts[i] from faces[i]. */
+void ndn_face_rx_burst(struct tp_worker *w, struct rte_mbuf **pkts, const uint16_t *faces,
+		       uint16_t n);
+
+/* One decoded packet between the input and forwarding stages (on the stack). */
+struct ndn_rx {
+	struct rte_mbuf *m;
+	unsigned int ctx;
+	bool hashed; /* hashes[] of the Interest's name prefixes computed */
+	union {
+		struct tp_ndn_interest i;
+		struct tp_ndn_data d;
+	} u;
+	uint32_t hashes[TP_NDN_NAME_MAX_COMPS];
+};
 /* Ring handlers: the forwarding stage for packets of one type; the input stage for
  * what the control plane hands back (meta face set, m at the face's payload). */
 void ndn_fwd_ring(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n, void *ctx);
 void ndn_rx_ring(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n, void *ctx);
 /* The forwarding stage for one decoded packet (m starts at its TLV-TYPE). */
+/* hashes: of the name's prefixes (ndn_name_hashes), or NULL to compute them */
 void ndn_fwd_interest(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
-		      struct tp_ndn_interest *in);
+		      struct tp_ndn_interest *in, const uint32_t *hashes);
 void ndn_fwd_data(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
 		  struct tp_ndn_data *d);
 void ndn_fwd_nack(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
