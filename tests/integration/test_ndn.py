@@ -275,6 +275,41 @@ def test_pipeline_two_forwarding_lcores(daemon_lab: Callable[..., RouterLab]) ->
         assert rings[f"ndn-data-{i}"]["enqueued"] >= 1, rings
 
 
+def test_pipeline_with_output_lcore(daemon_lab: Callable[..., RouterLab]) -> None:
+    """NDN-DPDK's three stages on separate lcores: input, forwarding, output. The
+    forwarding lcore hands every packet it sends to the output lcore's ring, and the
+    output lcore writes the headers and transmits."""
+    lab = daemon_lab(
+        lcores="0@0,1@1,2@0,3@1",
+        extra_config=[
+            "lcore 1 role input",
+            "lcore 2 role forwarding",
+            "lcore 3 role output",
+            "ndn enable pit-capacity 4096 cs-capacity 1024 output-queue 1024",
+            "ndn face accept udp 10.0.0.0/8",
+        ],
+    )
+    conf = show(lab)["config"]
+    assert conf["output_lcores"] == 1 and conf["output_queue"] == 1024, conf
+    prod = Producer(lab, "h2", "/tp/out")
+    names = [f"/tp/out/{k}" for k in range(16)]
+    res = peer(lab, "h1", "consumer", *[w for n in names for w in ("--name", n)])
+    assert [(r["result"], r["name"]) for r in res] == [("data", n) for n in names], res
+    assert len(prod.interests()) == len(names)
+    # again: from the CS, through the output lcore as well
+    res = peer(lab, "h1", "consumer", *[w for n in names[:4] for w in ("--name", n)])
+    assert [r["result"] for r in res] == ["data"] * 4, res
+    rings = {r["name"]: r for r in lab.ctl("show", "rings")["rings"]}
+    out = rings["ndn-output-0"]
+    # each Interest to the producer, each Data to the consumer (and the ControlResponse
+    # of the producer's registration) went through the output ring
+    assert out["enqueued"] >= 2 * len(names) + 4, out
+    assert out["dropped_full"] == 0, out
+    faces = lab.ctl("ndn", "face", "show")["faces"]
+    tx_data = sum(f["counters"]["tx_data"] for f in faces if f["uri"].startswith("udp4://"))
+    assert tx_data >= len(names) + 4, faces
+
+
 def test_stage_telemetry(ndn_lab: RouterLab) -> None:
     lab = ndn_lab
     Producer(lab, "h2", "/tp/tel")

@@ -72,7 +72,7 @@ static void send_interest(struct tp_worker *w, struct ndn_fwd *f, uint32_t idx, 
 {
 	struct ndn_pit *p = &f->pit[idx];
 	struct ndn_pit_out *o = NULL;
-	uint8_t tok[NDN_TOKEN_LEN];
+	uint8_t tok[TP_NDN_PIT_TOKEN_MAX]; /* whole: the output stage copies it so */
 
 	for (unsigned int i = 0; i < p->n_out; i++)
 		if (p->out[i].face == face)
@@ -92,7 +92,7 @@ static void send_interest(struct tp_worker *w, struct ndn_fwd *f, uint32_t idx, 
 	o->last_tx = w->now;
 	o->nacked = 0;
 	make_token(f, idx, tok);
-	ndn_face_tx(w, face, m, tok, NDN_TOKEN_LEN, 0, NDN_FC_TX_INTEREST);
+	ndn_out(w, face, m, tok, NDN_TOKEN_LEN, 0, NDN_FC_TX_INTEREST);
 }
 
 /* Hop limit in place: m's bytes, where the decoder found it */
@@ -127,7 +127,7 @@ static void nack_down(struct tp_worker *w, struct rte_mbuf *m, uint16_t face, ui
 {
 	struct ndn_meta *mt = ndn_meta(m);
 
-	ndn_face_tx(w, face, m, mt->tok, mt->tok_len, reason, NDN_FC_TX_NACK);
+	ndn_out(w, face, m, mt->tok, mt->tok_len, reason, NDN_FC_TX_NACK);
 }
 
 static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
@@ -173,7 +173,7 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 				return;
 			}
 			d->port = m->port;
-			ndn_face_tx(w, face, d, mt->tok, mt->tok_len, 0, NDN_FC_TX_DATA);
+			ndn_out(w, face, d, mt->tok, mt->tok_len, 0, NDN_FC_TX_DATA);
 			rte_pktmbuf_free(m);
 			return;
 		}
@@ -422,11 +422,10 @@ static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 	for (unsigned int j = 0; j + 1 < nd; j++) {
 		struct rte_mbuf *c = dup(w, m);
 		if (c)
-			ndn_face_tx(w, down[j].face, c, down[j].tok, down[j].tok_len, 0,
-				    NDN_FC_TX_DATA);
+			ndn_out(w, down[j].face, c, down[j].tok, down[j].tok_len, 0,
+				NDN_FC_TX_DATA);
 	}
-	ndn_face_tx(w, down[nd - 1].face, m, down[nd - 1].tok, down[nd - 1].tok_len, 0,
-		    NDN_FC_TX_DATA);
+	ndn_out(w, down[nd - 1].face, m, down[nd - 1].tok, down[nd - 1].tok_len, 0, NDN_FC_TX_DATA);
 }
 
 static inline unsigned int severity(uint8_t reason)
@@ -512,8 +511,7 @@ static void ndn_fwd_nack_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 		np[1] = (uint8_t)(down[j].nonce >> 16);
 		np[2] = (uint8_t)(down[j].nonce >> 8);
 		np[3] = (uint8_t)down[j].nonce;
-		ndn_face_tx(w, down[j].face, c, down[j].tok, down[j].tok_len, reason,
-			    NDN_FC_TX_NACK);
+		ndn_out(w, down[j].face, c, down[j].tok, down[j].tok_len, reason, NDN_FC_TX_NACK);
 	}
 	if (nd == 0)
 		rte_pktmbuf_free(m);

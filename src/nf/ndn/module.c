@@ -25,6 +25,7 @@ struct ndn_conf ndn_conf = {
     .pit_capacity = 65536,
     .cs_capacity = 16384,
     .queue = {4096, 4096, 1024},
+    .out_queue = 4096,
 };
 struct ndn_fwd *ndn_fwd[NDN_CTX_MAX];
 uint32_t ndn_tel_every;
@@ -78,7 +79,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	uint64_t v;
 	static const char *const usage =
 	    "usage: ndn enable [ndt-comps N] [ndt-bits N] [pit-capacity N] [cs-capacity N] "
-	    "[interest-queue N] [data-queue N] [nack-queue N]";
+	    "[interest-queue N] [data-queue N] [nack-queue N] [output-queue N]";
 
 	if (ndn_conf.enabled)
 		return tp_cmd_err(ctx, EALREADY, "ndn enable: the forwarder is running already");
@@ -99,6 +100,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		    {"interest-queue", 64, 1u << 16, &c.queue[0], true},
 		    {"data-queue", 64, 1u << 16, &c.queue[1], true},
 		    {"nack-queue", 64, 1u << 16, &c.queue[2], true},
+		    {"output-queue", 64, 1u << 16, &c.out_queue, true},
 		};
 		unsigned int j;
 		for (j = 0; j < RTE_DIM(opts) && strcmp(k, opts[j].key) != 0; j++)
@@ -121,6 +123,11 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (c.n_fwd == 0)
 		return tp_cmd_err(ctx, ENODEV,
 				  "ndn enable: no data-plane lcore of role forwarding or worker");
+	/* output lcores, if any: they send what the forwarding lcores forward */
+	c.n_out = 0;
+	for (unsigned int i = 0; i < tp.n_workers && c.n_out < NDN_OUT_MAX; i++)
+		if (tp.workers[i]->conf->role == TP_ROLE_OUTPUT)
+			c.out_worker[c.n_out++] = i;
 	c.siphash_key[0] = rte_rand();
 	c.siphash_key[1] = rte_rand();
 	ndn_conf = c;
@@ -155,6 +162,15 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		}
 		ndn_fwd[i] = f;
 	}
+	for (unsigned int j = 0; j < c.n_out; j++) {
+		char name[TP_RING_NAME_MAX];
+		snprintf(name, sizeof(name), "ndn-output-%u", j);
+		ndn_out_ring[j] = tp_ring_create(name, "ndn", c.out_queue, c.out_worker[j], 0,
+						 ndn_out_ring_fn, NULL);
+		if (ndn_out_ring[j] == NULL)
+			return tp_cmd_err(ctx, rte_errno, "ndn enable: ring %s: %s", name,
+					  rte_strerror(rte_errno));
+	}
 	if ((ret = ndn_faces_init()) < 0 || (ret = ndn_fib_init()) < 0 ||
 	    (ret = ndn_mgmt_init()) < 0)
 		return tp_cmd_err(ctx, -ret, "ndn enable: %s", strerror(-ret));
@@ -168,6 +184,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		__atomic_store_n(&ndn_lcore(w)->fwd, ndn_fwd[i], __ATOMIC_RELEASE);
 	}
 	tp_out_u64(ctx->out, "forwarding_lcores", c.n_fwd);
+	tp_out_u64(ctx->out, "output_lcores", c.n_out);
 	return 0;
 }
 
@@ -482,6 +499,8 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(c, "interest_queue", ndn_conf.queue[0]);
 	tp_out_u64(c, "data_queue", ndn_conf.queue[1]);
 	tp_out_u64(c, "nack_queue", ndn_conf.queue[2]);
+	tp_out_u64(c, "output_queue", ndn_conf.out_queue);
+	tp_out_u64(c, "output_lcores", ndn_conf.n_out);
 	unsigned int faces = 0;
 	for (unsigned int i = 0; i < NDN_FACES_MAX; i++)
 		faces += ndn_faces[i].up;

@@ -35,6 +35,7 @@
 #define NDN_FACES_MAX 1024
 #define NDN_FACE_INTERNAL 0 /* management, on the control plane */
 #define NDN_CTX_MAX 8	    /* forwarding contexts */
+#define NDN_OUT_MAX 8	    /* output lcores */
 #define NDN_NH_MAX 8	    /* next hops per FIB entry */
 #define NDN_PIT_IN_MAX 4    /* in-records per PIT entry */
 #define NDN_PIT_OUT_MAX 4   /* out-records per PIT entry */
@@ -126,9 +127,11 @@ struct ndn_meta {
 	uint8_t type;	     /* enum ndn_pkt_type */
 	uint8_t nack_reason; /* NACK: reason (255 unspecified) */
 	uint8_t tok_len;
-	uint8_t sampled; /* telemetry: this packet's stages are timed */
-	uint8_t pad[2];
-	uint64_t rx_tsc; /* sampled: when the input stage handed it on */
+	uint8_t sampled;  /* telemetry: this packet's stages are timed */
+	uint8_t out_what; /* output stage: the face counter (enum ndn_face_ctr) */
+	uint8_t pad;
+	uint16_t out_face; /* output stage: the face it goes out on */
+	uint64_t rx_tsc;   /* sampled: when the input stage handed it on */
 	uint8_t tok[TP_NDN_PIT_TOKEN_MAX];
 };
 TP_MBUF_META(ndn_meta, struct ndn_meta)
@@ -293,6 +296,9 @@ struct ndn_conf {
 	unsigned int queue[3]; /* ring sizes: Interest, Data, Nack */
 	unsigned int n_fwd;
 	unsigned int fwd_worker[NDN_CTX_MAX];
+	unsigned int n_out; /* output lcores (role output); 0: the forwarding lcores send */
+	unsigned int out_worker[NDN_OUT_MAX];
+	unsigned int out_queue; /* their rings' size */
 	uint64_t siphash_key[2];
 };
 extern struct ndn_conf ndn_conf;
@@ -377,6 +383,14 @@ void ndn_fwd_data(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
 		  struct tp_ndn_data *d);
 void ndn_fwd_nack(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
 		  struct tp_ndn_interest *in);
+
+/* The forwarding stage's send: to the face's output lcore when there are output
+ * lcores, else ndn_face_tx at once. Same arguments. */
+void ndn_out(struct tp_worker *w, uint16_t face, struct rte_mbuf *m, const uint8_t *tok,
+	     uint8_t tok_len, uint8_t nack_reason, enum ndn_face_ctr what);
+/* Output lcores' ring handler. */
+void ndn_out_ring_fn(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n, void *ctx);
+extern struct tp_ring *ndn_out_ring[NDN_OUT_MAX];
 
 /* Send m (an Interest or Data starting at its TLV-TYPE) on face, with a PIT token
  * (tok_len 0: none) and for a Nack its reason (0: not a Nack). Consumes m. */
