@@ -119,6 +119,7 @@ TOLERANCES = (0.0, 0.001)
 CS_CAPACITY = 16384
 PIT_CAPACITY = 65536
 HIT_NAMES = 1024
+TEL_EVERY = (16, 1)  # telemetry cost: 1 packet in N timed (16: calibration; 1: every packet)
 MEMIF_RSIZE = 12  # 4096 slots, as bench/rfc2544_ip4.py
 NDN_MCAST = "01:00:5e:00:17:aa"
 FIB_PREFIX = "/0"
@@ -542,6 +543,16 @@ def run_bed(
                     bed.wait_path(st)
                 out["cost"][str(comps)] = cost_trial(bed, st, args)
                 prog.advance(1, f"rep {rep + 1} payload {payload}: cost {comps}")
+            if payload == args.payloads[0]:
+                # telemetry's cost: off, then 1 in N packets timed, back to back
+                st = bed.ndn_stream(args.comps[0])
+                tel: dict[str, Any] = {"off": cost_trial(bed, st, args)}
+                for every in TEL_EVERY:
+                    bed.dut_cmd("ndn", "telemetry", "sample", str(every))
+                    tel[str(every)] = cost_trial(bed, st, args)
+                bed.dut_cmd("ndn", "telemetry", "sample", "0")
+                out["telemetry_cost"] = tel
+                prog.advance(1, f"rep {rep + 1} payload {payload}: telemetry cost")
             hit = bed.ndn_stream(3, seq_mod=HIT_NAMES)
             bed.trial(hit, args.cost_rate, 0.3)
             out["cs_hit"] = bed.trial(hit, args.cost_rate, args.cost_seconds)
@@ -679,6 +690,24 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
                 v.append(a / (2 * b))
         ratio[str(c)] = _sp(v)
     s["exchange_over_two_ipv4_packets"] = ratio
+    # telemetry: cycles per exchange with 1 in N packets timed, and over the paired
+    # trial with it off
+    tc: dict[str, Any] = {"off": _sp(_vals(first, "telemetry_cost", "off", "cycles_per_exchange"))}
+    for every in TEL_EVERY:
+        rel = []
+        for r in first:
+            t = r.get("telemetry_cost") or {}
+            a = (t.get(str(every)) or {}).get("cycles_per_exchange")
+            b = (t.get("off") or {}).get("cycles_per_exchange")
+            if a and b:
+                rel.append(a / b)
+        tc[str(every)] = {
+            "cycles_per_exchange": _sp(
+                _vals(first, "telemetry_cost", str(every), "cycles_per_exchange")
+            ),
+            "over_off": _sp(rel),
+        }
+    s["telemetry_cost"] = tc
     s["capacity_pps"] = {
         str(c): _sp(_vals(first, "capacity", str(c), "capacity_pps")) for c in comps
     }
@@ -995,6 +1024,18 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
     )
     L.append(f"- **CS hit**: {_f(s['cs_hit_cycles'][str(payloads[0])])} cycles per Interest "
              "answered from the Content Store (3 components, 0 B).")  # fmt: skip
+    tc = s.get("telemetry_cost") or {}
+    if tc.get("off", {}).get("n"):
+        L.append(
+            f"- **Telemetry's cost** ({c0} components, 0 B, paired trials): off "
+            f"{_f(tc['off'])} cycles per exchange; "
+            + "; ".join(
+                f"1 packet in {e} timed {_f(tc[str(e)]['cycles_per_exchange'])} "
+                f"({_f(tc[str(e)]['over_off'], 1, 3)} x off)"
+                for e in TEL_EVERY
+            )
+            + "."
+        )
     lat = s["latency_ns"][f"{c0}_low"]
     L.append(
         f"- **RTT** ({c0} components, 100k Interests/s): p50 {_f(lat['p50'], 1e-3, 1)} us, "
@@ -1292,6 +1333,7 @@ def finish(doc: dict[str, Any]) -> dict[str, Any]:
     doc["capacity_pps"] = s["capacity_pps"]
     doc["cs_hit_cycles"] = s["cs_hit_cycles"]
     doc["latency_ns"] = s["latency_ns"]
+    doc["telemetry_cost"] = s["telemetry_cost"]
     return doc
 
 
@@ -1314,7 +1356,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bench/ndn.py: work directory {workdir}", flush=True)
     per_bed = 2 + len(args.comps)
     total = args.reps * (
-        len(args.payloads) * per_bed + 3 * (len(args.comps) * 2 + len(args.payloads) - 1) + 3
+        len(args.payloads) * per_bed + 3 * (len(args.comps) * 2 + len(args.payloads) - 1) + 4
     )
     prog = Progress(total, "ndn")
     runs: list[dict[str, Any]] = []
