@@ -305,8 +305,10 @@ static void test_lp(void **state)
 	/* and with a payload over 252 bytes (a three-byte Fragment length) */
 	static uint8_t big[600];
 	memset(big, 0x5a, sizeof(big));
-	s = (struct tp_ndn_lp_spec){
-	    .payload = big, .payload_len = sizeof(big), .pit_token_len = 8, .pit_token = lp.pit_token};
+	s = (struct tp_ndn_lp_spec){.payload = big,
+				    .payload_len = sizeof(big),
+				    .pit_token_len = 8,
+				    .pit_token = lp.pit_token};
 	uint8_t ref[700];
 	int rl = tp_ndn_lp_encode(ref, sizeof(ref), &s);
 	hl = tp_ndn_lp_token_header(buf, lp.pit_token, 8, sizeof(big));
