@@ -14,11 +14,13 @@
 
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 #include <rte_prefetch.h>
 
 #include "../../core/tp.h"
 #include "ndn.h"
 
+#define CS_POOL_CACHE 32
 #define WHEEL_BITS 13 /* 8.192 s of 1 ms ticks; longer lifetimes go round again */
 
 int ndn_pcct_create(struct ndn_fwd *f, unsigned int socket)
@@ -49,9 +51,11 @@ int ndn_pcct_create(struct ndn_fwd *f, unsigned int socket)
 	}
 	if (f->cs_cap) {
 		snprintf(name, sizeof(name), "ndn_cs%u", f->idx);
-		/* Data up to 9,000 bytes in one segment */
-		f->cs_pool =
-		    rte_pktmbuf_pool_create(name, f->cs_cap + 64, 0, 0, 9216 + 128, (int)socket);
+		/* Data up to 9,000 bytes in one segment; a per-lcore cache (only the
+		 * owning lcore takes and gives back), so the pool holds the capacity,
+		 * what the cache may keep and a margin */
+		f->cs_pool = rte_pktmbuf_pool_create(name, f->cs_cap + 64 + 3 * CS_POOL_CACHE / 2,
+						     CS_POOL_CACHE, 0, 9216 + 128, (int)socket);
 		if (f->cs_pool == NULL) {
 			ndn_pcct_free(f);
 			return -ENOMEM;
@@ -323,6 +327,24 @@ static inline void prefetch_victim(const struct ndn_fwd *f)
 		rte_prefetch0(&f->cs[c->lru_prev]);
 }
 
+/* A copy of the Data m in the CS's pool: one segment, the bytes alone. */
+static inline struct rte_mbuf *cs_copy(struct ndn_fwd *f, const struct rte_mbuf *m)
+{
+	if (unlikely(m->nb_segs > 1))
+		return rte_pktmbuf_copy(m, f->cs_pool, 0, UINT32_MAX);
+	struct rte_mbuf *c = rte_pktmbuf_alloc(f->cs_pool);
+	if (unlikely(c == NULL))
+		return NULL;
+	if (unlikely(m->data_len > rte_pktmbuf_tailroom(c))) {
+		rte_pktmbuf_free(c);
+		return NULL;
+	}
+	rte_memcpy(rte_pktmbuf_mtod(c, void *), rte_pktmbuf_mtod(m, const void *), m->data_len);
+	c->data_len = m->data_len;
+	c->pkt_len = m->data_len;
+	return c;
+}
+
 uint32_t ndn_cs_insert(struct ndn_fwd *f, uint32_t pcc, struct rte_mbuf *m, uint64_t fresh_until)
 {
 	struct ndn_pcc *e = &f->pcc[pcc];
@@ -330,11 +352,9 @@ uint32_t ndn_cs_insert(struct ndn_fwd *f, uint32_t pcc, struct rte_mbuf *m, uint
 
 	if (f->cs_cap == 0)
 		return 0;
-	struct rte_mbuf *copy = rte_pktmbuf_copy(m, f->cs_pool, 0, UINT32_MAX);
-	if (copy == NULL) /* the pool holds one more than the capacity: not reached */
-		return 0;
 	if (i) { /* a newer Data of the same name replaces the old one */
 		rte_pktmbuf_free(f->cs[i].m);
+		f->cs[i].m = NULL;
 		ndn_cs_touch(f, i);
 	} else {
 		if (f->cs_free == 0) {
@@ -353,6 +373,13 @@ uint32_t ndn_cs_insert(struct ndn_fwd *f, uint32_t pcc, struct rte_mbuf *m, uint
 		e->cs = i;
 		f->cs_used++;
 		lru_push(f, i);
+	}
+	/* the copy, after the eviction: the victim's mbuf, just freed to the lcore's
+	 * cache, is the one taken (warm) */
+	struct rte_mbuf *copy = cs_copy(f, m);
+	if (unlikely(copy == NULL)) { /* sized for the capacity: not reached */
+		cs_erase(f, i);
+		return 0;
 	}
 	f->cs[i].m = copy;
 	f->cs[i].fresh_until = fresh_until;
