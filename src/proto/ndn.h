@@ -413,23 +413,28 @@ static inline size_t tp_ndn_lp_token_header(uint8_t *buf, const uint8_t *tok, ui
 	p = tp_ndn_tl_write(p + 2 + tok_len, TP_NDN_T_LP_FRAGMENT, payload_len);
 	return (size_t)(p - buf);
 }
-/* The LpPacket overhead of one fragment of a packet split with these headers (so a
- * sender picks fragment sizes that fit an MTU). */
-size_t tp_ndn_lp_frag_overhead(uint8_t pit_token_len);
+/* The most LpPacket overhead of one fragment (up to 65,535 bytes, FragIndex and FragCount
+ * under 65,536) carrying these headers (a PIT token, a Nack with a reason under 256):
+ * a sender picks fragment sizes that fit an MTU with it. */
+size_t tp_ndn_lp_frag_overhead(uint8_t pit_token_len, bool nack);
 
 /* Reassembly of fragmented LpPackets. The reassembler keeps caller-owned fragment
  * handles (mbufs in the forwarder, buffers in the tests), never copies bytes: when a
- * packet is complete, the caller gets its fragments in order. Holds up to
- * TP_NDN_REASM_SLOTS packets at a time; the oldest partial packet gives way (its
- * handles returned for freeing) when a new one needs the slot, or after its timeout. */
+ * packet is complete, the caller gets its fragments in order. A packet is known by its
+ * flow (the caller's name for the sender: Sequence numbers are per sender) and its
+ * first fragment's Sequence (Sequence - FragIndex of each, NDNLPv2 indexed
+ * fragmentation). Holds up to TP_NDN_REASM_SLOTS packets at a time; a partial packet
+ * is given up when no fragment of it came for the timeout (as NFD's LpReassembler
+ * does), or, when a new packet needs its slot, the one that waited longest. */
 #define TP_NDN_REASM_SLOTS 16
 
 struct tp_ndn_reasm_slot {
 	bool used;
+	uint32_t flow;
 	uint64_t seq_base; /* seq - frag_index of each fragment */
 	uint32_t frag_count;
 	uint32_t n_got;
-	uint64_t deadline; /* caller's clock */
+	uint64_t deadline; /* caller's clock: the last fragment's arrival + timeout */
 	void *frag[TP_NDN_FRAG_MAX];
 };
 
@@ -450,14 +455,18 @@ void tp_ndn_reasm_init(struct tp_ndn_reasm *r, uint64_t timeout);
  * duplicate fragment. */
 #define TP_NDN_REASM_EVICT_MAX (TP_NDN_FRAG_MAX + 1)
 
-/* A fragment (lp decoded, with frag_count > 1) with handle h, at time now. Handles of
- * a partial packet this evicts, and of a duplicate fragment, are written to evicted
- * (*n_evicted, at most TP_NDN_REASM_EVICT_MAX) for the caller to free. */
+/* A fragment (lp decoded, with frag_count > 1) from flow with handle h, at time now.
+ * Handles of a partial packet this evicts, and of a duplicate fragment (then h itself;
+ * the one held is kept), are written to evicted (*n_evicted, at most
+ * TP_NDN_REASM_EVICT_MAX) for the caller to free. A fragment whose FragCount differs
+ * from its packet's is BAD (the partial packet stays). */
 enum tp_ndn_reasm_result tp_ndn_reasm_add(struct tp_ndn_reasm *r, const struct tp_ndn_lp *lp,
-					  void *h, uint64_t now, void **out, uint32_t *n_out,
-					  void **evicted, uint32_t *n_evicted);
+					  uint32_t flow, void *h, uint64_t now, void **out,
+					  uint32_t *n_out, void **evicted, uint32_t *n_evicted);
 /* Give up one partial packet past its deadline: 1 with its handles in evicted
  * (*n_evicted, at most TP_NDN_FRAG_MAX), 0 if none is due. Call until 0. */
 int tp_ndn_reasm_expire(struct tp_ndn_reasm *r, uint64_t now, void **evicted, uint32_t *n_evicted);
+/* The earliest deadline of a partial packet, UINT64_MAX when none is held. */
+uint64_t tp_ndn_reasm_next_deadline(const struct tp_ndn_reasm *r);
 
 #endif

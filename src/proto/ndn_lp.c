@@ -177,11 +177,12 @@ int tp_ndn_lp_encode(uint8_t *buf, size_t cap, const struct tp_ndn_lp_spec *s)
 	return (int)(p - buf);
 }
 
-size_t tp_ndn_lp_frag_overhead(uint8_t pit_token_len)
+size_t tp_ndn_lp_frag_overhead(uint8_t pit_token_len, bool nack)
 {
-	/* LpPacket and Fragment headers with 3-byte lengths, Sequence, FragIndex and
-	 * FragCount of up to 2 bytes each (under 65,536 fragments), the PIT token */
-	size_t h = 10 + 4 + 4 + (pit_token_len ? 2 + pit_token_len : 0);
+	/* LpPacket and Fragment headers with 3-byte lengths, Sequence (8 bytes), FragIndex
+	 * and FragCount of up to 2 bytes each, the PIT token, a Nack: TLV-TYPE 800 and 801
+	 * take 3 bytes, the reason 1 */
+	size_t h = 10 + 4 + 4 + (pit_token_len ? 2u + pit_token_len : 0) + (nack ? 9 : 0);
 	return 4 + h + 4;
 }
 
@@ -202,8 +203,8 @@ static void slot_release(struct tp_ndn_reasm_slot *s, void **evicted, uint32_t *
 }
 
 enum tp_ndn_reasm_result tp_ndn_reasm_add(struct tp_ndn_reasm *r, const struct tp_ndn_lp *lp,
-					  void *h, uint64_t now, void **out, uint32_t *n_out,
-					  void **evicted, uint32_t *n_evicted)
+					  uint32_t flow, void *h, uint64_t now, void **out,
+					  uint32_t *n_out, void **evicted, uint32_t *n_evicted)
 {
 	struct tp_ndn_reasm_slot *s = NULL, *oldest = NULL;
 	uint64_t base;
@@ -215,10 +216,12 @@ enum tp_ndn_reasm_result tp_ndn_reasm_add(struct tp_ndn_reasm *r, const struct t
 		r->n_bad++;
 		return TP_NDN_REASM_BAD;
 	}
+	/* NDNLPv2 indexed fragmentation: the fragments of a packet have consecutive
+	 * Sequence numbers, so Sequence - FragIndex names the packet */
 	base = lp->seq - lp->frag_index;
 	for (unsigned int i = 0; i < TP_NDN_REASM_SLOTS; i++) {
 		struct tp_ndn_reasm_slot *c = &r->slot[i];
-		if (c->used && c->seq_base == base) {
+		if (c->used && c->seq_base == base && c->flow == flow) {
 			s = c;
 			break;
 		}
@@ -227,16 +230,16 @@ enum tp_ndn_reasm_result tp_ndn_reasm_add(struct tp_ndn_reasm *r, const struct t
 		if (c->used && (oldest == NULL || c->deadline < oldest->deadline))
 			oldest = c;
 	}
-	if (s == NULL) { /* every slot taken: the oldest partial packet gives way */
+	if (s == NULL) { /* every slot taken: the partial packet idle longest gives way */
 		r->n_dropped_frags += oldest->n_got;
 		slot_release(oldest, evicted, n_evicted);
 		s = oldest;
 	}
 	if (!s->used) {
 		s->used = true;
+		s->flow = flow;
 		s->seq_base = base;
 		s->frag_count = lp->frag_count;
-		s->deadline = now + r->timeout;
 	}
 	if (s->frag_count != lp->frag_count) {
 		r->n_bad++;
@@ -248,8 +251,10 @@ enum tp_ndn_reasm_result tp_ndn_reasm_add(struct tp_ndn_reasm *r, const struct t
 		return TP_NDN_REASM_HELD;
 	}
 	s->frag[lp->frag_index] = h;
-	if (++s->n_got < s->frag_count)
+	if (++s->n_got < s->frag_count) {
+		s->deadline = now + r->timeout;
 		return TP_NDN_REASM_HELD;
+	}
 	memcpy(out, s->frag, s->frag_count * sizeof(void *));
 	*n_out = s->frag_count;
 	memset(s, 0, sizeof(*s));
@@ -270,4 +275,14 @@ int tp_ndn_reasm_expire(struct tp_ndn_reasm *r, uint64_t now, void **evicted, ui
 		}
 	}
 	return 0;
+}
+
+uint64_t tp_ndn_reasm_next_deadline(const struct tp_ndn_reasm *r)
+{
+	uint64_t d = UINT64_MAX;
+
+	for (unsigned int i = 0; i < TP_NDN_REASM_SLOTS; i++)
+		if (r->slot[i].used && r->slot[i].deadline < d)
+			d = r->slot[i].deadline;
+	return d;
 }

@@ -345,14 +345,19 @@ static void test_reassembly(void **state)
 	assert_int_equal(l1.frag_count, 2);
 	assert_int_equal(l1.seq, 1001);
 	tp_ndn_reasm_init(&r, 100);
+	assert_true(tp_ndn_reasm_next_deadline(&r) == UINT64_MAX);
 	/* out of order: the second fragment first */
-	assert_int_equal(tp_ndn_reasm_add(&r, &l1, &l1, 0, out, &n_out, ev, &n_ev),
+	assert_int_equal(tp_ndn_reasm_add(&r, &l1, 7, &l1, 0, out, &n_out, ev, &n_ev),
 			 TP_NDN_REASM_HELD);
-	assert_int_equal(tp_ndn_reasm_add(&r, &l1, (void *)1, 0, out, &n_out, ev, &n_ev),
+	assert_int_equal(tp_ndn_reasm_add(&r, &l1, 7, (void *)1, 0, out, &n_out, ev, &n_ev),
 			 TP_NDN_REASM_HELD); /* a duplicate, handed back */
 	assert_int_equal(n_ev, 1);
 	assert_ptr_equal(ev[0], (void *)1);
-	assert_int_equal(tp_ndn_reasm_add(&r, &l0, &l0, 1, out, &n_out, ev, &n_ev),
+	/* the same Sequence numbers from another sender are another packet */
+	assert_int_equal(tp_ndn_reasm_add(&r, &l0, 8, (void *)2, 1, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_HELD);
+	assert_int_equal(n_ev, 0);
+	assert_int_equal(tp_ndn_reasm_add(&r, &l0, 7, &l0, 1, out, &n_out, ev, &n_ev),
 			 TP_NDN_REASM_COMPLETE);
 	assert_int_equal(n_out, 2);
 	for (uint32_t k = 0; k < n_out; k++) {
@@ -362,31 +367,91 @@ static void test_reassembly(void **state)
 	}
 	assert_int_equal(len, sizeof(v_interest_flags));
 	assert_memory_equal(whole, v_interest_flags, len);
-	/* a partial packet times out; its handle comes back */
-	assert_int_equal(tp_ndn_reasm_add(&r, &l0, &l0, 10, out, &n_out, ev, &n_ev),
-			 TP_NDN_REASM_HELD);
-	assert_int_equal(tp_ndn_reasm_expire(&r, 50, ev, &n_ev), 0);
-	assert_int_equal(tp_ndn_reasm_expire(&r, 110, ev, &n_ev), 1);
+	assert_int_equal(r.n_complete, 1);
+	/* flow 8's partial packet is still there; it gives up 100 after its last fragment */
+	assert_true(tp_ndn_reasm_next_deadline(&r) == 101);
+	assert_int_equal(tp_ndn_reasm_expire(&r, 100, ev, &n_ev), 0);
+	assert_int_equal(tp_ndn_reasm_expire(&r, 101, ev, &n_ev), 1);
 	assert_int_equal(n_ev, 1);
-	assert_ptr_equal(ev[0], &l0);
-	assert_int_equal(r.n_timeouts, 1);
-	/* every slot busy: the oldest gives way */
+	assert_ptr_equal(ev[0], (void *)2);
+	assert_int_equal(tp_ndn_reasm_expire(&r, 101, ev, &n_ev), 0);
+	assert_true(tp_ndn_reasm_next_deadline(&r) == UINT64_MAX);
+	/* a partial packet times out 100 after its last fragment, not its first */
 	struct tp_ndn_lp f = l0;
+	f.frag_count = 3;
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, 7, &l0, 10, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_HELD);
+	f.frag_index = 1;
+	f.seq = l0.seq + 1;
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, 7, &l1, 60, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_HELD);
+	assert_int_equal(tp_ndn_reasm_expire(&r, 150, ev, &n_ev), 0);
+	assert_int_equal(tp_ndn_reasm_expire(&r, 160, ev, &n_ev), 1);
+	assert_int_equal(n_ev, 2);
+	assert_ptr_equal(ev[0], &l0);
+	assert_ptr_equal(ev[1], &l1);
+	assert_int_equal(r.n_timeouts, 2);
+	assert_int_equal(r.n_dropped_frags, 4); /* the duplicate, 1 then 2 timed out */
+	/* a FragCount that disagrees with the packet's: refused, the packet stays */
+	f = l0;
+	f.frag_count = 3;
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, 7, (void *)4, 200, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_HELD);
+	f.frag_index = 1;
+	f.seq++;
+	f.frag_count = 4;
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, 7, (void *)5, 200, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_BAD);
+	assert_int_equal(tp_ndn_reasm_expire(&r, 300, ev, &n_ev), 1);
+	assert_int_equal(n_ev, 1);
+	assert_ptr_equal(ev[0], (void *)4);
+	/* every slot busy: the one idle longest gives way */
+	f = l0;
 	for (unsigned int k = 0; k < TP_NDN_REASM_SLOTS; k++) {
 		f.seq = 5000 + 10 * k;
-		assert_int_equal(tp_ndn_reasm_add(&r, &f, (void *)(uintptr_t)(100 + k), k, out,
+		assert_int_equal(tp_ndn_reasm_add(&r, &f, 7, (void *)(uintptr_t)(100 + k), k, out,
 						  &n_out, ev, &n_ev),
 				 TP_NDN_REASM_HELD);
 	}
 	f.seq = 9000;
-	assert_int_equal(tp_ndn_reasm_add(&r, &f, (void *)2, 100, out, &n_out, ev, &n_ev),
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, 7, (void *)2, 100, out, &n_out, ev, &n_ev),
 			 TP_NDN_REASM_HELD);
 	assert_int_equal(n_ev, 1);
 	assert_ptr_equal(ev[0], (void *)100);
-	/* an index beyond the count */
+	/* an index beyond the count, a packet of one fragment, no Sequence */
 	f.frag_index = 2;
-	assert_int_equal(tp_ndn_reasm_add(&r, &f, (void *)3, 100, out, &n_out, ev, &n_ev),
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, 7, (void *)3, 100, out, &n_out, ev, &n_ev),
 			 TP_NDN_REASM_BAD);
+	f.frag_index = 0;
+	f.frag_count = 1;
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, 7, (void *)3, 100, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_BAD);
+	f.frag_count = 2;
+	f.has_seq = false;
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, 7, (void *)3, 100, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_BAD);
+	/* what is held comes back once, whatever way */
+	unsigned int back = 0;
+	while (tp_ndn_reasm_expire(&r, UINT64_MAX, ev, &n_ev))
+		back += n_ev;
+	assert_int_equal(back, TP_NDN_REASM_SLOTS);
+	/* the overhead a sender plans with bounds the header the encoder writes */
+	uint8_t hdr[128], tok[TP_NDN_PIT_TOKEN_MAX] = {0};
+	struct tp_ndn_lp_spec s = {.payload_len = 9000,
+				   .frag = true,
+				   .seq = UINT64_MAX,
+				   .frag_index = TP_NDN_FRAG_MAX - 1,
+				   .frag_count = TP_NDN_FRAG_MAX,
+				   .pit_token_len = sizeof(tok),
+				   .pit_token = tok,
+				   .nack = true,
+				   .nack_reason = TP_NDN_NACK_UNSPECIFIED};
+	int h = tp_ndn_lp_encode(hdr, sizeof(hdr), &s);
+	assert_true(h > 0 && (size_t)h <= tp_ndn_lp_frag_overhead(sizeof(tok), true));
+	s.pit_token_len = 0;
+	s.nack = false;
+	h = tp_ndn_lp_encode(hdr, sizeof(hdr), &s);
+	assert_true(h > 0 && (size_t)h <= tp_ndn_lp_frag_overhead(0, false));
 }
 
 static void test_names_and_uris(void **state)
