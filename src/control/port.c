@@ -38,6 +38,9 @@ struct rte_mempool *tp_ctl_pool;
 static struct rte_mempool *retired_pools[TP_MAX_PORTS * 4];
 static unsigned int n_retired;
 static struct tp_timer retired_timer;
+/* the modules' pools counted with the ports' */
+static struct rte_mempool *tracked_pools[8];
+static unsigned int n_tracked;
 
 struct rte_mempool *tp_pool_create(const char *name, unsigned int n, unsigned int cache)
 {
@@ -103,6 +106,18 @@ void tp_pools_usage(uint64_t *size, uint64_t *in_use)
 		*size += retired_pools[i]->size;
 		*in_use += rte_mempool_in_use_count(retired_pools[i]);
 	}
+	for (unsigned int i = 0; i < n_tracked; i++) {
+		*size += tracked_pools[i]->size;
+		*in_use += rte_mempool_in_use_count(tracked_pools[i]);
+	}
+}
+
+int tp_pool_track(struct rte_mempool *mp)
+{
+	if (n_tracked == RTE_DIM(tracked_pools))
+		return -ENOSPC;
+	tracked_pools[n_tracked++] = mp;
+	return 0;
 }
 
 struct tp_port *tp_port_by_name(const char *name)

@@ -75,9 +75,12 @@ struct tp_port *tp_port_next(unsigned int *iter);
 /* Mbufs for frames the control plane builds (from the TAPs). */
 extern struct rte_mempool *tp_ctl_pool;
 int tp_ctl_pool_init(void);
-/* Mbufs in use across every pool (ports', removed ports' not yet freed, and the
- * control plane's). */
+/* Mbufs in use across every pool (ports', removed ports' not yet freed, the control
+ * plane's, and the modules' tracked ones). */
 void tp_pools_usage(uint64_t *size, uint64_t *in_use);
+/* Count a module's own pool of packets in tp_pools_usage (one whose mbufs all come
+ * home when traffic stops, so that a leak shows): 0 or -ENOSPC. */
+int tp_pool_track(struct rte_mempool *mp);
 /* A mempool for packets of the data plane, with the private area every lcore
  * expects (core/mbuf.h): NULL with rte_errno. */
 struct rte_mempool *tp_pool_create(const char *name, unsigned int n, unsigned int cache);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The input stage: decode what a face received (NDNLPv2, then the Interest or Data),
- * keep what the next stage needs in the mbuf's metadata, and dispatch: Interests by
+/* The input stage: decode what a face received (NDNLPv2, reassembling fragments in
+ * lp.c, then the Interest or Data), keep what the next stage needs in the mbuf's
+ * metadata, and dispatch: Interests by
  * the NDT, Data and Nacks by their PIT token (our tokens begin with the forwarding
  * context's index), tokenless ones by the NDT of their name. To the lcore's own
  * context the packet goes at once, decoded; to another one through its ring, where
@@ -53,15 +54,18 @@ static bool rx_decode(struct tp_worker *w, struct ndn_lcore *lc, struct rte_mbuf
 		return false;
 	}
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	if (unlikely(tp_ndn_lp_decode(p, m->data_len, &lp) != TP_NDN_E_OK)) {
-		rx_drop(w, m, face, NDN_C_DECODE);
-		return false;
-	}
-	if (unlikely(lp.frag_count > 1)) {
-		rx_drop(w, m, face, NDN_C_LP_FRAGMENT);
+	int rc = tp_ndn_lp_decode(p, m->data_len, &lp);
+	if (unlikely(rc != TP_NDN_E_OK)) {
+		rx_drop(w, m, face, rc == TP_NDN_E_BAD_FRAGMENT ? NDN_C_LP_BAD_FRAGMENT : NDN_C_DECODE);
 		return false;
 	}
 	lc->fctr[face][NDN_FC_RX_BYTES] += m->data_len;
+	if (unlikely(lp.frag_count > 1)) {
+		/* a fragment: on with the packet it completes, if it does */
+		if ((m = ndn_lp_reassemble(w, m, face, &lp)) == NULL)
+			return false;
+		p = lp.payload;
+	}
 	rte_pktmbuf_adj(m, (uint16_t)(lp.payload - p));
 	rte_pktmbuf_trim(m, (uint16_t)(m->data_len - lp.payload_len));
 

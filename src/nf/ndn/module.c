@@ -38,8 +38,18 @@ static unsigned int ndn_poll(struct tp_worker *w, void *state)
 {
 	struct ndn_lcore *lc = state;
 	struct ndn_fwd *f = __atomic_load_n(&lc->fwd, __ATOMIC_ACQUIRE);
+	unsigned int n = f ? ndn_fwd_poll(w, f) : 0;
 
-	return f ? ndn_fwd_poll(w, f) : 0;
+	/* partial packets of fragments past their timeout */
+	if (w->now >= lc->lp.next_expiry)
+		n += ndn_lp_expire(w, &lc->lp);
+	return n;
+}
+
+static int ndn_lcore_init(struct tp_worker *w, void *state)
+{
+	ndn_lp_lcore_init(w, &((struct ndn_lcore *)state)->lp);
+	return 0;
 }
 
 struct tp_nf tp_ndn_nf = {
@@ -48,6 +58,7 @@ struct tp_nf tp_ndn_nf = {
     .ctrs = ndn_ctrs,
     .n_ctrs = RTE_DIM(ndn_ctrs),
     .lcore_size = sizeof(struct ndn_lcore),
+    .lcore_init = ndn_lcore_init,
     .poll = ndn_poll,
 };
 TP_NF_REGISTER(tp_ndn_nf)
@@ -172,7 +183,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 					  rte_strerror(rte_errno));
 	}
 	if ((ret = ndn_faces_init()) < 0 || (ret = ndn_fib_init()) < 0 ||
-	    (ret = ndn_mgmt_init()) < 0)
+	    (ret = ndn_mgmt_init()) < 0 || (ret = ndn_lp_init()) < 0)
 		return tp_cmd_err(ctx, -ret, "ndn enable: %s", strerror(-ret));
 	if ((ret = tp_udp_local_register(NDN_UDP_PORT, ndn_udp_input, "ndn")) < 0 ||
 	    (ret = tp_ethertype_register(NDN_ETHERTYPE, ndn_ether_input, "ndn")) < 0 ||

@@ -43,6 +43,51 @@
 #define NDN_UDP_PORT 6363
 #define NDN_ETHERTYPE 0x8624
 
+/* --- NDNLPv2 fragmentation: lp.c reassembles what faces receive, face.c fragments
+ * what they send to the face's MTU --- */
+#define NDN_LP_TIMEOUT_MS 500	/* a partial packet's, after its last fragment (NFD's) */
+#define NDN_LP_POOL_SIZE 2047	/* mbufs for reassembled packets, all lcores */
+#define NDN_LP_DATA_ROOM 9216	/* the longest reassembled packet */
+
+/* Module counters (in NDN_COUNTERS): each fragment lost is counted once, by why.
+ * X(enum suffix, name, kind) */
+#define NDN_LP_COUNTERS(X)                                                                         \
+	X(LP_BAD_FRAGMENT, "lp_bad_fragment", DROP)                                                \
+	X(LP_DUPLICATE, "lp_fragment_duplicate", DROP)                                             \
+	X(LP_EVICTED, "lp_fragment_evicted", DROP)                                                 \
+	X(LP_TIMEOUT, "lp_reassembly_timeout", DROP)                                               \
+	X(LP_TOO_LONG, "lp_reassembled_too_long", DROP)                                            \
+	X(LP_REASSEMBLED, "lp_reassembled", EVENT)
+/* Per face (in NDN_FACE_COUNTERS): fragments received and sent. */
+#define NDN_LP_FACE_COUNTERS(X)                                                                    \
+	X(RX_FRAGMENTS, "rx_fragments")                                                            \
+	X(TX_FRAGMENTS, "tx_fragments")
+
+/* Per data-plane lcore (struct ndn_lcore's lp). */
+struct ndn_lp_lcore {
+	uint64_t next_expiry;		   /* TSC: the earliest partial packet's deadline */
+	struct tp_ndn_reasm reasm;	   /* flows are faces; TSC deadlines */
+	uint64_t seq_hi;		   /* the lcore's high byte of the Sequences it sends */
+	uint64_t tx_seq[NDN_FACES_MAX];	   /* per face: the next Sequence's low 56 bits */
+	uint8_t tok[TP_NDN_PIT_TOKEN_MAX]; /* the PIT token of the packet just reassembled */
+};
+/* Reassembled packets: one segment of up to NDN_LP_DATA_ROOM bytes each. */
+extern struct rte_mempool *ndn_lp_pool;
+
+/* Control plane, at 'ndn enable': the pool. 0 or negative errno. */
+int ndn_lp_init(void);
+/* Control plane, before the lcore starts: its reassembler and Sequence numbers. */
+void ndn_lp_lcore_init(struct tp_worker *w, struct ndn_lp_lcore *lp);
+/* Data plane: fragment m (decoded into lp, m->data_len bytes from the LpPacket) from
+ * face. NULL when it is held or dropped (counted); else the packet it completes, in a
+ * new mbuf of ndn_lp_pool holding that packet alone, lp rewritten as if it had come
+ * whole (its first fragment's PIT token and Nack). Consumes m, and the fragments. */
+struct rte_mbuf *ndn_lp_reassemble(struct tp_worker *w, struct rte_mbuf *m, uint16_t face,
+				   struct tp_ndn_lp *lp);
+/* Data plane, from the per-loop hook once w->now reaches lp->next_expiry: free the
+ * fragments of partial packets past their deadline (counted); how many. */
+unsigned int ndn_lp_expire(struct tp_worker *w, struct ndn_lp_lcore *lp);
+
 /* Module counters (per port and lcore, core/counter.h). X(enum suffix, name, kind) */
 #define NDN_COUNTERS(X)                                                                            \
 	X(RX_INTEREST, "rx_interest", EVENT)                                                       \
@@ -51,7 +96,7 @@
 	X(NO_FACE, "no_face", DROP)                                                                \
 	X(FACE_DOWN, "face_down", DROP)                                                            \
 	X(DECODE, "malformed", DROP)                                                               \
-	X(LP_FRAGMENT, "lp_fragment_dropped", DROP)                                                \
+	NDN_LP_COUNTERS(X)                                                                         \
 	X(MULTISEG, "multi_segment", DROP)                                                         \
 	X(HOP_LIMIT, "hop_limit_zero", DROP)                                                       \
 	X(LOCALHOST, "localhost_from_non_local_face", DROP)                                        \
@@ -109,7 +154,8 @@ extern struct ndn_face ndn_faces[NDN_FACES_MAX];
 	X(RX_BYTES, "rx_bytes")                                                                    \
 	X(TX_BYTES, "tx_bytes")                                                                    \
 	X(RX_DROP, "rx_dropped")                                                                   \
-	X(TX_DROP, "tx_dropped")
+	X(TX_DROP, "tx_dropped")                                                                   \
+	NDN_LP_FACE_COUNTERS(X)
 /* clang-format off */
 enum ndn_face_ctr {
 #define X(e, n) NDN_FC_##e,
@@ -344,6 +390,7 @@ struct ndn_lcore {
 	struct ndn_tel tel;
 	uint64_t fctr[NDN_FACES_MAX][NDN_FC_MAX];
 	struct ndn_fib_ctr fib[NDN_FIB_MAX];
+	struct ndn_lp_lcore lp;
 };
 static inline struct ndn_lcore *ndn_lcore(struct tp_worker *w)
 {
