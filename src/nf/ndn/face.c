@@ -384,6 +384,128 @@ void ndn_udp_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t
 	ndn_face_rx(w, m, face);
 }
 
+/* Put the link's header (Ethernet, or Ethernet, IPv4 and UDP) in front of the NDN
+ * packet m (an LpPacket, or a bare Interest or Data) and queue it on its port. false:
+ * dropped (counted). */
+static bool link_send(struct tp_worker *w, uint16_t face, const struct ndn_face *f,
+		      struct rte_mbuf *m)
+{
+	uint32_t len = m->pkt_len;
+	uint16_t port;
+	if (f->kind == NDN_FACE_ETHER) {
+		uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, 14);
+		if (unlikely(eth == NULL)) {
+			ndn_fcount(w, face, NDN_FC_TX_DROP);
+			tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
+			return false;
+		}
+		port = f->port;
+		memcpy(eth, &f->remote_mac, 6);
+		memcpy(eth + 6, &tp_iface_table[port].mac, 6);
+		eth[12] = 0x86;
+		eth[13] = 0x24;
+	} else {
+		uint32_t dst = rte_be_to_cpu_32(f->remote_ip), nh;
+		uint64_t l2;
+		tp_route_lookup_bulk(&dst, &nh, 1);
+		if (unlikely(nh == UINT32_MAX ||
+			     !(tp_nh_l2_flags(l2 = tp_nh_l2_load(nh)) & TP_NH_F_RESOLVED))) {
+			ndn_fcount(w, face, NDN_FC_TX_DROP);
+			tp_drop(w, m, NDN_CTR(NDN_C_UDP_UNRESOLVED));
+			return false;
+		}
+		uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, 14 + 20 + 8);
+		if (unlikely(eth == NULL)) {
+			ndn_fcount(w, face, NDN_FC_TX_DROP);
+			tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
+			return false;
+		}
+		port = tp_nh_l2_port(l2);
+		memcpy(eth, &l2, 6);
+		memcpy(eth + 6, &tp_iface_table[port].mac, 6);
+		eth[12] = 0x08;
+		eth[13] = 0x00;
+		uint8_t *ip = eth + 14, *udp = ip + 20;
+		uint32_t src =
+		    f->local_ip ? f->local_ip : rte_cpu_to_be_32(tp_iface_table[port].ip);
+		uint16_t udp_len = (uint16_t)(8 + len);
+		tp_ip4_write(ip, src, f->remote_ip, 17, 64, udp_len, 0);
+		memcpy(udp, &f->local_port, 2);
+		memcpy(udp + 2, &f->remote_port, 2);
+		udp[4] = (uint8_t)(udp_len >> 8);
+		udp[5] = (uint8_t)udp_len;
+		udp[6] = udp[7] = 0;
+	}
+	ndn_lcore(w)->fctr[face][NDN_FC_TX_BYTES] += len;
+	m->port = port;
+	tp_worker_tx_enqueue(w, m, port);
+	return true;
+}
+
+/* NDNLPv2 indexed fragmentation of m (a network-layer packet longer than the face's
+ * MTU allows in one LpPacket): fragments of consecutive Sequences, each in a new mbuf
+ * of m's pool, the first carrying the PIT token and the Nack (as NFD's LpFragmenter
+ * does). m is freed; the packet counts once as what, each fragment as tx_fragments. */
+static void tx_fragment(struct tp_worker *w, uint16_t face, const struct ndn_face *f,
+			struct rte_mbuf *m, const uint8_t *tok, uint8_t tok_len,
+			uint8_t nack_reason, enum ndn_face_ctr what)
+{
+	struct ndn_lp_lcore *st = &ndn_lcore(w)->lp;
+	struct rte_mbuf *frag[TP_NDN_FRAG_MAX];
+	size_t oh = tp_ndn_lp_frag_overhead(tok_len, nack_reason != 0);
+	/* a fragment fits the MTU and one mbuf of the pool */
+	uint32_t cap = RTE_MIN((uint32_t)f->mtu, (uint32_t)(rte_pktmbuf_data_room_size(m->pool) -
+							    RTE_PKTMBUF_HEADROOM));
+	uint32_t len = m->pkt_len, room = cap > oh + 64 ? (uint32_t)(cap - oh) : 0;
+	uint32_t count = room ? (len + room - 1) / room : 0;
+
+	if (unlikely(count == 0 || count > TP_NDN_FRAG_MAX)) {
+		ndn_fcount(w, face, NDN_FC_TX_DROP);
+		tp_drop(w, m, NDN_CTR(NDN_C_MTU));
+		return;
+	}
+	if (unlikely(rte_pktmbuf_alloc_bulk(m->pool, frag, count) != 0)) {
+		ndn_fcount(w, face, NDN_FC_TX_DROP);
+		tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
+		return;
+	}
+	/* even sizes: no runt last fragment */
+	uint32_t each = (len + count - 1) / count, off = 0;
+	uint64_t seq = st->seq_hi | (st->tx_seq[face] & ((UINT64_C(1) << 56) - 1));
+	st->tx_seq[face] += count;
+	const uint8_t *pkt = rte_pktmbuf_mtod(m, const uint8_t *);
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t n = RTE_MIN(each, len - off);
+		struct tp_ndn_lp_spec s = {
+		    .payload = pkt + off,
+		    .payload_len = n,
+		    .frag = true,
+		    .seq = seq + i,
+		    .frag_index = i,
+		    .frag_count = count,
+		    .pit_token_len = i == 0 ? tok_len : 0,
+		    .pit_token = tok,
+		    .nack = i == 0 && nack_reason != 0,
+		    .nack_reason = nack_reason,
+		};
+		uint8_t *p = (uint8_t *)rte_pktmbuf_append(frag[i], (uint16_t)(n + oh));
+		int h = p ? tp_ndn_lp_encode(p, n + oh, &s) : -1;
+		if (unlikely(h <= 0)) { /* cannot happen with the overhead's bound */
+			rte_pktmbuf_free_bulk(frag, count);
+			ndn_fcount(w, face, NDN_FC_TX_DROP);
+			tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
+			return;
+		}
+		rte_pktmbuf_trim(frag[i], (uint16_t)(n + oh - (uint32_t)h));
+		off += n;
+	}
+	rte_pktmbuf_free(m);
+	for (uint32_t i = 0; i < count; i++)
+		if (link_send(w, face, f, frag[i]))
+			ndn_fcount(w, face, NDN_FC_TX_FRAGMENTS);
+	ndn_fcount(w, face, what);
+}
+
 void ndn_face_tx(struct tp_worker *w, uint16_t face, struct rte_mbuf *m, const uint8_t *tok,
 		 uint8_t tok_len, uint8_t nack_reason, enum ndn_face_ctr what)
 {
@@ -410,6 +532,10 @@ void ndn_face_tx(struct tp_worker *w, uint16_t face, struct rte_mbuf *m, const u
 	if (likely(tok_len && !nack_reason)) {
 		uint32_t len = m->pkt_len;
 		size_t h = tp_ndn_lp_token_header_size(tok_len, len);
+		if (unlikely(len + h > f->mtu)) {
+			tx_fragment(w, face, f, m, tok, tok_len, nack_reason, what);
+			return;
+		}
 		uint8_t *p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)h);
 		if (unlikely(p == NULL)) {
 			ndn_fcount(w, face, NDN_FC_TX_DROP);
@@ -427,6 +553,10 @@ void ndn_face_tx(struct tp_worker *w, uint16_t face, struct rte_mbuf *m, const u
 		    .nack_reason = nack_reason,
 		};
 		int h = tp_ndn_lp_encode(hdr, sizeof(hdr), &s);
+		if (unlikely(h > 0 && m->pkt_len + (uint32_t)h > f->mtu)) {
+			tx_fragment(w, face, f, m, tok, tok_len, nack_reason, what);
+			return;
+		}
 		uint8_t *p = h > 0 ? (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)h) : NULL;
 		if (unlikely(p == NULL)) {
 			ndn_fcount(w, face, NDN_FC_TX_DROP);
@@ -434,60 +564,11 @@ void ndn_face_tx(struct tp_worker *w, uint16_t face, struct rte_mbuf *m, const u
 			return;
 		}
 		memcpy(p, hdr, (size_t)h);
-	}
-	if (unlikely(m->pkt_len > f->mtu)) {
-		ndn_fcount(w, face, NDN_FC_TX_DROP);
-		tp_drop(w, m, NDN_CTR(NDN_C_MTU));
+	} else if (unlikely(m->pkt_len > f->mtu)) { /* a bare packet: fragments of it */
+		tx_fragment(w, face, f, m, tok, tok_len, nack_reason, what);
 		return;
 	}
-	uint32_t len = m->pkt_len;
-	uint16_t port;
-	if (f->kind == NDN_FACE_ETHER) {
-		uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, 14);
-		if (unlikely(eth == NULL)) {
-			ndn_fcount(w, face, NDN_FC_TX_DROP);
-			tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
-			return;
-		}
-		port = f->port;
-		memcpy(eth, &f->remote_mac, 6);
-		memcpy(eth + 6, &tp_iface_table[port].mac, 6);
-		eth[12] = 0x86;
-		eth[13] = 0x24;
-	} else {
-		uint32_t dst = rte_be_to_cpu_32(f->remote_ip), nh;
-		uint64_t l2;
-		tp_route_lookup_bulk(&dst, &nh, 1);
-		if (unlikely(nh == UINT32_MAX ||
-			     !(tp_nh_l2_flags(l2 = tp_nh_l2_load(nh)) & TP_NH_F_RESOLVED))) {
-			ndn_fcount(w, face, NDN_FC_TX_DROP);
-			tp_drop(w, m, NDN_CTR(NDN_C_UDP_UNRESOLVED));
-			return;
-		}
-		uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, 14 + 20 + 8);
-		if (unlikely(eth == NULL)) {
-			ndn_fcount(w, face, NDN_FC_TX_DROP);
-			tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
-			return;
-		}
-		port = tp_nh_l2_port(l2);
-		memcpy(eth, &l2, 6);
-		memcpy(eth + 6, &tp_iface_table[port].mac, 6);
-		eth[12] = 0x08;
-		eth[13] = 0x00;
-		uint8_t *ip = eth + 14, *udp = ip + 20;
-		uint32_t src =
-		    f->local_ip ? f->local_ip : rte_cpu_to_be_32(tp_iface_table[port].ip);
-		uint16_t udp_len = (uint16_t)(8 + len);
-		tp_ip4_write(ip, src, f->remote_ip, 17, 64, udp_len, 0);
-		memcpy(udp, &f->local_port, 2);
-		memcpy(udp + 2, &f->remote_port, 2);
-		udp[4] = (uint8_t)(udp_len >> 8);
-		udp[5] = (uint8_t)udp_len;
-		udp[6] = udp[7] = 0;
-	}
+	if (!link_send(w, face, f, m))
+		return;
 	ndn_fcount(w, face, what);
-	ndn_lcore(w)->fctr[face][NDN_FC_TX_BYTES] += len;
-	m->port = port;
-	tp_worker_tx_enqueue(w, m, port);
 }

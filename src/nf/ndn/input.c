@@ -56,7 +56,8 @@ static bool rx_decode(struct tp_worker *w, struct ndn_lcore *lc, struct rte_mbuf
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	int rc = tp_ndn_lp_decode(p, m->data_len, &lp);
 	if (unlikely(rc != TP_NDN_E_OK)) {
-		rx_drop(w, m, face, rc == TP_NDN_E_BAD_FRAGMENT ? NDN_C_LP_BAD_FRAGMENT : NDN_C_DECODE);
+		rx_drop(w, m, face,
+			rc == TP_NDN_E_BAD_FRAGMENT ? NDN_C_LP_BAD_FRAGMENT : NDN_C_DECODE);
 		return false;
 	}
 	lc->fctr[face][NDN_FC_RX_BYTES] += m->data_len;

@@ -45,9 +45,9 @@
 
 /* --- NDNLPv2 fragmentation: lp.c reassembles what faces receive, face.c fragments
  * what they send to the face's MTU --- */
-#define NDN_LP_TIMEOUT_MS 500	/* a partial packet's, after its last fragment (NFD's) */
-#define NDN_LP_POOL_SIZE 2047	/* mbufs for reassembled packets, all lcores */
-#define NDN_LP_DATA_ROOM 9216	/* the longest reassembled packet */
+#define NDN_LP_TIMEOUT_MS 500 /* a partial packet's, after its last fragment (NFD's) */
+#define NDN_LP_POOL_SIZE 2047 /* mbufs for reassembled packets, all lcores */
+#define NDN_LP_DATA_ROOM 9216 /* the longest reassembled packet */
 
 /* Module counters (in NDN_COUNTERS): each fragment lost is counted once, by why.
  * X(enum suffix, name, kind) */
