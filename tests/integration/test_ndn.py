@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from twinplane.api import ApiError
 from twinplane.lab import RouterLab
 from twinplane.lab.netns import veth
 from twinplane.lab.router import port_devargs
@@ -311,6 +312,42 @@ def test_pipeline_with_output_lcore(daemon_lab: Callable[..., RouterLab]) -> Non
     faces = lab.ctl("ndn", "face", "show")["faces"]
     tx_data = sum(f["counters"]["tx_data"] for f in faces if f["uri"].startswith("udp4://"))
     assert tx_data >= len(names) + 4, faces
+
+
+def test_pipeline_with_one_shared_queue(daemon_lab: Callable[..., RouterLab]) -> None:
+    """`queues shared`: the seed's NDN-DPDK variant, one ring per forwarding context
+    for Interests, Data and Nacks together (the model's comparison runs it). Every
+    packet of the exchange goes through that one ring; no per-type ring exists."""
+    lab = daemon_lab(
+        lcores="0@0,1@1,2@0",
+        extra_config=[
+            "lcore 1 role input",
+            "lcore 2 role forwarding",
+            "ndn enable pit-capacity 4096 cs-capacity 1024 interest-queue 256 queues shared",
+            "ndn face accept udp 10.0.0.0/8",
+        ],
+    )
+    conf = show(lab)["config"]
+    assert conf["queues"] == "shared" and conf["interest_queue"] == 256, conf
+    prod = Producer(lab, "h2", "/tp/shq")
+    names = [f"/tp/shq/{k}" for k in range(16)]
+    res = peer(lab, "h1", "consumer", *[w for n in names for w in ("--name", n)])
+    assert [(r["result"], r["name"]) for r in res] == [("data", n) for n in names], res
+    assert len(prod.interests()) == len(names)
+    rings = {r["name"]: r for r in lab.ctl("show", "rings")["rings"]}
+    assert "ndn-interest-0" not in rings and "ndn-data-0" not in rings, sorted(rings)
+    ring = rings["ndn-packets-0"]
+    # the Interests (but the face's first, which the control plane made) and the Data
+    assert ring["enqueued"] >= 2 * len(names) - 1, ring
+    assert ring["size"] == 256, ring
+    # a bad word is named, before "running already"
+    for words, msg in [
+        (["ndn", "enable", "queues", "pooled"], "bad queues 'pooled'"),
+        (["ndn", "enable", "queues"], "usage: ndn enable"),
+        (["ndn", "enable", "queues", "shared"], "running already"),
+    ]:
+        with pytest.raises(ApiError, match=msg):
+            lab.ctl(*words)
 
 
 def test_stage_telemetry(ndn_lab: RouterLab) -> None:

@@ -90,14 +90,23 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	uint64_t v;
 	static const char *const usage =
 	    "usage: ndn enable [ndt-comps N] [ndt-bits N] [pit-capacity N] [cs-capacity N] "
-	    "[interest-queue N] [data-queue N] [nack-queue N] [output-queue N]";
+	    "[interest-queue N] [data-queue N] [nack-queue N] [output-queue N] "
+	    "[queues separate|shared]";
 
-	if (ndn_conf.enabled)
-		return tp_cmd_err(ctx, EALREADY, "ndn enable: the forwarder is running already");
 	if (argc % 2)
 		return tp_cmd_err(ctx, EINVAL, "ndn enable: %s", usage);
 	for (int i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *val = argv[i + 1];
+		if (strcmp(k, "queues") == 0) {
+			if (strcmp(val, "shared") != 0 && strcmp(val, "separate") != 0)
+				return tp_cmd_err(
+				    ctx, EINVAL,
+				    "ndn enable: bad queues '%s' (separate: a ring per "
+				    "packet type; shared: one ring for all)",
+				    val);
+			c.shared_queue = strcmp(val, "shared") == 0;
+			continue;
+		}
 		struct {
 			const char *key;
 			uint64_t min, max;
@@ -125,6 +134,8 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			    val, opts[j].min, opts[j].max, opts[j].pow2 ? ", a power of two" : "");
 		*opts[j].dst = (unsigned int)v;
 	}
+	if (ndn_conf.enabled) /* after the syntax: a bad word is named first */
+		return tp_cmd_err(ctx, EALREADY, "ndn enable: the forwarder is running already");
 	/* forwarding contexts: the forwarding lcores, else every worker */
 	c.n_fwd = 0;
 	for (int role = TP_ROLE_FORWARDING; c.n_fwd == 0 && role >= TP_ROLE_WORKER; role--)
@@ -163,7 +174,12 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		static const char *const kinds[4] = {"interest", "data", "nack", "handback"};
 		for (unsigned int k = 0; k < 4; k++) {
 			char name[TP_RING_NAME_MAX];
-			snprintf(name, sizeof(name), "ndn-%s-%u", kinds[k], i);
+			if (c.shared_queue && (k == 1 || k == 2)) { /* the Interests' ring */
+				f->ring[k] = f->ring[0];
+				continue;
+			}
+			snprintf(name, sizeof(name), "ndn-%s-%u",
+				 c.shared_queue && k == 0 ? "packets" : kinds[k], i);
 			f->ring[k] =
 			    tp_ring_create(name, "ndn", k < 3 ? c.queue[k] : 1024, f->worker, 0,
 					   k < 3 ? ndn_fwd_ring : ndn_rx_ring, f);
@@ -510,6 +526,7 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(c, "interest_queue", ndn_conf.queue[0]);
 	tp_out_u64(c, "data_queue", ndn_conf.queue[1]);
 	tp_out_u64(c, "nack_queue", ndn_conf.queue[2]);
+	tp_out_str(c, "queues", ndn_conf.shared_queue ? "shared" : "separate");
 	tp_out_u64(c, "output_queue", ndn_conf.out_queue);
 	tp_out_u64(c, "output_lcores", ndn_conf.n_out);
 	unsigned int faces = 0;
@@ -622,10 +639,12 @@ static int telemetry_show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static struct tp_cmd c_enable = {"ndn enable",
-				 "[ndt-comps N] [ndt-bits N] [pit-capacity N] [cs-capacity N] "
-				 "[interest-queue N] [data-queue N] [nack-queue N]",
-				 "start the NDN forwarder", enable, NULL};
+static struct tp_cmd c_enable = {
+    "ndn enable",
+    "[ndt-comps N] [ndt-bits N] [pit-capacity N] [cs-capacity N] "
+    "[interest-queue N] [data-queue N] [nack-queue N] [output-queue N] "
+    "[queues separate|shared]",
+    "start the NDN forwarder", enable, NULL};
 static struct tp_cmd c_face_add = {"ndn face add",
 				   "udp A.B.C.D[:PORT] [local] | ether PORT [remote MAC] [local]",
 				   "add a face", face_add, NULL};

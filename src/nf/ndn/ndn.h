@@ -340,6 +340,8 @@ struct ndn_conf {
 	unsigned int ndt_bits;
 	unsigned int pit_capacity, cs_capacity;
 	unsigned int queue[3]; /* ring sizes: Interest, Data, Nack */
+	bool shared_queue;     /* one ring per context for all three (NDN-DPDK's old way,
+				* seed 002's finding), of the Interest ring's size */
 	unsigned int n_fwd;
 	unsigned int fwd_worker[NDN_CTX_MAX];
 	unsigned int n_out; /* output lcores (role output); 0: the forwarding lcores send */
