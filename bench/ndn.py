@@ -169,9 +169,26 @@ class Bed:
     """The generator's consumer and producer ports, and twinplane between them
     (``loopback``: no forwarder, the consumer's port joined to the producer's)."""
 
-    def __init__(self, payload: int, workdir: Path, tsc: float, loopback: bool = False) -> None:
+    def __init__(
+        self,
+        payload: int,
+        workdir: Path,
+        tsc: float,
+        loopback: bool = False,
+        rsize: int = MEMIF_RSIZE,
+        ndn_enable: str = "",
+        lcores: tuple[str, ...] = (),
+    ) -> None:
+        """``rsize``: the memif rings' log2 size (with one lcore, the forwarder's
+        queues); ``ndn_enable``: words added to ``ndn enable``; ``lcores``: the
+        forwarder's data-plane lcores' roles (``input``, ``forwarding``...), all on
+        the forwarder's CPU (sharing it, idle ones backing off), else one lcore
+        running every stage."""
         self.payload = payload
         self.loopback = loopback
+        self.rsize = rsize
+        self.ndn_enable = ndn_enable
+        self.lcores = lcores
         self.tsc = tsc
         self.tag = f"tpn{os.getpid()}-{secrets.token_hex(2)}"
         kind = "loopback" if loopback else "twinplane"
@@ -199,7 +216,7 @@ class Bed:
         sd = self.workdir / "memif"
         sd.mkdir(exist_ok=True)
         l0, l1 = sd / "l0.sock", sd / "l1.sock"
-        r = MEMIF_RSIZE
+        r = self.rsize
         if self.loopback:
             gports = (
                 D.memif_devargs(0, "server", l0, D.GEN_MAC[0], r),
@@ -234,20 +251,26 @@ class Bed:
         assert self.gen is not None
         sd = self.workdir / "memif"
         dports = [
-            D.memif_devargs(i, "client", sd / f"l{i}.sock", D.DUT_MAC[i], MEMIF_RSIZE)
+            D.memif_devargs(i, "client", sd / f"l{i}.sock", D.DUT_MAC[i], self.rsize)
             for i in (0, 1)
         ]
+        roles = [f"lcore {i + 1} role {r}" for i, r in enumerate(self.lcores)]
+        txq = " txq 1" if len(self.lcores) > 1 else ""
         config = "\n".join(
             [
                 "# bench/ndn.py: the NDN forwarder, and IPv4 on the same ports",
-                f"port add p0 {dports[0]}",
-                f"port add p1 {dports[1]}",
+                # the generator's memif servers have one queue pair: a second TX ring
+                # from a second lcore would be refused, so the lcores share one
+                f"port add p0 {dports[0]}{txq}",
+                f"port add p1 {dports[1]}{txq}",
                 f"address add {D.DUT_ADDR[0]} dev p0",
                 f"address add {D.DUT_ADDR[1]} dev p1",
                 f"neigh add {D.GEN_IP[0]} lladdr {D.GEN_MAC[0]} dev p0",
                 f"neigh add {D.GEN_IP[1]} lladdr {D.GEN_MAC[1]} dev p1",
                 f"route add {D.DST_NET} via {D.GEN_IP[1]}",
-                f"ndn enable pit-capacity {PIT_CAPACITY} cs-capacity {CS_CAPACITY}",
+                *roles,
+                f"ndn enable pit-capacity {PIT_CAPACITY} cs-capacity {CS_CAPACITY}"
+                + (f" {self.ndn_enable}" if self.ndn_enable else ""),
                 "",
             ]
         )
@@ -257,8 +280,9 @@ class Bed:
             f"{self.tag}t",
             self.workdir,
             config,
-            lcores=f"0@{D.GEN_CPU},1@{D.DUT_CPU}",
-            extra_args=["--no-backoff"],
+            lcores=f"0@{D.GEN_CPU},"
+            + ",".join(f"{i + 1}@{D.DUT_CPU}" for i in range(max(1, len(self.lcores)))),
+            extra_args=[] if len(self.lcores) > 1 else ["--no-backoff"],
         )
         self.daemon.start(timeout=60)
         self.setup.append("twinplane " + shlex.join(self.daemon.argv[1:]))

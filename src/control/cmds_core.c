@@ -43,18 +43,19 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	int ret;
 
 	if (argc < 2 || argc % 2)
-		return tp_cmd_err(
-		    ctx, EINVAL,
-		    "port add: usage: port add NAME DEVARGS [rxq N] [rxd N] [txd N] [mtu N]");
+		return tp_cmd_err(ctx, EINVAL,
+				  "port add: usage: port add NAME DEVARGS [rxq N] [txq N] [rxd N] "
+				  "[txd N] [mtu N]");
 	for (int i = 2; i < argc; i += 2) {
 		uint16_t *dst = strcmp(argv[i], "rxq") == 0   ? &o.nb_rxq
+				: strcmp(argv[i], "txq") == 0 ? &o.nb_txq
 				: strcmp(argv[i], "rxd") == 0 ? &o.nb_rxd
 				: strcmp(argv[i], "txd") == 0 ? &o.nb_txd
 				: strcmp(argv[i], "mtu") == 0 ? &o.mtu
 							      : NULL;
 		if (dst == NULL)
 			return tp_cmd_err(ctx, EINVAL,
-					  "port add: unknown option '%s' (rxq, rxd, txd, mtu)",
+					  "port add: unknown option '%s' (rxq, txq, rxd, txd, mtu)",
 					  argv[i]);
 		if (tp_parse_u64(argv[i + 1], 1, 16384, &v) < 0)
 			return tp_cmd_err(ctx, EINVAL, "port add: %s: bad number '%s' (1-16384)",
@@ -631,7 +632,8 @@ static int version(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static struct tp_cmd c_port_add = {"port add", "NAME DEVARGS [rxq N] [rxd N] [txd N] [mtu N]",
+static struct tp_cmd c_port_add = {"port add",
+				   "NAME DEVARGS [rxq N] [txq N] [rxd N] [txd N] [mtu N]",
 				   "probe a device and start forwarding on it", port_add, NULL};
 static struct tp_cmd c_port_del = {"port del", "NAME", "stop and remove a port", port_del, NULL};
 static struct tp_cmd c_port_set = {

@@ -267,7 +267,9 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	snprintf(p->devargs, sizeof(p->devargs), "%s", devargs);
 	snprintf(p->devname, sizeof(p->devname), "%.*s", (int)strcspn(devargs, ","), devargs);
 	p->nb_rxq = o->nb_rxq ? o->nb_rxq : 1;
-	p->nb_txq = (uint16_t)tp.n_workers; /* one per lcore if the device has them */
+	/* one per lcore if the device has them, unless fewer are asked for (a memif peer
+	 * with one queue refuses a second ring) */
+	p->nb_txq = o->nb_txq && o->nb_txq < tp.n_workers ? o->nb_txq : (uint16_t)tp.n_workers;
 	p->nb_rxd = o->nb_rxd ? o->nb_rxd : DEFAULT_RXD;
 	p->nb_txd = o->nb_txd ? o->nb_txd : DEFAULT_TXD;
 	p->mtu = o->mtu;

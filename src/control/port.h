@@ -46,6 +46,7 @@ struct tp_port {
 
 struct tp_port_opts {
 	uint16_t nb_rxq, nb_rxd, nb_txd, mtu;
+	uint16_t nb_txq; /* 0: one per data-plane lcore (fewer are shared under a lock) */
 };
 
 /* Probe devargs, configure and start it, create its TAP, hand its queues to the

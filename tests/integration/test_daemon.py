@@ -68,6 +68,8 @@ def test_twinctl_errors_are_specific(router_lab: RouterLab) -> None:
         (["route", "add", "10.1.0.0/16", "via", "10.0.2.300"], "bad gateway '10.0.2.300'"),
         (["port", "add", "p0", "net_null9"], "port 'p0' exists"),
         (["port", "add", "pz", "net_nosuchpmd0"], "cannot probe 'net_nosuchpmd0'"),
+        (["port", "add", "pz", "net_null7", "txq", "0"], "txq: bad number '0' (1-16384)"),
+        (["port", "add", "pz", "net_null7", "txqs", "1"], "unknown option 'txqs' (rxq, txq,"),
         (["show", "everything"], "unknown command 'show everything'"),
         (["set", "exception", "rate", "-5"], "bad rate '-5'"),
     ]:

@@ -190,6 +190,26 @@ class Dist:
             c.n_samples = len(self.samples)
         return c
 
+    def scaled(self, k: float) -> Dist:
+        """Draws times k: the location, the scale, the samples and the added
+        constant (the families here are location-scale ones; Box-Cox is not, and
+        is refused)."""
+        if k == 1.0:
+            return self
+        if self.kind == "boxcox":
+            raise SimError("a Box-Cox distribution does not scale: use its samples")
+        return replace(
+            self,
+            loc=self.loc * k,
+            scale=self.scale * k,
+            samples=tuple(x * k for x in self.samples) if self.samples else None,
+            add=self.add * k,
+        )
+
+    def mean(self) -> float:
+        """The mean of 40,000 of the simulator's own draws."""
+        return float(self.draw(40000, seed=11).mean())
+
     def draw(self, n: int, seed: int = 1) -> np.ndarray:
         """n draws from the simulator's own sampler (to test it against scipy)."""
         keep: list[Any] = []
