@@ -150,33 +150,17 @@ def cmd_smc(a: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_theory(a: argparse.Namespace) -> dict[str, Any]:
-    lam, mu = a.load / a.service, 1 / a.service
     kind = a.kind
-    d = Dist.expon(a.service) if kind != "md1k" else Dist.const(a.service)
-    c = a.servers if kind == "mmck" else 1
-    m = Pipeline(
-        fwd_i=d,
-        interval=1 / lam,
-        poisson=True,
-        interest_only=True,
-        n_fwd=c,
-        dispatch="pool",
-        q_interest=a.capacity - c,
-        n_interests=a.interests,
-        warmup=a.warmup,
+    m, closed = theory.queue_model(
+        kind, a.load, a.capacity, a.servers, a.service, a.interests, a.warmup
     )
     est = smc.estimate(m, "loss", a.epsilon, a.delta, seed=a.seed)
-    closed = {
-        "mm1k": lambda: theory.mm1k_loss(lam, mu, a.capacity),
-        "md1k": lambda: theory.md1k_loss(lam, a.service, a.capacity),
-        "mmck": lambda: theory.mmck_loss(lam, mu, c, a.capacity),
-    }[kind]()
     out = {"kind": kind, "load": a.load, "K": a.capacity, "closed_form": closed}
     out["smc"] = est.to_dict()
     out["abs_error"] = abs(est.value - closed)
     out["within_epsilon"] = out["abs_error"] <= a.epsilon
     if kind == "mm1k" and a.storm:
-        out["storm"] = theory.mm1k_loss_storm(lam, mu, a.capacity)
+        out["storm"] = theory.mm1k_loss_storm(a.load / a.service, 1 / a.service, a.capacity)
     return out
 
 

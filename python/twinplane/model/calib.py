@@ -203,15 +203,33 @@ def stage_dist(samples: list[float], f: Fit | None, k: float) -> Dist:
     return Dist("empirical", samples=tuple(float(v) for v in np.sort(x))).scaled(k)
 
 
-def scale_of(samples: dict[str, Any]) -> float:
-    """busy / timed per packet (1 when the set has no busy time: a file of stage
-    samples alone is taken as it is)."""
+def _unscaled(samples: dict[str, Any]) -> dict[str, Dist]:
+    f = fits(samples)
+    if "interest" not in f or "data" not in f:
+        raise ValueError("calibration needs samples of the interest and data stages")
     st = samples["stages"]
-    timed = _mean(st.get("input", [])) + 0.5 * (
-        _mean(st.get("interest", [])) + _mean(st.get("data", []))
-    )
+    out = {
+        "fwd_i": stage_dist(st["interest"], f["interest"], 1.0),
+        "fwd_d": stage_dist(st["data"], f["data"], 1.0),
+    }
+    if "input" in f:
+        out["in_i"] = out["in_d"] = stage_dist(st["input"], f["input"], 1.0)
+    return out
+
+
+def scale_of(samples: dict[str, Any], dists: dict[str, Dist] | None = None) -> float:
+    """busy / timed per packet, timed as the simulator will draw it (the stages'
+    distributions' means: a packet's input stage and half an exchange's forwarding
+    stages); 1 when the set has no busy time (a file of stage samples alone is
+    taken as it is)."""
     busy = samples.get("busy_ns_per_packet")
-    return float(busy) / timed if busy and timed > 0 else 1.0
+    if not busy:
+        return 1.0
+    d = dists or _unscaled(samples)
+    timed = (d["in_i"].mean() if "in_i" in d else 0.0) + 0.5 * (
+        d["fwd_i"].mean() + d["fwd_d"].mean()
+    )
+    return float(busy) / timed if timed > 0 else 1.0
 
 
 def service_dists(samples: dict[str, Any]) -> dict[str, Dist]:
@@ -219,15 +237,6 @@ def service_dists(samples: dict[str, Any]) -> dict[str, Dist]:
     the telemetry does not tell them apart), the Interest and Data forwarding
     stages, each scaled so that a packet's mean is the lcore's busy time per packet
     (see the module's text)."""
-    f = fits(samples)
-    if "interest" not in f or "data" not in f:
-        raise ValueError("calibration needs samples of the interest and data stages")
-    k = scale_of(samples)
-    st = samples["stages"]
-    out = {
-        "fwd_i": stage_dist(st["interest"], f["interest"], k),
-        "fwd_d": stage_dist(st["data"], f["data"], k),
-    }
-    if "input" in f:
-        out["in_i"] = out["in_d"] = stage_dist(st["input"], f["input"], k)
-    return out
+    d = _unscaled(samples)
+    k = scale_of(samples, d)
+    return {name: dist.scaled(k) for name, dist in d.items()}

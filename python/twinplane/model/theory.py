@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from twinplane.model.sim import Dist, Pipeline
+
 
 def mm1k_loss(lam: float, mu: float, k: int) -> float:
     """P(an arrival finds K in the system), Poisson arrivals at lam, exponential
@@ -94,3 +96,42 @@ label "full" = n = K;
     model = stormpy.build_model(program, props)
     result = stormpy.model_checking(model, props[0])
     return float(result.get_value(model.initial_states[0]))
+
+
+def queue_model(
+    kind: str,
+    load: float,
+    k: int,
+    c: int = 1,
+    service: float = 100.0,
+    n_interests: int = 600,
+    warmup: int = 100,
+) -> tuple[Pipeline, float]:
+    """A textbook queue as the simulator's configuration, with its closed-form loss:
+    ``kind`` mm1k or md1k (one server, exponential or constant service) or mmck (c
+    servers sharing one queue, exponential service); ``load`` = lambda / (c mu);
+    ``k`` the capacity (waiting room + servers); Poisson arrivals, no producer."""
+    if kind not in ("mm1k", "md1k", "mmck"):
+        raise ValueError(f"queue kind {kind!r}: mm1k, md1k or mmck")
+    c = c if kind == "mmck" else 1
+    if k < c:
+        raise ValueError(f"capacity {k}: at least the {c} server(s)")
+    lam, mu = load * c / service, 1 / service
+    model = Pipeline(
+        fwd_i=Dist.const(service) if kind == "md1k" else Dist.expon(service),
+        interval=1 / lam,
+        poisson=True,
+        interest_only=True,
+        n_fwd=c,
+        dispatch="pool",
+        q_interest=k - c,
+        n_interests=n_interests,
+        warmup=warmup,
+    )
+    if kind == "mm1k":
+        closed = mm1k_loss(lam, mu, k)
+    elif kind == "md1k":
+        closed = md1k_loss(lam, service, k)
+    else:
+        closed = mmck_loss(lam, mu, c, k)
+    return model, closed
