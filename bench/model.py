@@ -1227,6 +1227,14 @@ def main(argv: list[str] | None = None) -> int:
     doc["beds"] = beds
     doc["payload_bed"] = pbed
     doc["queue_beds"] = qbeds
+    if args.from_measure:
+        when = dt.datetime.fromtimestamp(args.from_measure.stat().st_mtime, dt.UTC)
+        doc["notes"].insert(
+            0,
+            f"The forwarder's measurements were taken at {when:%Y-%m-%d %H:%M} UTC (the "
+            "tree of the commit before this one, the forwarder unchanged since); the model "
+            "side was computed again from them at this commit (--from-measure).",
+        )
     doc = finish(doc)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "model.json").write_text(json.dumps(doc, indent=1))
