@@ -13,7 +13,7 @@ A *sample set* is a dict::
 
 ``busy_ns_per_packet`` is what the lcore really spends per packet (its busy time
 over the packets it received, ``show workers``). The stages' timings do not add up
-to it: on this machine a packet's timed stages sum to two to four times its share of
+to it: on this machine a packet's timed stages sum to 0.4 to 6 times its share of
 the busy time (bench/model.py reports both; a sampled packet's stage may take in
 its burst's transmission and cold cache lines the untimed packets find prefetched:
 not established). So the model takes the
