@@ -59,7 +59,6 @@ import secrets
 import shlex
 import statistics
 import sys
-import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -1045,14 +1044,11 @@ def main(argv: list[str] | None = None) -> int:
         write_report(doc, args.out)
         plot(doc, args.out)
         return 0
-    if os.geteuid() != 0:
-        print("bench/iotgw.py: run as root (namespaces, hugepages)", file=sys.stderr)
+    started = D.bench_start("iotgw", args.workdir)
+    if started is None:
         return 2
+    tsc, workdir = started
     D.ensure_hugepages()
-    D.pin_to_generator_cpu()
-    tsc = D.tsc_hz()[0]
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tp-iotgw-"))
-    print(f"bench/iotgw.py: work directory {workdir}", flush=True)
     wires = [w for w in args.wires.split(",") if w]
     systems = [s for s in args.systems.split(",") if s]
     runs: list[dict[str, Any]] = []

@@ -61,7 +61,6 @@ import math
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -1160,13 +1159,10 @@ def main(argv: list[str] | None = None) -> int:
         write_report(doc, args.out)
         plot(doc, args.out)
         return 0
-    if os.geteuid() != 0:
-        print("bench/model.py: run as root (namespaces, hugepages)", file=sys.stderr)
+    started = D.bench_start("model", args.workdir)
+    if started is None:
         return 2
-    D.pin_to_generator_cpu()
-    tsc = D.tsc_hz()[0]
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tp-model-"))
-    print(f"bench/model.py: work directory {workdir}", flush=True)
+    tsc, workdir = started
     n_steps = len(args.rsizes) * len(args.comps) * (1 + args.reps) + 2 + 7
     prog = Progress(n_steps, "model")
     t0 = time.monotonic()

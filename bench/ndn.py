@@ -78,7 +78,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -1412,13 +1411,10 @@ def main(argv: list[str] | None = None) -> int:
         write_report(doc, args.out)
         plot(doc, args.out)
         return 0
-    if os.geteuid() != 0:
-        print("bench/ndn.py: run as root (namespaces, hugepages)", file=sys.stderr)
+    started = D.bench_start("ndn", args.workdir)
+    if started is None:
         return 2
-    D.pin_to_generator_cpu()
-    tsc = D.tsc_hz()[0]
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tp-ndn-"))
-    print(f"bench/ndn.py: work directory {workdir}", flush=True)
+    tsc, workdir = started
     per_bed = 2 + len(args.comps)
     total = args.reps * (
         len(args.payloads) * per_bed + 3 * (len(args.comps) * 2 + len(args.payloads) - 1) + 4

@@ -42,6 +42,8 @@ import secrets
 import shlex
 import signal
 import subprocess
+import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -968,6 +970,20 @@ class Testbed:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def bench_start(script: str, workdir: Path | None) -> tuple[float, Path] | None:
+    """A benchmark's start: root checked (None, with the reason on stderr, when
+    not), this process pinned to the generator's CPU, the TSC's rate, and the work
+    directory (``workdir`` or a fresh one, announced)."""
+    if os.geteuid() != 0:
+        print(f"bench/{script}.py: run as root (namespaces, hugepages)", file=sys.stderr)
+        return None
+    pin_to_generator_cpu()
+    tsc = tsc_hz()[0]
+    wd = workdir or Path(tempfile.mkdtemp(prefix=f"tp-{script}-"))
+    print(f"bench/{script}.py: work directory {wd}", flush=True)
+    return tsc, wd
 
 
 def pin_to_generator_cpu() -> None:
