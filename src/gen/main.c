@@ -139,7 +139,14 @@ int main(int argc, char **argv)
 			eo.name = optarg;
 			break;
 		case 's':
-			snprintf(sock, sizeof(sock), "%s", optarg);
+			if (strlen(optarg) >= sizeof(sock)) {
+				fprintf(stderr,
+					"twinplane-gen: --socket: path too long (%zu bytes, %zu at "
+					"most: a unix socket's)\n",
+					strlen(optarg), sizeof(sock) - 1);
+				return EXIT_FAILURE;
+			}
+			strcpy(sock, optarg);
 			break;
 		case 'c':
 			config = optarg;

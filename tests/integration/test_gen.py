@@ -341,3 +341,14 @@ def test_phd_invoke_ids_advance_across_trials(workdir: Path) -> None:
     assert len(seen) == 4
     for ident, ids in seen.items():
         assert len(ids) == 2 and ids[1] > ids[0], (ident, ids)
+
+
+def test_socket_path_too_long_is_refused(tmp_path: Path) -> None:
+    """A unix socket's path holds 107 bytes: a longer --socket is refused by name,
+    not cut short (a client would never find the socket)."""
+    long = tmp_path / ("s" * (120 - len(str(tmp_path)))) / "g.sock"
+    res = subprocess.run(
+        [str(GEN), "--socket", str(long)], capture_output=True, text=True, timeout=30
+    )
+    assert res.returncode == 1, res
+    assert "--socket: path too long" in res.stderr and "107 at most" in res.stderr, res.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -33,21 +34,23 @@ def _bench_ndn() -> Any:
 
 
 @pytest.fixture
-def bed(tmp_path: Path) -> Iterator[Any]:
+def bed() -> Iterator[Any]:
     if os.geteuid() != 0:
         pytest.skip("needs root (hugepages, DPDK)")
     nb = _bench_ndn()
     D.ensure_hugepages(1024)
     before = os.sched_getaffinity(0)
     D.pin_to_generator_cpu()
-    b = nb.Bed(0, tmp_path, D.tsc_hz()[0], rsize=10)
-    try:
-        b.start()
-        b.set_mode("ndn")
-        yield b
-    finally:
-        b.close()
-        os.sched_setaffinity(0, before)
+    # a short directory: the bed's API sockets must fit a unix socket's 107 bytes
+    with tempfile.TemporaryDirectory(prefix="tpm-") as wd:
+        b = nb.Bed(0, Path(wd), D.tsc_hz()[0], rsize=10)
+        try:
+            b.start()
+            b.set_mode("ndn")
+            yield b
+        finally:
+            b.close()
+            os.sched_setaffinity(0, before)
 
 
 def test_calibrate_from_the_live_forwarder_then_plan(
