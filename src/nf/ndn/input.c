@@ -12,6 +12,7 @@
 
 #include <rte_cycles.h>
 #include <rte_prefetch.h>
+#include <rte_random.h>
 
 #include "ndn.h"
 
@@ -45,7 +46,10 @@ static bool rx_decode(struct tp_worker *w, struct ndn_lcore *lc, struct rte_mbuf
 	uint8_t sampled = 0;
 	uint32_t every = __atomic_load_n(&ndn_tel_every, __ATOMIC_RELAXED);
 	if (unlikely(every) && --lc->tel.countdown == 0) {
-		lc->tel.countdown = every;
+		/* the next one at random, 1 to 2 every - 1 packets on (mean: every): a
+		 * fixed period dividing the burst size picks the same places in each
+		 * burst, e.g. always the packet whose enqueue sends the whole burst */
+		lc->tel.countdown = every > 1 ? 1 + (uint32_t)rte_rand_max(2ull * every - 1) : 1;
 		sampled = 1;
 		t0 = rte_rdtsc();
 	}

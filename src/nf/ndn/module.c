@@ -574,9 +574,10 @@ static int telemetry_set(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	uint64_t v;
 
 	if (argc != 2 || strcmp(argv[0], "sample") != 0 || num(argv[1], 0, 1u << 20, &v) < 0)
-		return tp_cmd_err(ctx, EINVAL,
-				  "ndn telemetry: usage: ndn telemetry sample N (1 packet in N "
-				  "timed, 0-1048576, 0: off)");
+		return tp_cmd_err(
+		    ctx, EINVAL,
+		    "ndn telemetry: usage: ndn telemetry sample N (1 packet in N at random "
+		    "timed, 0-1048576, 0: off)");
 	for (unsigned int i = 0; i < tp.n_workers; i++)
 		ndn_lcore(tp.workers[i])->tel.countdown = (uint32_t)(v ? v : 1);
 	__atomic_store_n(&ndn_tel_every, (uint32_t)v, __ATOMIC_RELEASE);
@@ -669,8 +670,8 @@ static struct tp_cmd c_strategy = {"ndn strategy set", "PREFIX best-route|multic
 static struct tp_cmd c_show = {"show ndn", NULL, "PIT and CS occupancy, forwarding counters", show,
 			       NULL};
 static struct tp_cmd c_tel = {"ndn telemetry", "sample N",
-			      "time 1 packet in N through each stage (0: off)", telemetry_set,
-			      NULL};
+			      "time 1 packet in N (at random) through each stage (0: off)",
+			      telemetry_set, NULL};
 static struct tp_cmd c_tel_show = {"show ndn telemetry", "[raw]",
 				   "per-stage latency: percentiles, histogram, recent samples",
 				   telemetry_show, NULL};
