@@ -13,10 +13,11 @@ A *sample set* is a dict::
 
 ``busy_ns_per_packet`` is what the lcore really spends per packet (its busy time
 over the packets it received, ``show workers``). The stages' timings do not add up
-to it: on this machine a packet's timed stages sum to 0.4 to 6 times its share of
-the busy time (bench/model.py reports both; a sampled packet's stage may take in
-its burst's transmission and cold cache lines the untimed packets find prefetched:
-not established). So the model takes the
+to it: the poll loop is timed by no stage, a burst's transmission falls in the stage
+of the one packet whose enqueue sends it, and a preempted sample takes milliseconds
+(on this machine the timed stages come to about 0.8 of the busy time; they came to
+six times it while 1 packet in exactly 16 was sampled, always the burst's last).
+So the model takes the
 *shapes* from the telemetry and the *mean* from the busy time: every stage is
 scaled by ``busy / timed`` (``scale`` in the calibration), the share of each stage
 kept."""
