@@ -1064,11 +1064,9 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         L.append(f"| {comps} | {iv} ns | {pl} | " + " | ".join(_p(y) for y in ys) + " |")
     L += [
         "",
-        "Where satisfaction stays under 100 % however many forwarding lcores, the model's "
-        "single input lcore is the limit: it decodes the Interests and the Data alike, two "
-        "packets per exchange, in one FIFO (the seed's plateaus too). With 13 components "
-        "more forwarding lcores can lower it: more Interests reach the producer, and their "
-        "Data crowd that one queue.",
+        "In the pipeline one input lcore decodes the Interests and the Data alike, two "
+        "packets per exchange, through one FIFO: where satisfaction stays under 100 % "
+        "however many forwarding lcores, that lcore is the limit (the seed's plateaus).",
     ]
     sq = fg["shared_vs_separate"]
     L += [
