@@ -59,7 +59,6 @@ import importlib.util
 import json
 import math
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -1197,10 +1196,7 @@ def main(argv: list[str] | None = None) -> int:
     prog.advance(1, "validation")
     figs = figures(beds, qbeds, rates, args, prog)
     prog.close()
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
-        capture_output=True, text=True, check=False,
-    ).stdout.strip()  # fmt: skip
+    commit = D.git_rev()
     doc: dict[str, Any] = {
         "mode": "quick" if args.quick else "full",
         "commit": commit,
