@@ -63,7 +63,8 @@ def _require_daemon() -> None:
 
 @pytest.fixture
 def daemon_lab(request: pytest.FixtureRequest) -> Iterator[Callable[..., RouterLab]]:
-    """A factory: ``daemon_lab(**kwargs)`` builds ``RouterLab(**kwargs)`` for this test.
+    """A factory: ``daemon_lab(**kwargs)`` builds ``RouterLab(**kwargs)`` for this test
+    (or ``lab_class(**kwargs)``, a RouterLab subclass such as the switch lab).
 
     With a daemon (the default), a baseline of in-use mbufs is taken once it
     runs; after a passing test, the fixture asserts that the daemon still runs
@@ -74,10 +75,10 @@ def daemon_lab(request: pytest.FixtureRequest) -> Iterator[Callable[..., RouterL
     labs = request.node.stash.setdefault(LABS, [])
     with contextlib.ExitStack() as stack:
 
-        def make(**kwargs: Any) -> RouterLab:
+        def make(lab_class: type[RouterLab] = RouterLab, **kwargs: Any) -> RouterLab:
             if kwargs.get("start_daemon", True):
                 _require_daemon()
-            lab = RouterLab(**kwargs)
+            lab = lab_class(**kwargs)
             labs.append(lab)
             stack.enter_context(_checked(lab, request))
             return lab

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The L2 switch's fast path: the "l2" port mode (bridging) and the "chain" mode
+ * (cross-connect). See l2.h for who writes what. */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_ether.h>
+#include <rte_hash.h>
+#include <rte_mbuf.h>
+
+#include "../../core/tp.h"
+#include "../../core/worker.h"
+#include "../../tables/iface.h"
+#include "l2.h"
+
+static inline uint32_t key_slot(const struct l2_key *k)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, k, 8);
+	v ^= (uint64_t)k->bridge << 48;
+	v *= 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(v >> 56) % L2_LEARN_CACHE;
+}
+
+/* Ask the control plane to learn key on port, once per 10 ms per lcore. */
+static void learn(struct tp_worker *w, struct l2_lcore *lc, const struct l2_key *k, uint16_t port)
+{
+	uint32_t s = key_slot(k);
+	struct l2_learn ev;
+
+	if (lc->sent[s].port == port && memcmp(&lc->sent[s].key, k, sizeof(*k)) == 0 &&
+	    w->now - lc->sent[s].tsc < tp.tsc_hz / 100)
+		return;
+	ev.key = *k;
+	ev.port = port;
+	ev.pad = 0;
+	if (rte_ring_sp_enqueue_elem(lc->learn, &ev, sizeof(ev)) != 0) {
+		tp_count(w, port, L2_CTR(LEARN_RING_FULL));
+		return;
+	}
+	lc->sent[s].key = *k;
+	lc->sent[s].port = port;
+	lc->sent[s].tsc = w->now;
+	tp_count(w, port, L2_CTR(LEARN_EVENTS));
+}
+
+/* Make m's tag what out port wants for vid: none on an access port or for a trunk's
+ * native VLAN, else 802.1Q with vid. tagged: m carries a tag now. 0, or -1 (no
+ * headroom for a tag: the caller drops m). */
+static inline int egress_tag(struct rte_mbuf *m, bool tagged, uint16_t vid,
+			     const struct l2_port *op)
+{
+	bool want = op->trunk && vid != op->pvid;
+	uint8_t *p;
+
+	if (want == tagged) {
+		if (want) { /* a priority tag (VID 0) gets its VLAN */
+			uint16_t *tcip = (uint16_t *)(rte_pktmbuf_mtod(m, uint8_t *) + 14);
+			uint16_t tci = rte_be_to_cpu_16(*tcip);
+			if ((tci & 0xfff) != vid)
+				*tcip = rte_cpu_to_be_16((uint16_t)((tci & 0xf000) | vid));
+		}
+		return 0;
+	}
+	if (want) {
+		p = (uint8_t *)rte_pktmbuf_prepend(m, 4);
+		if (p == NULL)
+			return -1;
+		memmove(p, p + 4, 12);
+		*(uint16_t *)(p + 12) = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		*(uint16_t *)(p + 14) = rte_cpu_to_be_16(vid);
+		return 0;
+	}
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	memmove(p + 4, p, 12);
+	rte_pktmbuf_adj(m, 4);
+	return 0;
+}
+
+static inline void send_one(struct tp_worker *w, struct rte_mbuf *m, bool tagged, uint16_t vid,
+			    const struct l2_port *op, uint16_t in)
+{
+	if (unlikely(egress_tag(m, tagged, vid, op) < 0)) {
+		w->ctr[in][L2_CTR(TAG_NO_ROOM)]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	tp_worker_tx_enqueue(w, m, op->port);
+}
+
+/* Every other member port carrying vid gets a copy; the last one gets m. */
+static void flood(struct tp_worker *w, struct rte_mbuf *m, bool tagged, uint16_t vid,
+		  const struct l2_members *mb, uint16_t in)
+{
+	const struct l2_port *to[TP_MAX_PORTS];
+	unsigned int t = 0;
+
+	for (unsigned int i = 0; i < mb->n; i++) {
+		const struct l2_port *op = mb->by_port[mb->list[i]];
+		if (op != NULL && op->port != in && l2_vlan_allowed(op, vid))
+			to[t++] = op;
+	}
+	if (t == 0) {
+		tp_drop(w, m, L2_CTR(NO_DESTINATION));
+		return;
+	}
+	tp_count(w, in, L2_CTR(FLOODED));
+	for (unsigned int i = 0; i + 1 < t; i++) {
+		struct rte_mbuf *c = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+		if (c == NULL) {
+			w->ctr[in][L2_CTR(FLOOD_COPY_FAILED)]++;
+			continue;
+		}
+		c->port = in;
+		tp_count(w, in, L2_CTR(FLOOD_COPIES));
+		send_one(w, c, tagged, vid, to[i], in);
+	}
+	send_one(w, m, tagged, vid, to[t - 1], in);
+}
+
+void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	const uint16_t in = pkts[0]->port;
+	const struct l2_port *lp = tp_iface_table[in].mode_ctx;
+	const struct l2_bridge *br = lp->br;
+	const struct l2_members *mb = __atomic_load_n(&br->members, __ATOMIC_ACQUIRE);
+	struct l2_lcore *lc = tp_nf_lcore(w, &tp_l2_nf);
+	struct l2_key keys[2 * TP_BURST];
+	const void *kp[2 * TP_BURST];
+	void *data[2 * TP_BURST];
+	struct rte_mbuf *ok[TP_BURST];
+	uint16_t vids[TP_BURST];
+	uint8_t tagged[TP_BURST];
+	uint64_t hits = 0;
+	unsigned int k = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		uint16_t vid = lp->pvid;
+		bool tag = false;
+
+		tp_count(w, in, L2_CTR(RX));
+		if (unlikely(rte_pktmbuf_data_len(m) < sizeof(*eh))) {
+			tp_drop(w, m, L2_CTR(RUNT));
+			continue;
+		}
+		if (unlikely(rte_is_multicast_ether_addr(&eh->src_addr) ||
+			     rte_is_zero_ether_addr(&eh->src_addr))) {
+			tp_drop(w, m, L2_CTR(BAD_SRC_MAC));
+			continue;
+		}
+		/* 01:80:c2:00:00:0x (STP, LACP, LLDP, 802.1X...): never forwarded (802.1Q 8.6.3) */
+		if (unlikely(eh->dst_addr.addr_bytes[0] == 0x01 &&
+			     eh->dst_addr.addr_bytes[1] == 0x80 &&
+			     eh->dst_addr.addr_bytes[2] == 0xc2 &&
+			     eh->dst_addr.addr_bytes[3] == 0 && eh->dst_addr.addr_bytes[4] == 0 &&
+			     (eh->dst_addr.addr_bytes[5] & 0xf0) == 0)) {
+			tp_drop(w, m, L2_CTR(LINK_LOCAL));
+			continue;
+		}
+		if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
+			if (unlikely(rte_pktmbuf_data_len(m) < sizeof(*eh) + 4)) {
+				tp_drop(w, m, L2_CTR(RUNT));
+				continue;
+			}
+			uint16_t tv = rte_be_to_cpu_16(*(const uint16_t *)(eh + 1)) & 0xfff;
+			tag = true;
+			if (tv != 0) { /* VID 0: priority-tagged, the port's VLAN */
+				if (unlikely(!lp->trunk || !l2_vlan_allowed(lp, tv))) {
+					/* an access port takes untagged (or priority-
+					 * tagged) frames only */
+					tp_drop(w, m, L2_CTR(VLAN_NOT_MEMBER));
+					continue;
+				}
+				vid = tv;
+			}
+		}
+		if (unlikely(vid == 0)) {
+			tp_drop(w, m, L2_CTR(UNTAGGED_ON_TRUNK));
+			continue;
+		}
+		keys[2 * k].mac = eh->dst_addr;
+		keys[2 * k + 1].mac = eh->src_addr;
+		keys[2 * k].vlan = keys[2 * k + 1].vlan = vid;
+		keys[2 * k].bridge = keys[2 * k + 1].bridge = br->id;
+		kp[2 * k] = &keys[2 * k];
+		kp[2 * k + 1] = &keys[2 * k + 1];
+		vids[k] = vid;
+		tagged[k] = tag;
+		ok[k++] = m;
+	}
+	if (k == 0)
+		return;
+	rte_hash_lookup_bulk_data(l2_macs, kp, 2 * k, &hits, data);
+
+	for (unsigned int i = 0; i < k; i++) {
+		struct rte_mbuf *m = ok[i];
+		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+		/* source: learn, refresh, or notice a move */
+		if (hits >> (2 * i + 1) & 1) {
+			struct l2_mac *e = &l2_mac_table[(uintptr_t)data[2 * i + 1]];
+			uint16_t at = __atomic_load_n(&e->port, __ATOMIC_RELAXED);
+			if (likely(at == in)) {
+				if (unlikely(w->now - e->seen > tp.tsc_hz))
+					__atomic_store_n(&e->seen, w->now, __ATOMIC_RELAXED);
+			} else if (e->is_static) {
+				tp_count(w, in, L2_CTR(STATIC_CONFLICT));
+			} else {
+				learn(w, lc, &keys[2 * i + 1], in);
+			}
+		} else {
+			if (unlikely(__atomic_load_n(&lp->at_limit, __ATOMIC_RELAXED))) {
+				tp_drop(w, m, L2_CTR(MAC_LIMIT));
+				continue;
+			}
+			learn(w, lc, &keys[2 * i + 1], in);
+		}
+
+		/* destination */
+		if (!rte_is_multicast_ether_addr(&eh->dst_addr) && (hits >> (2 * i) & 1)) {
+			const struct l2_mac *e = &l2_mac_table[(uintptr_t)data[2 * i]];
+			uint16_t out = __atomic_load_n(&e->port, __ATOMIC_RELAXED);
+			const struct l2_port *op = out < TP_MAX_PORTS ? mb->by_port[out] : NULL;
+			if (unlikely(out == in)) {
+				tp_drop(w, m, L2_CTR(FILTERED));
+				continue;
+			}
+			if (likely(op != NULL && l2_vlan_allowed(op, vids[i]))) {
+				tp_count(w, in, L2_CTR(UNICAST));
+				send_one(w, m, tagged[i], vids[i], op, in);
+				continue;
+			}
+			/* the port left the bridge or the VLAN: as unknown */
+		}
+		flood(w, m, tagged[i], vids[i], mb, in);
+	}
+}
+
+void l2_chain_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	const uint16_t in = pkts[0]->port;
+	const struct l2_xc *xc = tp_iface_table[in].mode_ctx;
+	uint16_t out = __atomic_load_n(&xc->out, __ATOMIC_ACQUIRE);
+
+	if (unlikely(out == L2_NO_PORT)) {
+		w->ctr[in][L2_CTR(CHAIN_NF_DOWN)] += n;
+		rte_pktmbuf_free_bulk(pkts, n);
+		return;
+	}
+	w->ctr[in][L2_CTR(CHAIN_FWD)] += n;
+	for (uint16_t i = 0; i < n; i++)
+		tp_worker_tx_enqueue(w, pkts[i], out);
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The L2 switch (seed 003): bridge domains over "l2" ports, 802.1Q access and
+ * trunk ports, MAC learning with aging and station moves, flooding within the
+ * bridge and VLAN; and service chains ("chain" ports cross-connected through NF
+ * ports in order).
+ *
+ * Learning: workers never write the MAC table. A worker that sees an unknown
+ * source, or a known one on another port, passes a learn event to the control
+ * plane through its own ring (single producer, single consumer); the control plane,
+ * the table's only writer, adds or moves the entry (rte_hash, lock-free readers,
+ * RCU reclamation). The only thing a worker writes is an entry's last-seen time,
+ * a single aligned 64-bit store that readers never act on (the control plane's
+ * aging reads it), at most once a second per entry.
+ *
+ * Ownership: bridges, members lists and MAC entries belong to the control plane;
+ * a bridge's members list (port -> its L2 configuration) is published with an
+ * atomic pointer store and the old one freed after a grace period. */
+#ifndef TP_NF_L2_H
+#define TP_NF_L2_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_ring.h>
+
+#include "../../core/counter.h"
+#include "../../core/limits.h"
+#include "../../core/nf.h"
+
+#define L2_BRIDGES_MAX 64
+#define L2_NAME_MAX 16
+#define L2_MACS_DEFAULT 65536
+#define L2_AGING_DEFAULT 300 /* seconds, as 802.1D's default */
+#define L2_LEARN_RING 1024
+#define L2_LEARN_CACHE 256 /* per lcore: learn events recently sent */
+#define L2_NO_PORT UINT16_MAX
+
+/* X(enum suffix, name, kind) */
+#define L2_COUNTERS(X)                                                                             \
+	X(RX, "rx", EVENT)                                                                         \
+	X(UNICAST, "unicast", EVENT)                                                               \
+	X(FLOODED, "flooded", EVENT)                                                               \
+	X(FLOOD_COPIES, "flood_copies", EVENT)                                                     \
+	X(LEARN_EVENTS, "learn_events", EVENT)                                                     \
+	X(LEARN_RING_FULL, "learn_ring_full", EVENT)                                               \
+	X(STATIC_CONFLICT, "static_conflict", EVENT)                                               \
+	X(CHAIN_FWD, "chain_forwarded", EVENT)                                                     \
+	X(RUNT, "runt", DROP)                                                                      \
+	X(BAD_SRC_MAC, "bad_src_mac", DROP)                                                        \
+	X(LINK_LOCAL, "link_local", DROP)                                                          \
+	X(VLAN_NOT_MEMBER, "vlan_not_member", DROP)                                                \
+	X(UNTAGGED_ON_TRUNK, "untagged_on_trunk", DROP)                                            \
+	X(FILTERED, "filtered_same_port", DROP)                                                    \
+	X(NO_DESTINATION, "no_destination", DROP)                                                  \
+	X(MAC_LIMIT, "mac_limit", DROP)                                                            \
+	X(FLOOD_COPY_FAILED, "flood_copy_failed", DROP)                                            \
+	X(TAG_NO_ROOM, "tag_no_headroom", DROP)                                                    \
+	X(CHAIN_NF_DOWN, "chain_nf_down", DROP)
+
+/* clang-format off */
+enum l2_ctr {
+#define X(e, n, k) L2_CTR_##e,
+	L2_COUNTERS(X)
+#undef X
+	L2_CTR_MAX
+};
+/* clang-format on */
+
+extern struct tp_nf tp_l2_nf;
+#define L2_CTR(id) (tp_l2_nf.ctr_base + L2_CTR_##id)
+
+/* MAC table key: 10 bytes, no padding */
+struct l2_key {
+	struct rte_ether_addr mac;
+	uint16_t vlan;
+	uint16_t bridge;
+};
+_Static_assert(sizeof(struct l2_key) == 10, "the MAC key has no padding");
+
+struct l2_mac {
+	uint64_t seen; /* TSC: written by workers (see above), read by aging */
+	struct l2_key key;
+	uint16_t port; /* atomic: a move rewrites it */
+	uint8_t is_static;
+	uint8_t used;
+};
+
+/* A port's configuration in its bridge: the "l2" mode's context. */
+struct l2_port {
+	uint16_t port;
+	uint16_t pvid;	  /* access VLAN, or a trunk's native VLAN (0: none) */
+	uint8_t trunk;	  /* tagged VLANs allowed: the bitmap */
+	uint8_t at_limit; /* control plane: the port reached its MAC limit */
+	uint32_t mac_limit;
+	struct l2_bridge *br;
+	uint64_t allowed[4096 / 64];
+};
+
+struct l2_members {
+	uint16_t n;
+	uint16_t list[TP_MAX_PORTS];
+	struct l2_port *by_port[TP_MAX_PORTS];
+};
+
+struct l2_bridge {
+	uint16_t id;
+	bool used;
+	char name[L2_NAME_MAX];
+	uint32_t aging_s;
+	struct l2_members *members; /* RCU */
+	/* control plane */
+	uint64_t learned, moves, aged, limit_refused, table_full;
+};
+
+/* A learn event, worker -> control plane: 16 bytes */
+struct l2_learn {
+	struct l2_key key;
+	uint16_t port;
+	uint32_t pad;
+};
+
+struct l2_lcore {
+	struct rte_ring *learn;
+	struct {
+		struct l2_key key;
+		uint16_t port;
+		uint64_t tsc;
+	} sent[L2_LEARN_CACHE];
+};
+
+/* chain ports: where what the port receives goes */
+struct l2_xc {
+	uint16_t out; /* atomic; L2_NO_PORT: drop (chain_nf_down) */
+	uint16_t port;
+};
+
+extern struct rte_hash *l2_macs;
+extern struct l2_mac *l2_mac_table;
+extern struct l2_bridge l2_bridges[L2_BRIDGES_MAX];
+
+void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);
+void l2_chain_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);
+
+static inline bool l2_vlan_allowed(const struct l2_port *p, uint16_t vid)
+{
+	if (vid == p->pvid && vid != 0)
+		return true;
+	return p->trunk && (p->allowed[vid >> 6] >> (vid & 63)) & 1;
+}
+
+#endif
