@@ -14,6 +14,7 @@ struct ip4_udp {
 	uint8_t dmac[6], smac[6];
 	struct tp_gen_range src, dst, sport, dport;
 	uint8_t ttl;
+	uint32_t smacs; /* source MACs: smac + 0 .. smacs-1 in the low 24 bits */
 };
 
 static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t errlen)
@@ -37,6 +38,7 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 	t->sport = (struct tp_gen_range){1024, 1024};
 	t->dport = (struct tp_gen_range){1024, 1024};
 	t->ttl = 64;
+	t->smacs = 1;
 	for (int i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int bad;
@@ -56,14 +58,20 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 			bad = tp_gen_parse_range(v, 0, &t->sport);
 		else if (strcmp(k, "dport") == 0)
 			bad = tp_gen_parse_range(v, 0, &t->dport);
-		else if (strcmp(k, "ttl") == 0) {
+		else if (strcmp(k, "smacs") == 0) {
+			char *end;
+			long x = strtol(v, &end, 10);
+			bad = (*end || x < 1 || x > (1 << 24)) ? -EINVAL : 0;
+			t->smacs = (uint32_t)x;
+		} else if (strcmp(k, "ttl") == 0) {
 			char *end;
 			long x = strtol(v, &end, 10);
 			bad = (*end || x < 1 || x > 255) ? -EINVAL : 0;
 			t->ttl = (uint8_t)x;
 		} else {
 			snprintf(err, errlen,
-				 "unknown ip4-udp option '%s' (dmac smac src dst sport dport ttl)",
+				 "unknown ip4-udp option '%s' (dmac smac smacs src dst sport dport "
+				 "ttl)",
 				 k);
 			goto fail;
 		}
@@ -82,14 +90,14 @@ static uint32_t variants(const void *state)
 {
 	const struct ip4_udp *t = state;
 	uint64_t n = (uint64_t)tp_gen_range_span(&t->src) * tp_gen_range_span(&t->dst) *
-		     tp_gen_range_span(&t->sport) * tp_gen_range_span(&t->dport);
+		     tp_gen_range_span(&t->sport) * tp_gen_range_span(&t->dport) * t->smacs;
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
 static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_len)
 {
 	const struct ip4_udp *t = state;
-	/* the last field varies fastest: dport, sport, dst, src */
+	/* the last field varies fastest: dport, sport, dst, src, then the source MAC */
 	uint32_t dport = t->dport.lo + i % tp_gen_range_span(&t->dport);
 	i /= tp_gen_range_span(&t->dport);
 	uint32_t sport = t->sport.lo + i % tp_gen_range_span(&t->sport);
@@ -97,12 +105,20 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 	uint32_t dst = t->dst.lo + i % tp_gen_range_span(&t->dst);
 	i /= tp_gen_range_span(&t->dst);
 	uint32_t src = t->src.lo + i % tp_gen_range_span(&t->src);
+	uint32_t smac_k = i / tp_gen_range_span(&t->src) % t->smacs;
 	uint16_t udp_len = (uint16_t)(frame_len - TP_ETH_HDR_LEN - TP_IP4_HDR_LEN);
 	uint8_t *udp = buf + TP_ETH_HDR_LEN + TP_IP4_HDR_LEN;
 
 	memset(buf, 0, frame_len);
 	memcpy(buf, t->dmac, 6);
 	memcpy(buf + 6, t->smac, 6);
+	if (smac_k) {
+		uint32_t low =
+		    ((uint32_t)t->smac[3] << 16 | (uint32_t)t->smac[4] << 8 | t->smac[5]) + smac_k;
+		buf[9] = (uint8_t)(low >> 16);
+		buf[10] = (uint8_t)(low >> 8);
+		buf[11] = (uint8_t)low;
+	}
 	buf[12] = TP_ETHERTYPE_IP4 >> 8;
 	buf[13] = TP_ETHERTYPE_IP4 & 0xff;
 	tp_ip4_write(buf + TP_ETH_HDR_LEN, htonl(src), htonl(dst), 17, t->ttl, udp_len,
@@ -119,7 +135,7 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 static struct tp_gen_template ip4_udp = {
     .name = "ip4-udp",
     .usage = "[dmac MAC] [smac MAC] [src A.B.C.D[-A.B.C.D]] [dst A.B.C.D[-A.B.C.D]] "
-	     "[sport N[-N]] [dport N[-N]] [ttl N]",
+	     "[sport N[-N]] [dport N[-N]] [ttl N] [smacs N (source MACs smac, smac+1, ...)]",
     .parse = parse,
     .variants = variants,
     .build = build,

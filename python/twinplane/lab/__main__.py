@@ -32,7 +32,7 @@ from typing import Any
 from twinplane.lab.acme import Acme, acme_available, cin_content
 from twinplane.lab.daemon import build_dir
 from twinplane.lab.router import PMDS, RouterLab, lab_pmd
-from twinplane.lab.traffic import UdpReceiver, udp_send
+from twinplane.lab.traffic import UdpReceiver, ping, udp_send
 from twinplane.proc import Process, tail
 
 
@@ -171,6 +171,32 @@ def ndn_demo(lab: RouterLab) -> bool:
         prod.wait(5)
 
 
+def l2_demo(pmd: str, keep: bool | None) -> bool:
+    """The L2 switch: three hosts, two VLANs, learning, isolation; the MAC table."""
+    from twinplane.lab.switch import SwitchHost, SwitchLab
+
+    hosts = (
+        SwitchHost("p0", "h1", "10.0.0.1/24", "vlan 10"),
+        SwitchHost("p1", "h2", "10.0.0.2/24", "vlan 10"),
+        SwitchHost("p2", "h3", "10.0.0.3/24", "vlan 20"),
+    )
+    print(
+        "\nL2 switch: a second twinplane bridges h1, h2 (VLAN 10) and h3 (VLAN 20) in br0",
+        flush=True,
+    )
+    with SwitchLab(hosts=hosts, pmd=pmd, keep=keep) as lab:
+        for cmd in lab.daemon_config().splitlines()[1:]:
+            print(f"  {cmd}")
+        same = ping(lab.ns["h1"], "10.0.0.2", count=3)
+        other = ping(lab.ns["h1"], "10.0.0.3", count=2, wait=1.0)
+        print(f"$ ping 10.0.0.2 (h1, same VLAN): {same}/3 answered")
+        print(f"$ ping 10.0.0.3 (h1, VLAN 20):   {other}/2 answered (isolated)")
+        print("$ twinctl show bridge br0 macs", flush=True)
+        print(lab.ctl_text("show", "bridge", "br0", "macs").rstrip())
+        learned = {e["port"] for e in lab.macs()}
+        return same == 3 and other == 0 and {"p0", "p1"} <= learned
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m twinplane.lab", description=__doc__.splitlines()[0]
@@ -250,7 +276,9 @@ def main(argv: list[str] | None = None) -> int:
                 "\n(acmecse not installed: the gateway part "
                 "is skipped; scripts/setup.sh installs it)"
             )
-        print(f"\n{'OK' if ok else 'FAILED'}: tearing down", flush=True)
+        print("\ntearing down the router lab", flush=True)
+    ok = l2_demo(pmd, args.keep or None) and ok
+    print(f"\n{'OK' if ok else 'FAILED'}", flush=True)
     return 0 if ok else 1
 
 
