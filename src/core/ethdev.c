@@ -85,7 +85,7 @@ int tp_ethdev_configure(uint16_t id, uint16_t nb_rxq, uint16_t *nb_txq, uint16_t
 	return 0;
 }
 
-int tp_ethdev_start(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t nb_rxd, uint16_t nb_txd,
+int tp_ethdev_setup(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t nb_rxd, uint16_t nb_txd,
 		    struct rte_mempool *pool, char *err, size_t errlen)
 {
 	int ret;
@@ -104,6 +104,17 @@ int tp_ethdev_start(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t nb_r
 			return ret;
 		}
 	}
+	return 0;
+}
+
+int tp_ethdev_start(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t nb_rxd, uint16_t nb_txd,
+		    struct rte_mempool *pool, char *err, size_t errlen)
+{
+	int ret;
+
+	ret = tp_ethdev_setup(id, nb_rxq, nb_txq, nb_rxd, nb_txd, pool, err, errlen);
+	if (ret < 0)
+		return ret;
 	rte_eth_allmulticast_enable(id); /* OSPF and friends: not all PMDs can */
 	ret = rte_eth_dev_start(id);
 	if (ret < 0) {

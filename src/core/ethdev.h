@@ -17,6 +17,9 @@ int tp_ethdev_probe(const char *devargs, uint16_t *id, char *err, size_t errlen)
  * sets the MTU when non-zero, then reads it back. */
 int tp_ethdev_configure(uint16_t id, uint16_t nb_rxq, uint16_t *nb_txq, uint16_t *nb_rxd,
 			uint16_t *nb_txd, uint16_t *mtu, char *err, size_t errlen);
+/* Set up the queues (rx from pool), the port not started. */
+int tp_ethdev_setup(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t nb_rxd, uint16_t nb_txd,
+		    struct rte_mempool *pool, char *err, size_t errlen);
 /* Set up the queues (rx from pool) and start the port. */
 int tp_ethdev_start(uint16_t id, uint16_t nb_rxq, uint16_t nb_txq, uint16_t nb_rxd, uint16_t nb_txd,
 		    struct rte_mempool *pool, char *err, size_t errlen);
