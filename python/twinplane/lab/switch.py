@@ -142,3 +142,114 @@ class SwitchLab(RouterLab):
             if p["port"] == port:
                 return dict(p)
         raise KeyError(f"port {port} not in bridge {self.bridge}")
+
+
+class ChainLab(RouterLab):
+    """A service chain: h1 -- p0 [twinplane: chain c1 via nf1..nfN] p1 -- h2.
+
+    Each NF is a ``twinplane-nf`` process attached by two ports, ``nfIa`` (toward it in
+    the forward direction) and ``nfIb`` (back from it): memif (twinplane the server) or
+    vhost-user (twinplane's ``net_vhost`` the server, the NF's ``net_virtio_user`` the
+    client). The NFs start after the daemon and are always stopped with the lab.
+    """
+
+    def __init__(
+        self,
+        n_nfs: int = 1,
+        backend: str = "memif",
+        on_nf_down: str = "drop",
+        swap_mac: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        if backend not in ("memif", "vhost"):
+            raise ValueError(f"backend {backend!r}: memif or vhost")
+        self.n_nfs = n_nfs
+        self.backend = backend
+        self.on_nf_down = on_nf_down
+        self.swap_mac = swap_mac
+        self.nfs: list[Any] = []
+        super().__init__(links=(), **kwargs)
+
+    def build_topology(self) -> None:
+        from twinplane.lab.netns import veth
+
+        r = self.add_ns("r")
+        for port, host, addr in (("p0", "h1", "10.0.0.1/24"), ("p1", "h2", "10.0.0.2/24")):
+            ns = self.add_ns(host)
+            veth(r, f"r-{port}", ns, "eth0")
+            ns.run(["ip", "addr", "add", addr, "dev", "eth0"])
+
+    def sock(self, i: int, side: str) -> str:
+        return str(self.workdir / f"nf{i}{side}.sock")
+
+    def daemon_config(self) -> str:
+        lines = [f"# twinplane chain lab {self.tag}, {self.n_nfs} NFs over {self.backend}"]
+        lines.append(f"port add p0 {port_devargs(self.pmd, 0, 'r-p0')}")
+        lines.append(f"port add p1 {port_devargs(self.pmd, 1, 'r-p1')}")
+        for i in range(1, self.n_nfs + 1):
+            for k, side in enumerate("ab"):
+                idx = 2 * i + k
+                if self.backend == "memif":
+                    dev = (
+                        f"net_memif{idx},role=server,id=0,socket={self.sock(i, side)},"
+                        "socket-abstract=no"
+                    )
+                else:
+                    dev = f"net_vhost{idx},iface={self.sock(i, side)},queues=1"
+                lines.append(f"port add nf{i}{side} {dev}")
+            lines.append(f"nf add nf{i} nf{i}a nf{i}b")
+        via = " ".join(f"nf{i}" for i in range(1, self.n_nfs + 1))
+        lines.append(f"chain add c1 from p0 to p1 via {via} on-nf-down {self.on_nf_down}")
+        return "\n".join(lines + self.extra_config) + "\n"
+
+    def nf_process(self, i: int) -> Any:
+        from twinplane.lab.nfproc import NfProcess
+
+        if self.backend == "memif":
+            ports = [
+                f"net_memif{k},role=client,id=0,socket={self.sock(i, s)},socket-abstract=no"
+                for k, s in enumerate("ab")
+            ]
+        else:
+            ports = [
+                f"net_virtio_user{k},path={self.sock(i, s)},queues=1" for k, s in enumerate("ab")
+            ]
+        return NfProcess(
+            f"{self.tag}n{i}", self.workdir, ports[0], ports[1], swap_mac=self.swap_mac
+        )
+
+    def start_daemon(self, timeout: float = 60.0) -> Any:
+        d = super().start_daemon(timeout)
+        for i in range(1, self.n_nfs + 1):
+            nf = self.nf_process(i)
+            self.nfs.append(nf)
+            self.defer(f"stop nf{i}", nf.stop)
+            nf.start()
+        self.wait_nfs_up()
+        return d
+
+    def wait_nfs_up(self, timeout: float = 20.0) -> None:
+        self.wait_until(
+            lambda: all(h["state"] == "up" for h in self.chain()["hops"]),
+            timeout,
+            0.1,
+            "every NF of the chain up",
+        )
+
+    def wait_ports(self, timeout: float = 20.0) -> None:
+        def ready() -> bool:
+            ports = {p.get("name"): p for p in self.ctl("show", "ports").get("ports", [])}
+            return all(
+                str(ports.get(p, {}).get("mode", "")).startswith("chain") for p in ("p0", "p1")
+            )
+
+        self.wait_until(ready, timeout, 0.1, "chain ports ready")
+
+    def flush_tx_residue(self) -> None:
+        """A ping each way through the chain (when every NF is up): every port sends."""
+        for host, dst in (("h1", "10.0.0.2"), ("h2", "10.0.0.1")):
+            self.ns[host].run(["ping", "-n", "-q", "-c", "1", "-W", "1", dst], check=False)
+
+    def chain(self) -> dict[str, Any]:
+        c: dict[str, Any] = self.ctl("show", "chain", "c1")
+        return c
