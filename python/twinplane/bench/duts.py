@@ -372,10 +372,14 @@ def dpdk_process(argv: list[str], prefix: str, log: Path, label: str, netns: str
 
 
 class Dut:
-    """What a testbed needs from a DUT. ``loopback`` is this base: no DUT."""
+    """What a testbed needs from a DUT. ``loopback`` is this base: no DUT.
+
+    ``switch``: the DUT is an L2 switch (bench/ovs.py): the streams go to the
+    generator's own second MAC, which the testbed teaches it first."""
 
     name = "loopback"
     wires: tuple[str, ...] = WIRES
+    switch = False
 
     def __init__(self, tb: Testbed) -> None:
         self.tb = tb
@@ -722,6 +726,12 @@ DUT_CLASSES: dict[str, type[Dut]] = {
 }
 
 
+def register(cls: type[Dut]) -> type[Dut]:
+    """Add a DUT class defined elsewhere (bench/ovs.py) to ``DUT_CLASSES``."""
+    DUT_CLASSES[cls.name] = cls
+    return cls
+
+
 # --------------------------------------------------------------------------
 # the testbed: one wire, one DUT, one generator
 
@@ -861,9 +871,10 @@ class Testbed:
             self.gen.port_add("g1", self.gen_ports[1])
             # memif: the generator's servers are up before the DUT's clients connect
             self.dut.start(self.dut_ports)
-            dmac = GEN_MAC[1] if self.dut_name == "loopback" else DUT_MAC[0]
+            if self.dut.switch:
+                self.teach_switch()
             for size in sizes:
-                self.add_stream(size, dmac)
+                self.add_stream(size)
             first = self.streams[min(self.streams)]
             try:
                 self.gen.wait_forwarding(first, timeout=ready_timeout)
@@ -877,13 +888,13 @@ class Testbed:
             self.watch.add_ours(
                 GEN_CPU, [*pinned_threads(gen_pid, GEN_CPU), threading.get_native_id()]
             )
-            if self.dut_name == "kernel":
+            if isinstance(self.dut, KernelDut):
                 self.watch.kernel_dut = True
             elif self.dut_name != "loopback":
                 self.watch.add_ours(DUT_CPU, self.dut.all_tids())
             if self.nice is not None:
                 for tid in self.watch.groups["dut"] + self.watch.groups["gen"]:
-                    if self.dut_name == "kernel" and tid in self.watch.groups["dut"]:
+                    if self.watch.kernel_dut and tid in self.watch.groups["dut"]:
                         self.reniced[tid] = os.getpriority(os.PRIO_PROCESS, tid)
                     os.setpriority(os.PRIO_PROCESS, tid, self.nice)
         except BaseException:
@@ -894,7 +905,7 @@ class Testbed:
         assert self.gen is not None
         name = f"s{size}"
         if dmac is None:
-            dmac = GEN_MAC[1] if self.dut_name == "loopback" else DUT_MAC[0]
+            dmac = GEN_MAC[1] if self.dut_name == "loopback" or self.dut.switch else DUT_MAC[0]
         self.gen.stream_add(
             name,
             "g0",
@@ -909,6 +920,25 @@ class Testbed:
         )
         self.streams[size] = name
         return name
+
+    def teach_switch(self, frames: int = 32) -> None:
+        """Send a few frames from g1 (source GEN_MAC[1], to g0) so that a switch
+        DUT has learned where g1 is before the first trial and does not flood
+        the streams to g1 to every port."""
+        assert self.gen is not None
+        self.gen.stream_add(
+            "learn1",
+            "g1",
+            64,
+            dmac=GEN_MAC[0],
+            smac=GEN_MAC[1],
+            src=GEN_IP[1],
+            dst=GEN_IP[0],
+            sport=1025,
+            dport=1024,
+        )
+        self.gen.trial_raw("learn1", 1000, count=frames)
+        self.gen.stream_del("learn1")
 
     def trial_fn(
         self, size: int, warmup: float | None = None, drain: float | None = None
@@ -990,3 +1020,7 @@ def pin_to_generator_cpu() -> None:
     """Keep this process (and what it starts without its own pinning) on the generator's CPU."""
     with contextlib.suppress(OSError):
         os.sched_setaffinity(0, {GEN_CPU})
+
+
+# DUTs defined in their own modules register themselves (``register``) on import
+import twinplane.bench.ovs  # noqa: E402, F401
