@@ -15,7 +15,7 @@
 #include "ndn_producer.h"
 
 #define PORT_ADD_ARGS                                                                              \
-	"NAME DEVARGS [rxd N] [txd N] [sink coap [delay-us N]] [producer ndn "                     \
+	"NAME DEVARGS [rxd N] [txd N] [rxq N] [sink coap [delay-us N]] [producer ndn "             \
 	"[payload N] [freshness MS] [nack congestion|duplicate|no-route|unspecified|N] "           \
 	"[sign digest|null]]"
 
@@ -41,7 +41,7 @@ static int parse_num(const char *s, double min, double max, double *v)
 
 static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	double rxd = 0, txd = 0, delay_us = 0;
+	double rxd = 0, txd = 0, rxq = 0, delay_us = 0;
 	struct gen_ndn_producer_conf ndn = {.freshness_ms = -1};
 	struct gen_ndn_producer *prod = NULL;
 	bool sink = false, ndn_words = false;
@@ -52,6 +52,7 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	for (int i = 2; i < argc; i += 2) {
 		double *dst = strcmp(argv[i], "rxd") == 0   ? &rxd
 			      : strcmp(argv[i], "txd") == 0 ? &txd
+			      : strcmp(argv[i], "rxq") == 0 ? &rxq
 							    : NULL;
 		if (strcmp(argv[i], "delay-us") == 0) {
 			if (parse_num(argv[i + 1], 0, 1e6, &delay_us) < 0)
@@ -83,10 +84,10 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		if (dst == NULL)
 			return tp_cmd_err(
 			    ctx, EINVAL,
-			    "port add: unknown option '%s' (rxd, txd, sink, delay-us, "
+			    "port add: unknown option '%s' (rxd, txd, rxq, sink, delay-us, "
 			    "producer, payload, freshness, nack, sign)",
 			    argv[i]);
-		if (parse_num(argv[i + 1], 1, 16384, dst) < 0)
+		if (parse_num(argv[i + 1], 1, dst == &rxq ? 8 : 16384, dst) < 0)
 			return tp_cmd_err(ctx, EINVAL, "port add: %s: bad number '%s'", argv[i],
 					  argv[i + 1]);
 	}
@@ -110,8 +111,8 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			return tp_cmd_err(ctx, EINVAL, "port add %s: %s", argv[0], tmp);
 		}
 	}
-	ret = gen_port_add(argv[0], argv[1], (uint16_t)rxd, (uint16_t)txd, sink, delay_us, prod,
-			   ctx->err, sizeof(ctx->err));
+	ret = gen_port_add(argv[0], argv[1], (uint16_t)rxd, (uint16_t)txd, (uint16_t)rxq, sink,
+			   delay_us, prod, ctx->err, sizeof(ctx->err));
 	if (ret < 0) {
 		char tmp[sizeof(ctx->err)];
 		gen_ndn_producer_free(prod);

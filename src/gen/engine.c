@@ -68,8 +68,9 @@ struct gen_port *gen_port_find(const char *name, unsigned int *idx)
 	return NULL;
 }
 
-int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd, bool coap_sink,
-		 double ack_delay_us, struct gen_ndn_producer *ndn, char *err, size_t errlen)
+int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd, uint16_t rxq,
+		 bool coap_sink, double ack_delay_us, struct gen_ndn_producer *ndn, char *err,
+		 size_t errlen)
 {
 	struct gen_port *p = NULL;
 	struct rte_eth_link link;
@@ -94,13 +95,16 @@ int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t t
 	memset(p, 0, sizeof(*p));
 	p->nb_rxd = rxd ? rxd : 1024;
 	p->nb_txd = txd ? txd : 1024;
+	p->nb_rxq = rxq ? rxq : 1;
 	ret = tp_ethdev_probe(devargs, &p->id, err, errlen);
 	if (ret < 0)
 		return ret;
 	uint16_t nb_txq = 1;
-	ret = tp_ethdev_configure(p->id, 1, &nb_txq, &p->nb_rxd, &p->nb_txd, &p->mtu, err, errlen);
+	ret = tp_ethdev_configure(p->id, p->nb_rxq, &nb_txq, &p->nb_rxd, &p->nb_txd, &p->mtu, err,
+				  errlen);
 	if (ret == 0)
-		ret = tp_ethdev_start(p->id, 1, 1, p->nb_rxd, p->nb_txd, gen.pool, err, errlen);
+		ret = tp_ethdev_start(p->id, p->nb_rxq, 1, p->nb_rxd, p->nb_txd, gen.pool, err,
+				      errlen);
 	if (ret < 0) {
 		tp_ethdev_close(p->id);
 		return ret;
@@ -397,7 +401,14 @@ static unsigned int poll_rx(uint8_t trial, bool count, uint64_t ns_mult)
 			continue;
 		if (p->ackq_head != p->ackq_tail)
 			coap_sink_due(p, count);
-		uint16_t n = rte_eth_rx_burst(p->id, 0, pkts, RTE_DIM(pkts));
+		uint16_t n = 0;
+		/* every queue in turn, from the one after the last that had frames */
+		for (uint16_t k = 0; n == 0 && k < p->nb_rxq; k++) {
+			uint16_t q = (uint16_t)((p->rxq_turn + k) % p->nb_rxq);
+			n = rte_eth_rx_burst(p->id, q, pkts, RTE_DIM(pkts));
+			if (n)
+				p->rxq_turn = (uint16_t)(q + 1);
+		}
 		if (n == 0)
 			continue;
 		total += n;

@@ -29,6 +29,8 @@ struct gen_port {
 	char devargs[256];
 	uint16_t id;
 	uint16_t nb_rxd, nb_txd, mtu;
+	uint16_t nb_rxq; /* polled in turn (a memif peer with several rings) */
+	uint16_t rxq_turn;
 	uint8_t mac[6];
 	uint64_t speed_bps; /* nominal line rate: the link speed, 10 Gbit/s if unknown */
 	bool used;
@@ -103,8 +105,9 @@ extern struct gen_engine gen;
 int gen_engine_init(unsigned int nb_mbufs);
 void gen_engine_fini(void);
 /* ndn: a producer (gen_ndn_producer_new) the port owns from then on, or NULL. */
-int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd, bool coap_sink,
-		 double ack_delay_us, struct gen_ndn_producer *ndn, char *err, size_t errlen);
+int gen_port_add(const char *name, const char *devargs, uint16_t rxd, uint16_t txd, uint16_t rxq,
+		 bool coap_sink, double ack_delay_us, struct gen_ndn_producer *ndn, char *err,
+		 size_t errlen);
 struct gen_port *gen_port_find(const char *name, unsigned int *idx);
 /* words: the stream's template words after "size N". */
 int gen_stream_add(const char *name, unsigned int port, const char *tmpl, uint32_t wire_size,

@@ -75,19 +75,9 @@ def on_generator_cpu() -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
-# OVS gives each port n_pmd + 1 = 2 transmit queues; its memif client then adds 2
-# rings, which twinplane-gen's memif server (1 receive queue) refuses: the link
-# stays down until the generator can open more receive queues on a port
-MEMIF_OVS = pytest.param(
-    "memif",
-    "ovsdpdk",
-    marks=pytest.mark.xfail(
-        raises=duts.DutError, strict=True, reason="twinplane-gen: one memif rx queue"
-    ),
+@pytest.mark.parametrize(
+    ("wire", "dut"), [("memif", "ovsdpdk"), ("veth", "ovsdpdk"), ("veth", "linuxbridge")]
 )
-
-
-@pytest.mark.parametrize(("wire", "dut"), [MEMIF_OVS, ("veth", "ovsdpdk"), ("veth", "linuxbridge")])
 def test_switch_forwards_without_loss(
     workdir: Path, on_generator_cpu: None, wire: str, dut: str
 ) -> None:

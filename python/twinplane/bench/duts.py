@@ -379,6 +379,7 @@ class Dut:
 
     name = "loopback"
     wires: tuple[str, ...] = WIRES
+    gen_rxq: int | None = None  # receive queues the generator's memif servers need
     switch = False
 
     def __init__(self, tb: Testbed) -> None:
@@ -867,8 +868,10 @@ class Testbed:
                 eal=self.gen_eal,
             )
             self.gen.start()
-            self.gen.port_add("g0", self.gen_ports[0])
-            self.gen.port_add("g1", self.gen_ports[1])
+            # a memif client with several transmit queues opens as many rings
+            rxq = self.dut.gen_rxq if self.wire == "memif" else None
+            self.gen.port_add("g0", self.gen_ports[0], rxq=rxq)
+            self.gen.port_add("g1", self.gen_ports[1], rxq=rxq)
             # memif: the generator's servers are up before the DUT's clients connect
             self.dut.start(self.dut_ports)
             if self.dut.switch:

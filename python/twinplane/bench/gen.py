@@ -219,15 +219,19 @@ class Gen(Process):
         freshness_ms: int | None = None,
         nack: str | int | None = None,
         sign: str | None = None,
+        rxq: int | None = None,
     ) -> None:
-        """``producer="ndn"``: the port answers Interests with Data of ``payload``
-        bytes (``freshness_ms``, ``sign`` "digest" or "null"), or with Nacks
+        """``rxq``: receive queues, polled in turn (a memif client that opens one ring
+        per transmit queue, as OVS-DPDK does). ``producer="ndn"``: the port answers
+        Interests with Data of ``payload`` bytes (``freshness_ms``, ``sign`` "digest" or "null"), or with Nacks
         (``nack``: "congestion", "duplicate", "no-route", "unspecified" or a number)."""
         words = ["port", "add", name, devargs]
         if rxd:
             words += ["rxd", str(rxd)]
         if txd:
             words += ["txd", str(txd)]
+        if rxq:
+            words += ["rxq", str(rxq)]
         if sink:
             words += ["sink", sink]
         if delay_us:
