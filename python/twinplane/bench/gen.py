@@ -224,7 +224,8 @@ class Gen(Process):
         """``rxq``: receive queues, polled in turn (a memif client that opens one ring
         per transmit queue, as OVS-DPDK does). ``producer="ndn"``: the port answers
         Interests with Data of ``payload`` bytes (``freshness_ms``, ``sign`` "digest" or
-        "null"), or with Nacks (``nack``: "congestion", "duplicate", "no-route", "unspecified" or a number)."""
+        "null"), or with Nacks (``nack``: "congestion", "duplicate", "no-route",
+        "unspecified" or a number)."""
         words = ["port", "add", name, devargs]
         if rxd:
             words += ["rxd", str(rxd)]
