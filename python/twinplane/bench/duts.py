@@ -423,22 +423,23 @@ class Dut:
 class TwinplaneDut(Dut):
     name = "twinplane"
 
+    def config_lines(self, ports: tuple[str, str]) -> list[str]:
+        """The daemon's start-up configuration: a router between the two ports."""
+        return [
+            "# bench/rfc2544_ip4.py: twinplane as the DUT",
+            f"port add p0 {ports[0]}",
+            f"port add p1 {ports[1]}",
+            f"address add {DUT_ADDR[0]} dev p0",
+            f"address add {DUT_ADDR[1]} dev p1",
+            f"neigh add {GEN_IP[0]} lladdr {GEN_MAC[0]} dev p0",
+            f"neigh add {GEN_IP[1]} lladdr {GEN_MAC[1]} dev p1",
+            f"route add {DST_NET} via {GEN_IP[1]}",
+        ]
+
     def start(self, ports: tuple[str, str]) -> None:
         tb = self.tb
         self.ns = tb.dut_ns or tb.own_ns("t")
-        self.config = "\n".join(
-            [
-                "# bench/rfc2544_ip4.py: twinplane as the DUT",
-                f"port add p0 {ports[0]}",
-                f"port add p1 {ports[1]}",
-                f"address add {DUT_ADDR[0]} dev p0",
-                f"address add {DUT_ADDR[1]} dev p1",
-                f"neigh add {GEN_IP[0]} lladdr {GEN_MAC[0]} dev p0",
-                f"neigh add {GEN_IP[1]} lladdr {GEN_MAC[1]} dev p1",
-                f"route add {DST_NET} via {GEN_IP[1]}",
-                "",
-            ]
-        )
+        self.config = "\n".join([*self.config_lines(ports), ""])
         self.daemon = Daemon(
             self.ns,
             f"{tb.tag}t",
@@ -491,6 +492,24 @@ class TwinplaneDut(Dut):
             "forwarded": tx,
             "delta": d,
         }
+
+
+class TwinplaneL2Dut(TwinplaneDut):
+    """twinplane's L2 switch: the two ports in bridge br0 (VLAN 1, MAC aging an hour, so
+    no entry ages out during a search), the same lcores as the router."""
+
+    name = "twinplane-l2"
+    switch = True
+
+    def config_lines(self, ports: tuple[str, str]) -> list[str]:
+        return [
+            "# bench/l2.py: twinplane's L2 switch as the DUT",
+            f"port add p0 {ports[0]}",
+            f"port add p1 {ports[1]}",
+            "bridge add br0 aging 3600",
+            "port set p0 mode l2 bridge br0",
+            "port set p1 mode l2 bridge br0",
+        ]
 
 
 class DpdkDut(Dut):
@@ -721,6 +740,7 @@ class KernelDut(Dut):
 DUT_CLASSES: dict[str, type[Dut]] = {
     "loopback": Dut,
     "twinplane": TwinplaneDut,
+    "twinplane-l2": TwinplaneL2Dut,
     "l3fwd": L3fwdDut,
     "testdut": TestDut,
     "kernel": KernelDut,

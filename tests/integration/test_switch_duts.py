@@ -76,7 +76,14 @@ def on_generator_cpu() -> Iterator[None]:
 
 
 @pytest.mark.parametrize(
-    ("wire", "dut"), [("memif", "ovsdpdk"), ("veth", "ovsdpdk"), ("veth", "linuxbridge")]
+    ("wire", "dut"),
+    [
+        ("memif", "twinplane-l2"),
+        ("veth", "twinplane-l2"),
+        ("memif", "ovsdpdk"),
+        ("veth", "ovsdpdk"),
+        ("veth", "linuxbridge"),
+    ],
 )
 def test_switch_forwards_without_loss(
     workdir: Path, on_generator_cpu: None, wire: str, dut: str
