@@ -60,7 +60,8 @@ struct nf_opts {
 	const char *devargs[2];
 	const char *stats_path;
 	unsigned int burst;
-	uint64_t cycles; /* TSC cycles of busy work per packet */
+	unsigned int rxq; /* receive queues per port, polled in turn */
+	uint64_t cycles;  /* TSC cycles of busy work per packet */
 	bool swap_mac;
 	bool backoff;
 };
@@ -120,6 +121,8 @@ static void usage(FILE *f)
 	    "  -m, --mem MB          memory without hugepages (256)\n"
 	    "      --eal 'ARGS'      extra EAL arguments\n"
 	    "      --burst N         frames per rx burst, 1-%d (32)\n"
+	    "      --rxq N           receive queues per port, polled in turn, 1-8 (1; 2 for a\n"
+	    "                        memif peer that opens a ring per transmit queue: OVS-DPDK)\n"
 	    "      --swap-mac        swap the source and destination MAC of each frame\n"
 	    "      --cycles N        spend N TSC cycles of busy work per frame (0)\n"
 	    "      --backoff         sleep after empty polls, 1 us doubling to %u us, so\n"
@@ -263,6 +266,8 @@ static inline uint16_t forward(int in, const struct nf_opts *o)
 	uint16_t n, sent;
 
 	n = rte_eth_rx_burst(nf.port[in], 0, pkts, (uint16_t)o->burst);
+	for (uint16_t q = 1; n == 0 && q < o->rxq; q++)
+		n = rte_eth_rx_burst(nf.port[in], q, pkts, (uint16_t)o->burst);
 	if (n == 0)
 		return 0;
 	for (uint16_t i = 0; i < n; i++) {
@@ -390,10 +395,11 @@ static int port_open(int i, struct rte_mempool *pool)
 		goto fail;
 	nf.port[i] = p->id;
 	rte_eth_dev_get_name_by_port(p->id, p->name);
-	ret = tp_ethdev_configure(p->id, 1, &txq, &rxd, &txd, &mtu, err, sizeof(err));
+	ret = tp_ethdev_configure(p->id, (uint16_t)nf.o.rxq, &txq, &rxd, &txd, &mtu, err,
+				  sizeof(err));
 	if (ret < 0)
 		goto close;
-	ret = tp_ethdev_setup(p->id, 1, 1, rxd, txd, pool, err, sizeof(err));
+	ret = tp_ethdev_setup(p->id, (uint16_t)nf.o.rxq, 1, rxd, txd, pool, err, sizeof(err));
 	if (ret < 0)
 		goto close;
 	ret = rte_eth_promiscuous_enable(p->id);
@@ -443,6 +449,7 @@ int main(int argc, char **argv)
 		O_NO_HUGE,
 		O_EAL,
 		O_BURST,
+		O_RXQ,
 		O_SWAP,
 		O_CYCLES,
 		O_BACKOFF,
@@ -458,6 +465,7 @@ int main(int argc, char **argv)
 	    {"no-huge", no_argument, NULL, O_NO_HUGE},
 	    {"eal", required_argument, NULL, O_EAL},
 	    {"burst", required_argument, NULL, O_BURST},
+	    {"rxq", required_argument, NULL, O_RXQ},
 	    {"swap-mac", no_argument, NULL, O_SWAP},
 	    {"cycles", required_argument, NULL, O_CYCLES},
 	    {"backoff", no_argument, NULL, O_BACKOFF},
@@ -473,6 +481,7 @@ int main(int argc, char **argv)
 	uint64_t v;
 
 	nf.o.burst = 32;
+	nf.o.rxq = 1;
 	opterr = 0; /* our own message below */
 	while ((c = getopt_long(argc, argv, ":n:l:m:h", lo, NULL)) != -1) {
 		switch (c) {
@@ -499,6 +508,11 @@ int main(int argc, char **argv)
 			break;
 		case O_EAL:
 			eo.extra = optarg;
+			break;
+		case O_RXQ:
+			if (parse_u64(optarg, 1, 8, &v) < 0)
+				goto bad_value;
+			nf.o.rxq = (unsigned int)v;
 			break;
 		case O_BURST:
 			if (parse_u64(optarg, 1, NF_MAX_BURST, &v) < 0)

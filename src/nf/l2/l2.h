@@ -33,7 +33,7 @@
 #define L2_NAME_MAX 16
 #define L2_MACS_DEFAULT 65536
 #define L2_AGING_DEFAULT 300 /* seconds, as 802.1D's default */
-#define L2_LEARN_RING 1024
+#define L2_LEARN_RING 4096
 #define L2_LEARN_CACHE 256 /* per lcore: learn events recently sent */
 #define L2_NO_PORT UINT16_MAX
 

@@ -1,0 +1,691 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""bench/l2.py: twinplane's L2 switch against OVS-DPDK and the Linux bridge (issue 12, seed 003).
+
+Parts, all in one run, the switches side by side on the same wires and cores
+(the switch on DUT_CPU, the generator on GEN_CPU):
+
+1. Switching, RFC 2544 (NDR and PDR by the harness's search), frame sizes 64 to
+   1518: twinplane-l2 and OVS-DPDK on memif (the generator the memif server),
+   all three on veth (af_xdp for the DPDK switches; the Linux bridge switches
+   the veths itself); with the switch's cycles per packet at a common rate.
+2. iperf3 TCP between two namespaces through each switch on veth, as in the
+   seed: N runs, mean and coefficient of variation.
+3. Service chains of 1 to 4 twinplane-nf processes (memif and vhost-user), the
+   generator on memif at the ends: NDR and PDR, and the switch's cycles per
+   packet per hop (each packet crosses the switch n + 1 times) at a rate both
+   switches carry.
+4. Learning: how fast twinplane's control plane learns N new MACs from the
+   learn events, and what a 16k-entry table costs the fast path.
+
+Report: docs/results/l2.{md,json,png}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+
+from twinplane.bench import duts as D
+from twinplane.bench import ovs as O
+from twinplane.bench.rfc2544 import SearchParams, search, spread, with_retries
+from twinplane.lab.nfproc import NfProcess
+
+RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+SIZES = (64, 128, 256, 512, 1024, 1280, 1518)
+QUICK_SIZES = (64, 1518)
+CHAIN_LENGTHS = (1, 2, 3, 4)
+
+
+# --------------------------------------------------------------------------
+# chain DUTs: the switch between the generator's two memif ports, n NFs hung on it
+
+
+def nf_ports_client(backend: str, socks: tuple[str, str]) -> tuple[str, str]:
+    if backend == "memif":
+        return (
+            f"net_memif0,role=client,id=0,socket={socks[0]},socket-abstract=no",
+            f"net_memif1,role=client,id=0,socket={socks[1]},socket-abstract=no",
+        )
+    return (
+        f"net_virtio_user0,path={socks[0]},queues=1",
+        f"net_virtio_user1,path={socks[1]},queues=1",
+    )
+
+
+class ChainMixin:
+    n_nfs = 1
+    backend = "memif"
+    nf_rxq2 = False
+    nfs: list[NfProcess]
+
+    def start_nfs(self, tb: D.Testbed, socks: list[tuple[str, str]]) -> None:
+        self.nfs = []
+        for i, pair in enumerate(socks, 1):
+            nf = NfProcess(
+                f"{tb.tag}n{i}",
+                tb.workdir,
+                *nf_ports_client(self.backend, pair),
+                backoff=True,
+                cpu=D.GEN_CPU,
+                # OVS-DPDK's memif ports have 2 transmit queues (PMD + main thread), a
+                # ring each: the NF polls both
+                extra_args=("--rxq", "2") if self.nf_rxq2 else (),
+            )
+            self.nfs.append(nf)
+            nf.start(timeout=60)
+
+    def stop_nfs(self) -> None:
+        for nf in getattr(self, "nfs", []):
+            nf.stop()
+
+
+class TwinplaneChainDut(ChainMixin, D.TwinplaneDut):
+    name = "twinplane-chain"
+    switch = True
+
+    def config_lines(self, ports: tuple[str, str]) -> list[str]:
+        tb = self.tb
+        lines = [
+            f"# bench/l2.py: twinplane, a chain of {self.n_nfs} NFs over {self.backend}",
+            f"port add p0 {ports[0]}",
+            f"port add p1 {ports[1]}",
+        ]
+        self.socks = []
+        for i in range(1, self.n_nfs + 1):
+            pair = []
+            for k, side in enumerate("ab"):
+                sock = str(tb.workdir / f"nf{i}{side}.sock")
+                pair.append(sock)
+                idx = 2 + 2 * i + k
+                dev = (
+                    f"net_memif{idx},role=server,id=0,socket={sock},socket-abstract=no"
+                    if self.backend == "memif"
+                    else f"net_vhost{idx},iface={sock},queues=1"
+                )
+                lines.append(f"port add nf{i}{side} {dev}")
+            self.socks.append((pair[0], pair[1]))
+            lines.append(f"nf add nf{i} nf{i}a nf{i}b")
+        via = " ".join(f"nf{i}" for i in range(1, self.n_nfs + 1))
+        lines.append(f"chain add c1 from p0 to p1 via {via}")
+        return lines
+
+    def start(self, ports: tuple[str, str]) -> None:
+        super().start(ports)
+        self.start_nfs(self.tb, self.socks)
+        deadline = time.monotonic() + 30
+        while any(
+            h["state"] != "up" for h in self.daemon.client.cmd("show", "chain", "c1")["hops"]
+        ):
+            if time.monotonic() > deadline:
+                raise D.DutError(f"chain NFs not up\n{self.logs()}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        self.stop_nfs()
+        super().stop()
+
+
+class OvsChainDut(ChainMixin, O.OvsDpdkDut):
+    name = "ovsdpdk-chain"
+    nf_rxq2 = True
+
+    def start(self, ports: tuple[str, str]) -> None:
+        super().start(ports)
+        ovs, br = self.ovs, self.bridge
+        hops: list[str] = ["p0"]
+        socks = []
+        for i in range(1, self.n_nfs + 1):
+            pair = []
+            for side in "ab":
+                name = f"nf{i}{side}"
+                if self.backend == "memif":
+                    sock = str(self.tb.workdir / f"o-{name}.sock")
+                    idx = 10 + 2 * i + (side == "b")
+                    ovs.add_dpdk_port(
+                        br,
+                        name,
+                        f"net_memif{idx},role=server,id=0,socket={sock},socket-abstract=no",
+                    )
+                else:
+                    _, path = ovs.add_vhost_port(br, name, mode="server")
+                    sock = str(path)
+                pair.append(sock)
+                hops.append(name)
+            socks.append((pair[0], pair[1]))
+        hops.append("p1")
+        ovs.flows_chain(br, hops)
+        self.start_nfs(self.tb, socks)
+        ovs.wait_links_up([h for h in hops], timeout=30)
+
+    def stop(self) -> None:
+        self.stop_nfs()
+        super().stop()
+
+
+def chain_dut(switch: str, backend: str, n: int) -> str:
+    """Register a chain DUT class for (switch, backend, n); its name."""
+    base = TwinplaneChainDut if switch == "twinplane" else OvsChainDut
+    name = f"{switch}-chain-{backend}-{n}"
+    cls = type(name, (base,), {"name": name, "n_nfs": n, "backend": backend, "wires": ("memif",)})
+    D.DUT_CLASSES[name] = cls
+    return name
+
+
+# --------------------------------------------------------------------------
+
+
+class Runner:
+    def __init__(self, a: argparse.Namespace, tsc: float, work: Path) -> None:
+        self.a = a
+        self.tsc = tsc
+        self.work = work
+        self.params = SearchParams(
+            duration_s=a.duration,
+            probe_duration_s=0.3,
+            resolution=a.resolution,
+            resolution_pps=2000,
+            tolerances=(0.0, 0.005),
+        )
+        self.raw: dict[str, Any] = {
+            "switching": {},
+            "chain": {},
+            "iperf3": {},
+            "learning": {},
+            "errors": [],
+        }
+
+    def say(self, msg: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+    def trial(self, tb: D.Testbed, size: int) -> Any:
+        fn = tb.trial_fn(size, warmup=0.1, drain=0.1)
+        return with_retries(fn, self.a.retries, max_loss=0.02)
+
+    def ndr_pdr(self, tb: D.Testbed, size: int, label: str) -> dict[str, Any]:
+        hi = D.wire_max_pps(tb.wire, size)
+        res = search(self.trial(tb, size), hi, self.params)
+        out = {
+            "ndr_pps": res.ndr.rate_pps,
+            "pdr_pps": res.pdr.rate_pps,
+            "ndr_converged": res.ndr.converged,
+            "trials": len(res.trials),
+            "wall_s": round(res.wall_s, 1),
+        }
+        self.say(
+            f"{label} {size}B: NDR {out['ndr_pps'] / 1e6:.3f} PDR {out['pdr_pps'] / 1e6:.3f} Mpps"
+        )
+        return out
+
+    def cost_at(self, tb: D.Testbed, size: int, rate: float) -> dict[str, Any] | None:
+        fn = tb.trial_fn(size, warmup=0.1, drain=0.1)
+        a = tb.dut.cost_snapshot()
+        r = fn(rate, self.a.cost_duration)
+        b = tb.dut.cost_snapshot()
+        c = tb.dut.cost(a, b) if a is not None else None
+        if c is not None:
+            c["rate_pps"] = rate
+            c["loss_ratio"] = r.loss_ratio
+        return c
+
+    # --- 1. switching ---------------------------------------------------------------
+
+    def switching(self) -> None:
+        a = self.a
+        plan = [("memif", "twinplane-l2"), ("memif", "ovsdpdk")]
+        if not a.memif_only:
+            plan += [("veth", "twinplane-l2"), ("veth", "ovsdpdk"), ("veth", "linuxbridge")]
+        for rep in range(a.reps):
+            for wire, dut in plan:
+                key = f"{wire}/{dut}"
+                self.say(f"switching rep {rep + 1}/{a.reps}: {key}")
+                try:
+                    with D.Testbed(wire, dut, self.work, tsc=self.tsc) as tb:
+                        tb.start(list(a.sizes))
+                        per = {}
+                        for size in a.sizes:
+                            per[str(size)] = self.ndr_pdr(tb, size, key)
+                        # the switch's cost at a rate every switch of the wire carries
+                        rate = a.cost_rate_memif if wire == "memif" else a.cost_rate_veth
+                        per["cost_64"] = self.cost_at(tb, 64, rate)
+                        self.raw["switching"].setdefault(key, []).append(per)
+                except Exception as e:  # noqa: BLE001 - record and go on
+                    self.say(f"{key}: FAILED {e}")
+                    self.raw["errors"].append(
+                        {"part": "switching", "setup": key, "error": str(e)[:2000]}
+                    )
+
+    # --- 2. iperf3 ----------------------------------------------------------------------
+
+    def iperf3(self) -> None:
+        for dut in ("twinplane-l2", "ovsdpdk", "linuxbridge"):
+            self.say(f"iperf3 through {dut}")
+            try:
+                self.raw["iperf3"][dut] = self.iperf3_one(dut)
+            except Exception as e:  # noqa: BLE001
+                self.say(f"iperf3 {dut}: FAILED {e}")
+                self.raw["errors"].append({"part": "iperf3", "setup": dut, "error": str(e)[:2000]})
+
+    def iperf3_one(self, dut: str) -> dict[str, Any]:
+        """h1 (10.9.0.1) -- d0 [switch] d1 -- h2 (10.9.0.2), veths with offloads off."""
+        a = self.a
+        tb = D.Testbed("veth", dut, self.work, tsc=self.tsc)
+        try:
+            # the testbed's own wire (the generator namespace's g0/g1 are the hosts' ends)
+            tb.start([64])
+            tb.gen.stop()  # the generator leaves the veths: iperf3 uses them
+            g = tb.gen_ns
+            assert g is not None
+            # two hosts: g0 and g1 sit in one namespace; move g1 to its own
+            h2 = tb.own_ns("h2")
+            g.run(["ip", "link", "set", "g1", "netns", h2.name])
+            g.run(["ip", "addr", "add", "10.9.0.1/24", "dev", "g0"])
+            g.run(["ip", "link", "set", "g0", "up"])
+            h2.run(["ip", "addr", "add", "10.9.0.2/24", "dev", "g1"])
+            h2.run(["ip", "link", "set", "g1", "up"])
+            for ns, ifn in ((g, "g0"), (h2, "g1")):
+                ns.run(["ethtool", "-K", ifn, "tx", "off", "tso", "off", "gso", "off"], check=False)
+            server = h2.popen(["iperf3", "-s"])
+            time.sleep(0.5)
+            runs = []
+            try:
+                g.run(["ping", "-c", "3", "-i", "0.2", "-W", "1", "10.9.0.2"], check=False)
+                for i in range(a.iperf_runs):
+                    res = g.run(
+                        ["taskset", "-c", str(D.GEN_CPU), "iperf3", "-c", "10.9.0.2", "-t",
+                         str(a.iperf_seconds), "-J"],
+                        check=False,
+                        timeout=a.iperf_seconds + 30,
+                    )  # fmt: skip
+                    try:
+                        j = json.loads(res.stdout)
+                        bps = j["end"]["sum_received"]["bits_per_second"]
+                        retr = j["end"]["sum_sent"].get("retransmits")
+                    except (ValueError, KeyError) as e:
+                        raise RuntimeError(
+                            f"iperf3 run {i}: {res.stdout[-500:]} {res.stderr[-500:]}"
+                        ) from e
+                    runs.append({"gbps": bps / 1e9, "retransmits": retr})
+                    self.say(f"  iperf3 {dut} run {i + 1}: {bps / 1e9:.3f} Gbit/s")
+            finally:
+                server.terminate()
+                server.wait(timeout=5)
+            vals = [r["gbps"] for r in runs]
+            mean = statistics.fmean(vals)
+            return {
+                "runs": runs,
+                "mean_gbps": mean,
+                "cv": statistics.pstdev(vals) / mean if mean else None,
+                "offloads": "tx, tso, gso off on every veth end (the DPDK ports need it; the "
+                "same for the Linux bridge)",
+                "client_cpu": D.GEN_CPU,
+            }
+        finally:
+            tb.close()
+
+    # --- 3. chains ----------------------------------------------------------------------
+
+    def chains(self) -> None:
+        a = self.a
+        for backend in a.backends:
+            for n in a.chain_lengths:
+                res: dict[str, Any] = {}
+                for switch in ("twinplane", "ovsdpdk"):
+                    dut = chain_dut(switch, backend, n)
+                    key = f"{switch}/{backend}/{n}"
+                    self.say(f"chain {key}")
+                    try:
+                        with D.Testbed("memif", dut, self.work, tsc=self.tsc) as tb:
+                            tb.start([64])
+                            r = self.ndr_pdr(tb, 64, key)
+                            r["cost"] = self.cost_at(tb, 64, a.chain_cost_rate)
+                            c = r["cost"] or {}
+                            if c.get("cycles_per_pkt"):
+                                # every packet crossed the switch n + 1 times, each counted
+                                r["cycles_per_pkt_per_hop"] = c["cycles_per_pkt"]
+                            res[switch] = r
+                    except Exception as e:  # noqa: BLE001
+                        self.say(f"chain {key}: FAILED {e}")
+                        self.raw["errors"].append(
+                            {"part": "chain", "setup": key, "error": str(e)[:2000]}
+                        )
+                self.raw["chain"].setdefault(backend, {})[str(n)] = res
+
+    # --- 4. learning --------------------------------------------------------------------
+
+    def learning(self) -> None:
+        a = self.a
+        n = a.learn_macs
+        try:
+            with D.Testbed("memif", "twinplane-l2", self.work, tsc=self.tsc) as tb:
+                tb.start([64])
+                cli = tb.dut.daemon.client
+                base = cli.cmd("show", "bridge", "br0")["macs"]
+                tb.gen.stream_add(
+                    "many", "g0", 64, dmac=D.GEN_MAC[1], smac="02:aa:00:00:00:00",
+                    extra=["smacs", str(n)],
+                )  # fmt: skip
+                # every source keeps sending (each MAC once per n / rate seconds), in
+                # slices of 0.2 s, until the table holds them all: the learning time
+                fn = tb.gen.trial_fn("many", warmup=0.0, drain=0.05)
+                rate = a.learn_rate
+                learned_at = None
+                sent_s = 0.0
+                r = None
+                while sent_s < 20:
+                    r = fn(rate, 0.2)
+                    sent_s += 0.2
+                    if cli.cmd("show", "bridge", "br0")["macs"] >= base + n:
+                        learned_at = sent_s
+                        break
+                b = cli.cmd("show", "bridge", "br0")
+                # the fast path with n + 1 entries against one: cycles per packet
+                one = self.cost_at(tb, 64, a.cost_rate_memif)
+                fn_many = tb.gen.trial_fn("many", warmup=0.1, drain=0.1)
+                ca = tb.dut.cost_snapshot()
+                rm = fn_many(a.cost_rate_memif, a.cost_duration)
+                cb = tb.dut.cost_snapshot()
+                many = tb.dut.cost(ca, cb)
+                ws = cli.cmd("show", "counters")
+                self.raw["learning"] = {
+                    "new_macs": n,
+                    "sent_at_pps": rate,
+                    "send_s": n / rate,
+                    "all_learned_after_s": learned_at,
+                    "learn_rate_macs_per_s": n / learned_at if learned_at else None,
+                    "learned": b["learned"],
+                    "macs_in_table": b["macs"],
+                    "learn_events": ws.get("counters", {}).get("l2.learn_events"),
+                    "learn_ring_full": ws.get("counters", {}).get("l2.learn_ring_full"),
+                    "last_slice_loss": r.loss_ratio if r else None,
+                    "cost_one_source": one,
+                    "cost_many_sources": many,
+                    "many_sources_loss": rm.loss_ratio,
+                }
+                self.say(f"learning: {n} MACs learned after {learned_at} s")
+        except Exception as e:  # noqa: BLE001
+            self.say(f"learning: FAILED {e}")
+            self.raw["errors"].append({"part": "learning", "error": str(e)[:2000]})
+
+    # --- report -------------------------------------------------------------------------
+
+    def summary(self) -> dict[str, Any]:
+        sw = self.raw["switching"]
+        out: dict[str, Any] = {}
+
+        def med(key: str, size: int, what: str) -> float | None:
+            vals = [r[str(size)][what] for r in sw.get(key, []) if str(size) in r]
+            return statistics.median(vals) if vals else None
+
+        ratios = []
+        for t, o in zip(
+            sw.get("memif/twinplane-l2", []), sw.get("memif/ovsdpdk", []), strict=False
+        ):
+            if o["64"]["ndr_pps"]:
+                ratios.append(t["64"]["ndr_pps"] / o["64"]["ndr_pps"])
+        out["ndr_64_twinplane_over_ovsdpdk"] = spread(ratios) if ratios else None
+        out["ndr_64_ratio_per_rep"] = ratios
+        table = {}
+        for key in sw:
+            table[key] = {
+                str(s): {"ndr_pps": med(key, s, "ndr_pps"), "pdr_pps": med(key, s, "pdr_pps")}
+                for s in self.a.sizes
+            }
+            costs = [
+                r["cost_64"]["cycles_per_pkt"]
+                for r in sw[key]
+                if r.get("cost_64") and r["cost_64"].get("cycles_per_pkt")
+            ]
+            table[key]["cycles_per_pkt_64"] = statistics.median(costs) if costs else None
+        out["switching"] = table
+        chain: dict[str, Any] = {}
+        for backend, lens in self.raw["chain"].items():
+            for n, per in lens.items():
+                for switch, r in per.items():
+                    chain.setdefault(switch, {}).setdefault(backend, {})[n] = {
+                        "ndr_pps": r.get("ndr_pps"),
+                        "pdr_pps": r.get("pdr_pps"),
+                        "cycles_per_pkt_per_hop": r.get("cycles_per_pkt_per_hop"),
+                    }
+        out["chain"] = chain
+        out["iperf3"] = {
+            k: {"mean_gbps": v["mean_gbps"], "cv": v["cv"], "runs": len(v["runs"])}
+            for k, v in self.raw["iperf3"].items()
+        }
+        out["learning"] = self.raw["learning"]
+        return out
+
+
+def write_report(doc: dict[str, Any], out: Path) -> None:
+    s = doc["summary"]
+    L: list[str] = []
+    L.append("# L2 switch: twinplane against OVS-DPDK and the Linux bridge (issue 12, seed 003)\n")
+    L.append(f"Commit `{doc['commit']}`, {doc['date']}. Command: `{doc['command']}`. "
+             f"Machine: {doc['machine'].get('cpu', '?')}, 2 CPUs: the switch (and its control "
+             f"plane or OVS's other threads) on CPU {D.DUT_CPU}, the generator on CPU "
+             f"{D.GEN_CPU}; NFs of the chains on CPU {D.GEN_CPU} with idle back-off. "
+             "A shared, noisy VM: read the ratios and the spreads, not one absolute "
+             "figure.\n")  # fmt: skip
+    r = s.get("ndr_64_twinplane_over_ovsdpdk")
+    if r:
+        L.append(f"**64-byte NDR on memif, twinplane / OVS-DPDK in the same run: median "
+                 f"{r['median']:.2f}x** (min {r['min']:.2f}, max {r['max']:.2f}, {r['n']} "
+                 f"repetitions: {', '.join(f'{x:.2f}' for x in s['ndr_64_ratio_per_rep'])}). "
+                 "Bar: 1.2x.\n")  # fmt: skip
+    L.append("## Switching (RFC 2544, NDR / PDR 0.5 %, Mpps; median of repetitions)\n")
+    sizes = doc["params"]["sizes"]
+    L.append("| wire / switch | " + " | ".join(f"{z} B" for z in sizes) + " | cycles/pkt (64 B) |")
+    L.append("|---|" + "---|" * (len(sizes) + 1))
+    for key, v in s["switching"].items():
+        cells = []
+        for z in sizes:
+            e = v[str(z)]
+            cells.append(
+                "-"
+                if e["ndr_pps"] is None
+                else f"{e['ndr_pps'] / 1e6:.3f} / {e['pdr_pps'] / 1e6:.3f}"
+            )
+        c = v.get("cycles_per_pkt_64")
+        L.append(f"| {key} | " + " | ".join(cells) + f" | {'-' if c is None else f'{c:.0f}'} |")
+    L.append("")
+    L.append("Cycles per packet: twinplane `show workers` busy cycles / packets sent; OVS-DPDK "
+             "`pmd-stats-show` processing cycles / packets received; the Linux bridge CPU "
+             f"{D.DUT_CPU}'s non-idle time (kernel DUT method). Measured in a trial at a rate "
+             "every switch of the wire carries (see JSON `params`).\n")  # fmt: skip
+    if s["iperf3"]:
+        L.append(
+            "## iperf3 TCP through each switch "
+            "(veth, offloads off; mean, coefficient of variation)\n"
+        )
+        L.append("| switch | mean Gbit/s | CV | runs |\n|---|---|---|---|")
+        for k, v in s["iperf3"].items():
+            cv = "-" if v["cv"] is None else f"{v['cv'] * 100:.1f} %"
+            L.append(f"| {k} | {v['mean_gbps']:.3f} | {cv} | {v['runs']} |")
+        L.append("")
+    if s["chain"]:
+        L.append(
+            "## Service chains (64 B, generator on memif; NDR / PDR Mpps; "
+            "switch cycles per packet per hop)\n"
+        )
+        L.append(
+            "| backend | NFs | twinplane NDR / PDR | OVS-DPDK NDR / PDR "
+            "| twinplane cyc/hop | OVS-DPDK cyc/hop |"
+        )
+        L.append("|---|---|---|---|---|---|")
+        tw, ov = s["chain"].get("twinplane", {}), s["chain"].get("ovsdpdk", {})
+        for backend in doc["params"]["backends"]:
+            for n in doc["params"]["chain_lengths"]:
+                t = tw.get(backend, {}).get(str(n), {})
+                o = ov.get(backend, {}).get(str(n), {})
+
+                def f(e: dict[str, Any]) -> str:
+                    if not e or e.get("ndr_pps") is None:
+                        return "failed"
+                    return f"{e['ndr_pps'] / 1e6:.3f} / {e['pdr_pps'] / 1e6:.3f}"
+
+                def c(e: dict[str, Any]) -> str:
+                    v = e.get("cycles_per_pkt_per_hop") if e else None
+                    return "-" if v is None else f"{v:.0f}"
+
+                L.append(f"| {backend} | {n} | {f(t)} | {f(o)} | {c(t)} | {c(o)} |")
+        L.append("")
+    ln = s.get("learning") or {}
+    if ln:
+        t = ln.get("all_learned_after_s")
+        learned_s = "never (within 20 s)" if t is None else f"{t:.3f} s"
+        L.append("## Learning (twinplane): events to the control plane\n")
+        L.append(f"{ln['new_macs']} new source MACs, each sending again every "
+                 f"{ln['send_s'] * 1e3:.0f} ms ({ln['sent_at_pps'] / 1e6:.2f} Mpps in all): all "
+                 "in the table after "
+                 f"{learned_s} "
+                 f"(learn events {ln.get('learn_events')}, lost to a full ring "
+                 f"{ln.get('learn_ring_full')}). Fast path with one source against "
+                 f"{ln['new_macs']} learned sources: "
+                 f"{(ln.get('cost_one_source') or {}).get('cycles_per_pkt') or 0:.0f} and "
+                 f"{(ln.get('cost_many_sources') or {}).get('cycles_per_pkt') or 0:.0f} cycles "
+                 "per packet.\n")  # fmt: skip
+    if doc["raw"]["errors"]:
+        L.append("## What failed in this run\n")
+        for e in doc["raw"]["errors"]:
+            L.append(f"- {e['part']} {e.get('setup', '')}: {e['error'][:300]}")
+        L.append("")
+    L.append("![L2 results](l2.png)\n")
+    (out / "l2.md").write_text("\n".join(L))
+
+
+def plot(doc: dict[str, Any], out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    s = doc["summary"]
+    fig, ax = plt.subplots(1, 2, figsize=(12, 4.5))
+    sizes = doc["params"]["sizes"]
+    for key, v in s["switching"].items():
+        ys = [(v[str(z)]["ndr_pps"] or 0) / 1e6 for z in sizes]
+        ax[0].plot(sizes, ys, marker="o", label=key)
+    ax[0].set_xlabel("frame size (B)")
+    ax[0].set_ylabel("NDR (Mpps)")
+    ax[0].set_title("switching, RFC 2544 NDR")
+    ax[0].legend(fontsize=7)
+    for switch, per in s["chain"].items():
+        for backend, lens in per.items():
+            xs = sorted(int(n) for n in lens)
+            ys = [(lens[str(n)].get("ndr_pps") or 0) / 1e6 for n in xs]
+            ax[1].plot(xs, ys, marker="o", label=f"{switch} {backend}")
+    ax[1].set_xlabel("NFs in the chain")
+    ax[1].set_ylabel("NDR (Mpps), 64 B")
+    ax[1].set_title("service chains")
+    ax[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "l2.png", dpi=110)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--quick", action="store_true", help="sizes 64 and 1518, 1 repetition, short trials"
+    )
+    ap.add_argument("--reps", type=int, default=None)
+    ap.add_argument("--sizes", default=None)
+    ap.add_argument("--duration", type=float, default=None, help="seconds per search trial")
+    ap.add_argument("--resolution", type=float, default=0.03)
+    ap.add_argument("--retries", type=int, default=2)
+    ap.add_argument("--cost-duration", type=float, default=2.0)
+    ap.add_argument("--cost-rate-memif", type=float, default=1.0e6)
+    ap.add_argument("--cost-rate-veth", type=float, default=0.2e6)
+    ap.add_argument("--chain-cost-rate", type=float, default=0.1e6)
+    ap.add_argument("--chain-lengths", default="1,2,3,4")
+    ap.add_argument("--backends", default="memif,vhost")
+    ap.add_argument("--iperf-runs", type=int, default=10)
+    ap.add_argument("--iperf-seconds", type=float, default=5.0)
+    ap.add_argument("--learn-macs", type=int, default=16384)
+    ap.add_argument("--learn-rate", type=float, default=0.5e6)
+    ap.add_argument("--memif-only", action="store_true", help="switching on memif only")
+    ap.add_argument("--parts", default="switching,iperf3,chains,learning")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--workdir", type=Path)
+    a = ap.parse_args(argv)
+    a.reps = a.reps or (1 if a.quick else 3)
+    a.sizes = (
+        tuple(int(x) for x in a.sizes.split(","))
+        if a.sizes
+        else (QUICK_SIZES if a.quick else SIZES)
+    )
+    a.duration = a.duration or (0.5 if a.quick else 1.0)
+    if a.quick:
+        a.iperf_runs = min(a.iperf_runs, 3)
+        a.iperf_seconds = min(a.iperf_seconds, 2.0)
+    a.chain_lengths = tuple(int(x) for x in a.chain_lengths.split(","))
+    a.backends = tuple(a.backends.split(","))
+    a.parts = tuple(a.parts.split(","))
+    return a
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parse_args(argv)
+    st = D.bench_start("l2", a.workdir)
+    if st is None:
+        return 2
+    tsc, work = st
+    D.ensure_hugepages()
+    D.reap_stale_namespaces()
+    run = Runner(a, tsc, work)
+    t0 = time.monotonic()
+    if "switching" in a.parts:
+        run.switching()
+    if "iperf3" in a.parts:
+        run.iperf3()
+    if "chains" in a.parts:
+        run.chains()
+    if "learning" in a.parts:
+        run.learning()
+    doc = {
+        "bench": "bench/l2.py",
+        "commit": D.git_rev(),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "command": "bench/l2.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "machine": D.machine_info(),
+        "cpus": {"switch": D.DUT_CPU, "generator": D.GEN_CPU, "nfs": D.GEN_CPU},
+        "params": {
+            "sizes": list(a.sizes),
+            "reps": a.reps,
+            "trial_s": a.duration,
+            "resolution": a.resolution,
+            "retries": a.retries,
+            "cost_rate_memif_pps": a.cost_rate_memif,
+            "cost_rate_veth_pps": a.cost_rate_veth,
+            "chain_cost_rate_pps": a.chain_cost_rate,
+            "chain_lengths": list(a.chain_lengths),
+            "backends": list(a.backends),
+            "iperf_runs": a.iperf_runs,
+            "iperf_seconds": a.iperf_seconds,
+        },
+        "wall_s": round(time.monotonic() - t0, 1),
+    }
+    doc["summary"] = run.summary()
+    doc["raw"] = run.raw
+    a.out.mkdir(parents=True, exist_ok=True)
+    (a.out / "l2.json").write_text(
+        json.dumps(
+            {**doc["summary"], "meta": {k: v for k, v in doc.items() if k not in ("summary",)}},
+            indent=1,
+            default=str,
+        )
+    )
+    write_report(doc, a.out)
+    plot(doc, a.out)
+    print(f"bench/l2.py: report in {a.out}/l2.md ({doc['wall_s']:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
