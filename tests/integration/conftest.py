@@ -7,12 +7,15 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
 import pytest
 
+from twinplane.bench import duts
 from twinplane.lab import RouterLab
 from twinplane.lab.daemon import daemon_binary
 
@@ -135,3 +138,22 @@ def _check_mempool(lab: RouterLab) -> None:
             f"mbuf leak: mempool in_use {in_use} > baseline {baseline} (+{MEMPOOL_SLACK}) "
             f"after {MEMPOOL_SETTLE_S:g}s to settle; show mempool: {lab.mempool()}"
         )
+
+
+@pytest.fixture
+def workdir() -> Iterator[Path]:
+    """A scratch directory for a testbed's files, removed after the test."""
+    with tempfile.TemporaryDirectory(prefix="tptb-") as d:
+        yield Path(d)
+
+
+@pytest.fixture
+def on_generator_cpu() -> Iterator[None]:
+    """Run (and start the DPDK processes) from the generator's CPU, as the
+    benchmarks do, so no helper thread lands on the DUT's CPU."""
+    before = os.sched_getaffinity(0)
+    duts.pin_to_generator_cpu()
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)

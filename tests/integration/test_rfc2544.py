@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import os
 import random
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -250,24 +249,6 @@ def _need(path: Path) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(msg)
     pytest.skip(msg)
-
-
-@pytest.fixture
-def workdir() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="tprfc-") as d:
-        yield Path(d)
-
-
-@pytest.fixture
-def on_generator_cpu() -> Iterator[None]:
-    """Run (and start the DPDK processes) from the generator's CPU, as the
-    benchmark does, so no helper thread lands on the DUT's CPU."""
-    before = os.sched_getaffinity(0)
-    duts.pin_to_generator_cpu()
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, before)
 
 
 @pytest.mark.parametrize("rate_cap", [300e3, 1e6])

@@ -7,8 +7,6 @@ vhost-user port that the generator reaches as a virtio_user port."""
 from __future__ import annotations
 
 import os
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,22 +55,6 @@ def _need_lab() -> duts.Binaries:
             pytest.skip(msg)
     duts.ensure_hugepages(1024)
     return bins
-
-
-@pytest.fixture
-def workdir() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="tpovs-") as d:
-        yield Path(d)
-
-
-@pytest.fixture
-def on_generator_cpu() -> Iterator[None]:
-    before = os.sched_getaffinity(0)
-    duts.pin_to_generator_cpu()
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, before)
 
 
 @pytest.mark.parametrize(
