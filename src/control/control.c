@@ -108,14 +108,17 @@ void tp_ctl_del_fd(int fd)
 void tp_ctl_loop(volatile bool *running)
 {
 	struct epoll_event evs[32];
+	unsigned int poll_ms = 1;
 
 	while (*running) {
 		uint64_t now = tp_ctl_now_ms();
 		int64_t next = tp_timer_next_in(now);
-		/* pollers bound the latency of the exception path towards the kernel: at
-		 * most 1 ms; without them sleep until a timer or 100 ms (the generator's
-		 * API shares its CPU) */
-		int timeout = n_pollers ? 1 : 100;
+		/* pollers bound the latency of the exception path towards the kernel: 1 ms
+		 * while frames flow, at most TP_CTL_POLL_MAX_MS for the first after a quiet
+		 * spell; without them sleep until a timer or 100 ms (the generator's API
+		 * shares its CPU) */
+		int timeout = n_pollers ? (int)poll_ms : 100;
+		unsigned int work = 0;
 		if (next >= 0 && next < timeout)
 			timeout = (int)next;
 		int n = epoll_wait(epfd, evs, RTE_DIM(evs), timeout);
@@ -126,7 +129,8 @@ void tp_ctl_loop(volatile bool *running)
 				w->cb(w->fd, w->arg);
 		}
 		for (unsigned int i = 0; i < n_pollers; i++)
-			pollers[i]();
+			work += pollers[i]();
+		poll_ms = work ? 1 : RTE_MIN(poll_ms * 2, TP_CTL_POLL_MAX_MS);
 		tp_timer_run(tp_ctl_now_ms());
 	}
 }

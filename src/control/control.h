@@ -11,7 +11,8 @@
 #include <stdint.h>
 
 typedef void (*tp_fd_cb)(int fd, void *arg);
-typedef void (*tp_poller_cb)(void);
+/* A poller returns how much it did (frames, objects): 0 when it found nothing. */
+typedef unsigned int (*tp_poller_cb)(void);
 
 int tp_ctl_init(void);
 void tp_ctl_fini(void);
@@ -24,8 +25,11 @@ void tp_ctl_del_fd(int fd);
 void tp_ctl_loop(volatile bool *running);
 /* Time in milliseconds (monotonic), the clock of timer.h. */
 uint64_t tp_ctl_now_ms(void);
-/* Run cb on every pass of the loop; with a poller the loop passes at least every
- * millisecond. 0 or -ENOSPC. */
+/* Run cb on every pass of the loop. With pollers the loop passes every millisecond
+ * while they find work, and backs off (doubling) to every TP_CTL_POLL_MAX_MS while
+ * they find none: the control thread often shares a CPU with a worker, and each
+ * wake-up takes that CPU from it. 0 or -ENOSPC. */
 int tp_ctl_add_poller(tp_poller_cb cb);
+#define TP_CTL_POLL_MAX_MS 8
 
 #endif

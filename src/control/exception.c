@@ -67,12 +67,15 @@ static unsigned int drain(struct rte_ring *r, bool control)
 }
 
 /* Control class first, from every lcore; then the rest. */
-static void exc_poll(void)
+static unsigned int exc_poll(void)
 {
+	unsigned int n = 0;
+
 	for (unsigned int i = 0; i < tp.n_workers; i++)
-		drain(tp.workers[i]->exc_ring[0], true);
+		n += drain(tp.workers[i]->exc_ring[0], true);
 	for (unsigned int i = 0; i < tp.n_workers; i++)
-		drain(tp.workers[i]->exc_ring[1], false);
+		n += drain(tp.workers[i]->exc_ring[1], false);
+	return n;
 }
 
 int tp_exc_init(void)

@@ -236,9 +236,9 @@ static void on_signal(int sig)
 	tp.running = false;
 }
 
-static void rcu_poller(void)
+static unsigned int rcu_poller(void)
 {
-	tp_rcu_reclaim();
+	return tp_rcu_reclaim();
 }
 
 /* The configuration ran (or there was none): open the API. */

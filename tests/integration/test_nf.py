@@ -110,7 +110,9 @@ def check_counted_bursts(gen: Gen, nf: NfProcess, n: int = 20000) -> None:
     before = stable_stats(nf)
     assert [p["link"] for p in before["ports"]] == ["up", "up"]
     for stream, src, dst in (("s0", 0, 1), ("s1", 1, 0)):
-        t = gen.trial_raw(stream, 200000, count=n)["trial"]
+        # 100 kpps: a 256-slot virtio ring holds 2.5 ms of it, room for an NF (backing
+        # off up to 0.5 ms when idle) that loses its CPU for a moment on a busy machine
+        t = gen.trial_raw(stream, 100000, count=n)["trial"]
         assert t["offered"] == n and t["tx"] == n, t
         assert t["rx"] == n and t["lost"] == 0, t
         assert t["reordered"] == 0 and t["duplicates"] == 0 and t["rx_stray"] == 0, t

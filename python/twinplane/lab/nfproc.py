@@ -40,7 +40,9 @@ class NfProcess(Process):
     Its output goes to ``<workdir>/<name>.out``, its counters to
     ``<workdir>/<name>.json``. ``stop`` sends SIGTERM (SIGKILL after 10 s): the NF
     writes its final counters and exits 0; its EAL runtime files are removed then.
-    ``cpu`` pins it with taskset; ``lcores`` is its EAL lcore list."""
+    ``cpu`` pins it with taskset; ``lcores`` is its EAL lcore list, by default
+    lcore 0 on ``cpu`` (EAL pins its threads itself: a bare ``--lcores 0`` would move
+    it to CPU 0 whatever taskset said)."""
 
     def __init__(
         self,
@@ -53,7 +55,7 @@ class NfProcess(Process):
         swap_mac: bool = False,
         cycles: int = 0,
         backoff: bool = True,
-        lcores: str = "0",
+        lcores: str | None = None,
         no_huge: bool = False,
         cpu: int | str | None = None,
         burst: int | None = None,
@@ -65,6 +67,8 @@ class NfProcess(Process):
         self.binary = Path(binary) if binary else nf_binary()
         self.stats_path = self.workdir / f"{name}.json"
         self.out_path = self.workdir / f"{name}.out"
+        if lcores is None:
+            lcores = f"0@({cpu})" if cpu is not None else "0"
         argv = [
             str(self.binary),
             "--name", name,

@@ -407,21 +407,22 @@ static void new_face(struct rte_mbuf *m)
 	hand_back(m, (uint16_t)id, 0);
 }
 
-void ndn_mgmt_poll(void)
+unsigned int ndn_mgmt_poll(void)
 {
 	struct rte_mbuf *pkts[32];
-	unsigned int n;
+	unsigned int n, m;
 
 	if (!ndn_conf.enabled)
-		return;
+		return 0;
 	n = rte_ring_sc_dequeue_burst(ndn_newface_ring, (void **)pkts, RTE_DIM(pkts), NULL);
 	for (unsigned int i = 0; i < n; i++)
 		new_face(pkts[i]);
-	n = rte_ring_sc_dequeue_burst(ndn_mgmt_ring, (void **)pkts, RTE_DIM(pkts), NULL);
-	for (unsigned int i = 0; i < n; i++) {
+	m = rte_ring_sc_dequeue_burst(ndn_mgmt_ring, (void **)pkts, RTE_DIM(pkts), NULL);
+	for (unsigned int i = 0; i < m; i++) {
 		answer(pkts[i]);
 		rte_pktmbuf_free(pkts[i]);
 	}
+	return n + m;
 }
 
 int ndn_mgmt_init(void)

@@ -510,7 +510,7 @@ uint64_t ndn_siphash(const uint64_t key[2], const uint8_t *p, size_t len);
 
 /* management (mgmt.c), control plane */
 int ndn_mgmt_init(void);
-void ndn_mgmt_poll(void);
+unsigned int ndn_mgmt_poll(void);
 /* faces (face.c), control plane */
 int ndn_face_add_udp(uint32_t remote_ip_be, uint16_t remote_port_be, uint32_t local_ip_be,
 		     bool local, bool on_demand, char *err, size_t errlen);
