@@ -14,6 +14,31 @@
 #include "../../tables/iface.h"
 #include "l2.h"
 
+static inline bool key_eq(const struct l2_key *a, const struct l2_key *b)
+{
+	uint64_t x, y;
+	uint16_t u, v;
+
+	memcpy(&x, a, 8);
+	memcpy(&y, b, 8);
+	memcpy(&u, (const uint8_t *)a + 8, 2);
+	memcpy(&v, (const uint8_t *)b + 8, 2);
+	return x == y && u == v;
+}
+
+/* Index of k among the burst's distinct keys, adding it if it differs from the last
+ * destination and the last source added (a burst mostly repeats a few stations: the
+ * table is looked up once per distinct key, as VPP's l2fwd caches its last lookup). */
+static inline uint8_t key_index(struct l2_key *keys, unsigned int *nk, int *last,
+				const struct l2_key *k)
+{
+	for (unsigned int j = 0; j < 2; j++)
+		if (last[j] >= 0 && key_eq(&keys[last[j]], k))
+			return (uint8_t)last[j];
+	keys[*nk] = *k;
+	return (uint8_t)(*nk)++;
+}
+
 static inline uint32_t key_slot(const struct l2_key *k)
 {
 	uint64_t v = 0;
@@ -127,14 +152,16 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	const struct l2_bridge *br = lp->br;
 	const struct l2_members *mb = __atomic_load_n(&br->members, __ATOMIC_ACQUIRE);
 	struct l2_lcore *lc = tp_nf_lcore(w, &tp_l2_nf);
-	struct l2_key keys[2 * TP_BURST];
+	struct l2_key keys[2 * TP_BURST]; /* the burst's distinct keys */
 	const void *kp[2 * TP_BURST];
 	void *data[2 * TP_BURST];
 	struct rte_mbuf *ok[TP_BURST];
 	uint16_t vids[TP_BURST];
 	uint8_t tagged[TP_BURST];
+	uint8_t di[TP_BURST], si[TP_BURST]; /* each packet's destination and source key */
+	int last[2] = {-1, -1};		    /* the last destination and source added */
 	uint64_t hits = 0;
-	unsigned int k = 0;
+	unsigned int k = 0, nk = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -182,27 +209,29 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			tp_drop(w, m, L2_CTR(UNTAGGED_ON_TRUNK));
 			continue;
 		}
-		keys[2 * k].mac = eh->dst_addr;
-		keys[2 * k + 1].mac = eh->src_addr;
-		keys[2 * k].vlan = keys[2 * k + 1].vlan = vid;
-		keys[2 * k].bridge = keys[2 * k + 1].bridge = br->id;
-		kp[2 * k] = &keys[2 * k];
-		kp[2 * k + 1] = &keys[2 * k + 1];
+		struct l2_key dk = {.mac = eh->dst_addr, .vlan = vid, .bridge = br->id};
+		struct l2_key sk = {.mac = eh->src_addr, .vlan = vid, .bridge = br->id};
+		di[k] = key_index(keys, &nk, last, &dk);
+		last[0] = di[k];
+		si[k] = key_index(keys, &nk, last, &sk);
+		last[1] = si[k];
 		vids[k] = vid;
 		tagged[k] = tag;
 		ok[k++] = m;
 	}
 	if (k == 0)
 		return;
-	rte_hash_lookup_bulk_data(l2_macs, kp, 2 * k, &hits, data);
+	for (unsigned int j = 0; j < nk; j++)
+		kp[j] = &keys[j];
+	rte_hash_lookup_bulk_data(l2_macs, kp, nk, &hits, data);
 
 	for (unsigned int i = 0; i < k; i++) {
 		struct rte_mbuf *m = ok[i];
 		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 
 		/* source: learn, refresh, or notice a move */
-		if (hits >> (2 * i + 1) & 1) {
-			struct l2_mac *e = &l2_mac_table[(uintptr_t)data[2 * i + 1]];
+		if (hits >> si[i] & 1) {
+			struct l2_mac *e = &l2_mac_table[(uintptr_t)data[si[i]]];
 			uint16_t at = __atomic_load_n(&e->port, __ATOMIC_RELAXED);
 			if (likely(at == in)) {
 				if (unlikely(w->now - e->seen > tp.tsc_hz))
@@ -210,19 +239,19 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			} else if (e->is_static) {
 				tp_count(w, in, L2_CTR(STATIC_CONFLICT));
 			} else {
-				learn(w, lc, &keys[2 * i + 1], in);
+				learn(w, lc, &keys[si[i]], in);
 			}
 		} else {
 			if (unlikely(__atomic_load_n(&lp->at_limit, __ATOMIC_RELAXED))) {
 				tp_drop(w, m, L2_CTR(MAC_LIMIT));
 				continue;
 			}
-			learn(w, lc, &keys[2 * i + 1], in);
+			learn(w, lc, &keys[si[i]], in);
 		}
 
 		/* destination */
-		if (!rte_is_multicast_ether_addr(&eh->dst_addr) && (hits >> (2 * i) & 1)) {
-			const struct l2_mac *e = &l2_mac_table[(uintptr_t)data[2 * i]];
+		if (!rte_is_multicast_ether_addr(&eh->dst_addr) && (hits >> di[i] & 1)) {
+			const struct l2_mac *e = &l2_mac_table[(uintptr_t)data[di[i]]];
 			uint16_t out = __atomic_load_n(&e->port, __ATOMIC_RELAXED);
 			const struct l2_port *op = out < TP_MAX_PORTS ? mb->by_port[out] : NULL;
 			if (unlikely(out == in)) {
