@@ -30,6 +30,6 @@ uint64_t tp_ctl_now_ms(void);
  * they find none: the control thread often shares a CPU with a worker, and each
  * wake-up takes that CPU from it. 0 or -ENOSPC. */
 int tp_ctl_add_poller(tp_poller_cb cb);
-#define TP_CTL_POLL_MAX_MS 8
+#define TP_CTL_POLL_MAX_MS 8u
 
 #endif
