@@ -11,7 +11,6 @@ import hashlib
 import os
 import secrets
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,12 +39,6 @@ def _need() -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(msg)
         pytest.skip(msg)
-
-
-@pytest.fixture
-def workdir() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="tpgn-") as d:
-        yield Path(d)
 
 
 def _element(buf: bytes) -> bytes:

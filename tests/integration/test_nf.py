@@ -8,7 +8,6 @@ import contextlib
 import os
 import secrets
 import struct
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -33,12 +32,6 @@ def _need(binary: Path) -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(msg)
         pytest.skip(msg)
-
-
-@pytest.fixture
-def workdir() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="tpnf-") as d:
-        yield Path(d)
 
 
 @pytest.fixture
