@@ -194,8 +194,8 @@ def test_vhost_user_chain(workdir: Path, tag: str) -> None:
         f"net_vhost1,iface={workdir / 'v1.sock'},queues=1",
     )
     nf_ports = (
-        f"net_virtio_user0,path={workdir / 'v0.sock'},queues=1,mac={NF_MAC[0]}",
-        f"net_virtio_user1,path={workdir / 'v1.sock'},queues=1,mac={NF_MAC[1]}",
+        f"net_virtio_user0,path={workdir / 'v0.sock'},queues=1,queue_size=1024,mac={NF_MAC[0]}",
+        f"net_virtio_user1,path={workdir / 'v1.sock'},queues=1,queue_size=1024,mac={NF_MAC[1]}",
     )
     with chain(workdir, tag, gen_ports, nf_ports) as (gen, nf):
         check_counted_bursts(gen, nf)

@@ -114,7 +114,8 @@ def test_vhost_user_ports_carry_frames(workdir: Path, on_generator_cpu: None) ->
         for i in (0, 1):
             gen.port_add(
                 f"g{i}",
-                f"net_virtio_user{i},path={socks[i]},queues=1,server=1,mac={duts.GEN_MAC[i]}",
+                f"net_virtio_user{i},path={socks[i]},queues=1,queue_size=1024,server=1,"
+                f"mac={duts.GEN_MAC[i]}",
             )
         assert ovs.flows_chain("br0", ["vh0", "vh1"]) == [
             "priority=10,in_port=1,actions=output:2",
