@@ -5,7 +5,11 @@
 One command measures, for every DUT on each wire (python/twinplane/bench/duts.py):
 
 - throughput (RFC 2544 26.1): the highest zero-loss rate (NDR) and the highest
-  rate within a loss tolerance (PDR), by binary search, per frame size;
+  rate within a loss tolerance (PDR), per frame size, by MLRsearch (the IETF
+  BMWG method of FD.io CSIT: a load stays a lower bound when at most half of
+  its trial seconds lose frames, so a trial spoiled by another task on the
+  shared machine does not end the search) or, with ``--search binary``, by
+  this harness's bisection with retries;
 - latency at that rate (26.2), from the generator's per-frame timestamps;
 - frame loss against offered load (26.3), for some frame sizes;
 - the cost per forwarded packet in CPU cycles, each DUT at a load it carries:
@@ -58,11 +62,12 @@ from twinplane.bench.rfc2544 import (
     Progress,
     SearchParams,
     TrialResult,
+    add_search_arguments,
     gbps_l1,
     gbps_l2,
     loss_curve,
     loss_loads,
-    search,
+    run_search,
     spread,
     with_retries,
 )
@@ -86,6 +91,7 @@ MODES: dict[str, dict[str, Any]] = {
         "latency_duration": 1.0,
         "cost_duration": 3.0,
         "retries": 1,
+        "search": "mlr",
     },
     "quick": {
         "sizes": QUICK_SIZES,
@@ -101,6 +107,7 @@ MODES: dict[str, dict[str, Any]] = {
         "latency_duration": 0.5,
         "cost_duration": 2.0,
         "retries": 1,
+        "search": "mlr",
     },
     # RFC 2544: trials of at least 60 s (24), latency trials of 120 s (26.2), 2 s
     # settling before and after a trial (23), loss in 10 % steps down to two
@@ -116,6 +123,7 @@ MODES: dict[str, dict[str, Any]] = {
         "loss_sizes": FRAME_SIZES,
         "loss_steps": 10,
         "loss_stop_after_zero": 2,
+        "search": "binary",
         "latency_duration": 120.0,
         "cost_duration": 10.0,
         "retries": 0,
@@ -164,11 +172,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=0.005,
         help="loss tolerance of the PDR (default 0.005 = 0.5 %%)",
     )
+    add_search_arguments(ap)
     ap.add_argument(
         "--retries",
         type=int,
-        help="repeat a trial with a small loss this many times before the rate fails "
-        "(default 1; rfc 0)",
+        help="binary search: repeat a trial with a small loss this many times before the "
+        "rate fails (default 1; rfc 0)",
     )
     ap.add_argument(
         "--retry-max-loss", type=float, default=0.02, help="only losses below this are retried"
@@ -416,7 +425,7 @@ class Runner:
             self.status(f"{label} {size}B: trial at {rate / 1e6:.3f} Mpps")
             return fn(rate, duration)
 
-        if retries and a.retries:
+        if retries and a.retries and a.search == "binary":
             return with_retries(
                 shown, a.retries, max_loss=a.retry_max_loss, rate_slack=a.rate_slack
             )
@@ -428,14 +437,21 @@ class Runner:
         a = self.a
         hi = D.wire_max_pps(wire, size)
 
-        def on_trial(r: TrialResult, brackets: Any) -> None:
-            b = brackets[0]
-            lo = b.lo / 1e6
+        def on_trial(r: TrialResult) -> None:
             self.status(
-                f"{label} {size}B: NDR >= {lo:.3f} Mpps" + (f" < {b.hi / 1e6:.3f}" if b.hi else "")
+                f"{label} {size}B: {a.search} trial at {r.rate_pps / 1e6:.3f} Mpps, "
+                f"loss {r.loss_ratio:.2e}"
             )
 
-        res = search(self.trial_fn(tb, size, label), hi, self.params, on_trial=on_trial)
+        res = run_search(
+            a.search,
+            self.trial_fn(tb, size, label),
+            hi,
+            self.params,
+            exceed_ratio=a.exceed_ratio,
+            duration_sum_s=a.duration_sum,
+            on_trial=on_trial,
+        )
         lat = None
         ndr = res.ndr
         if not a.no_latency and ndr.rate_pps > 0:
@@ -453,6 +469,7 @@ class Runner:
             "pdr_at_hi": res.pdr.at_hi,
             "pdr_loss_tolerance": res.pdr.tolerance,
             "search_hi_pps": hi,
+            "search_method": a.search,
             "search_trials": len(res.trials),
             "search_wall_s": round(res.wall_s, 2),
             "ndr_trial": ndr.trial,
@@ -780,6 +797,9 @@ def build_doc(run: Runner, partial: bool) -> dict[str, Any]:
             "resolution": a.resolution,
             "resolution_pps": a.resolution_pps,
             "pdr_loss_tolerance": a.pdr_loss,
+            "search": a.search,
+            "exceed_ratio": a.exceed_ratio,
+            "duration_sum_s": a.duration_sum,
             "retries": a.retries,
             "retry_max_loss": a.retry_max_loss,
             "rate_slack": a.rate_slack,
@@ -985,6 +1005,36 @@ def _contention_text(doc: dict[str, Any]) -> str:
     return txt + "."
 
 
+def _binary_method_lines(doc: dict[str, Any]) -> list[str]:
+    """The Method bullets of a run with the plain bisection (``--search binary``)."""
+    p = doc["params"]
+    return [
+        (
+            "- **Search** (`python/twinplane/bench/rfc2544.py`): one short trial at the "
+            f"search's upper bound (memif {D.WIRE_MAX['memif'][0] / 1e6:.0f} Mpps, veth "
+            f"{D.WIRE_MAX['veth'][0] / 1e6:.0f} Mpps, capped at "
+            f"{D.WIRE_MAX['memif'][1] / 1e9:.0f} / {D.WIRE_MAX['veth'][1] / 1e9:.0f} Gbit/s); "
+            "if it loses frames, the rate that got through is tried next, then steps away from "
+            "the bound that moved last (doubling) and bisection, until the bracket is narrower "
+            "than the resolution. Both NDR and PDR come out of the same trials. A trial fails "
+            "if it loses frames beyond the tolerance, or if the generator offered less than "
+            f"{(1 - p['rate_slack']) * 100:g} % of the rate (so a ceiling of the generator is "
+            "found, not passed). Frames a port refused (memif ring full, `tx_full`) count as "
+            "lost. The NDR reported is the offered rate measured in the passing trial."
+        ),
+        (
+            f"- **Retries**: a trial losing less than {p['retry_max_loss'] * 100:g} % is "
+            f"repeated up to {p['retries']} time(s) before its rate fails: the machine is "
+            "shared, and a DUT thread that loses its CPU for a millisecond overflows its "
+            "ring whatever the DUT. Heavier loss fails at once. Search trials: "
+            f"{doc['noise']['search_trials']}, of which {doc['noise']['trials_retried']} "
+            "needed a retry. Run-queue wait per trial (ms, median (min-max)): DUT "
+            f"{_cell(doc['noise']['cpu_wait_ms_per_trial'].get('dut', {}), 1, 1)}, generator "
+            f"{_cell(doc['noise']['cpu_wait_ms_per_trial'].get('gen', {}), 1, 1)}."
+        ),
+    ]
+
+
 def write_report(doc: dict[str, Any], out: Path) -> None:
     pngs = plots.write_all(doc, out, STEM)
     p = doc["params"]
@@ -1025,7 +1075,14 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
             "permanent neighbour), l3fwd with its built-in LPM table."
         ),
         (
-            "- **Method**: per frame size a binary search for the highest rate with no loss (NDR) "
+            "- **Method**: per frame size "
+            + (
+                f"MLRsearch (exceed ratio {p['exceed_ratio']:g}, {p['duration_sum_s']:g} s of "
+                "trials per bound) "
+                if p.get("search") == "mlr"
+                else "a binary search "
+            )
+            + "for the highest rate with no loss (NDR) "
             f"and with at most {p['pdr_loss_tolerance'] * 100:g} % loss (PDR), "
             f"{p['trial_duration_s']:g} s trials after {p['warmup_s']:g} s of warm-up, resolution "
             f"{p['resolution'] * 100:g} %; repeated {p['reps']} times, wires and DUTs interleaved; "
@@ -1335,28 +1392,35 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
     L += [
         "## Method",
         "",
-        (
-            "- **Search** (`python/twinplane/bench/rfc2544.py`): one short trial at the "
-            f"search's upper bound (memif {D.WIRE_MAX['memif'][0] / 1e6:.0f} Mpps, veth "
-            f"{D.WIRE_MAX['veth'][0] / 1e6:.0f} Mpps, capped at "
-            f"{D.WIRE_MAX['memif'][1] / 1e9:.0f} / {D.WIRE_MAX['veth'][1] / 1e9:.0f} Gbit/s); "
-            "if it loses frames, the rate that got through is tried next, then steps away from "
-            "the bound that moved last (doubling) and bisection, until the bracket is narrower "
-            "than the resolution. Both NDR and PDR come out of the same trials. A trial fails "
-            "if it loses frames beyond the tolerance, or if the generator offered less than "
-            f"{(1 - p['rate_slack']) * 100:g} % of the rate (so a ceiling of the generator is "
-            "found, not passed). Frames a port refused (memif ring full, `tx_full`) count as "
-            "lost. The NDR reported is the offered rate measured in the passing trial."
-        ),
-        (
-            f"- **Retries**: a trial losing less than {p['retry_max_loss'] * 100:g} % is "
-            f"repeated up to {p['retries']} time(s) before its rate fails: the machine is "
-            "shared, and a DUT thread that loses its CPU for a millisecond overflows its "
-            "ring whatever the DUT. Heavier loss fails at once. Search trials: "
-            f"{doc['noise']['search_trials']}, of which {doc['noise']['trials_retried']} "
-            "needed a retry. Run-queue wait per trial (ms, median (min-max)): DUT "
-            f"{_cell(doc['noise']['cpu_wait_ms_per_trial'].get('dut', {}), 1, 1)}, generator "
-            f"{_cell(doc['noise']['cpu_wait_ms_per_trial'].get('gen', {}), 1, 1)}."
+        *(
+            [
+                (
+                    "- **Search**: MLRsearch (PyPI `MLRsearch`, the controller of FD.io CSIT, "
+                    "IETF draft-ietf-bmwg-mlrsearch) through `mlr_search` in "
+                    "`python/twinplane/bench/rfc2544.py`. Two goals, loss ratio 0 (NDR) and "
+                    f"{p['pdr_loss_tolerance'] * 100:g} % (PDR), each with exceed ratio "
+                    f"{p['exceed_ratio']:g}: a load is a lower bound when, over at least "
+                    f"{p['duration_sum_s']:g} s of trials at it, at most "
+                    f"{p['exceed_ratio'] * 100:g} % of those seconds were in trials losing "
+                    "more than the goal allows; the search stops when the relevant lower and "
+                    f"upper bounds are within {p['resolution'] * 100:g} %. Trials last "
+                    f"{p['trial_duration_s']:g} s (shorter ones early on). The rate reported is "
+                    "the conditional throughput (the lower bound's load times one minus the "
+                    "worst loss among its counted trials). Frames a port refused (`tx_full`) "
+                    "count as lost; a rate the generator fell short of by more than "
+                    f"{p['rate_slack'] * 100:g} % counts the missing frames as lost. Why: "
+                    "this machine is shared, and another task holding the DUT's CPU for a "
+                    "few milliseconds overflows any DUT's ring; under the plain bisection "
+                    "one such trial ended the search for whichever DUT it hit. Search trials: "
+                    f"{doc['noise']['search_trials']}. Run-queue wait per trial (ms, median "
+                    "(min-max)): DUT "
+                    f"{_cell(doc['noise']['cpu_wait_ms_per_trial'].get('dut', {}), 1, 1)}, "
+                    "generator "
+                    f"{_cell(doc['noise']['cpu_wait_ms_per_trial'].get('gen', {}), 1, 1)}."
+                )
+            ]
+            if p.get("search") == "mlr"
+            else _binary_method_lines(doc)
         ),
         (
             f"- **Scheduling**: the forwarding threads (DUT lcores or ksoftirqd/{dut_cpu}, the "

@@ -9,7 +9,7 @@ APT_PKGS=(dpdk libdpdk-dev dpdk-dev dpdk-doc meson ninja-build pkg-config gcc li
           libmnl-dev libcmocka-dev frr iproute2 ethtool libpcap-dev libelf-dev
           python3-venv python3-dev iputils-ping procps curl clang libclang-rt-14-dev tcpdump
           clang-format openvswitch-switch-dpdk iperf3)
-PIP_PKGS=(pytest scapy pyroute2 numpy matplotlib acmecse aiocoap python-ndn scipy statsmodels stormpy ruff)
+PIP_PKGS=(pytest scapy pyroute2 numpy matplotlib acmecse aiocoap python-ndn scipy statsmodels stormpy ruff MLRsearch==1.2.1)
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "setup.sh: run as root (it installs packages and reserves hugepages)" >&2
@@ -29,7 +29,7 @@ fi
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import pytest, scapy, pyroute2, numpy, matplotlib, acmecse, aiocoap, ndn, scipy, statsmodels, stormpy" 2>/dev/null ||
+if ! .venv/bin/python -c "import pytest, scapy, pyroute2, numpy, matplotlib, acmecse, aiocoap, ndn, scipy, statsmodels, stormpy, MLRsearch" 2>/dev/null ||
    [ ! -x .venv/bin/ruff ]; then
     .venv/bin/pip install -q --disable-pip-version-check "${PIP_PKGS[@]}"
 fi

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import statistics
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,9 +15,11 @@ import pytest
 
 from twinplane.bench import duts
 from twinplane.bench.rfc2544 import (
+    MlrParams,
     SearchParams,
     TrialResult,
     loss_loads,
+    mlr_search,
     search,
     spread,
     with_retries,
@@ -155,6 +158,85 @@ def test_search_dut_that_forwards_nothing() -> None:
         fake_dut(0.0), 1e6, SearchParams(resolution=0.02, resolution_pps=1000.0, tolerances=(0.0,))
     )
     assert res.ndr.rate_pps == 0.0 and res.ndr.trial is None and res.ndr.converged
+
+
+# --------------------------------------------------------------------------
+# MLRsearch (the PyPI library behind FD.io CSIT), through mlr_search
+
+
+def stalling_dut(
+    capacity: float, stall_p: float, seed: int = 1
+) -> Callable[[float, float], TrialResult]:
+    """A DUT with a sharp cliff at ``capacity`` whose trials lose a few frames
+    (1 to 200) with probability ``stall_p`` whatever the load: what another
+    task taking the DUT's CPU for a few milliseconds does to a trial."""
+    rng = random.Random(seed)
+
+    def trial(rate: float, duration: float) -> TrialResult:
+        offered = int(rate * duration)
+        rx = min(offered, int(capacity * duration))
+        if rng.random() < stall_p and rx > 0:
+            rx -= min(rx, rng.randint(1, 200))
+        return TrialResult(rate, duration, offered, rx, duration)
+
+    return trial
+
+
+@pytest.mark.parametrize("capacity", [0.4e6, 3.3e6, 9.87e6])
+def test_mlr_search_converges_to_the_capacity(capacity: float) -> None:
+    p = MlrParams(relative_width=0.01)
+    fn, rates = counting(fake_dut(capacity))
+    res = mlr_search(fn, 20e6, p)
+    assert res.params["method"] == "mlrsearch"
+    ndr = res.ndr
+    assert ndr.converged and not ndr.at_hi
+    assert capacity * (1 - 0.01) <= ndr.rate_pps <= capacity
+    assert ndr.lower_fail_pps is not None and ndr.lower_fail_pps > capacity
+    # the trial kept for the target ran at its lower bound and lost nothing
+    assert ndr.trial is not None and ndr.trial["lost"] == 0
+    assert ndr.trial["rate_pps"] <= capacity
+    assert len(res.trials) == len(rates)
+
+
+def test_mlr_search_is_not_dragged_down_by_stalls() -> None:
+    """A DUT whose trials lose a few frames a quarter of the time at any load:
+    with exceed ratio 0.5 MLRsearch reports its capacity; the plain binary
+    search (no retries) takes the first unlucky trial as the end and reports
+    less on most seeds."""
+    mlr, plain = [], []
+    for seed in range(12):
+        res = mlr_search(stalling_dut(4e6, 0.25, seed), 40e6, MlrParams(relative_width=0.01))
+        mlr.append(res.ndr.rate_pps)
+        b = search(stalling_dut(4e6, 0.25, seed), 40e6, SearchParams(tolerances=(0.0,)))
+        plain.append(b.ndr.rate_pps)
+    assert all(4e6 * 0.97 <= x <= 4e6 for x in mlr), mlr
+    assert statistics.median(plain) < statistics.median(mlr)
+    assert min(plain) < 4e6 * 0.9
+
+
+def test_mlr_search_a_dut_losing_in_most_trials_fails_that_load() -> None:
+    """Loss in most trials is real: the NDR stays below the load where it starts."""
+    rng = random.Random(3)
+
+    def trial(rate: float, duration: float) -> TrialResult:
+        n = int(rate * duration)
+        lost = 5 if rate > 2e6 and rng.random() < 0.8 else 0
+        return TrialResult(rate, duration, n, n - lost, duration)
+
+    res = mlr_search(trial, 10e6, MlrParams(tolerances=(0.0, 0.005)))
+    assert res.ndr.rate_pps <= 2e6
+    assert res.ndr.rate_pps >= 2e6 * 0.97
+    assert res.pdr.rate_pps >= 10e6 * 0.99  # 5 frames are far under 0.5 %
+
+
+def test_mlr_search_counts_what_the_generator_did_not_offer() -> None:
+    res = mlr_search(fake_dut(50e6, gen_max=3e6), 40e6, MlrParams(tolerances=(0.0,)))
+    assert 3e6 * 0.97 <= res.ndr.rate_pps <= 3e6 / 0.99
+
+
+def test_mlr_search_dut_that_forwards_nothing() -> None:
+    res = mlr_search(fake_dut(0.0), 1e6, MlrParams(tolerances=(0.0,)))
+    assert res.ndr.rate_pps == 0.0 and res.ndr.trial is None
 
 
 def test_retries_forgive_a_small_disturbed_loss_but_not_overload() -> None:

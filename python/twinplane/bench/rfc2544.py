@@ -421,6 +421,207 @@ def search(
 
 
 # --------------------------------------------------------------------------
+# MLRsearch (IETF BMWG draft-ietf-bmwg-mlrsearch, FD.io CSIT's method)
+
+
+@dataclass
+class MlrParams:
+    """The search goals of MLRsearch, one per loss tolerance (NDR, PDR).
+
+    A load is a *lower bound* of a goal when, over at least ``duration_sum``
+    seconds of trials at it, no more than ``exceed_ratio`` of those seconds
+    were in trials that lost more than the goal's loss ratio. With the
+    default 0.5 (CSIT's), the answer is the load whose trials mostly pass: a
+    trial spoiled by another task holding the DUT's CPU for a few
+    milliseconds no longer drags the result down, while a rate the DUT really
+    cannot carry fails most of its trials and stays an upper bound."""
+
+    tolerances: tuple[float, ...] = (0.0, 0.005)  # NDR, PDR
+    exceed_ratio: float = 0.5
+    relative_width: float = 0.02  # the bounds' distance when the search stops
+    initial_trial_duration_s: float = 0.5
+    final_trial_duration_s: float = 1.0
+    duration_sum_s: float = 5.0  # seconds of trials that decide a bound
+    preceding_targets: int = 2
+    expansion_coefficient: int = 2
+    min_load_fraction: float = 1e-3  # min load = hi * this (or lo, if higher)
+    search_duration_max_s: float = 600.0
+    rate_slack: float = 0.01  # as SearchParams: a short offer within it is not loss
+
+
+def _mlr_measurement(r: TrialResult, rate_slack: float) -> Any:
+    """A MeasurementResult of MLRsearch from one of our trials.
+
+    Frames the port refused (tx_full) or could not allocate are in
+    ``offered`` and not received: loss, as in our own search. A generator
+    that offered less than ``(1 - rate_slack)`` of the intended rate has the
+    missing frames counted as unsent (MLRsearch counts unsent as bad), so a
+    rate never really offered cannot become a lower bound."""
+    from MLRsearch import MeasurementResult
+
+    elapsed = r.elapsed_s if r.elapsed_s > 0 else r.duration_s
+    if r.offered_rate_pps >= r.rate_pps * (1.0 - rate_slack):
+        intended = r.offered
+    else:
+        intended = max(r.offered, int(r.rate_pps * elapsed))
+    return MeasurementResult(
+        intended_duration=r.duration_s,
+        intended_load=r.rate_pps,
+        offered_count=r.offered,
+        forwarding_count=min(r.rx, r.offered),
+        offered_duration=elapsed,
+        intended_count=intended,
+    )
+
+
+def mlr_search(
+    trial: TrialFn,
+    hi: float,
+    params: MlrParams | None = None,
+    lo: float = 0.0,
+    on_trial: Callable[[TrialResult], None] | None = None,
+) -> SearchResult:
+    """NDR and PDR by MLRsearch (PyPI ``MLRsearch``), same result shape as ``search``.
+
+    ``rate_pps`` of each target is the goal's *conditional throughput* (the
+    relevant lower bound's load scaled by its worst loss among the trials
+    that count, as the draft defines it), ``lower_fail_pps`` the relevant
+    upper bound. ``measured_pps`` is the conditional throughput too (the
+    draft's answer, which reports use); ``trial`` is the longest trial at the
+    relevant lower bound."""
+
+    from MLRsearch import AbstractMeasurer, Config, MultipleLossRatioSearch, SearchGoal
+
+    p = params or MlrParams()
+    if hi <= lo:
+        raise ValueError(f"mlr_search: hi {hi} <= lo {lo}")
+    tols = sorted(set(p.tolerances))
+    goals = [
+        SearchGoal(
+            loss_ratio=t,
+            exceed_ratio=p.exceed_ratio,
+            relative_width=p.relative_width,
+            initial_trial_duration=p.initial_trial_duration_s,
+            final_trial_duration=p.final_trial_duration_s,
+            duration_sum=p.duration_sum_s,
+            preceding_targets=p.preceding_targets,
+            expansion_coefficient=p.expansion_coefficient,
+            fail_fast=False,
+        )
+        for t in tols
+    ]
+    trials: list[TrialResult] = []
+
+    class Measurer(AbstractMeasurer):
+        def measure(self, intended_duration: float, intended_load: float) -> Any:
+            r = trial(float(intended_load), float(intended_duration))
+            trials.append(r)
+            if on_trial is not None:
+                on_trial(r)
+            return _mlr_measurement(r, p.rate_slack)
+
+    config = Config(
+        goals=goals,
+        min_load=max(lo, hi * p.min_load_fraction, 1.0),
+        max_load=hi,
+        search_duration_max=p.search_duration_max_s,
+        warmup_duration=None,
+    )
+    t_start = time.monotonic()
+    result = MultipleLossRatioSearch(config=config).search(measurer=Measurer())
+    targets = []
+    for t, g in zip(tols, goals, strict=True):
+        gr = result[g]
+        ct = gr.conditional_throughput if gr is not None else None
+        lb = gr.relevant_lower_bound if gr is not None else None
+        ub = gr.relevant_upper_bound if gr is not None else None
+        lb_load = float(lb) if lb is not None else None
+        at_lb = [
+            x
+            for x in trials
+            if lb_load is not None and math.isclose(x.rate_pps, lb_load, rel_tol=1e-9)
+        ]
+        last = max(at_lb, key=lambda x: x.duration_s) if at_lb else None
+        targets.append(
+            TargetResult(
+                tolerance=t,
+                rate_pps=float(ct) if ct is not None else 0.0,
+                measured_pps=float(ct) if ct is not None else 0.0,
+                converged=lb is not None and (ub is not None or math.isclose(lb_load, hi)),
+                at_hi=lb_load is not None and math.isclose(lb_load, hi, rel_tol=1e-9),
+                lower_fail_pps=float(ub) if ub is not None else None,
+                trial=last.summary() if last is not None else None,
+            )
+        )
+    params_d = asdict(p)
+    params_d["method"] = "mlrsearch"
+    return SearchResult(
+        hi_pps=hi,
+        params=params_d,
+        targets=targets,
+        trials=[x.summary() for x in trials],
+        wall_s=time.monotonic() - t_start,
+    )
+
+
+SEARCH_METHODS = ("mlr", "binary")
+
+
+def add_search_arguments(ap: Any, duration_sum: float = 5.0) -> None:
+    """The options every benchmark's throughput search shares (argparse)."""
+    ap.add_argument(
+        "--search",
+        choices=SEARCH_METHODS,
+        help="throughput search: mlr (MLRsearch, the default) or binary (this module's "
+        "bisection, with retries of small losses)",
+    )
+    ap.add_argument(
+        "--exceed-ratio",
+        type=float,
+        default=0.5,
+        help="MLRsearch: share of a load's trial seconds that may exceed the loss "
+        "ratio, the load still a lower bound (default 0.5, as FD.io CSIT)",
+    )
+    ap.add_argument(
+        "--duration-sum",
+        type=float,
+        default=duration_sum,
+        help=f"MLRsearch: trial seconds that decide a bound (default {duration_sum:g})",
+    )
+
+
+def run_search(
+    method: str,
+    trial: TrialFn,
+    hi: float,
+    params: SearchParams,
+    exceed_ratio: float = 0.5,
+    duration_sum_s: float = 5.0,
+    on_trial: Callable[[TrialResult], None] | None = None,
+) -> SearchResult:
+    """One throughput search by ``method`` ("mlr" or "binary"), both from the same
+    ``SearchParams``: MLRsearch's relative width is the resolution, its final
+    trials last ``duration_s`` and its first ones ``max(probe, duration / 2)``."""
+    if method == "binary":
+        cb = (lambda r, _b: on_trial(r)) if on_trial is not None else None
+        return search(trial, hi, params, on_trial=cb)
+    if method != "mlr":
+        raise ValueError(f"unknown search method {method!r} (one of {', '.join(SEARCH_METHODS)})")
+    mp = MlrParams(
+        tolerances=params.tolerances,
+        exceed_ratio=exceed_ratio,
+        relative_width=params.resolution,
+        initial_trial_duration_s=min(
+            params.duration_s, max(params.probe_duration_s, params.duration_s / 2)
+        ),
+        final_trial_duration_s=params.duration_s,
+        duration_sum_s=max(duration_sum_s, params.duration_s),
+        rate_slack=params.rate_slack,
+    )
+    return mlr_search(trial, hi, mp, on_trial=on_trial)
+
+
+# --------------------------------------------------------------------------
 # loss against offered load (RFC 2544 section 26.3) and latency (26.2)
 
 
