@@ -389,6 +389,7 @@ static void trial_result(struct tp_cmd_ctx *ctx, uint64_t mask, double rate, dou
 		struct tp_node *po = tp_out_obj(pl, NULL);
 		tp_out_str(po, "name", p->name);
 		tp_out_u64(po, "rx", p->rx);
+		tp_out_u64(po, "rx_tagged", p->rx_tagged);
 		if (p->coap_sink) {
 			tp_out_u64(po, "rx_coap_non", p->rx_coap_non);
 			tp_out_u64(po, "rx_coap_con", p->rx_coap_con);

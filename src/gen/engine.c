@@ -291,26 +291,29 @@ static int rx_answer(struct rte_mbuf *m, const struct gen_trial *t, uint64_t now
 	return 1;
 }
 
-static inline void rx_account(struct rte_mbuf *m, uint8_t trial, uint64_t now, uint64_t ns_mult)
+/* Account one received frame to its stream; returns 1 when it was a frame of
+ * this trial's streams (an answer, or a frame carrying our signature). */
+static inline int rx_account(struct rte_mbuf *m, uint8_t trial, uint64_t now, uint64_t ns_mult)
 {
 	struct tp_gen_sig sig;
 	const struct tp_gen_sig *p;
 
 	if (gen.trial.n_rx_tmpl && rx_answer(m, &gen.trial, now, ns_mult))
-		return;
+		return 1;
 	if (m->pkt_len < TP_GEN_SIG_LEN) {
 		gen.rx_stray++;
-		return;
+		return 0;
 	}
 	p = rte_pktmbuf_read(m, m->pkt_len - TP_GEN_SIG_LEN, sizeof(sig), &sig);
 	if (p == NULL || p->magic != TP_GEN_SIG_MAGIC || p->trial != trial ||
 	    p->stream >= TP_GEN_MAX_STREAMS || !gen.streams[p->stream].used) {
 		gen.rx_stray++;
-		return;
+		return 0;
 	}
 	struct tp_rxstats *st = &gen.streams[p->stream].rx;
 	tp_rxstats_seq(st, p->seq);
 	tp_rxstats_latency(st, ((now - p->tsc) * ns_mult) >> 32);
+	return 1;
 }
 
 /* A CoAP sink port's frame: UDP to port 5683 holding a CoAP request. A
@@ -425,7 +428,7 @@ static unsigned int poll_rx(uint8_t trial, bool count, uint64_t ns_mult)
 		if (count) {
 			uint64_t now = rte_rdtsc();
 			for (uint16_t k = 0; k < n; k++)
-				rx_account(pkts[k], trial, now, ns_mult);
+				p->rx_tagged += (uint64_t)rx_account(pkts[k], trial, now, ns_mult);
 		}
 		rte_pktmbuf_free_bulk(pkts, n);
 	}
@@ -526,8 +529,8 @@ int gen_worker_main(void *arg)
 		}
 		gen.rx_stray = 0;
 		for (unsigned int i = 0; i < TP_GEN_MAX_PORTS; i++) {
-			gen.ports[i].rx = gen.ports[i].rx_coap_non = gen.ports[i].rx_coap_con =
-			    gen.ports[i].coap_acked = 0;
+			gen.ports[i].rx = gen.ports[i].rx_tagged = gen.ports[i].rx_coap_non =
+			    gen.ports[i].rx_coap_con = gen.ports[i].coap_acked = 0;
 			if (gen.ports[i].ndn)
 				gen_ndn_producer_trial_reset(gen.ports[i].ndn);
 		}

@@ -40,6 +40,7 @@ struct gen_port {
 	bool coap_sink;
 	uint64_t ack_delay_tsc; /* "delay-us N": answer N us after the request (a server's time) */
 	uint64_t rx, rx_coap_non, rx_coap_con, coap_acked;
+	uint64_t rx_tagged; /* of rx: frames of this trial's streams (signature or answer) */
 	/* ACKs waiting for their time, oldest first */
 	struct rte_mbuf *ackq[TP_GEN_ACKQ];
 	uint64_t ackq_due[TP_GEN_ACKQ];

@@ -168,12 +168,16 @@ class RouterLab(Lab):
                 }
             )
         for link in self.links:
-            h = self.add_ns(link.host)
+            # several links may end in one host (a generator owning all of them):
+            # its default route goes through the first
+            first = link.host not in self.ns
+            h = self.add_ns(link.host) if first else self.ns[link.host]
             veth(r, link.router_if, h, link.host_if)
             if self.isolate_ports:
                 r.isolate(link.router_if)
             h.run(["ip", "addr", "add", link.host_addr, "dev", link.host_if])
-            h.run(["ip", "route", "add", "default", "via", link.router_ip])
+            if first:
+                h.run(["ip", "route", "add", "default", "via", link.router_ip])
 
     def daemon_config(self) -> str:
         """The start-up configuration: one API command per line."""
