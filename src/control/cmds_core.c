@@ -336,6 +336,8 @@ static void exc_out(struct tp_node *o)
 	tp_out_u64(o, "nombuf", s->nombuf - b->nombuf);
 	tp_out_u64(o, "oversize_to_kernel", s->oversize_to_kernel - b->oversize_to_kernel);
 	tp_out_u64(o, "oversize_from_kernel", s->oversize_from_kernel - b->oversize_from_kernel);
+	tp_out_u64(o, "from_kernel_ratelimited",
+		   s->from_kernel_ratelimited - b->from_kernel_ratelimited);
 }
 
 static void mempool_out(struct tp_node *o)

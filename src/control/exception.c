@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -14,8 +15,10 @@
 
 #include "../core/log.h"
 #include "../core/tp.h"
+#include "cmd.h"
 #include "control.h"
 #include "exception.h"
+#include "kpolicy.h"
 
 #define MAX_SEGS 64
 #define DRAIN_BUDGET 256 /* frames per ring and pass: the loop has other work */
@@ -25,6 +28,28 @@
 
 struct tp_exc_stats tp_exc_stats;
 static unsigned int rr; /* next lcore to inject through */
+
+/* Kernel to wire: one token bucket over every TAP (frames per second; 0: no bound) */
+static uint64_t kernel_rate = 100000, kernel_burst = 1024;
+static double kernel_tokens = 1024;
+static uint64_t kernel_last_tsc;
+
+static bool kernel_take(void)
+{
+	uint64_t now = rte_get_tsc_cycles();
+
+	if (kernel_rate == 0)
+		return true;
+	kernel_tokens +=
+	    (double)(now - kernel_last_tsc) * (double)kernel_rate / (double)rte_get_tsc_hz();
+	kernel_last_tsc = now;
+	if (kernel_tokens > (double)kernel_burst)
+		kernel_tokens = (double)kernel_burst;
+	if (kernel_tokens < 1.0)
+		return false;
+	kernel_tokens -= 1.0;
+	return true;
+}
 
 /* Write m to p's TAP as it is (one iovec per segment). 1 if written. */
 static int to_tap(struct tp_port *p, struct rte_mbuf *m)
@@ -141,6 +166,11 @@ static void tap_readable(int fd, void *arg)
 			rte_pktmbuf_free(m);
 			continue;
 		}
+		if (!kernel_take()) {
+			tp_exc_stats.from_kernel_ratelimited++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
 		m = frame_from(m, spill, (size_t)len);
 		if (m == NULL)
 			continue;
@@ -157,10 +187,57 @@ static void tap_readable(int fd, void *arg)
 
 int tp_exc_attach(struct tp_port *p)
 {
+	int ret = tp_kpolicy_tap_add(p->tap_name, p->tap_ifindex);
+
+	if (ret < 0)
+		TP_LOG(WARNING,
+		       "%s: no policy rules (%s): the kernel may route punted frames "
+		       "through interfaces that are not TAPs",
+		       p->tap_name, strerror(-ret));
 	return tp_ctl_add_fd(p->tap_fd, tap_readable, p);
 }
 
 void tp_exc_detach(struct tp_port *p)
 {
 	tp_ctl_del_fd(p->tap_fd);
+	tp_kpolicy_tap_del(p->tap_name);
 }
+
+static int set_kernel_rate(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	uint64_t rate, burst = kernel_burst;
+
+	if ((argc != 2 && argc != 4) || strcmp(argv[0], "rate") ||
+	    (argc == 4 && strcmp(argv[2], "burst")))
+		return tp_cmd_err(ctx, EINVAL,
+				  "set kernel-tx: usage: set kernel-tx rate PPS [burst N] (rate 0: "
+				  "no bound)");
+	if (tp_parse_u64(argv[1], 0, 100000000, &rate) < 0)
+		return tp_cmd_err(ctx, EINVAL, "set kernel-tx: bad rate '%s' (0-100000000 pps)",
+				  argv[1]);
+	if (argc == 4 && tp_parse_u64(argv[3], 1, 1000000, &burst) < 0)
+		return tp_cmd_err(ctx, EINVAL, "set kernel-tx: bad burst '%s' (1-1000000)",
+				  argv[3]);
+	kernel_rate = rate;
+	kernel_burst = burst;
+	kernel_tokens = (double)burst;
+	return 0;
+}
+
+static int show_kernel_rate(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	tp_out_u64(ctx->out, "rate_pps", kernel_rate);
+	tp_out_u64(ctx->out, "burst", kernel_burst);
+	tp_out_u64(ctx->out, "ratelimited", tp_exc_stats.from_kernel_ratelimited);
+	return 0;
+}
+
+static struct tp_cmd c_set_ktx = {
+    "set kernel-tx", "rate PPS [burst N]",
+    "bound what the kernel sends to the wire through the TAPs (default 100000 pps, burst 1024)",
+    set_kernel_rate, NULL};
+static struct tp_cmd c_show_ktx = {"show kernel-tx", NULL,
+				   "the bound on frames from the kernel to the wire",
+				   show_kernel_rate, NULL};
+TP_CMD_REGISTER(c_set_ktx)
+TP_CMD_REGISTER(c_show_ktx)

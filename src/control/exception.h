@@ -22,6 +22,7 @@ struct tp_exc_stats {
 	uint64_t nombuf;	       /* no mbuf for a frame from the kernel */
 	uint64_t oversize_to_kernel;   /* longer than the port's MTU allows, or too many segments */
 	uint64_t oversize_from_kernel; /* the kernel sent more than the port's MTU allows */
+	uint64_t from_kernel_ratelimited; /* over the kernel-to-wire bound (set kernel-tx) */
 };
 
 extern struct tp_exc_stats tp_exc_stats;

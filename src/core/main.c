@@ -227,8 +227,7 @@ static void kernel_setup(void)
 	sysctl_set("/proc/sys/net/ipv4/ip_forward", "1");
 	sysctl_set("/proc/sys/net/ipv4/conf/all/send_redirects", "0");
 	sysctl_set("/proc/sys/net/ipv4/conf/default/send_redirects", "0");
-	sysctl_set("/proc/sys/net/ipv4/conf/all/rp_filter", "0");
-	sysctl_set("/proc/sys/net/ipv4/conf/default/rp_filter", "0");
+	/* rp_filter stays as it is: each TAP gets a loose one (kpolicy.c) */
 }
 
 static void on_signal(int sig)

@@ -6,9 +6,14 @@ frames longer than the port's MTU allows are dropped and counted in both directi
 from __future__ import annotations
 
 import re
+import time
 
+import pytest
+
+from twinplane.api import ApiError
 from twinplane.lab import RouterLab
 from twinplane.lab.netns import veth
+from twinplane.lab.traffic import UdpReceiver, udp_send
 
 R2 = "10.0.3.1"
 H3 = "10.0.3.2"
@@ -76,3 +81,84 @@ def test_frames_beyond_the_port_mtu_are_dropped_and_counted(router_lab: RouterLa
     assert c2["oversize_from_kernel"] - c1["oversize_from_kernel"] >= 2
     lab.run("r", ["ip", "link", "set", "dev", "tp-p2", "mtu", "1500"])
     assert received(ping(lab, 1000)) == 3
+
+
+def add_management_port(lab: RouterLab) -> None:
+    """A non-TAP interface in the router's namespace with a route the data plane
+    does not mirror: mgmt0 (192.0.2.1/24) to namespace m, 203.0.113.0/24 via it."""
+    m = lab.add_ns("m")
+    veth(lab.router, "mgmt0", m, "eth0")
+    lab.router.run(["ip", "addr", "add", "192.0.2.1/24", "dev", "mgmt0"])
+    lab.run("m", ["ip", "addr", "add", "192.0.2.2/24", "dev", "eth0"])
+    lab.router.run(["ip", "route", "add", "203.0.113.0/24", "via", "192.0.2.2"])
+
+
+def test_punted_frames_are_routed_only_through_the_taps(router_lab: RouterLab) -> None:
+    """The kernel's decision for a frame that came from the data plane (iif tp-p0)
+    ignores routes through interfaces that are not TAPs (ip route get), and
+    routes through TAPs, the router's own addresses and locally sent traffic
+    are unchanged."""
+    lab = router_lab
+    add_management_port(lab)
+    rules = lab.router.run(["ip", "-4", "rule", "show"]).stdout
+    for tap in ("tp-p0", "tp-p1"):
+        # iproute2 names group 0 "default"
+        assert f"iif {tap} lookup main suppress_ifgroup default" in rules, rules
+        assert f"iif {tap} unreachable" in rules, rules
+    group = lab.router.run(["ip", "-d", "link", "show", "tp-p0"]).stdout
+    assert "group 0x7470" in group or "group 29808" in group, group
+
+    def route_get(dst: str, iif: str | None) -> str:
+        argv = ["ip", "-4", "route", "get", dst]
+        if iif:
+            argv += ["from", "10.0.1.2", "iif", iif]
+        res = lab.router.run(argv, check=False)
+        return (res.stdout + res.stderr).strip()
+
+    # from the data plane: the management route is not used
+    out = route_get("203.0.113.7", "tp-p0")
+    assert "mgmt0" not in out and "unreachable" in out.lower(), out
+    # through a TAP: unchanged
+    out = route_get("10.0.2.2", "tp-p0")
+    assert "dev tp-p1" in out, out
+    # the router itself still reaches the management network
+    assert "dev mgmt0" in route_get("203.0.113.7", None)
+    res = lab.router.run(["ping", "-n", "-c", "1", "-W", "2", "192.0.2.2"], check=False)
+    assert res.returncode == 0, res.stdout
+    # and h1's traffic through the router works as before
+    res = lab.netns("h1").run(["ping", "-n", "-c", "2", "-i", "0.2", "-W", "2", "10.0.2.2"])
+    assert res.returncode == 0
+    assert lab.router.run(["cat", "/proc/sys/net/ipv4/conf/tp-p0/rp_filter"]).stdout.strip() == "2"
+
+
+def test_policy_rules_leave_with_the_port(router_lab: RouterLab) -> None:
+    lab = router_lab
+    lab.ctl("port", "del", "p1")
+    rules = lab.router.run(["ip", "-4", "rule", "show"]).stdout
+    assert "tp-p1" not in rules, rules
+    assert "iif tp-p0 unreachable" in rules, rules
+
+
+def test_kernel_to_wire_is_bounded_and_counted(router_lab: RouterLab) -> None:
+    """A kernel application flooding a TAP: what leaves the wire is held to the
+    bucket, the rest is counted."""
+    lab = router_lab
+    assert lab.ctl("show", "kernel-tx")["rate_pps"] == 100000
+    lab.ctl("set", "kernel-tx", "rate", "500", "burst", "50")
+    before = lab.ctl("show", "exception")
+    with UdpReceiver(lab.netns("h2"), 9100) as rx:
+        t0 = time.monotonic()
+        sent = udp_send(lab.router, "10.0.2.2", 9100, b"k" * 32, count=3000)
+        elapsed = time.monotonic() - t0
+        time.sleep(0.5)
+        got = rx.drain()
+    after = lab.ctl("show", "exception")
+    limited = after["from_kernel_ratelimited"] - before["from_kernel_ratelimited"]
+    bound = 500 * (elapsed + 0.5) + 50
+    assert sent == 3000
+    assert 0 < got <= bound, (got, bound)
+    assert limited >= sent - got - 50, (limited, sent, got)
+    # errors in the command are specific
+    with pytest.raises(ApiError, match="bad rate"):
+        lab.ctl("set", "kernel-tx", "rate", "lots")
+    lab.ctl("set", "kernel-tx", "rate", "100000", "burst", "1024")
