@@ -308,6 +308,7 @@ int main(int argc, char **argv)
 					    (uint8_t)tm.tm_hour,
 					    (uint8_t)tm.tm_min,
 					    (uint8_t)(tm.tm_sec % 60),
+					    0,
 					    0};
 					tp_phd_abs_time_encode(&at, p);
 				}
