@@ -121,6 +121,9 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	F(released);
 	F(aborted);
 	F(timed_out);
+	F(mds_queried);
+	F(mds_answered);
+	F(mds_unanswered);
 	F(reg_requests);
 	F(reg_retries);
 	F(reg_ready);
@@ -146,6 +149,10 @@ static int show_sessions(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		ml = tp_out_list(o, "metrics");
 		for (unsigned int k = 0; k < e->n_metrics; k++)
 			tp_out_str(ml, NULL, e->metric[k].label);
+		ml = tp_out_list(o, "labels");
+		for (unsigned int k = 0; k < TP_AE_LABELS; k++)
+			if (e->label[k][0])
+				tp_out_str(ml, NULL, e->label[k]);
 	}
 	return 0;
 }

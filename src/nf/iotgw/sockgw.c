@@ -355,6 +355,9 @@ int main(int argc, char **argv)
 		uint64_t now = now_ms();
 
 		if (now >= next_tick) {
+			tp_iotgw_wall_s = (uint64_t)time(NULL);
+			io.now_ms = now;
+			tp_iotgw_session_tick(&io);
 			tp_iotgw_session_expire(now, last_seen);
 			next_tick = now + 100;
 		}
