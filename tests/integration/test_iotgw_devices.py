@@ -276,3 +276,41 @@ def test_phd_sim_standard_devices(gw_lab: tuple[RouterLab, Acme]) -> None:
         assert set(labels(acme, ae)) == {
             "manufacturer:twinplane", f"model:phd-sim {device}", f"system-type:{systype}",
         }  # fmt: skip
+
+
+def test_release_abort_and_report_from_another_source_are_ignored(
+    gw_lab: tuple[RouterLab, Acme],
+) -> None:
+    """A session is the agent's address and port: a release, an abort or a report
+    sent from elsewhere (here another port of the agent's host) ends or feeds no
+    one's session, and is counted."""
+    lab, acme = gw_lab
+    agent = Agent(lab, 41003)
+    spoof = Agent(lab, 41004)
+    try:
+        agent.get_rsp = vec("bp_get_rsp")
+        assert agent.associate(vec("bp_aarq")) == 0
+        agent.report(vec("bp_report"))  # the session is ready and stores
+        before = iotgw(lab)
+        for apdu in (vec("rlrq"), bytes.fromhex("e60000020002"), vec("bp_report")):
+            spoof.sock.sendto(apdu, GW)  # ABRT: rx_abrt_response_timeout
+        spoof.serve_gets(1.0)  # nothing comes back to it
+        after = iotgw(lab)
+        assert after["control_plane"]["unassociated"] - before["control_plane"]["unassociated"] == 2
+        assert after["control_plane"]["released"] == before["control_plane"]["released"]
+        assert after["control_plane"]["aborted"] == before["control_plane"]["aborted"]
+        drop = "drop_unassociated"
+        assert after["data_plane"][drop] - before["data_plane"][drop] == 1
+        sessions = lab.ctl("show", "iotgw", "sessions")["sessions"]
+        assert [s["state"] for s in sessions if s["agent"] == "10.0.1.2:41003"] == ["ready"]
+        # the real agent goes on: a new report (another invoke-id) is answered and stored
+        report = bytearray(vec("bp_report"))
+        report[6:8] = b"\x00\x55"
+        report[38:40] = bytes.fromhex("0082")  # systolic 130
+        agent.report(bytes(report))
+        agent.release()
+    finally:
+        agent.close()
+        spoof.close()
+    cins = acme.instances("cse-in/PHD-1122334455667707/systolic", at_least=2)
+    assert [cin_content(c)["value"] for c in cins] == [120, 130]

@@ -93,6 +93,7 @@ struct tp_iotgw_conf {
 	uint32_t session_timeout_ms;
 	uint32_t reg_timeout_ms; /* a registration step's first wait (doubles per try) */
 	uint32_t max_sessions;	 /* bound of the AE table, <= TP_AE_MAX */
+	bool no_mds_get;	 /* register at once, without reading the MDS attributes */
 };
 
 /* The defaults: PHD on UDP 6024, the IN-CSE's CoAP on 5683, 60 s sessions. */

@@ -84,6 +84,12 @@ static void query_mds(struct tp_iotgw_io *io, int idx)
 	struct tp_ae *e = &tp_ae_table[idx];
 	struct tp_phd_apdu a = {.type = TP_PHD_PRST};
 
+	/* the operator's choice (iotgw enable ... mds-get no); the baselines of seed 000
+	 * (single plane, socket gateway) register at once, as its old system did */
+	if (tp_iotgw.no_mds_get || tp_iotgw.single_plane) {
+		io->registration(io, idx);
+		return;
+	}
 	e->get_invoke = (uint16_t)(0x8000 | e->gen); /* ours: apart from the agent's */
 	a.u.prst.invoke_id = e->get_invoke;
 	a.u.prst.choice = TP_PHD_ROIV_GET;
@@ -270,12 +276,22 @@ void tp_iotgw_session_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t 
 		break;
 	case TP_PHD_RLRQ: {
 		struct tp_phd_apdu r = {.type = TP_PHD_RLRE};
+		/* a session is the agent's address and port: a release from anywhere else
+		 * (another port, a spoofed source) ends no one's session */
+		if (tp_ae_lookup(ip, port) < 0) {
+			tp_iotgw_sess.unassociated++;
+			break;
+		}
 		release_entry(ip, port);
 		r.u.reason = 0; /* release-response-reason normal (20601 A.9) */
 		send_apdu(io, &r, ip, port);
 		break;
 	}
 	case TP_PHD_ABRT:
+		if (tp_ae_lookup(ip, port) < 0) {
+			tp_iotgw_sess.unassociated++;
+			break;
+		}
 		release_entry(ip, port);
 		tp_iotgw_sess.aborted++;
 		break;
