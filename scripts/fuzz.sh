@@ -20,7 +20,7 @@ fi
 
 # each target: the codec alone (no DPDK state, so none is linked), its seeds, its dictionary
 declare -A srcs=(
-    [mder]="src/proto/mder.c src/proto/mder_names.c src/proto/mder_value.c src/proto/phd_nomenclature.c"
+    [mder]="src/proto/mder.c src/proto/mder_names.c src/proto/mder_value.c src/proto/mder_stdconf.c src/proto/phd_nomenclature.c"
     [ndn]="src/proto/ndn.c src/proto/ndn_lp.c src/proto/sha256.c"
 )
 declare -A seeds=([mder]=tests/fuzz/seeds.txt [ndn]=tests/fuzz/ndn_seeds.txt)

@@ -256,6 +256,7 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 					    (uint8_t)tm.tm_hour,
 					    (uint8_t)tm.tm_min,
 					    (uint8_t)(tm.tm_sec % 60),
+					    0,
 					    0};
 
 	int apdu = max_apdu_len(t);

@@ -808,6 +808,117 @@ int tp_phd_encode_scan_report(const struct tp_phd_scan_report *s, uint8_t *buf, 
 	return wr_result(&w);
 }
 
+/* ---- action arguments and results (20601 Annex A: DataRequest, DataResponse,
+ * SetTimeInvoke) ---- */
+
+int tp_phd_decode_data_request(const uint8_t *buf, size_t len, struct tp_phd_data_request *out,
+			       struct tp_phd_error *err)
+{
+	struct mder_rd r, l;
+	int rc;
+
+	rd_init(&r, buf, len, err);
+	if ((rc = rd_u16(&r, "data-req-id", &out->data_req_id)) < 0 ||
+	    (rc = rd_u16(&r, "data-req-mode", &out->mode)) < 0 ||
+	    (rc = rd_u32(&r, "data-req-time", &out->time)) < 0 ||
+	    (rc = rd_u16(&r, "data-req-person-id", &out->person_id)) < 0 ||
+	    (rc = rd_u16(&r, "data-req-class", &out->class_id)) < 0)
+		return rc;
+	rc = rd_list(&r, "data-req-obj-handle-list.count", "data-req-obj-handle-list.length",
+		     TP_PHD_MAX_LIST, &out->nhandles, &l);
+	if (rc < 0)
+		return rc;
+	for (uint16_t i = 0; i < out->nhandles; i++)
+		if ((rc = rd_u16(&l, "handle", &out->handle[i])) < 0)
+			return rc;
+	if ((rc = rd_done(&l, "data-req-obj-handle-list.length")) < 0)
+		return rc;
+	return rd_done(&r, "action-info-args.length");
+}
+
+int tp_phd_encode_data_request(const struct tp_phd_data_request *q, uint8_t *buf, size_t size)
+{
+	struct mder_wr w;
+
+	wr_init(&w, buf, size);
+	if (q->nhandles > TP_PHD_MAX_LIST)
+		return -TP_PHD_E_INVALID;
+	wr_u16(&w, q->data_req_id);
+	wr_u16(&w, q->mode);
+	wr_u32(&w, q->time);
+	wr_u16(&w, q->person_id);
+	wr_u16(&w, q->class_id);
+	wr_u16(&w, q->nhandles);
+	wr_u16(&w, (uint16_t)(2 * q->nhandles));
+	for (uint16_t i = 0; i < q->nhandles; i++)
+		wr_u16(&w, q->handle[i]);
+	return wr_result(&w);
+}
+
+int tp_phd_decode_data_response(const uint8_t *buf, size_t len, struct tp_phd_data_response *out,
+				struct tp_phd_error *err)
+{
+	struct mder_rd r;
+	int rc;
+
+	rd_init(&r, buf, len, err);
+	if ((rc = rd_u32(&r, "rel-time-stamp", &out->rel_time_stamp)) < 0 ||
+	    (rc = rd_u16(&r, "data-req-result", &out->result)) < 0 ||
+	    (rc = rd_u16(&r, "event-type", &out->event_type)) < 0 ||
+	    (rc = rd_octets(&r, "event-info.length", &out->event_info)) < 0)
+		return rc;
+	return rd_done(&r, "action-info-args.length");
+}
+
+int tp_phd_encode_data_response(const struct tp_phd_data_response *d, uint8_t *buf, size_t size)
+{
+	struct mder_wr w;
+
+	wr_init(&w, buf, size);
+	wr_u32(&w, d->rel_time_stamp);
+	wr_u16(&w, d->result);
+	wr_u16(&w, d->event_type);
+	wr_octets(&w, &d->event_info);
+	return wr_result(&w);
+}
+
+int tp_phd_decode_set_time(const uint8_t *buf, size_t len, struct tp_phd_set_time *out,
+			   struct tp_phd_error *err)
+{
+	struct mder_rd r;
+	uint32_t acc;
+	int rc;
+
+	rd_init(&r, buf, len, err);
+	if ((rc = rd_need(&r, 8, "date-time")) < 0)
+		return rc;
+	if (tp_phd_abs_time_decode(buf, &out->time) < 0)
+		return rd_fail(&r, TP_PHD_E_BAD_TIME, "date-time", 0, 0);
+	r.off += 8;
+	if ((rc = rd_u32(&r, "accuracy", &acc)) < 0)
+		return rc;
+	tp_phd_float_decode(acc, &out->accuracy);
+	return rd_done(&r, "action-info-args.length");
+}
+
+int tp_phd_encode_set_time(const struct tp_phd_set_time *t, uint8_t *buf, size_t size)
+{
+	struct tp_phd_value v = {.attr_id = MDC_ATTR_NU_ACCUR_MSMT, .kind = TP_PHD_V_FLOAT};
+	uint8_t b[8];
+	int n;
+
+	if (size < 12)
+		return -TP_PHD_E_NO_SPACE;
+	if (tp_phd_abs_time_encode(&t->time, b) < 0)
+		return -TP_PHD_E_BAD_TIME;
+	v.u.num = t->accuracy;
+	n = tp_phd_attr_value_encode(&v, buf + 8, size - 8);
+	if (n < 0)
+		return n;
+	memcpy(buf, b, 8);
+	return 12;
+}
+
 /* ---- deep check ---- */
 
 static int check_avas(const struct tp_phd_ava *ava, size_t n, struct tp_phd_value *v,
@@ -821,12 +932,14 @@ static int check_avas(const struct tp_phd_ava *ava, size_t n, struct tp_phd_valu
 	return 0;
 }
 
+static int check_scan(uint16_t type, struct tp_phd_octets info, const struct tp_phd_value_map *map,
+		      struct tp_phd_error *err);
+
 static int check_event_info(const struct tp_phd_data_apdu *d, const struct tp_phd_value_map *map,
 			    struct tp_phd_error *err)
 {
-	union {
+	struct {
 		struct tp_phd_config_report cfg;
-		struct tp_phd_scan_report scan;
 	} w;
 	struct tp_phd_value_map cmap;
 	struct tp_phd_value vals[TP_PHD_MAX_AVM];
@@ -851,16 +964,28 @@ static int check_event_info(const struct tp_phd_data_apdu *d, const struct tp_ph
 	}
 	if (tp_phd_scan_kind(e->type, NULL, NULL) < 0 || d->choice == TP_PHD_RORS_CONF_EVENT_REPORT)
 		return 0; /* other events' information is not this codec's */
-	rc = tp_phd_decode_scan_report(e->type, e->info.p, e->info.len, &w.scan, err);
+	return check_scan(e->type, e->info, map, err);
+}
+
+/* A scan report (of an event report, or inside a DataResponse), its values, and
+ * its fixed observations against map. */
+static int check_scan(uint16_t type, struct tp_phd_octets info, const struct tp_phd_value_map *map,
+		      struct tp_phd_error *err)
+{
+	struct tp_phd_scan_report scan;
+	struct tp_phd_value vals[TP_PHD_MAX_AVM];
+	int rc;
+
+	rc = tp_phd_decode_scan_report(type, info.p, info.len, &scan, err);
 	if (rc < 0)
 		return rc;
-	rc = check_avas(w.scan.attr, w.scan.nattrs, vals, err);
+	rc = check_avas(scan.attr, scan.nattrs, vals, err);
 	if (rc < 0)
 		return rc;
-	if (w.scan.form != TP_PHD_SCAN_FIXED || map == NULL)
+	if (scan.form != TP_PHD_SCAN_FIXED || map == NULL)
 		return 0;
-	for (uint16_t i = 0; i < w.scan.nobs; i++) {
-		const struct tp_phd_observation *o = &w.scan.obs[i];
+	for (uint16_t i = 0; i < scan.nobs; i++) {
+		const struct tp_phd_observation *o = &scan.obs[i];
 		const struct tp_phd_obj_map *om = tp_phd_value_map_find(map, o->handle);
 		if (om == NULL) {
 			if (err) {
@@ -875,6 +1000,35 @@ static int check_event_info(const struct tp_phd_data_apdu *d, const struct tp_ph
 		rc = tp_phd_fixed_values(om, o->data.p, o->data.len, vals, err);
 		if (rc < 0)
 			return rc;
+	}
+	return 0;
+}
+
+/* The arguments of the actions whose types 20601 defines (data request, set time)
+ * and the data request's result; other actions' arguments stay octets. */
+static int check_action(const struct tp_phd_data_apdu *d, const struct tp_phd_value_map *map,
+			struct tp_phd_error *err)
+{
+	const struct tp_phd_action *a = &d->u.action;
+	union {
+		struct tp_phd_data_request q;
+		struct tp_phd_data_response r;
+		struct tp_phd_set_time t;
+	} w;
+	int rc;
+
+	switch (a->type) {
+	case MDC_ACT_DATA_REQUEST:
+		if (d->choice != TP_PHD_RORS_CONF_ACTION)
+			return tp_phd_decode_data_request(a->args.p, a->args.len, &w.q, err);
+		rc = tp_phd_decode_data_response(a->args.p, a->args.len, &w.r, err);
+		if (rc < 0 || tp_phd_scan_kind(w.r.event_type, NULL, NULL) < 0)
+			return rc;
+		return check_scan(w.r.event_type, w.r.event_info, map, err);
+	case MDC_ACT_SET_TIME:
+		if (d->choice == TP_PHD_RORS_CONF_ACTION)
+			return 0; /* its result carries no arguments */
+		return tp_phd_decode_set_time(a->args.p, a->args.len, &w.t, err);
 	}
 	return 0;
 }
@@ -916,6 +1070,11 @@ int tp_phd_check(const uint8_t *buf, size_t len, const struct tp_phd_value_map *
 		case TP_PHD_ROIV_CONF_SET:
 			for (uint16_t i = 0; i < a.u.prst.u.set.nmods && rc == 0; i++)
 				rc = check_avas(&a.u.prst.u.set.mod[i].ava, 1, &v, err);
+			break;
+		case TP_PHD_ROIV_ACTION:
+		case TP_PHD_ROIV_CONF_ACTION:
+		case TP_PHD_RORS_CONF_ACTION:
+			rc = check_action(&a.u.prst, map, err);
 			break;
 		}
 		break;

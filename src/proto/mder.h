@@ -37,6 +37,7 @@
 #define TP_PHD_MAX_PERSONS 16	  /* person blocks of a multi-person scan report */
 #define TP_PHD_MAX_AVM 16	  /* entries of one Attr-Val-Map */
 #define TP_PHD_MAX_CMP 8	  /* components of a compound numeric value */
+#define TP_PHD_MAX_LIST 64	  /* entries of a MetricIdList, TypeVerList or ProductionSpec */
 
 /* APDU choice tags (20601 Annex A, APDU; in MDER a 16-bit tag and a 16-bit length). */
 enum tp_phd_apdu_type {
@@ -408,14 +409,18 @@ const char *tp_phd_special_name(enum tp_phd_special s);
 /* AbsoluteTime (20601 Annex A): eight BCD bytes, decoded to binary fields. */
 struct tp_phd_abs_time {
 	uint8_t century, year, month, day, hour, minute, second;
-	uint8_t frac; /* sec-fractions, hundredths */
+	uint8_t frac;  /* sec-fractions, hundredths */
+	uint8_t unset; /* all eight bytes zero: the agent's clock is not set (every other
+			  field is then 0) */
 };
 /* Decode and validate (BCD digits, month 1-12, day within the month, leap years,
- * hour < 24, minute and second < 60). 0 or -TP_PHD_E_BAD_TIME. */
+ * hour < 24, minute and second < 60). All-zero bytes are accepted as unset: real
+ * agents without a set clock send them (a manager uses its receive time).
+ * 0 or -TP_PHD_E_BAD_TIME. */
 int tp_phd_abs_time_decode(const uint8_t b[8], struct tp_phd_abs_time *t);
-/* Validate and encode. 0 or -TP_PHD_E_BAD_TIME. */
+/* Validate and encode (unset encodes as eight zeros). 0 or -TP_PHD_E_BAD_TIME. */
 int tp_phd_abs_time_encode(const struct tp_phd_abs_time *t, uint8_t b[8]);
-/* "2007-12-06T12:10:00.00"; returns snprintf's. */
+/* "2007-12-06T12:10:00.00", or "unset"; returns snprintf's. */
 int tp_phd_abs_time_fmt(const struct tp_phd_abs_time *t, char *buf, size_t len);
 
 /* AttrValMapEntry (20601 Annex A) */
@@ -443,6 +448,11 @@ enum tp_phd_vkind {
 	TP_PHD_V_TYPE,	     /* TYPE: type */
 	TP_PHD_V_AVM,	     /* AttrValMap: n in avm */
 	TP_PHD_V_STRING,     /* OCTET STRING: oct holds the content after its length */
+	TP_PHD_V_OID_LIST,   /* MetricIdList, SEQUENCE OF OID-Type: n in oid */
+	TP_PHD_V_MODEL,	     /* SystemModel: manufacturer and model-number in model */
+	TP_PHD_V_TYPEVER,    /* TypeVerList (System-Type-Spec-List): n in tv */
+	TP_PHD_V_PROD_SPEC,  /* ProductionSpec: n in spec */
+	TP_PHD_V_KIND_COUNT  /* number of kinds, not a kind */
 };
 struct tp_phd_nu_obs {
 	uint16_t metric_id, state, unit;
@@ -451,7 +461,7 @@ struct tp_phd_nu_obs {
 struct tp_phd_value {
 	uint16_t attr_id;
 	uint8_t kind; /* enum tp_phd_vkind */
-	uint8_t n;    /* elements of cmp, nu_cmp, avm */
+	uint8_t n;    /* elements of cmp, nu_cmp, avm, oid, tv, spec */
 	union {
 		struct tp_phd_num num;
 		struct tp_phd_nu_obs nu;
@@ -466,6 +476,17 @@ struct tp_phd_value {
 		} type;
 		struct tp_phd_avm_entry avm[TP_PHD_MAX_AVM];
 		struct tp_phd_octets oct;
+		uint16_t oid[TP_PHD_MAX_LIST];
+		struct {
+			struct tp_phd_octets manufacturer, model_number;
+		} model;
+		struct {
+			uint16_t type, version; /* MDC_DEV_SPEC_PROFILE_* (INFRA), its version */
+		} tv[TP_PHD_MAX_LIST];
+		struct {
+			uint16_t spec_type, component_id; /* 1 serial-number, 2 part-number... */
+			struct tp_phd_octets prod_spec;
+		} spec[TP_PHD_MAX_AVM];
 	} u;
 };
 /* The kind an attribute's value has (TP_PHD_V_OCTETS for ids it does not know). */
@@ -483,6 +504,8 @@ struct tp_phd_obj_map {
 	uint16_t obj_class;
 	uint16_t type_partition, type_code; /* MDC_ATTR_ID_TYPE; 0/0 when absent */
 	uint16_t unit;			    /* MDC_ATTR_UNIT_CODE; 0 when absent */
+	uint8_t ncmp;			    /* metric ids of a compound's components */
+	uint16_t cmp_id[TP_PHD_MAX_CMP];    /* MDC_ATTR_ID_PHYSIO_LIST (SCADA codes) */
 	uint32_t total_len;		    /* sum of the entries' lengths */
 	uint16_t n;			    /* Attr-Val-Map entries; 0 when absent */
 	struct tp_phd_avm_entry e[TP_PHD_MAX_AVM];
@@ -503,11 +526,51 @@ const struct tp_phd_obj_map *tp_phd_value_map_find(const struct tp_phd_value_map
 int tp_phd_fixed_values(const struct tp_phd_obj_map *om, const uint8_t *data, size_t len,
 			struct tp_phd_value *vals, struct tp_phd_error *err);
 
-/* Standard configurations the codec knows (IEEE 11073-10404 0x0190, the pulse
- * oximeter): the ConfigReport event-info an agent would send for it, and its
- * value map. 0, or -TP_PHD_E_NO_CONFIG for an unknown id. */
+/* Standard configurations the codec knows (mder_stdconf.c: the 104xx specializations'
+ * tables, 0x0190 and 0x0191 pulse oximeter, 0x02BC blood pressure, 0x0320
+ * thermometer, 0x05DC weighing scale, 0x06A4 glucose meter): the ConfigReport
+ * event-info an agent would send for it, and its value map. 0, or
+ * -TP_PHD_E_NO_CONFIG for an unknown id. */
 int tp_phd_std_config_report(uint16_t config_id, struct tp_phd_octets *report);
 int tp_phd_std_value_map(uint16_t config_id, struct tp_phd_value_map *map);
+/* The specialization of a known standard configuration ("IEEE 11073-10407 blood
+ * pressure monitor"), or NULL. */
+const char *tp_phd_std_config_name(uint16_t config_id);
+/* The i-th known standard configuration id (0 past the end), for listing them. */
+uint16_t tp_phd_std_config_id(unsigned int i);
+
+/* ---- action arguments and results (20601 Annex A; mder.c) ---- */
+
+/* DataRequest, the action-info-args of MDC_ACT_DATA_REQUEST */
+struct tp_phd_data_request {
+	uint16_t data_req_id, mode; /* DataReqMode bits */
+	uint32_t time;		    /* RelativeTime */
+	uint16_t person_id, class_id;
+	uint16_t nhandles;
+	uint16_t handle[TP_PHD_MAX_LIST];
+};
+/* DataResponse, the action-info-args of the result of MDC_ACT_DATA_REQUEST: an
+ * event (a scan report) inside */
+struct tp_phd_data_response {
+	uint32_t rel_time_stamp;
+	uint16_t result; /* DataReqResult: 0 normal */
+	uint16_t event_type;
+	struct tp_phd_octets event_info;
+};
+/* SetTimeInvoke, the action-info-args of MDC_ACT_SET_TIME */
+struct tp_phd_set_time {
+	struct tp_phd_abs_time time;
+	struct tp_phd_num accuracy; /* FLOAT-Type, seconds */
+};
+int tp_phd_decode_data_request(const uint8_t *buf, size_t len, struct tp_phd_data_request *out,
+			       struct tp_phd_error *err);
+int tp_phd_encode_data_request(const struct tp_phd_data_request *r, uint8_t *buf, size_t size);
+int tp_phd_decode_data_response(const uint8_t *buf, size_t len, struct tp_phd_data_response *out,
+				struct tp_phd_error *err);
+int tp_phd_encode_data_response(const struct tp_phd_data_response *r, uint8_t *buf, size_t size);
+int tp_phd_decode_set_time(const uint8_t *buf, size_t len, struct tp_phd_set_time *out,
+			   struct tp_phd_error *err);
+int tp_phd_encode_set_time(const struct tp_phd_set_time *t, uint8_t *buf, size_t size);
 
 /* Decode everything this codec understands in one APDU: the APDU, association
  * information, configuration reports and responses, scan reports and every

@@ -159,6 +159,10 @@ const char *tp_phd_vkind_name(uint8_t kind)
 	    [TP_PHD_V_TYPE] = "TYPE",
 	    [TP_PHD_V_AVM] = "AttrValMap",
 	    [TP_PHD_V_STRING] = "OCTET STRING",
+	    [TP_PHD_V_OID_LIST] = "MetricIdList",
+	    [TP_PHD_V_MODEL] = "SystemModel",
+	    [TP_PHD_V_TYPEVER] = "TypeVerList",
+	    [TP_PHD_V_PROD_SPEC] = "ProductionSpec",
 	};
 	return kind < sizeof(n) / sizeof(n[0]) ? n[kind] : "?";
 }

@@ -301,8 +301,15 @@ static int abs_time_valid(const struct tp_phd_abs_time *t)
 
 int tp_phd_abs_time_decode(const uint8_t b[8], struct tp_phd_abs_time *t)
 {
+	static const uint8_t zero[8];
 	uint8_t v[8];
 
+	memset(t, 0, sizeof(*t));
+	/* no clock set: agents send eight zeros (Antidote's agents, many real devices) */
+	if (memcmp(b, zero, 8) == 0) {
+		t->unset = 1;
+		return 0;
+	}
 	for (int i = 0; i < 8; i++) {
 		if ((b[i] >> 4) > 9 || (b[i] & 0xf) > 9)
 			return -TP_PHD_E_BAD_TIME;
@@ -324,6 +331,10 @@ int tp_phd_abs_time_encode(const struct tp_phd_abs_time *t, uint8_t b[8])
 	const uint8_t v[8] = {t->century, t->year,   t->month,	t->day,
 			      t->hour,	  t->minute, t->second, t->frac};
 
+	if (t->unset) {
+		memset(b, 0, 8);
+		return 0;
+	}
 	if (!abs_time_valid(t))
 		return -TP_PHD_E_BAD_TIME;
 	for (int i = 0; i < 8; i++)
@@ -333,6 +344,8 @@ int tp_phd_abs_time_encode(const struct tp_phd_abs_time *t, uint8_t b[8])
 
 int tp_phd_abs_time_fmt(const struct tp_phd_abs_time *t, char *buf, size_t len)
 {
+	if (t->unset)
+		return snprintf(buf, len, "unset");
 	return snprintf(buf, len, "%02u%02u-%02u-%02uT%02u:%02u:%02u.%02u", t->century, t->year,
 			t->month, t->day, t->hour, t->minute, t->second, t->frac);
 }
@@ -404,6 +417,14 @@ enum tp_phd_vkind tp_phd_attr_kind(uint16_t attr_id)
 		return TP_PHD_V_TYPE;
 	case MDC_ATTR_ATTRIBUTE_VAL_MAP:
 		return TP_PHD_V_AVM;
+	case MDC_ATTR_ID_PHYSIO_LIST:
+		return TP_PHD_V_OID_LIST;
+	case MDC_ATTR_ID_MODEL:
+		return TP_PHD_V_MODEL;
+	case MDC_ATTR_SYS_TYPE_SPEC_LIST:
+		return TP_PHD_V_TYPEVER;
+	case MDC_ATTR_ID_PROD_SPECN:
+		return TP_PHD_V_PROD_SPEC;
 	case MDC_ATTR_SYS_ID:
 	case MDC_ATTR_ID_LABEL_STRING:
 	case MDC_ATTR_UNIT_LABEL_STRING:
@@ -538,6 +559,44 @@ static int dec_value(struct mder_rd *r, uint16_t attr_id, struct tp_phd_value *v
 	case TP_PHD_V_STRING:
 		rc = rd_octets(r, "octet-string.length", &v->u.oct);
 		break;
+	case TP_PHD_V_OID_LIST: /* MetricIdList ::= SEQUENCE OF OID-Type */
+		rc = rd_list(r, "metric-id-list.count", "metric-id-list.length", TP_PHD_MAX_LIST,
+			     &count, &l);
+		for (uint16_t i = 0; rc == 0 && i < count; i++)
+			rc = rd_u16(&l, "metric-id", &v->u.oid[i]);
+		if (rc == 0)
+			rc = rd_done(&l, "metric-id-list.length");
+		v->n = (uint8_t)count;
+		break;
+	case TP_PHD_V_MODEL: /* SystemModel ::= SEQUENCE { manufacturer, model-number } */
+		if ((rc = rd_octets(r, "manufacturer.length", &v->u.model.manufacturer)) == 0)
+			rc = rd_octets(r, "model-number.length", &v->u.model.model_number);
+		break;
+	case TP_PHD_V_TYPEVER: /* TypeVerList ::= SEQUENCE OF TypeVer { type, version } */
+		rc = rd_list(r, "type-ver-list.count", "type-ver-list.length", TP_PHD_MAX_LIST,
+			     &count, &l);
+		for (uint16_t i = 0; rc == 0 && i < count; i++) {
+			if ((rc = rd_u16(&l, "type", &v->u.tv[i].type)) == 0)
+				rc = rd_u16(&l, "version", &v->u.tv[i].version);
+		}
+		if (rc == 0)
+			rc = rd_done(&l, "type-ver-list.length");
+		v->n = (uint8_t)count;
+		break;
+	case TP_PHD_V_PROD_SPEC: /* ProductionSpec ::= SEQUENCE OF ProdSpecEntry */
+		rc = rd_list(r, "production-spec.count", "production-spec.length", TP_PHD_MAX_AVM,
+			     &count, &l);
+		for (uint16_t i = 0; rc == 0 && i < count; i++) {
+			if ((rc = rd_u16(&l, "spec-type", &v->u.spec[i].spec_type)) == 0 &&
+			    (rc = rd_u16(&l, "component-id", &v->u.spec[i].component_id)) == 0)
+				rc = rd_octets(&l, "prod-spec.length", &v->u.spec[i].prod_spec);
+		}
+		if (rc == 0)
+			rc = rd_done(&l, "production-spec.length");
+		v->n = (uint8_t)count;
+		break;
+	case TP_PHD_V_KIND_COUNT:
+		break;
 	case TP_PHD_V_OCTETS:
 		v->u.oct.p = r->base != NULL ? r->base + r->off : NULL;
 		v->u.oct.len = (uint16_t)rd_left(r);
@@ -647,6 +706,40 @@ int tp_phd_attr_value_encode(const struct tp_phd_value *v, uint8_t *buf, size_t 
 	case TP_PHD_V_STRING:
 		wr_octets(&w, &v->u.oct);
 		break;
+	case TP_PHD_V_OID_LIST:
+		if (v->n > TP_PHD_MAX_LIST)
+			return -TP_PHD_E_INVALID;
+		wr_u16(&w, v->n);
+		wr_u16(&w, (uint16_t)(2 * v->n));
+		for (int i = 0; i < v->n; i++)
+			wr_u16(&w, v->u.oid[i]);
+		break;
+	case TP_PHD_V_MODEL:
+		wr_octets(&w, &v->u.model.manufacturer);
+		wr_octets(&w, &v->u.model.model_number);
+		break;
+	case TP_PHD_V_TYPEVER:
+		if (v->n > TP_PHD_MAX_LIST)
+			return -TP_PHD_E_INVALID;
+		wr_u16(&w, v->n);
+		wr_u16(&w, (uint16_t)(4 * v->n));
+		for (int i = 0; i < v->n; i++) {
+			wr_u16(&w, v->u.tv[i].type);
+			wr_u16(&w, v->u.tv[i].version);
+		}
+		break;
+	case TP_PHD_V_PROD_SPEC:
+		if (v->n > TP_PHD_MAX_AVM)
+			return -TP_PHD_E_INVALID;
+		wr_u16(&w, v->n);
+		len = wr_len_begin(&w);
+		for (int i = 0; i < v->n; i++) {
+			wr_u16(&w, v->u.spec[i].spec_type);
+			wr_u16(&w, v->u.spec[i].component_id);
+			wr_octets(&w, &v->u.spec[i].prod_spec);
+		}
+		wr_len_end(&w, len);
+		break;
 	case TP_PHD_V_OCTETS:
 		if (v->u.oct.len && v->u.oct.p == NULL)
 			return -TP_PHD_E_INVALID;
@@ -708,6 +801,13 @@ int tp_phd_value_map_build(const struct tp_phd_config_report *cfg, struct tp_phd
 					return rc;
 				om->unit = v.u.u16;
 				break;
+			case MDC_ATTR_ID_PHYSIO_LIST: /* the components of a compound (10407) */
+				if ((rc = map_attr(a, &v, err)) < 0)
+					return rc;
+				om->ncmp = (uint8_t)(v.n < TP_PHD_MAX_CMP ? v.n : TP_PHD_MAX_CMP);
+				for (int k = 0; k < om->ncmp; k++)
+					om->cmp_id[k] = v.u.oid[k];
+				break;
 			case MDC_ATTR_ATTRIBUTE_VAL_MAP:
 				if ((rc = map_attr(a, &v, err)) < 0)
 					return rc;
@@ -756,70 +856,4 @@ int tp_phd_fixed_values(const struct tp_phd_obj_map *om, const uint8_t *data, si
 	}
 	rc = rd_done(&r, "obs-val-data");
 	return rc < 0 ? rc : om->n;
-}
-
-/* ---- standard configurations ---- */
-
-/* IEEE 11073-10404 standard configuration 0x0190 (pulse oximeter): the
- * ConfigReport an agent would send for it. Two numerics report an SFLOAT
- * basic value followed by an 8-byte absolute time stamp. */
-/* clang-format off */
-static const uint8_t std_config_0190[] = {
-	0x01, 0x90, /* config-report-id = 0x0190 */
-	0x00, 0x02, /* config-obj-list.count = 2 */
-	0x00, 0x58, /* config-obj-list.length = 88 */
-	/* object 1: SpO2 */
-	0x00, 0x06,		/* obj-class = MDC_MOC_VMO_METRIC_NU */
-	0x00, 0x01,		/* obj-handle = 1 */
-	0x00, 0x04,		/* attributes.count = 4 */
-	0x00, 0x24,		/* attributes.length = 36 */
-	0x09, 0x2F, 0x00, 0x04, /* MDC_ATTR_ID_TYPE, length 4 */
-	0x00, 0x02, 0x4B, 0xB8, /* MDC_PART_SCADA, MDC_PULS_OXIM_SAT_O2 */
-	0x0A, 0x46, 0x00, 0x02, /* MDC_ATTR_METRIC_SPEC_SMALL, length 2 */
-	0x40, 0x40,		/* avail-stored-data, acc-agent-initiated */
-	0x09, 0x96, 0x00, 0x02, /* MDC_ATTR_UNIT_CODE, length 2 */
-	0x02, 0x20,		/* MDC_DIM_PERCENT */
-	0x0A, 0x55, 0x00, 0x0C, /* MDC_ATTR_ATTRIBUTE_VAL_MAP, length 12 */
-	0x00, 0x02, 0x00, 0x08, /* AttrValMap.count = 2, .length = 8 */
-	0x0A, 0x4C, 0x00, 0x02, /* MDC_ATTR_NU_VAL_OBS_BASIC, 2 bytes */
-	0x09, 0x90, 0x00, 0x08, /* MDC_ATTR_TIME_STAMP_ABS, 8 bytes */
-	/* object 10: pulse rate */
-	0x00, 0x06,		/* obj-class = MDC_MOC_VMO_METRIC_NU */
-	0x00, 0x0A,		/* obj-handle = 10 */
-	0x00, 0x04,		/* attributes.count = 4 */
-	0x00, 0x24,		/* attributes.length = 36 */
-	0x09, 0x2F, 0x00, 0x04, /* MDC_ATTR_ID_TYPE, length 4 */
-	0x00, 0x02, 0x48, 0x1A, /* MDC_PART_SCADA, MDC_PULS_OXIM_PULS_RATE */
-	0x0A, 0x46, 0x00, 0x02, /* MDC_ATTR_METRIC_SPEC_SMALL, length 2 */
-	0x40, 0x40,		/* avail-stored-data, acc-agent-initiated */
-	0x09, 0x96, 0x00, 0x02, /* MDC_ATTR_UNIT_CODE, length 2 */
-	0x0A, 0xA0,		/* MDC_DIM_BEAT_PER_MIN */
-	0x0A, 0x55, 0x00, 0x0C, /* MDC_ATTR_ATTRIBUTE_VAL_MAP, length 12 */
-	0x00, 0x02, 0x00, 0x08, /* AttrValMap.count = 2, .length = 8 */
-	0x0A, 0x4C, 0x00, 0x02, /* MDC_ATTR_NU_VAL_OBS_BASIC, 2 bytes */
-	0x09, 0x90, 0x00, 0x08, /* MDC_ATTR_TIME_STAMP_ABS, 8 bytes */
-};
-/* clang-format on */
-
-int tp_phd_std_config_report(uint16_t config_id, struct tp_phd_octets *report)
-{
-	if (config_id != 0x0190)
-		return -TP_PHD_E_NO_CONFIG;
-	report->p = std_config_0190;
-	report->len = sizeof(std_config_0190);
-	return 0;
-}
-
-int tp_phd_std_value_map(uint16_t config_id, struct tp_phd_value_map *map)
-{
-	struct tp_phd_config_report cfg;
-	struct tp_phd_octets rep;
-	int rc = tp_phd_std_config_report(config_id, &rep);
-
-	if (rc < 0)
-		return rc;
-	rc = tp_phd_decode_config_report(rep.p, rep.len, &cfg, NULL);
-	if (rc < 0)
-		return rc;
-	return tp_phd_value_map_build(&cfg, map, NULL);
 }

@@ -221,14 +221,31 @@ int tp_m2m_decimal(char *buf, size_t cap, int32_t mantissa, int8_t exponent)
 
 int tp_m2m_ae_json(char *buf, size_t cap, const char *rn, const char *api)
 {
-	struct jbuf b;
+	return tp_m2m_ae_json_lbl(buf, cap, rn, api, NULL, 0);
+}
 
-	if (rn == NULL || api == NULL)
+int tp_m2m_ae_json_lbl(char *buf, size_t cap, const char *rn, const char *api,
+		       const char *const *lbl, size_t nlbl)
+{
+	struct jbuf b;
+	size_t k = 0;
+
+	if (rn == NULL || api == NULL || (nlbl > 0 && lbl == NULL))
 		return -TP_COAP_E_INVAL;
 	jb_init(&b, buf, cap);
-	/* TS-0004 7.3.5 <AE>: rn, App-ID, requestReachability, supportedReleaseVersions */
+	/* TS-0004 7.3.5 <AE>: rn, labels, App-ID, requestReachability,
+	 * supportedReleaseVersions */
 	jb_str(&b, "{\"m2m:ae\":{");
 	jb_kv(&b, "rn", rn);
+	for (size_t i = 0; i < nlbl; i++) {
+		if (lbl[i] == NULL || lbl[i][0] == '\0')
+			continue;
+		jb_str(&b, k++ == 0 ? ",\"lbl\":[\"" : ",\"");
+		jb_esc(&b, lbl[i], strlen(lbl[i]));
+		jb_raw(&b, "\"", 1);
+	}
+	if (k > 0)
+		jb_raw(&b, "]", 1);
 	jb_raw(&b, ",", 1);
 	jb_kv(&b, "api", api);
 	jb_str(&b, ",\"rr\":false,\"srv\":[\"" TP_M2M_RVI_DEFAULT "\"]}}");
@@ -328,4 +345,30 @@ void tp_m2m_phd_originator(const uint8_t sysid[TP_M2M_SYSID_LEN], char out[TP_M2
 {
 	out[0] = 'C';
 	sysid_hex(sysid, out + 1);
+}
+
+void tp_m2m_time_from_epoch(uint64_t s, char out[TP_M2M_TIME_SIZE])
+{
+	/* days since 1970-01-01 to a civil date (proleptic Gregorian; H. Hinnant's
+	 * days_from_civil inverted), no library call */
+	int64_t z = (int64_t)(s / 86400) + 719468;
+	uint32_t sod = (uint32_t)(s % 86400);
+	int64_t era = z / 146097;
+	uint32_t doe = (uint32_t)(z - era * 146097);
+	uint32_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	uint32_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	uint32_t mp = (5 * doy + 2) / 153;
+	uint32_t d = doy - (153 * mp + 2) / 5 + 1;
+	uint32_t m = mp < 10 ? mp + 3 : mp - 9;
+	uint32_t y = (uint32_t)(yoe + era * 400) + (m <= 2);
+	const uint32_t f[7] = {y / 100 % 100, y % 100, m, d, sod / 3600, sod / 60 % 60, sod % 60};
+	char *o = out;
+
+	for (int i = 0; i < 7; i++) {
+		if (i == 4)
+			*o++ = 'T';
+		*o++ = (char)('0' + f[i] / 10);
+		*o++ = (char)('0' + f[i] % 10);
+	}
+	*o = '\0';
 }

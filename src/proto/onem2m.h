@@ -128,6 +128,10 @@ int tp_m2m_decimal(char *buf, size_t cap, int32_t mantissa, int8_t exponent);
 
 /* {"m2m:ae":{"rn":"<rn>","api":"<api>","rr":false,"srv":["3"]}}; api starts with N or R. */
 int tp_m2m_ae_json(char *buf, size_t cap, const char *rn, const char *api);
+/* The same with labels (TS-0004 lbl: "manufacturer:ACME"), empty or NULL ones left
+ * out: {"m2m:ae":{"rn":"<rn>","lbl":["a","b"],"api":...}}. */
+int tp_m2m_ae_json_lbl(char *buf, size_t cap, const char *rn, const char *api,
+		       const char *const *lbl, size_t nlbl);
 
 /* {"m2m:cnt":{"rn":"<rn>"}}, with ,"mni":<mni> when mni > 0 (keep only the latest mni). */
 int tp_m2m_cnt_json(char *buf, size_t cap, const char *rn, uint32_t mni);
@@ -145,6 +149,10 @@ struct tp_m2m_measure {
 /* {"m2m:cin":{"cnf":"application/json:0","con":"{\"value\":97.5,\"unit\":\"%\",\"time\":\"...\"}"}}
  * TP_COAP_E_INVAL if value is not made of JSON number characters. */
 int tp_m2m_cin_measure_json(char *buf, size_t cap, const struct tp_m2m_measure *m);
+
+#define TP_M2M_TIME_SIZE 16 /* "20260101T120000" and its NUL */
+/* UTC seconds since 1970 as oneM2M's basic ISO 8601 time, "20260101T120000". */
+void tp_m2m_time_from_epoch(uint64_t s, char out[TP_M2M_TIME_SIZE]);
 
 #define TP_M2M_SYSID_LEN 8				 /* IEEE 11073-20601 System-Id: an EUI-64 */
 #define TP_M2M_AE_RN_SIZE (4 + 2 * TP_M2M_SYSID_LEN + 1) /* "PHD-" + hex + NUL */

@@ -9,6 +9,11 @@ const struct tp_phd_device tp_phd_devices[] = {
     {"pulse-oximeter", 0x0190, {MDC_DIM_PERCENT, MDC_DIM_BEAT_PER_MIN}},
     {"activity-monitor", 0x4000, {MDC_DIM_X_STEP, MDC_DIM_X_M, MDC_DIM_SEC, MDC_DIM_PERCENT}},
     {"medication-monitor", 0x4001, {MDC_DIM_DIMLESS, MDC_DIM_DIMLESS, MDC_DIM_DIMLESS}},
+    /* standard configurations of 10407, 10415, 10408, 10417 (mder_stdconf.c) */
+    {"blood-pressure", 0x02BC, {MDC_DIM_MMHG, MDC_DIM_BEAT_PER_MIN}},
+    {"weighing-scale", 0x05DC, {MDC_DIM_KILO_G}},
+    {"thermometer", 0x0320, {MDC_DIM_DEGC}},
+    {"glucose-meter", 0x06A4, {MDC_DIM_MILLI_G_PER_DL}},
     {NULL, 0, {0}},
 };
 
@@ -23,9 +28,14 @@ const struct tp_phd_device *tp_phd_device_find(const char *name)
 int tp_phd_device_config(const struct tp_phd_device *d, struct tp_phd_config_report *cfg,
 			 uint8_t *store, size_t size)
 {
+	struct tp_phd_octets std;
 	size_t used = 0;
 	unsigned int k = 0;
 
+	/* a standard configuration: the specialization's own table, sent as is when a
+	 * manager does not know it (20601 8.4) */
+	if (tp_phd_std_config_report(d->config_id, &std) == 0)
+		return tp_phd_decode_config_report(std.p, std.len, cfg, NULL);
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->config_report_id = d->config_id;
 	for (const struct tp_phd_metric *m = tp_phd_metrics; m->device; m++) {
@@ -81,6 +91,25 @@ int tp_phd_device_value_map(const struct tp_phd_device *d, struct tp_phd_value_m
 /* A value for metric handle h: plausible, and different for each i. */
 double tp_phd_device_reading(const struct tp_phd_device *d, unsigned int h, unsigned long i)
 {
+	return tp_phd_device_component(d, h, 0, i);
+}
+
+double tp_phd_device_component(const struct tp_phd_device *d, unsigned int h, unsigned int c,
+			       unsigned long i)
+{
+	if (strcmp(d->name, "blood-pressure") == 0) {
+		double sys = 118 + (double)(i % 9), dia = 76 + (double)(i % 7);
+		if (h != 1)
+			return 62 + (double)(i * 3 % 20); /* pulse rate */
+		/* mean arterial pressure: diastolic + a third of the pulse pressure */
+		return c == 0 ? sys : c == 1 ? dia : (double)(long)(dia + (sys - dia) / 3 + 0.5);
+	}
+	if (strcmp(d->name, "weighing-scale") == 0)
+		return 70 + (double)(i % 20) / 10; /* kg, one decimal */
+	if (strcmp(d->name, "thermometer") == 0)
+		return 36.5 + (double)(i % 6) / 10;
+	if (strcmp(d->name, "glucose-meter") == 0)
+		return 90 + (double)(i * 7 % 40);
 	if (strcmp(d->name, "pulse-oximeter") == 0)
 		return h == 1 ? 95 + (double)(i % 5) : 60 + (double)(i * 7 % 30);
 	if (strcmp(d->name, "activity-monitor") == 0)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The seed paper's three PHD device types as agents describe them: configuration
- * ids, their extended configurations and plausible readings. Shared by the
- * simulator, the generator's phd template and the tests, so all send the same. */
+/* PHD device types as agents describe them: the seed paper's three (configuration
+ * ids, their extended configurations) and four with standard configurations (blood
+ * pressure, weighing scale, thermometer, glucose meter), with plausible readings.
+ * Shared by the simulator, the generator's phd template and the tests, so all send
+ * the same. */
 #ifndef TP_PROTO_PHD_DEVICES_H
 #define TP_PROTO_PHD_DEVICES_H
 
@@ -16,7 +18,8 @@ struct tp_phd_device {
 	uint16_t units[4];  /* unit code of metric object 1..n */
 };
 
-/* pulse-oximeter, activity-monitor, medication-monitor; NULL-name terminated. */
+/* pulse-oximeter, activity-monitor, medication-monitor, blood-pressure, weighing-scale,
+ * thermometer, glucose-meter; NULL-name terminated. */
 extern const struct tp_phd_device tp_phd_devices[];
 /* The device named name, or NULL. */
 const struct tp_phd_device *tp_phd_device_find(const char *name);
@@ -33,5 +36,9 @@ int tp_phd_device_value_map(const struct tp_phd_device *d, struct tp_phd_value_m
 void tp_phd_device_aarq(const struct tp_phd_device *d, const uint8_t *sysid, struct tp_phd_apdu *a);
 /* A plausible value of metric handle h in report (or of agent) i. */
 double tp_phd_device_reading(const struct tp_phd_device *d, unsigned int h, unsigned long i);
+/* The same for component c of a compound value (blood pressure: systolic, diastolic,
+ * mean); c 0 for a simple value. */
+double tp_phd_device_component(const struct tp_phd_device *d, unsigned int h, unsigned int c,
+			       unsigned long i);
 
 #endif

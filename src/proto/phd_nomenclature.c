@@ -108,6 +108,26 @@ const struct tp_phd_metric tp_phd_metrics[] = {
     {"medication-monitor", "dispensed-fixed", MDC_PART_PHD_AI, MDC_AI_MED_DISPENSED_FIXED, 0},
     {"medication-monitor", "dispensed-variable", MDC_PART_PHD_AI, MDC_AI_MED_DISPENSED_VARIABLE, 0},
     {"medication-monitor", "status", MDC_PART_PHD_AI, MDC_AI_MED_STATUS, 0},
+    /* IEEE 11073-10407 blood pressure monitor: the compound and its components */
+    {"blood-pressure", "blood-pressure", MDC_PART_SCADA, MDC_PRESS_BLD_NONINV, 0},
+    {"blood-pressure", "systolic", MDC_PART_SCADA, MDC_PRESS_BLD_NONINV_SYS, 0},
+    {"blood-pressure", "diastolic", MDC_PART_SCADA, MDC_PRESS_BLD_NONINV_DIA, 0},
+    {"blood-pressure", "mean-arterial-pressure", MDC_PART_SCADA, MDC_PRESS_BLD_NONINV_MEAN, 0},
+    {"blood-pressure", "pulse-rate", MDC_PART_SCADA, MDC_PULS_RATE_NON_INV, 0},
+    /* IEEE 11073-10408 thermometer */
+    {"thermometer", "temperature", MDC_PART_SCADA, MDC_TEMP_BODY, 0},
+    /* IEEE 11073-10415 weighing scale */
+    {"weighing-scale", "body-weight", MDC_PART_SCADA, MDC_MASS_BODY_ACTUAL, 0},
+    {"weighing-scale", "body-height", MDC_PART_SCADA, MDC_LEN_BODY_ACTUAL, 0},
+    {"weighing-scale", "body-mass-index", MDC_PART_SCADA, MDC_RATIO_MASS_BODY_LEN_SQ, 0},
+    {"weighing-scale", "body-fat", MDC_PART_SCADA, MDC_BODY_FAT, 0},
+    /* IEEE 11073-10417 glucose meter */
+    {"glucose-meter", "glucose", MDC_PART_SCADA, MDC_CONC_GLU_CAPILLARY_WHOLEBLOOD, 0},
+    /* metrics other specializations share */
+    {"pulse-oximeter", "perfusion", MDC_PART_SCADA, MDC_PULS_OXIM_PERF_REL, 0},
+    {"pulse-oximeter", "pulse-quality", MDC_PART_SCADA, MDC_SAT_O2_QUAL, 0},
+    {"ecg", "heart-rate", MDC_PART_SCADA, MDC_ECG_HEART_RATE, 0},
+    {"respiration", "respiration-rate", MDC_PART_SCADA, MDC_RESP_RATE, 0},
     {NULL, NULL, 0, 0, 0},
 };
 
@@ -124,4 +144,50 @@ const struct tp_phd_metric *tp_phd_metric_find(uint16_t partition, uint16_t code
 			any = m;
 	}
 	return any;
+}
+
+/* Lower-case words of s joined by '-', up to the first '(' ("body mass index" ->
+ * "body-mass-index"); 0 when nothing fits. */
+static size_t slug(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+	int dash = 0;
+
+	for (; *s != '\0' && *s != '(' && n + 2 < len; s++) {
+		char c = *s;
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+			if (dash && n > 0)
+				buf[n++] = '-';
+			buf[n++] = c;
+			dash = 0;
+		} else {
+			dash = 1;
+		}
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+const char *tp_phd_metric_label(uint16_t partition, uint16_t code, uint16_t unit, char *buf,
+				size_t len)
+{
+	const struct tp_phd_metric *m = tp_phd_metric_find(partition, code, unit);
+	const struct tp_phd_nom *n;
+
+	if (buf == NULL || len == 0)
+		return NULL;
+	if (m != NULL)
+		snprintf(buf, len, "%s", m->label);
+	else if ((n = tp_phd_nom_find(partition, code)) == NULL || slug(n->descr, buf, len) == 0)
+		snprintf(buf, len, "m%u-%u", partition, code);
+	return buf;
+}
+
+const char *tp_phd_slug(const char *text, char *buf, size_t len)
+{
+	if (buf == NULL || len == 0 || text == NULL)
+		return NULL;
+	return slug(text, buf, len) ? buf : NULL;
 }

@@ -334,10 +334,11 @@ const char *tp_phd_partition_name(uint16_t partition);
  * returns NULL when the unit is unknown. */
 const char *tp_phd_unit_symbol(uint16_t unit_code, char *buf, size_t len);
 
-/* The metrics the three device types of the seed paper report, in the order a
- * gateway names them (IEEE 11073-10404, -10441, -10472). */
+/* The metrics of the device types a gateway names, in the order it names them
+ * (IEEE 11073-10404, -10441, -10472: the seed paper's three; -10407, -10408,
+ * -10415, -10417). */
 struct tp_phd_metric {
-	const char *device; /* "pulse-oximeter", "activity-monitor", "medication-monitor" */
+	const char *device; /* "pulse-oximeter", "activity-monitor", "blood-pressure", ... */
 	const char *label;  /* short name for a container: "spo2", "steps" */
 	uint16_t partition; /* of the metric id (MDC_ATTR_ID_TYPE) */
 	uint16_t code;
@@ -348,5 +349,14 @@ extern const struct tp_phd_metric tp_phd_metrics[];
 /* The entry for a metric id and unit: an exact unit match first, then an
  * entry for any unit. NULL when the metric is not one of the table. */
 const struct tp_phd_metric *tp_phd_metric_find(uint16_t partition, uint16_t code, uint16_t unit);
+/* A readable name for a metric, as a oneM2M container is named: the table's label
+ * ("systolic", "body-weight"), else the nomenclature's description as lower-case
+ * words joined by '-' ("respiration-rate"), else "m<partition>-<code>". Written
+ * into buf (len bytes, NUL-terminated, cut to fit); returns buf. */
+const char *tp_phd_metric_label(uint16_t partition, uint16_t code, uint16_t unit, char *buf,
+				size_t len);
+/* text as lower-case words joined by '-', up to a '(' ("blood pressure monitor
+ * (10407)" -> "blood-pressure-monitor"); NULL when nothing is left. */
+const char *tp_phd_slug(const char *text, char *buf, size_t len);
 
 #endif

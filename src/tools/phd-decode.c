@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../proto/mder.h"
 
@@ -212,15 +213,58 @@ static void j_unit(uint16_t unit)
 	j_name("unit", tp_phd_unit_symbol(unit, sym, sizeof(sym)));
 }
 
+static int printable(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isprint(p[i]))
+			return 0;
+	return 1;
+}
+
+/* A number; a special value (NaN, NRes, +-INF: no JSON number) is null with its name
+ * beside it: "value": null, "special": "NaN" in an object (key_special for keys
+ * other than "value"), {"value": null, "special": "NaN"} as an array element. */
 static void j_num(const char *key, const struct tp_phd_num *n)
 {
-	char b[48];
+	char b[48], k[48];
 	tp_phd_num_fmt(n, b, sizeof(b));
 	if (n->special == TP_PHD_FINITE) {
 		j_raw(key, b);
+	} else if (key == NULL) {
+		j_obj(NULL);
+		j_raw("value", "null");
+		j_str("special", b);
+		j_end();
 	} else {
 		j_raw(key, "null");
-		j_str("special", b);
+		snprintf(k, sizeof(k), "%s", strcmp(key, "value") == 0 ? "special" : key);
+		if (strcmp(key, "value") != 0)
+			strncat(k, "_special", sizeof(k) - strlen(k) - 1);
+		j_str(k, b);
+	}
+}
+
+/* Now, UTC, as AbsoluteTime prints: what a manager uses for an unset time. */
+static void j_receive_time(const char *key)
+{
+	char b[64];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(b, sizeof(b), "%04d-%02d-%02dT%02d:%02d:%02d.00", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	j_str(key, b);
+}
+
+/* An octet string as text when it is printable, else as hex. */
+static void j_text(const char *key, const struct tp_phd_octets *o)
+{
+	if (printable(o->p, o->len)) {
+		j_sep(key);
+		j_escaped((const char *)o->p, o->len);
+	} else {
+		j_bytes(key, o->p, o->len);
 	}
 }
 
@@ -231,14 +275,6 @@ static void j_nu_obs(const struct tp_phd_nu_obs *nu)
 	j_bits("state_bits", nu->state, msmt_status_bits);
 	j_unit(nu->unit);
 	j_num("value", &nu->num);
-}
-
-static int printable(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!isprint(p[i]))
-			return 0;
-	return 1;
 }
 
 /* One attribute value; unit is the object's unit code for numerics (0: none). */
@@ -278,9 +314,53 @@ static void j_value(const struct tp_phd_value *v, uint16_t unit)
 		j_end_arr();
 		break;
 	case TP_PHD_V_ABS_TIME:
+		if (v->u.abs.unset) {
+			/* all zero: the agent's clock is not set; a manager uses its own */
+			j_receive_time("value");
+			j_raw("unset", "true");
+			j_str("time_source", "receive");
+			break;
+		}
 		tp_phd_abs_time_fmt(&v->u.abs, b, sizeof(b));
 		j_str("value", b);
 		break;
+	case TP_PHD_V_OID_LIST:
+		j_arr("value");
+		for (int i = 0; i < v->n; i++)
+			j_code(NULL, MDC_PART_SCADA, v->u.oid[i]);
+		j_end_arr();
+		break;
+	case TP_PHD_V_MODEL:
+		j_text("manufacturer", &v->u.model.manufacturer);
+		j_text("model_number", &v->u.model.model_number);
+		break;
+	case TP_PHD_V_TYPEVER:
+		j_arr("value");
+		for (int i = 0; i < v->n; i++) {
+			j_obj(NULL);
+			j_code("type", MDC_PART_INFRA, v->u.tv[i].type);
+			j_int("version", v->u.tv[i].version);
+			j_end();
+		}
+		j_end_arr();
+		break;
+	case TP_PHD_V_PROD_SPEC: {
+		static const char *const spec_names[] = {
+		    "unspecified", "serial-number", "part-number",	 "hw-revision",
+		    "sw-revision", "fw-revision",   "protocol-revision", "prod-spec-gmdn"};
+		j_arr("value");
+		for (int i = 0; i < v->n; i++) {
+			j_obj(NULL);
+			j_int("spec_type", v->u.spec[i].spec_type);
+			if (v->u.spec[i].spec_type < 8)
+				j_str("spec_type_name", spec_names[v->u.spec[i].spec_type]);
+			j_int("component_id", v->u.spec[i].component_id);
+			j_text("prod_spec", &v->u.spec[i].prod_spec);
+			j_end();
+		}
+		j_end_arr();
+		break;
+	}
 	case TP_PHD_V_REL_TIME:
 		j_int("value", v->u.u32);
 		if (v->u.u32 != TP_PHD_TIME_NONE) {
@@ -478,15 +558,39 @@ static void j_config_report(const uint8_t *p, size_t n)
 static void j_metric(const struct tp_phd_obj_map *om)
 {
 	const struct tp_phd_metric *m;
+	char label[32];
 
 	if (om == NULL || (om->type_partition == 0 && om->type_code == 0))
 		return;
 	j_code("metric", om->type_partition, om->type_code);
 	m = tp_phd_metric_find(om->type_partition, om->type_code, om->unit);
-	if (m != NULL) {
+	if (m != NULL)
 		j_str("device", m->device);
-		j_str("label", m->label);
+	/* the container name a gateway gives it */
+	j_str("label", tp_phd_metric_label(om->type_partition, om->type_code, om->unit, label,
+					   sizeof(label)));
+}
+
+/* A compound value's components under their metric ids (MetricIdList) and names. */
+static void j_components(const struct tp_phd_obj_map *om, const struct tp_phd_value *v)
+{
+	char label[32];
+
+	if (v->kind != TP_PHD_V_SFLOAT_CMP && v->kind != TP_PHD_V_FLOAT_CMP)
+		return;
+	j_arr("components");
+	for (int i = 0; i < v->n; i++) {
+		uint16_t id = i < om->ncmp ? om->cmp_id[i] : 0;
+		j_obj(NULL);
+		if (id) {
+			j_code("metric", MDC_PART_SCADA, id);
+			j_str("label", tp_phd_metric_label(MDC_PART_SCADA, id, om->unit, label,
+							   sizeof(label)));
+		}
+		j_num("value", &v->u.cmp[i]);
+		j_end();
 	}
+	j_end_arr();
 }
 
 static void j_observation(const struct tp_phd_scan_report *s, const struct tp_phd_observation *o)
@@ -513,6 +617,7 @@ static void j_observation(const struct tp_phd_scan_report *s, const struct tp_ph
 			j_int("id", vals[i].attr_id);
 			j_name("name", tp_phd_nom_name(MDC_PART_OBJ, vals[i].attr_id));
 			j_value(&vals[i], unit);
+			j_components(om, &vals[i]);
 			j_end();
 		}
 		j_end_arr();
@@ -694,9 +799,13 @@ static int decode_one(const uint8_t *buf, size_t len)
 	switch (a.type) {
 	case TP_PHD_AARQ:
 		j_aarq(&a.u.aarq);
-		if (a.u.aarq.phd_index >= 0 &&
-		    tp_phd_std_value_map(a.u.aarq.phd.dev_config_id, &cur_map) == 0)
-			have_map = 1;
+		/* a session starts: its reports follow the standard configuration it
+		 * names, or the extended one its configuration report will give */
+		if (a.u.aarq.phd_index >= 0) {
+			uint16_t id = a.u.aarq.phd.dev_config_id;
+			have_map = tp_phd_std_value_map(id, &cur_map) == 0;
+			j_name("standard_config", tp_phd_std_config_name(id));
+		}
 		break;
 	case TP_PHD_AARE:
 		j_aare(&a.u.aare);
@@ -862,10 +971,14 @@ static void usage(FILE *f)
 		"  --config HEX  the configuration that fixed scan reports are decoded with:\n"
 		"                a PRST carrying an MDC_NOTI_CONFIG report, or the bare\n"
 		"                ConfigReport. Default: standard configuration 0x0190\n"
-		"                (IEEE 11073-10404 pulse oximeter). A configuration report or\n"
-		"                an AARQ naming a known standard configuration in the input\n"
-		"                replaces it for the APDUs that follow.\n"
+		"                (IEEE 11073-10404 pulse oximeter).\n"
 		"  --pretty      indent the JSON\n"
+		"Fed a whole session (one APDU per line), it follows the session: an AARQ\n"
+		"naming a standard configuration (0x0190, 0x0191, 0x02BC, 0x0320, 0x05DC,\n"
+		"0x06A4) or a configuration report sets the configuration of the scan\n"
+		"reports that follow; an AARQ with an extended one clears it until its\n"
+		"configuration report. Special values (NaN, NRes, +-INF) print as null with\n"
+		"their name beside; an all-zero (unset) time as the time of decoding.\n"
 		"Exit status: 0 when every APDU decoded, 1 when one did not, 2 on bad usage.\n");
 }
 

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* phd-sim: an ISO/IEEE 11073-20601 agent on a kernel UDP socket (one APDU per
  * datagram), for the demo and the functional tests. It lives a whole session:
- * associate, configure when the manager answers accepted-unknown-config,
- * confirmed scan reports at an interval with retransmission, release. Pulse
- * oximeter (10404, standard configuration 0x0190), activity monitor (10441) and
- * medication monitor (10472) with extended configurations. Prints one JSON
- * summary line. Built from the project's one MDER codec. */
+ * associate, configure when the manager answers accepted-unknown-config, answer
+ * the manager's GET of the MDS attributes, confirmed scan reports at an interval
+ * with retransmission, release. Standard configurations: pulse oximeter (10404,
+ * 0x0190), blood pressure (10407, 0x02BC, a compound systolic/diastolic/mean),
+ * thermometer (10408, 0x0320), weighing scale (10415, 0x05DC, a FLOAT), glucose
+ * meter (10417, 0x06A4); extended ones: activity monitor (10441) and medication
+ * monitor (10472). Prints one JSON summary line. Built from the project's one
+ * MDER codec. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -25,7 +28,10 @@
 static int sock;
 static struct sockaddr_in gw;
 static unsigned int timeout_ms = 500, tries = 4;
-static unsigned long retransmissions, acked;
+static unsigned long retransmissions, acked, gets_answered;
+static const struct tp_phd_device *dev;
+static const uint8_t *my_sysid;
+static int zero_time;
 
 static uint64_t now_ms(void)
 {
@@ -45,6 +51,83 @@ static int send_apdu(const struct tp_phd_apdu *a)
 	return sendto(sock, buf, (size_t)n, 0, (struct sockaddr *)&gw, sizeof(gw)) < 0 ? -errno : 0;
 }
 
+/* A manager's GET of the MDS attributes (20601 8.5.2): answer with ours, as an agent
+ * must whatever it is waiting for. 1 when rx was such a GET. */
+static int answer_get(const struct tp_phd_apdu *in)
+{
+	char model[40];
+	struct tp_phd_apdu a = {.type = TP_PHD_PRST};
+	struct tp_phd_attr_list *l = &a.u.prst.u.attrs.attrs;
+	const struct tp_phd_nom *spec = NULL;
+	struct tp_phd_value v[5];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (in->type != TP_PHD_PRST || in->u.prst.choice != TP_PHD_ROIV_GET ||
+	    in->u.prst.u.get.obj_handle != TP_PHD_HANDLE_MDS)
+		return 0;
+	gmtime_r(&t, &tm);
+	snprintf(model, sizeof(model), "phd-sim %s", dev->name);
+	memset(v, 0, sizeof(v));
+	v[0].attr_id = MDC_ATTR_ID_MODEL;
+	v[0].kind = TP_PHD_V_MODEL;
+	v[0].u.model.manufacturer = (struct tp_phd_octets){(const uint8_t *)"twinplane", 9};
+	v[0].u.model.model_number =
+	    (struct tp_phd_octets){(const uint8_t *)model, (uint16_t)strlen(model)};
+	v[1].attr_id = MDC_ATTR_SYS_ID;
+	v[1].kind = TP_PHD_V_STRING;
+	v[1].u.oct = (struct tp_phd_octets){my_sysid, 8};
+	v[2].attr_id = MDC_ATTR_DEV_CONFIG_ID;
+	v[2].kind = TP_PHD_V_U16;
+	v[2].u.u16 = dev->config_id;
+	v[3].attr_id = MDC_ATTR_SYS_TYPE_SPEC_LIST;
+	v[3].kind = TP_PHD_V_TYPEVER;
+	v[3].n = 1;
+	/* the specialization of the device (10101 INFRA: MDC_DEV_SPEC_PROFILE_*) */
+	static const struct {
+		const char *name;
+		uint16_t profile;
+	} profiles[] = {
+	    {"pulse-oximeter", MDC_DEV_SPEC_PROFILE_PULS_OXIM},
+	    {"activity-monitor", MDC_DEV_SPEC_PROFILE_HF_CARDIO},
+	    {"medication-monitor", MDC_DEV_SPEC_PROFILE_AI_MED_MINDER},
+	    {"blood-pressure", MDC_DEV_SPEC_PROFILE_BP},
+	    {"weighing-scale", MDC_DEV_SPEC_PROFILE_SCALE},
+	    {"thermometer", MDC_DEV_SPEC_PROFILE_TEMP},
+	    {"glucose-meter", MDC_DEV_SPEC_PROFILE_GLUCOSE},
+	};
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++)
+		if (strcmp(profiles[i].name, dev->name) == 0)
+			spec = tp_phd_nom_find(MDC_PART_INFRA, profiles[i].profile);
+	v[3].u.tv[0].type = spec ? spec->code : 0;
+	v[3].u.tv[0].version = 1;
+	v[4].attr_id = MDC_ATTR_TIME_ABS;
+	v[4].kind = TP_PHD_V_ABS_TIME;
+	v[4].u.abs = (struct tp_phd_abs_time){(uint8_t)((tm.tm_year + 1900) / 100),
+					      (uint8_t)((tm.tm_year + 1900) % 100),
+					      (uint8_t)(tm.tm_mon + 1),
+					      (uint8_t)tm.tm_mday,
+					      (uint8_t)tm.tm_hour,
+					      (uint8_t)tm.tm_min,
+					      (uint8_t)(tm.tm_sec % 60),
+					      0,
+					      0};
+	for (int i = 0; i < 5; i++) {
+		static uint8_t store[5][64];
+		int n = tp_phd_attr_value_encode(&v[i], store[i], sizeof(store[i]));
+		if (n < 0)
+			return 1;
+		l->ava[i] = (struct tp_phd_ava){v[i].attr_id, {store[i], (uint16_t)n}};
+	}
+	l->count = 5;
+	a.u.prst.invoke_id = in->u.prst.invoke_id;
+	a.u.prst.choice = TP_PHD_RORS_GET;
+	a.u.prst.u.attrs.obj_handle = TP_PHD_HANDLE_MDS;
+	if (send_apdu(&a) == 0)
+		gets_answered++;
+	return 1;
+}
+
 /* Send a and wait for an answer that match() accepts; retransmit on timeout. */
 static int exchange(const struct tp_phd_apdu *a,
 		    int (*match)(const struct tp_phd_apdu *, const void *), const void *arg,
@@ -62,8 +145,11 @@ static int exchange(const struct tp_phd_apdu *a,
 				break;
 			ssize_t n = recv(sock, rx, rxlen, 0);
 			struct tp_phd_error err;
-			if (n > 0 && tp_phd_decode_apdu(rx, (size_t)n, out, &err) == 0 &&
-			    match(out, arg))
+			if (n <= 0 || tp_phd_decode_apdu(rx, (size_t)n, out, &err) < 0)
+				continue;
+			if (answer_get(out))
+				continue;
+			if (match(out, arg))
 				return 0;
 		}
 	}
@@ -115,21 +201,16 @@ static int run_flood(const struct tp_phd_device *d, const uint8_t sysid[8], unsi
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-	    {"type", required_argument, NULL, 't'},
-	    {"gw", required_argument, NULL, 'g'},
-	    {"sysid", required_argument, NULL, 's'},
-	    {"reports", required_argument, NULL, 'n'},
-	    {"interval", required_argument, NULL, 'i'},
-	    {"bind", required_argument, NULL, 'b'},
-	    {"timeout", required_argument, NULL, 'T'},
-	    {"no-release", no_argument, NULL, 'R'},
-	    {"unconfirmed", no_argument, NULL, 'u'},
-	    {"port", required_argument, NULL, 'p'},
-	    {"no-associate", no_argument, NULL, 'A'},
-	    {"flood", required_argument, NULL, 'F'},
-	    {0},
+	    {"type", required_argument, NULL, 't'},	{"gw", required_argument, NULL, 'g'},
+	    {"sysid", required_argument, NULL, 's'},	{"reports", required_argument, NULL, 'n'},
+	    {"interval", required_argument, NULL, 'i'}, {"bind", required_argument, NULL, 'b'},
+	    {"timeout", required_argument, NULL, 'T'},	{"no-release", no_argument, NULL, 'R'},
+	    {"unconfirmed", no_argument, NULL, 'u'},	{"port", required_argument, NULL, 'p'},
+	    {"no-associate", no_argument, NULL, 'A'},	{"flood", required_argument, NULL, 'F'},
+	    {"zero-time", no_argument, NULL, 'Z'},	{0},
 	};
 	const struct tp_phd_device *d = &tp_phd_devices[0];
+	char types[256] = "";
 	unsigned long reports = 3, interval_ms = 200;
 	uint8_t sysid[8] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77};
 	struct sockaddr_in me = {.sin_family = AF_INET};
@@ -142,9 +223,11 @@ int main(int argc, char **argv)
 		case 't':
 			d = tp_phd_device_find(optarg);
 			if (d == NULL) {
-				fprintf(stderr,
-					"phd-sim: --type "
-					"pulse-oximeter|activity-monitor|medication-monitor\n");
+				for (const struct tp_phd_device *t = tp_phd_devices; t->name; t++)
+					snprintf(types + strlen(types),
+						 sizeof(types) - strlen(types), "%s%s",
+						 t == tp_phd_devices ? "" : "|", t->name);
+				fprintf(stderr, "phd-sim: --type %s\n", types);
 				return 2;
 			}
 			break;
@@ -190,12 +273,15 @@ int main(int argc, char **argv)
 		case 'F':
 			flood = strtoul(optarg, NULL, 10);
 			break;
+		case 'Z':
+			zero_time = 1; /* a device whose clock was never set */
+			break;
 		default:
 			fprintf(stderr,
 				"usage: phd-sim --type T --gw A.B.C.D:PORT [--sysid HEX16] "
 				"[--reports N] [--interval MS] [--bind ADDR] [--timeout MS] "
 				"[--unconfirmed] [--no-release] [--port N] [--no-associate] "
-				"[--flood N]\n");
+				"[--flood N] [--zero-time]\n");
 			return 2;
 		}
 	}
@@ -216,6 +302,8 @@ int main(int argc, char **argv)
 
 	uint8_t rx[2048], store[2048], info[2048];
 	struct tp_phd_apdu a = {.type = TP_PHD_AARQ}, r;
+	dev = d;
+	my_sysid = sysid;
 	if (flood)
 		return run_flood(d, sysid, flood);
 	tp_phd_device_aarq(d, sysid, &a);
@@ -273,7 +361,14 @@ int main(int argc, char **argv)
 		tp_phd_device_config(d, &cfg, store, sizeof(store));
 		tp_phd_value_map_build(&cfg, &map, &err);
 	}
-	double last[TP_PHD_MAX_CFG_OBJS] = {0};
+	/* the last value of each metric, in the order a gateway names them (objects in
+	 * configuration order, a compound's components in order) */
+	struct {
+		uint16_t handle;
+		int component;
+		double value;
+	} last[TP_PHD_MAX_CFG_OBJS * TP_PHD_MAX_CMP];
+	unsigned int nlast = 0;
 	for (unsigned long i = 0; i < reports; i++) {
 		struct tp_phd_scan_report s = {0};
 		uint8_t obs[TP_PHD_MAX_CFG_OBJS][64];
@@ -290,16 +385,44 @@ int main(int argc, char **argv)
 				continue;
 			for (unsigned int e = 0; e < om->n; e++) {
 				uint8_t *p = obs[k] + off;
-				memset(p, 0, om->e[e].len);
-				if (om->e[e].attr_id == MDC_ATTR_NU_VAL_OBS_BASIC &&
-				    om->e[e].len == 2) {
+				uint16_t id = om->e[e].attr_id, len = om->e[e].len;
+				memset(p, 0, len);
+				if (id == MDC_ATTR_NU_VAL_OBS_BASIC && len == 2) {
 					uint16_t raw;
-					last[k] = tp_phd_device_reading(d, om->handle, i);
-					tp_phd_sfloat_encode(last[k], &raw);
+					double x = tp_phd_device_component(d, om->handle, 0, i);
+					tp_phd_sfloat_encode(x, &raw);
 					p[0] = (uint8_t)(raw >> 8);
 					p[1] = (uint8_t)raw;
-				} else if (om->e[e].attr_id == MDC_ATTR_TIME_STAMP_ABS &&
-					   om->e[e].len == 8) {
+					if (i + 1 == reports)
+						last[nlast++] =
+						    (typeof(last[0])){om->handle, -1, x};
+				} else if (id == MDC_ATTR_NU_VAL_OBS_SIMP && len == 4) {
+					uint32_t raw;
+					double x = tp_phd_device_component(d, om->handle, 0, i);
+					tp_phd_float_encode(x, &raw);
+					for (int b = 0; b < 4; b++)
+						p[b] = (uint8_t)(raw >> (24 - 8 * b));
+					if (i + 1 == reports)
+						last[nlast++] =
+						    (typeof(last[0])){om->handle, -1, x};
+				} else if (id == MDC_ATTR_NU_CMPD_VAL_OBS_BASIC && len >= 4 &&
+					   (len - 4) % 2 == 0) {
+					/* BasicNuObsValueCmp: count, length, the SFLOATs */
+					unsigned int nc = (len - 4u) / 2;
+					p[1] = (uint8_t)nc;
+					p[3] = (uint8_t)(2 * nc);
+					for (unsigned int c = 0; c < nc; c++) {
+						uint16_t raw;
+						double x =
+						    tp_phd_device_component(d, om->handle, c, i);
+						tp_phd_sfloat_encode(x, &raw);
+						p[4 + 2 * c] = (uint8_t)(raw >> 8);
+						p[5 + 2 * c] = (uint8_t)raw;
+						if (i + 1 == reports)
+							last[nlast++] = (typeof(last[0])){
+							    om->handle, (int)c, x};
+					}
+				} else if (id == MDC_ATTR_TIME_STAMP_ABS && len == 8) {
 					struct tp_phd_abs_time at = {
 					    (uint8_t)((tm.tm_year + 1900) / 100),
 					    (uint8_t)((tm.tm_year + 1900) % 100),
@@ -308,8 +431,10 @@ int main(int argc, char **argv)
 					    (uint8_t)tm.tm_hour,
 					    (uint8_t)tm.tm_min,
 					    (uint8_t)(tm.tm_sec % 60),
+					    0,
 					    0};
-					tp_phd_abs_time_encode(&at, p);
+					if (!zero_time) /* an unset clock sends zeros */
+						tp_phd_abs_time_encode(&at, p);
 				}
 				off += om->e[e].len;
 			}
@@ -347,10 +472,15 @@ int main(int argc, char **argv)
 			result = "no RLRE";
 	}
 	printf("{\"device\":\"%s\",\"result\":\"%s\",\"configured\":%s,\"reports\":%lu,"
-	       "\"acked\":%lu,\"retransmissions\":%lu,\"last\":[",
-	       d->name, result, configured ? "true" : "false", reports, acked, retransmissions);
-	for (unsigned int k = 0; k < map.nobjs; k++)
-		printf("%s{\"handle\":%u,\"value\":%g}", k ? "," : "", map.obj[k].handle, last[k]);
+	       "\"acked\":%lu,\"retransmissions\":%lu,\"gets_answered\":%lu,\"last\":[",
+	       d->name, result, configured ? "true" : "false", reports, acked, retransmissions,
+	       gets_answered);
+	for (unsigned int k = 0; k < nlast; k++) {
+		printf("%s{\"handle\":%u,", k ? "," : "", last[k].handle);
+		if (last[k].component >= 0)
+			printf("\"component\":%d,", last[k].component);
+		printf("\"value\":%g}", last[k].value);
+	}
 	printf("]}\n");
 	return strcmp(result, "ok") == 0 ? 0 : 1;
 out:

@@ -100,6 +100,37 @@ static void event_info(uint16_t type, int reply, const uint8_t *b, size_t n,
 	}
 }
 
+/* The arguments of the actions 20601 types (data request and its answer, set time):
+ * whatever decodes re-encodes to the same bytes. */
+static void action_args(const struct tp_phd_data_apdu *d)
+{
+	const struct tp_phd_action *a = &d->u.action;
+	struct tp_phd_data_request q;
+	struct tp_phd_data_response r;
+	struct tp_phd_set_time t;
+	struct tp_phd_error err;
+	int rc;
+
+	if (a->type == MDC_ACT_DATA_REQUEST && d->choice != TP_PHD_RORS_CONF_ACTION) {
+		rc = tp_phd_decode_data_request(a->args.p, a->args.len, &q, &err);
+		check_err(rc, &err, a->args.p, a->args.len);
+		if (rc == 0)
+			same(tp_phd_encode_data_request(&q, out, sizeof(out)), a->args.p,
+			     a->args.len);
+	} else if (a->type == MDC_ACT_DATA_REQUEST) {
+		rc = tp_phd_decode_data_response(a->args.p, a->args.len, &r, &err);
+		check_err(rc, &err, a->args.p, a->args.len);
+		if (rc == 0)
+			same(tp_phd_encode_data_response(&r, out, sizeof(out)), a->args.p,
+			     a->args.len);
+	} else if (a->type == MDC_ACT_SET_TIME && d->choice != TP_PHD_RORS_CONF_ACTION) {
+		rc = tp_phd_decode_set_time(a->args.p, a->args.len, &t, &err);
+		check_err(rc, &err, a->args.p, a->args.len);
+		if (rc == 0)
+			same(tp_phd_encode_set_time(&t, out, sizeof(out)), a->args.p, a->args.len);
+	}
+}
+
 static const uint16_t event_types[] = {
     MDC_NOTI_CONFIG,
     MDC_NOTI_SCAN_REPORT_FIXED,
@@ -124,8 +155,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct tp_phd_value_map std;
+	static struct tp_phd_value_map std, all[8];
 	static struct tp_phd_apdu a;
+	static unsigned int nstd;
 	static int init;
 	struct tp_phd_error err;
 	struct tp_phd_value v;
@@ -135,11 +167,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!init) {
 		must(tp_phd_std_value_map(0x0190, &std) == 0);
+		for (nstd = 0; tp_phd_std_config_id(nstd) != 0 && nstd < 8; nstd++)
+			must(tp_phd_std_value_map(tp_phd_std_config_id(nstd), &all[nstd]) == 0);
 		init = 1;
 	}
 
-	/* 1. the input as an APDU, decoded deep, against the standard configuration */
-	rc = tp_phd_check(data, size, &std, &err);
+	/* 1. the input as an APDU, decoded deep, against a standard configuration (the
+	 * last byte picks which) */
+	rc = tp_phd_check(data, size, size ? &all[data[size - 1] % nstd] : &std, &err);
 	check_err(rc, &err, data, size);
 	rc = tp_phd_decode_apdu(data, size, &a, &err);
 	check_err(rc, &err, data, size);
@@ -153,6 +188,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			event_info(a.u.prst.u.evt.type,
 				   a.u.prst.choice == TP_PHD_RORS_CONF_EVENT_REPORT,
 				   a.u.prst.u.evt.info.p, a.u.prst.u.evt.info.len, &std);
+		if (a.type == TP_PHD_PRST && (a.u.prst.choice == TP_PHD_ROIV_ACTION ||
+					      a.u.prst.choice == TP_PHD_ROIV_CONF_ACTION ||
+					      a.u.prst.choice == TP_PHD_RORS_CONF_ACTION))
+			action_args(&a.u.prst);
 	}
 	if (size < 2)
 		return 0;

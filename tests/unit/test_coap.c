@@ -739,6 +739,20 @@ static void test_json_bodies(void **state)
 	assert_int_equal(tp_m2m_json_escape(buf, sizeof(buf), "\t\x1f\x7f\xc3\xa9", 5), 11);
 	assert_string_equal(buf, "\\t\\u001f\x7f\xc3\xa9");
 	assert_int_equal(tp_m2m_ae_json(buf, sizeof(buf), NULL, "N"), -TP_COAP_E_INVAL);
+	/* labels (TS-0004 lbl), empty ones left out, escaped */
+	const char *lbl[] = {"manufacturer:The \"Co\"", "", "system-type:weighing-scale"};
+	assert_true(tp_m2m_ae_json_lbl(buf, sizeof(buf), "PHD-1", "Nx", lbl, 3) > 0);
+	assert_string_equal(buf, "{\"m2m:ae\":{\"rn\":\"PHD-1\",\"lbl\":[\"manufacturer:The "
+				 "\\\"Co\\\"\",\"system-type:weighing-scale\"],\"api\":\"Nx\","
+				 "\"rr\":false,\"srv\":[\"3\"]}}");
+	/* receive times: UTC seconds to oneM2M's basic ISO 8601 form */
+	char t[TP_M2M_TIME_SIZE];
+	tp_m2m_time_from_epoch(0, t);
+	assert_string_equal(t, "19700101T000000");
+	tp_m2m_time_from_epoch(951782400, t); /* 2000-02-29, a leap day */
+	assert_string_equal(t, "20000229T000000");
+	tp_m2m_time_from_epoch(1767225599, t);
+	assert_string_equal(t, "20251231T235959");
 }
 
 static void test_decimal(void **state)

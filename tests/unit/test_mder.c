@@ -803,7 +803,7 @@ static void test_scan_encode(void **state)
 	static struct tp_phd_scan_report s;
 	static struct tp_phd_apdu a;
 	struct tp_phd_value v = {.kind = TP_PHD_V_SFLOAT};
-	struct tp_phd_abs_time t = {20, 7, 12, 6, 12, 10, 0, 0};
+	struct tp_phd_abs_time t = {20, 7, 12, 6, 12, 10, 0, 0, 0};
 	uint8_t obs[2][10], info[64], buf[128];
 	int n;
 
@@ -1017,8 +1017,17 @@ static void test_get(void **state)
 						  a.u.prst.u.attrs.attrs.ava[1].val.len, &v, NULL),
 			 0);
 	assert_int_equal(v.u.u16, 0x0190);
+	/* SystemModel: manufacturer and model number, each an octet string */
+	assert_int_equal(tp_phd_attr_value_decode(MDC_ATTR_ID_MODEL,
+						  a.u.prst.u.attrs.attrs.ava[3].val.p,
+						  a.u.prst.u.attrs.attrs.ava[3].val.len, &v, NULL),
+			 0);
+	assert_int_equal(v.kind, TP_PHD_V_MODEL);
+	assert_int_equal(v.u.model.manufacturer.len, 4);
+	assert_memory_equal(v.u.model.manufacturer.p, "ACME", 4);
+	assert_memory_equal(v.u.model.model_number.p, "PO-1", 4);
 	/* an attribute the codec has no type for stays octets */
-	assert_int_equal(tp_phd_attr_kind(MDC_ATTR_ID_MODEL), TP_PHD_V_OCTETS);
+	assert_int_equal(tp_phd_attr_kind(MDC_ATTR_REG_CERT_DATA_LIST), TP_PHD_V_OCTETS);
 	CHECK_LENS(get_rsp, MAP_NONE, get_rsp_lens);
 }
 
@@ -1356,7 +1365,10 @@ static void test_abs_time(void **state)
 	    {{0x20, 0x24, 0x01, 0x01, 0x00, 0x00, 0x60, 0x00}, 0}, /* second 60 */
 	    {{0x20, 0x24, 0x01, 0x01, 0x00, 0x00, 0x00, 0x9A}, 0}, /* not BCD */
 	    {{0x2A, 0x24, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00}, 0},
-	    {{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, 0}, /* all zero */
+	    /* all zero: a clock never set, as real agents send it (unset, accepted) */
+	    {{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, 1},
+	    /* only some zero: a bad date, not "unset" */
+	    {{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01}, 0},
 	};
 	struct tp_phd_abs_time t;
 	uint8_t b[8];
@@ -1370,10 +1382,21 @@ static void test_abs_time(void **state)
 			assert_memory_equal(b, cases[i].b, 8);
 		}
 	}
-	t = (struct tp_phd_abs_time){20, 24, 2, 30, 0, 0, 0, 0};
+	t = (struct tp_phd_abs_time){20, 24, 2, 30, 0, 0, 0, 0, 0};
 	assert_int_equal(tp_phd_abs_time_encode(&t, b), -TP_PHD_E_BAD_TIME);
-	t = (struct tp_phd_abs_time){20, 24, 12, 31, 23, 59, 59, 100};
+	t = (struct tp_phd_abs_time){20, 24, 12, 31, 23, 59, 59, 100, 0};
 	assert_int_equal(tp_phd_abs_time_encode(&t, b), -TP_PHD_E_BAD_TIME);
+	/* unset decodes as such, prints as such and encodes back to zeros */
+	static const uint8_t zero[8];
+	char s[32];
+	assert_int_equal(tp_phd_abs_time_decode(zero, &t), 0);
+	assert_int_equal(t.unset, 1);
+	assert_int_equal(t.month, 0);
+	tp_phd_abs_time_fmt(&t, s, sizeof(s));
+	assert_string_equal(s, "unset");
+	memset(b, 0xff, sizeof(b));
+	assert_int_equal(tp_phd_abs_time_encode(&t, b), 0);
+	assert_memory_equal(b, zero, 8);
 }
 
 /* ---- typed values round trip ---- */
@@ -1407,7 +1430,19 @@ static void test_values(void **state)
 	    {MDC_ATTR_ENUM_OBS_VAL_SIMP_BIT_STR, {0x80, 0x00, 0x00, 0x01}, 4, TP_PHD_V_BITS32},
 	    {MDC_ATTR_ENUM_OBS_VAL_SIMP_OID, {0x4B, 0xB8}, 2, TP_PHD_V_OID},
 	    {MDC_ATTR_ENUM_OBS_VAL_SIMP_STR, {0x00, 0x02, 'o', 'k'}, 4, TP_PHD_V_STRING},
-	    {MDC_ATTR_ID_MODEL, {0x00, 0x01, 'A', 0x00, 0x01, 'B'}, 6, TP_PHD_V_OCTETS},
+	    {MDC_ATTR_ID_MODEL, {0x00, 0x01, 'A', 0x00, 0x01, 'B'}, 6, TP_PHD_V_MODEL},
+	    {MDC_ATTR_ID_PHYSIO_LIST,
+	     {0x00, 0x02, 0x00, 0x04, 0x4A, 0x05, 0x4A, 0x06},
+	     8,
+	     TP_PHD_V_OID_LIST},
+	    {MDC_ATTR_SYS_TYPE_SPEC_LIST,
+	     {0x00, 0x01, 0x00, 0x04, 0x10, 0x07, 0x00, 0x01},
+	     8,
+	     TP_PHD_V_TYPEVER},
+	    {MDC_ATTR_ID_PROD_SPECN,
+	     {0x00, 0x01, 0x00, 0x08, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 'D', 'E'},
+	     12,
+	     TP_PHD_V_PROD_SPEC},
 	    {MDC_ATTR_NU_VAL_OBS_SIMP, {0x00, 0x7F, 0xFF, 0xFF}, 4, TP_PHD_V_FLOAT},
 	};
 	struct tp_phd_value v;
@@ -1460,7 +1495,329 @@ static void test_nomenclature(void **state)
 			    "spo2");
 	assert_string_equal(tp_phd_metric_find(MDC_PART_PHD_AI, MDC_AI_MED_STATUS, 0)->device,
 			    "medication-monitor");
-	assert_null(tp_phd_metric_find(MDC_PART_SCADA, MDC_TEMP_BODY, 0));
+	assert_null(tp_phd_metric_find(MDC_PART_SCADA, MDC_PULS_OXIM_PLETH, 0));
+	/* readable names: the table's, the nomenclature's words, or the code */
+	char lb[24];
+	static const struct {
+		uint16_t part, code;
+		const char *label;
+	} names[] = {
+	    {MDC_PART_SCADA, MDC_PRESS_BLD_NONINV_SYS, "systolic"},
+	    {MDC_PART_SCADA, MDC_PRESS_BLD_NONINV_DIA, "diastolic"},
+	    {MDC_PART_SCADA, MDC_PRESS_BLD_NONINV_MEAN, "mean-arterial-pressure"},
+	    {MDC_PART_SCADA, MDC_MASS_BODY_ACTUAL, "body-weight"},
+	    {MDC_PART_SCADA, MDC_RATIO_MASS_BODY_LEN_SQ, "body-mass-index"},
+	    {MDC_PART_SCADA, MDC_TEMP_BODY, "temperature"},
+	    {MDC_PART_SCADA, MDC_CONC_GLU_CAPILLARY_WHOLEBLOOD, "glucose"},
+	    {MDC_PART_SCADA, MDC_PULS_OXIM_PLETH, "plethysmogram"},
+	    {MDC_PART_PHD_HF, MDC_HF_SPEED, "speed"},
+	    {MDC_PART_SCADA, 1, "m2-1"},
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		assert_string_equal(
+		    tp_phd_metric_label(names[i].part, names[i].code, 0, lb, sizeof(lb)),
+		    names[i].label);
+	assert_string_equal(tp_phd_slug("blood pressure monitor (10407)", lb, sizeof(lb)),
+			    "blood-pressure-monitor");
+}
+
+/* ---- real agents' APDUs: the 20601 Annex H examples and the 104xx specializations'
+ * examples as Antidote carries them (signove/antidote, tests/resources/apdu/: the file
+ * name is given with each), decoded by our codec; none is produced by our encoder ---- */
+
+/* Hex text to bytes (test vectors are kept as their hex). */
+static size_t unhex(const char *h, uint8_t *out, size_t cap)
+{
+	size_t n = 0;
+	for (; h[0] && h[1] && n < cap; h += 2) {
+		unsigned int b;
+		assert_int_equal(sscanf(h, "%2x", &b), 1);
+		out[n++] = (uint8_t)b;
+	}
+	assert_true(h[0] == '\0');
+	return n;
+}
+
+/* tests/resources/apdu/H211_ID_02BC: AARQ of a 10407 blood-pressure monitor, 0x02BC */
+static const char h211_02bc[] =
+    "e2000032800000000001002a5079002680000000a000800000004000000000800000"
+    "0008112233445566770702bc8480010100000000";
+/* H233_ID_02BC: its answer to a GET of the MDS attributes (model "TheBPM ABC") */
+static const char h233_02bc[] = "e700006c006a00240203006400000006005e0a5a000800010004100700010928"
+				"0018000a546865436f6d70616e79000a54686542504d204142430984000a0008"
+				"11223344556677070a44000202bc092d00120001000e00010000000844453132"
+				"34353637098700082007020112050000";
+/* H241_ID_02BC: a confirmed fixed scan report, 120/80/100 mmHg and 60 bpm */
+static const char h241_02bc[] = "e700003e003c0054010100360000004900500d1d002cf0000000000200240001"
+				"00120003000600780050006420071206121000000002000af258200712061210"
+				"0000";
+/* weighing_scale/std_config_05DC: the 10415 standard configuration as a
+ * ConfigReport */
+static const char std_05dc[] = "e7000044004212450101003c0000ffffffff0d1c003205dc0001002c00060001"
+			       "00040024092f00040002e1400a460002f0400996000206c30a55000c00020008"
+			       "0a56000409900008";
+/* H241_ID_05DC: a 10415 report: weight (handle 1) and BMI (3), each observed twice */
+static const char h241_05dc[] = "e700005a00581236010100520000000000000d1d0048f0000000000400400001"
+				"000cff0002fa20071206121000000003000cff0000f320071206121000000001"
+				"000cff0002f820071206200500000003000cff0000f22007120620050000";
+/* H241_ID_0190: a 10404 report, 98 % and 72 bpm */
+static const char h241_0190[] = "e7000036003412380101002e0000ffffffff0d1d0024f00000000002001c0001"
+				"000a00622007120612100000000a000a00482007120612100000";
+/* H221: the 20601 Annex H weighing scale's extended configuration 0x4000 */
+static const char h221[] = "e7000070006e4321010100680000000000000d1c005e4000000200580006000100"
+			   "040024092f00040002e1400a460002d0400996000206c30a55000c000200080a56"
+			   "0004099000080006000200040024092f00040002e14c0a460002d0420996000202"
+			   "200a55000c000200080a56000409900008";
+/* H243: the manager's data request (MDC_ACT_DATA_REQUEST), H244 the agent's answer
+ * with a scan report inside */
+static const char h243[] = "e700001e001c76540107001600000c1b001001008480000000000000000600000000";
+static const char h244[] = "e7000040003e76540207003800000c1b00320000000000000d1d00280100000000"
+			   "0200200001000cff00027020070201121000000002000cff0001002007020112"
+			   "100000";
+/* H232: GET of all MDS attributes */
+static const char h232[] = "e700000e000c345601030006000000000000";
+
+static void test_std_configs(void **state)
+{
+	static const uint16_t ids[] = {0x0190, 0x0191, 0x02BC, 0x0320, 0x05DC, 0x06A4};
+	struct tp_phd_value_map map;
+	struct tp_phd_apdu a;
+	uint8_t m[512];
+	size_t n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		assert_int_equal(tp_phd_std_config_id((unsigned)i), ids[i]);
+		assert_int_equal(tp_phd_std_value_map(ids[i], &map), 0);
+		assert_int_equal(map.config_id, ids[i]);
+		assert_non_null(tp_phd_std_config_name(ids[i]));
+		/* every object has a metric type, a unit and an Attr-Val-Map */
+		for (unsigned int k = 0; k < map.nobjs; k++) {
+			assert_int_equal(map.obj[k].type_partition, MDC_PART_SCADA);
+			assert_true(map.obj[k].unit != 0 && map.obj[k].n > 0);
+		}
+	}
+	assert_int_equal(tp_phd_std_config_id(6), 0);
+	assert_null(tp_phd_std_config_name(0x4000));
+
+	/* 10407 (0x02BC): the compound and its three metric ids, then the pulse rate */
+	assert_int_equal(tp_phd_std_value_map(0x02BC, &map), 0);
+	assert_int_equal(map.nobjs, 2);
+	assert_int_equal(map.obj[0].type_code, MDC_PRESS_BLD_NONINV);
+	assert_int_equal(map.obj[0].unit, MDC_DIM_MMHG);
+	assert_int_equal(map.obj[0].ncmp, 3);
+	assert_int_equal(map.obj[0].cmp_id[0], MDC_PRESS_BLD_NONINV_SYS);
+	assert_int_equal(map.obj[0].cmp_id[1], MDC_PRESS_BLD_NONINV_DIA);
+	assert_int_equal(map.obj[0].cmp_id[2], MDC_PRESS_BLD_NONINV_MEAN);
+	assert_int_equal(map.obj[0].e[0].attr_id, MDC_ATTR_NU_CMPD_VAL_OBS_BASIC);
+	assert_int_equal(map.obj[0].total_len, 18);
+	assert_int_equal(map.obj[1].handle, 2);
+	assert_int_equal(map.obj[1].type_code, MDC_PULS_RATE_NON_INV);
+	/* the other specializations' single numerics */
+	assert_int_equal(tp_phd_std_value_map(0x0320, &map), 0);
+	assert_int_equal(map.obj[0].type_code, MDC_TEMP_BODY);
+	assert_int_equal(map.obj[0].unit, MDC_DIM_DEGC);
+	assert_int_equal(tp_phd_std_value_map(0x06A4, &map), 0);
+	assert_int_equal(map.obj[0].type_code, MDC_CONC_GLU_CAPILLARY_WHOLEBLOOD);
+	assert_int_equal(map.obj[0].unit, MDC_DIM_MILLI_G_PER_DL);
+	assert_int_equal(tp_phd_std_value_map(0x0191, &map), 0);
+	assert_int_equal(map.obj[1].handle, 10);
+	assert_int_equal(map.obj[1].total_len, 10);
+
+	/* 10415 (0x05DC): our table is byte for byte the ConfigReport Antidote's
+	 * vector carries */
+	n = unhex(std_05dc, m, sizeof(m));
+	assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+	struct tp_phd_octets rep;
+	assert_int_equal(tp_phd_std_config_report(0x05DC, &rep), 0);
+	assert_int_equal(rep.len, a.u.prst.u.evt.info.len);
+	assert_memory_equal(rep.p, a.u.prst.u.evt.info.p, rep.len);
+}
+
+static void test_blood_pressure_session(void **state)
+{
+	static struct tp_phd_scan_report sr;
+	struct tp_phd_value_map map;
+	struct tp_phd_value vals[TP_PHD_MAX_AVM], v;
+	struct tp_phd_error err;
+	struct tp_phd_apdu a;
+	uint8_t m[512];
+	size_t n;
+
+	(void)state;
+	n = unhex(h211_02bc, m, sizeof(m));
+	assert_int_equal(tp_phd_check(m, n, NULL, &err), 0);
+	assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+	assert_int_equal(a.u.aarq.phd.dev_config_id, 0x02BC);
+	assert_int_equal(tp_phd_std_value_map(a.u.aarq.phd.dev_config_id, &map), 0);
+
+	/* the MDS attributes a manager reads after association */
+	n = unhex(h233_02bc, m, sizeof(m));
+	assert_int_equal(tp_phd_check(m, n, NULL, &err), 0);
+	assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+	assert_int_equal(a.u.prst.choice, TP_PHD_RORS_GET);
+	const struct tp_phd_attr_list *l = &a.u.prst.u.attrs.attrs;
+	int seen = 0;
+	for (int i = 0; i < l->count; i++) {
+		assert_int_equal(tp_phd_attr_value_decode(l->ava[i].id, l->ava[i].val.p,
+							  l->ava[i].val.len, &v, NULL),
+				 0);
+		if (v.kind == TP_PHD_V_MODEL) {
+			assert_int_equal(v.u.model.model_number.len, 10);
+			assert_memory_equal(v.u.model.model_number.p, "TheBPM ABC", 10);
+			assert_memory_equal(v.u.model.manufacturer.p, "TheCompany", 10);
+			seen |= 1;
+		} else if (v.kind == TP_PHD_V_TYPEVER) {
+			assert_int_equal(v.n, 1);
+			assert_int_equal(v.u.tv[0].type, MDC_DEV_SPEC_PROFILE_BP);
+			seen |= 2;
+		} else if (v.kind == TP_PHD_V_PROD_SPEC) {
+			assert_int_equal(v.u.spec[0].spec_type, 1); /* serial-number */
+			assert_memory_equal(v.u.spec[0].prod_spec.p, "DE124567", 8);
+			seen |= 4;
+		} else if (v.kind == TP_PHD_V_ABS_TIME) {
+			assert_int_equal(v.u.abs.year, 7);
+			seen |= 8;
+		}
+	}
+	assert_int_equal(seen, 15);
+
+	/* the report, against 0x02BC: every component of the compound */
+	n = unhex(h241_02bc, m, sizeof(m));
+	assert_int_equal(tp_phd_check(m, n, &map, &err), 0);
+	assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+	assert_int_equal(a.u.prst.invoke_id, 0x0054);
+	assert_int_equal(tp_phd_decode_scan_report(a.u.prst.u.evt.type, a.u.prst.u.evt.info.p,
+						   a.u.prst.u.evt.info.len, &sr, NULL),
+			 0);
+	assert_int_equal(sr.nobs, 2);
+	const struct tp_phd_obj_map *om = tp_phd_value_map_find(&map, sr.obs[0].handle);
+	assert_int_equal(tp_phd_fixed_values(om, sr.obs[0].data.p, sr.obs[0].data.len, vals, NULL),
+			 2);
+	assert_int_equal(vals[0].kind, TP_PHD_V_SFLOAT_CMP);
+	assert_int_equal(vals[0].n, 3);
+	assert_true(vals[0].u.cmp[0].value == 120 && vals[0].u.cmp[1].value == 80 &&
+		    vals[0].u.cmp[2].value == 100);
+	assert_int_equal(vals[1].u.abs.hour, 12);
+	om = tp_phd_value_map_find(&map, sr.obs[1].handle);
+	assert_int_equal(tp_phd_fixed_values(om, sr.obs[1].data.p, sr.obs[1].data.len, vals, NULL),
+			 2);
+	assert_true(vals[0].u.num.value == 60);
+}
+
+static void test_scale_and_oximeter_reports(void **state)
+{
+	static struct tp_phd_scan_report sr;
+	struct tp_phd_value_map map, ext;
+	struct tp_phd_value vals[TP_PHD_MAX_AVM];
+	struct tp_phd_error err;
+	struct tp_phd_apdu a;
+	uint8_t m[512];
+	size_t n;
+
+	(void)state;
+	/* 10415 against 0x05DC: handle 1 twice, each its own value and time; BMI (3)
+	 * is not in the standard configuration */
+	assert_int_equal(tp_phd_std_value_map(0x05DC, &map), 0);
+	n = unhex(h241_05dc, m, sizeof(m));
+	assert_int_equal(tp_phd_check(m, n, &map, &err), -TP_PHD_E_NO_CONFIG);
+	assert_int_equal(err.have, 3);
+	assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+	assert_int_equal(tp_phd_decode_scan_report(a.u.prst.u.evt.type, a.u.prst.u.evt.info.p,
+						   a.u.prst.u.evt.info.len, &sr, NULL),
+			 0);
+	assert_int_equal(sr.nobs, 4);
+	const struct tp_phd_obj_map *om = tp_phd_value_map_find(&map, 1);
+	assert_int_equal(tp_phd_fixed_values(om, sr.obs[0].data.p, sr.obs[0].data.len, vals, NULL),
+			 2);
+	assert_int_equal(vals[0].kind, TP_PHD_V_FLOAT);
+	assert_true(fabs(vals[0].u.num.value - 76.2) < 1e-9);
+	assert_int_equal(tp_phd_fixed_values(om, sr.obs[2].data.p, sr.obs[2].data.len, vals, NULL),
+			 2);
+	assert_true(fabs(vals[0].u.num.value - 76.0) < 1e-9);
+	assert_int_equal(vals[1].u.abs.hour, 20);
+
+	/* 10404 0x0190, and the same report with its clock unset (all-zero times) */
+	assert_int_equal(tp_phd_std_value_map(0x0190, &map), 0);
+	n = unhex(h241_0190, m, sizeof(m));
+	assert_int_equal(tp_phd_check(m, n, &map, &err), 0);
+	memset(m + 36, 0, 8);
+	memset(m + 50, 0, 8);
+	assert_int_equal(tp_phd_check(m, n, &map, &err), 0);
+	assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+	assert_int_equal(tp_phd_decode_scan_report(a.u.prst.u.evt.type, a.u.prst.u.evt.info.p,
+						   a.u.prst.u.evt.info.len, &sr, NULL),
+			 0);
+	om = tp_phd_value_map_find(&map, 10);
+	assert_int_equal(tp_phd_fixed_values(om, sr.obs[1].data.p, sr.obs[1].data.len, vals, NULL),
+			 2);
+	assert_true(vals[0].u.num.value == 72);
+	assert_int_equal(vals[1].u.abs.unset, 1);
+
+	/* 20601 Annex H: the extended configuration, GET, and the data request's
+	 * answer carrying a scan report decoded against that configuration */
+	n = unhex(h221, m, sizeof(m));
+	assert_int_equal(tp_phd_check(m, n, NULL, &err), 0);
+	assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+	static struct tp_phd_config_report cfg;
+	assert_int_equal(
+	    tp_phd_decode_config_report(a.u.prst.u.evt.info.p, a.u.prst.u.evt.info.len, &cfg, NULL),
+	    0);
+	assert_int_equal(tp_phd_value_map_build(&cfg, &ext, NULL), 0);
+	n = unhex(h232, m, sizeof(m));
+	assert_int_equal(tp_phd_check(m, n, NULL, &err), 0);
+	n = unhex(h243, m, sizeof(m));
+	assert_int_equal(tp_phd_check(m, n, NULL, &err), 0);
+	assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+	struct tp_phd_data_request q;
+	assert_int_equal(tp_phd_decode_data_request(a.u.prst.u.action.args.p,
+						    a.u.prst.u.action.args.len, &q, NULL),
+			 0);
+	assert_int_equal(q.data_req_id, 0x0100);
+	assert_int_equal(q.mode, 0x8480);
+	assert_int_equal(q.class_id, MDC_MOC_VMO_METRIC_NU);
+	uint8_t out[64];
+	assert_int_equal(tp_phd_encode_data_request(&q, out, sizeof(out)),
+			 a.u.prst.u.action.args.len);
+	assert_memory_equal(out, a.u.prst.u.action.args.p, a.u.prst.u.action.args.len);
+	n = unhex(h244, m, sizeof(m));
+	assert_int_equal(tp_phd_check(m, n, &ext, &err), 0);
+	assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+	struct tp_phd_data_response r;
+	assert_int_equal(tp_phd_decode_data_response(a.u.prst.u.action.args.p,
+						     a.u.prst.u.action.args.len, &r, NULL),
+			 0);
+	assert_int_equal(r.event_type, MDC_NOTI_SCAN_REPORT_FIXED);
+	assert_int_equal(r.event_info.len, 40);
+	/* against another configuration, or with a handle it does not have: clear errors */
+	assert_int_equal(tp_phd_std_value_map(0x06A4, &map), 0);
+	assert_int_equal(tp_phd_check(m, n, &map, &err), -TP_PHD_E_MAP_MISMATCH); /* 10 != 12 */
+	m[n - 15] = 0x09; /* the second observation's handle 2 -> 9 */
+	assert_int_equal(tp_phd_check(m, n, &ext, &err), -TP_PHD_E_NO_CONFIG);
+	assert_int_equal(err.have, 9);
+	/* a data request one byte short */
+	n = unhex(h243, m, sizeof(m));
+	assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+	assert_int_equal(tp_phd_decode_data_request(a.u.prst.u.action.args.p,
+						    a.u.prst.u.action.args.len - 1u, &q, &err),
+			 -TP_PHD_E_TRUNCATED);
+}
+
+static void test_set_time(void **state)
+{
+	/* SetTimeInvoke: 2024-05-17 10:30:00.00, accuracy 0 */
+	static const uint8_t args[] = {0x20, 0x24, 0x05, 0x17, 0x10, 0x30,
+				       0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+	struct tp_phd_set_time t;
+	struct tp_phd_error err;
+	uint8_t out[16];
+
+	(void)state;
+	assert_int_equal(tp_phd_decode_set_time(args, sizeof(args), &t, &err), 0);
+	assert_int_equal(t.time.month, 5);
+	assert_int_equal(tp_phd_encode_set_time(&t, out, sizeof(out)), 12);
+	assert_memory_equal(out, args, 12);
+	assert_int_equal(tp_phd_decode_set_time(args, 11, &t, &err), -TP_PHD_E_TRUNCATED);
 }
 
 int main(void)
@@ -1490,6 +1847,10 @@ int main(void)
 	    cmocka_unit_test(test_abs_time),
 	    cmocka_unit_test(test_values),
 	    cmocka_unit_test(test_nomenclature),
+	    cmocka_unit_test(test_std_configs),
+	    cmocka_unit_test(test_blood_pressure_session),
+	    cmocka_unit_test(test_scale_and_oximeter_reports),
+	    cmocka_unit_test(test_set_time),
 	};
 	return cmocka_run_group_tests_name("mder", tests, setup, NULL);
 }

@@ -3,7 +3,8 @@
 
 Part 1, the router: ping and a UDP stream h1 -> h2, then the counters that show
 the data plane forwarded. Part 2, the gateway (seed 000): a pulse oximeter, an
-activity monitor and a medication monitor (phd-sim, in h1) talk ISO/IEEE
+activity monitor, a medication monitor, a blood-pressure monitor and a weighing
+scale (phd-sim, in h1) talk ISO/IEEE
 11073-20601 to twinplane, which converts their reports into oneM2M
 contentInstances on a real IN-CSE (ACME, in h2); live counters while they run,
 then each device's latest readings read back from ACME.
@@ -45,6 +46,8 @@ DEVICES = [
     ("pulse-oximeter", "00A0000000000001"),
     ("activity-monitor", "00A0000000000002"),
     ("medication-monitor", "00A0000000000003"),
+    ("blood-pressure", "00A0000000000004"),
+    ("weighing-scale", "00A0000000000005"),
 ]
 
 
@@ -70,7 +73,7 @@ def gateway_demo(lab: RouterLab) -> bool:
     ]  # fmt: skip
     for sim in sims:
         lab.defer(f"stop {sim.label}", sim.stop)
-    print("3 devices associate, configure and report (6 confirmed reports each):")
+    print(f"{len(sims)} devices associate, configure and report (6 confirmed reports each):")
     while any(p.running() for p in sims):
         c = lab.ctl("show", "iotgw")
         d, cp = c["data_plane"], c["control_plane"]
@@ -89,6 +92,7 @@ def gateway_demo(lab: RouterLab) -> bool:
         print(
             f"  {dev} ({ae}): session {r.get('result')}, {r.get('acked', 0)} reports acknowledged"
         )
+        print(f"    labels {acme.get(f'cse-in/{ae}')['m2m:ae'].get('lbl', [])}")
         for cnt in acme.children(f"cse-in/{ae}", ty=3):
             cin = acme.latest(f"cse-in/{ae}/{cnt['nm']}")
             con = cin_content(cin) if cin else None

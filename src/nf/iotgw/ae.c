@@ -112,7 +112,7 @@ void tp_ae_set_state(int idx, enum tp_ae_state s)
 
 const char *tp_ae_state_name(uint8_t s)
 {
-	static const char *const names[] = {"free", "configuring", "registering", "ready",
-					    "failed"};
+	static const char *const names[] = {"free",	   "configuring", "querying",
+					    "registering", "ready",	  "failed"};
 	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }

@@ -34,7 +34,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		    ctx, EINVAL,
 		    "iotgw enable: usage: iotgw enable cse A.B.C.D "
 		    "[cse-port N] [cse-name NAME] [port N] [timeout S] [reg-timeout MS] "
-		    "[max-sessions N]");
+		    "[max-sessions N] [mds-get yes|no]");
 	for (int i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *val = argv[i + 1];
 		if (strcmp(k, "cse") == 0) {
@@ -63,6 +63,11 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 				    ctx, EINVAL, "iotgw enable: bad reg-timeout '%s' (10-60000 ms)",
 				    val);
 			c.reg_timeout_ms = (uint32_t)v;
+		} else if (strcmp(k, "mds-get") == 0) {
+			if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)
+				return tp_cmd_err(
+				    ctx, EINVAL, "iotgw enable: bad mds-get '%s' (yes or no)", val);
+			c.no_mds_get = strcmp(val, "no") == 0;
 		} else if (strcmp(k, "timeout") == 0) {
 			if (num(val, 1, 86400, &v) < 0)
 				return tp_cmd_err(
@@ -72,7 +77,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			return tp_cmd_err(
 			    ctx, EINVAL,
 			    "iotgw enable: unknown keyword '%s' "
-			    "(cse cse-port cse-name port timeout reg-timeout max-sessions)",
+			    "(cse cse-port cse-name port timeout reg-timeout max-sessions mds-get)",
 			    k);
 		}
 	}
@@ -103,6 +108,7 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		    tp_iotgw.cse_name);
 	tp_out_u64(ctx->out, "sessions", tp_ae_count());
 	tp_out_u64(ctx->out, "max_sessions", tp_iotgw.max_sessions);
+	tp_out_bool(ctx->out, "mds_get", !tp_iotgw.no_mds_get);
 	c = tp_out_obj(ctx->out, "data_plane");
 	for (unsigned int i = 0; i < TP_IOTGW_CTR_MAX; i++)
 		tp_out_u64(c, tp_iotgw_ctr_names[i], tp_iotgw_counter(i));
@@ -121,6 +127,9 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	F(released);
 	F(aborted);
 	F(timed_out);
+	F(mds_queried);
+	F(mds_answered);
+	F(mds_unanswered);
 	F(reg_requests);
 	F(reg_retries);
 	F(reg_ready);
@@ -146,6 +155,10 @@ static int show_sessions(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		ml = tp_out_list(o, "metrics");
 		for (unsigned int k = 0; k < e->n_metrics; k++)
 			tp_out_str(ml, NULL, e->metric[k].label);
+		ml = tp_out_list(o, "labels");
+		for (unsigned int k = 0; k < TP_AE_LABELS; k++)
+			if (e->label[k][0])
+				tp_out_str(ml, NULL, e->label[k]);
 	}
 	return 0;
 }
@@ -165,7 +178,7 @@ TP_CMD_REGISTER(c_profile)
 
 static struct tp_cmd c_enable = {"iotgw enable",
 				 "cse A.B.C.D [cse-port N] [cse-name NAME] [port N] [timeout S] "
-				 "[reg-timeout MS] [max-sessions N]",
+				 "[reg-timeout MS] [max-sessions N] [mds-get yes|no]",
 				 "start the IoT gateway (11073 PHD to oneM2M)", enable, NULL};
 static struct tp_cmd c_show = {"show iotgw", NULL, "the gateway's counters", show, NULL};
 static struct tp_cmd c_sessions = {"show iotgw sessions", NULL, "associated agents", show_sessions,

@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_rcu_qsbr.h>
@@ -61,6 +62,7 @@ static void control_tick(struct tp_timer *t)
 {
 	uint64_t now = tp_ctl_now_ms();
 
+	tp_iotgw_wall_s = (uint64_t)time(NULL);
 	if (tp_iotgw.single_plane) {
 		/* the worker may hold it for a whole registration: never wait for it here
 		 * (the API shares this thread) */
@@ -70,6 +72,8 @@ static void control_tick(struct tp_timer *t)
 		}
 		return;
 	}
+	io.now_ms = now;
+	tp_iotgw_session_tick(&io); /* unanswered GETs: register without the attributes */
 	tp_iotgw_registrar_tick();
 	tp_iotgw_session_expire(now, tp_iotgw_last_seen);
 }

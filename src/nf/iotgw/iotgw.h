@@ -39,14 +39,20 @@
 enum tp_ae_state {
 	TP_AE_FREE = 0,
 	TP_AE_CONFIGURING, /* associated, waiting for the agent's configuration report */
+	TP_AE_QUERYING,	   /* configured; the MDS attributes asked for (GET), not answered */
 	TP_AE_REGISTERING, /* the registrar is creating the AE and its containers */
 	TP_AE_READY,	   /* the data plane converts its reports */
 	TP_AE_FAILED,	   /* the IN-CSE refused or did not answer: reports are dropped */
 };
 
+#define TP_AE_WHOLE 0xFF /* tp_ae_metric.component of a metric that is not a compound's part */
+#define TP_AE_LABELS 3	 /* manufacturer, model, system type (from the MDS attributes) */
+#define TP_AE_LABEL_MAX 48
+
 struct tp_ae_metric {
 	uint16_t handle;	   /* the 11073 object */
-	char label[24];		   /* container name: "spo2" */
+	uint8_t component;	   /* index in the object's compound value, or TP_AE_WHOLE */
+	char label[24];		   /* container name: "spo2", "systolic" */
 	char unit[16];		   /* unit symbol: "%" */
 	char path[TP_AE_PATH_MAX]; /* CoAP path of the container: "/cse-in/PHD-.../spo2" */
 };
@@ -66,6 +72,9 @@ struct tp_ae {
 	struct tp_ae_metric metric[TP_AE_MAX_METRICS];
 	struct tp_phd_value_map map; /* decodes fixed scan observations */
 	/* control plane only */
+	char label[TP_AE_LABELS][TP_AE_LABEL_MAX]; /* the AE's lbl: "manufacturer:ACME"; "" unset */
+	uint16_t get_invoke;			   /* invoke-id of our GET of the MDS attributes */
+	uint64_t query_due_ms;			   /* register without them after this */
 	uint64_t last_ms;
 	uint16_t pending_invoke; /* invoke-id of the config report being answered */
 	uint8_t reg_step, reg_tries;
@@ -84,6 +93,7 @@ struct tp_iotgw_conf {
 	uint32_t session_timeout_ms;
 	uint32_t reg_timeout_ms; /* a registration step's first wait (doubles per try) */
 	uint32_t max_sessions;	 /* bound of the AE table, <= TP_AE_MAX */
+	bool no_mds_get;	 /* register at once, without reading the MDS attributes */
 };
 
 /* The defaults: PHD on UDP 6024, the IN-CSE's CoAP on 5683, 60 s sessions. */
@@ -104,6 +114,7 @@ extern struct tp_ae *tp_ae_table;
 	X(CIN_SENT, "cin_sent", EVENT)                                                             \
 	X(RESPONSES, "responses_sent", EVENT)                                                      \
 	X(DUPLICATES, "duplicates", EVENT)                                                         \
+	X(REPEATED_OBS, "repeated_observations", EVENT)                                            \
 	X(TO_CONTROL, "signaling_to_control", PUNT)                                                \
 	X(UNASSOCIATED, "drop_unassociated", DROP)                                                 \
 	X(NOT_READY, "drop_not_ready", DROP)                                                       \
@@ -174,6 +185,9 @@ int tp_iotgw_cin_request(struct tp_iotgw_dp *dp, uint8_t *buf, size_t cap, const
 int tp_iotgw_answer(const struct tp_phd_data_apdu *d, uint8_t *buf, size_t cap);
 /* Seconds clock the control side keeps (for last_seen). */
 extern volatile uint32_t tp_iotgw_now_s;
+/* UTC seconds since 1970 the control side keeps (time() every tick): the receive time
+ * of measurements whose time stamp is unset (all zero). */
+extern volatile uint64_t tp_iotgw_wall_s;
 
 /* --- the module (fast.c) --- */
 struct tp_nf;
@@ -189,6 +203,7 @@ uint64_t tp_iotgw_proc_cycles(void);
 struct tp_iotgw_session_stats {
 	uint64_t received, sent, send_errors, bad, ignored, unassociated;
 	uint64_t associated, configured, rejected, rejected_full, released, aborted, timed_out;
+	uint64_t mds_queried, mds_answered, mds_unanswered;
 	uint64_t reg_requests, reg_retries, reg_ready, reg_failed;
 };
 extern struct tp_iotgw_session_stats tp_iotgw_sess;
@@ -205,8 +220,12 @@ struct tp_iotgw_io {
 /* A datagram of agent ip:port for the session manager. */
 void tp_iotgw_session_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t len, uint32_t ip,
 			    uint16_t port);
-/* Remove agents silent for longer than the session timeout; last_seen(idx) in s. */
+/* Remove agents silent for longer than the session timeout; last_seen(idx) in s.
+ * Agents that left the GET of their MDS attributes unanswered for
+ * TP_IOTGW_GET_TIMEOUT_MS are registered without them (io: the registration). */
 void tp_iotgw_session_expire(uint64_t now_ms, uint32_t (*last_seen)(int idx));
+void tp_iotgw_session_tick(struct tp_iotgw_io *io);
+#define TP_IOTGW_GET_TIMEOUT_MS 3000 /* 20601's TO_get, 3 s */
 
 /* --- registration on the IN-CSE (register.c) --- */
 enum tp_iotgw_reg {

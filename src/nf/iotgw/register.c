@@ -11,31 +11,77 @@
 #include "../../proto/phd_nomenclature.h"
 #include "iotgw.h"
 
-/* The metrics of a configuration: one per object with a known type. */
+/* Components of an object's compound value (its Attr-Val-Map has one): their number
+ * (from the MetricIdList, else the compound's declared length), 0 for a simple value. */
+static unsigned int compound_parts(const struct tp_phd_obj_map *om)
+{
+	for (unsigned int k = 0; k < om->n && k < TP_PHD_MAX_AVM; k++) {
+		switch (tp_phd_attr_kind(om->e[k].attr_id)) {
+		case TP_PHD_V_SFLOAT_CMP:
+			return om->ncmp ? om->ncmp
+					: (om->e[k].len > 4 ? (om->e[k].len - 4u) / 2 : 0);
+		case TP_PHD_V_FLOAT_CMP:
+			return om->ncmp ? om->ncmp
+					: (om->e[k].len > 4 ? (om->e[k].len - 4u) / 4 : 0);
+		case TP_PHD_V_NU_OBS_CMP:
+			return om->ncmp ? om->ncmp
+					: (om->e[k].len > 4 ? (om->e[k].len - 4u) / 10 : 0);
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+static void metric_add(struct tp_ae *e, const struct tp_phd_obj_map *om, uint8_t component,
+		       uint16_t partition, uint16_t code)
+{
+	struct tp_ae_metric *mt = &e->metric[e->n_metrics];
+	char label[sizeof(mt->label)];
+
+	mt->handle = om->handle;
+	mt->component = component;
+	tp_phd_metric_label(partition, code, om->unit, label, sizeof(label));
+	/* two objects of one type (or a compound without metric ids): keep the names apart */
+	for (unsigned int i = 0; i < e->n_metrics; i++) {
+		if (strcmp(e->metric[i].label, label) == 0) {
+			char base[sizeof(label)];
+			memcpy(base, label, sizeof(base));
+			snprintf(label, sizeof(label), "%.14s-%u-%u", base, om->handle,
+				 component == TP_AE_WHOLE ? 0u : component + 1u);
+			break;
+		}
+	}
+	memcpy(mt->label, label, sizeof(label));
+	if (tp_phd_unit_symbol(om->unit, mt->unit, sizeof(mt->unit)) == NULL)
+		mt->unit[0] = '\0';
+	snprintf(mt->path, sizeof(mt->path), "/%s/%s/%s", tp_iotgw.cse_name, e->ae_name, label);
+	e->n_metrics++;
+}
+
+/* The metrics of a configuration: one per object with a known type, and one per
+ * component of a compound value (10407's systolic, diastolic and mean, named by the
+ * object's MetricIdList), so every value is stored whole under its own name. */
 static void metrics_from_map(struct tp_ae *e)
 {
 	e->n_metrics = 0;
 	for (unsigned int i = 0; i < e->map.nobjs && e->n_metrics < TP_AE_MAX_METRICS; i++) {
 		const struct tp_phd_obj_map *om = &e->map.obj[i];
-		struct tp_ae_metric *mt = &e->metric[e->n_metrics];
-		const struct tp_phd_metric *known;
+		unsigned int parts = compound_parts(om);
 
 		if (om->type_code == 0)
 			continue;
-		known = tp_phd_metric_find(om->type_partition, om->type_code, om->unit);
-		mt->handle = om->handle;
-		if (known)
-			snprintf(mt->label, sizeof(mt->label), "%s", known->label);
-		else
-			snprintf(mt->label, sizeof(mt->label), "m%u-%u", om->type_partition,
-				 om->type_code);
-		if (tp_phd_unit_symbol(om->unit, mt->unit, sizeof(mt->unit)) == NULL)
-			mt->unit[0] = '\0';
-		char label[sizeof(mt->label)];
-		memcpy(label, mt->label, sizeof(label));
-		snprintf(mt->path, sizeof(mt->path), "/%s/%s/%s", tp_iotgw.cse_name, e->ae_name,
-			 label);
-		e->n_metrics++;
+		if (parts == 0) {
+			metric_add(e, om, TP_AE_WHOLE, om->type_partition, om->type_code);
+			continue;
+		}
+		for (unsigned int c = 0;
+		     c < parts && c < TP_PHD_MAX_CMP && e->n_metrics < TP_AE_MAX_METRICS; c++) {
+			if (c < om->ncmp)
+				metric_add(e, om, (uint8_t)c, MDC_PART_SCADA, om->cmp_id[c]);
+			else
+				metric_add(e, om, (uint8_t)c, om->type_partition, om->type_code);
+		}
 	}
 }
 
@@ -54,14 +100,18 @@ int tp_iotgw_reg_request(int idx, uint8_t *buf, size_t cap, uint16_t mid)
 {
 	struct tp_ae *e = &tp_ae_table[idx];
 	uint8_t tok[4];
-	char json[256], path[96], rqi[24];
+	char json[512], path[96], rqi[24];
 	int jl;
 
 	memcpy(tok, &idx, 2);
 	memcpy(tok + 2, &e->gen, 2);
 	if (e->reg_step == 0) {
 		snprintf(path, sizeof(path), "/%s", tp_iotgw.cse_name);
-		jl = tp_m2m_ae_json(json, sizeof(json), e->ae_name, "Ntwinplane.phd");
+		const char *lbl[TP_AE_LABELS];
+		for (int i = 0; i < TP_AE_LABELS; i++)
+			lbl[i] = e->label[i];
+		jl = tp_m2m_ae_json_lbl(json, sizeof(json), e->ae_name, "Ntwinplane.phd", lbl,
+					TP_AE_LABELS);
 	} else {
 		snprintf(path, sizeof(path), "/%s/%s", tp_iotgw.cse_name, e->ae_name);
 		jl = tp_m2m_cnt_json(json, sizeof(json), e->metric[e->reg_step - 1].label, 0);

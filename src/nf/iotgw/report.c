@@ -16,8 +16,10 @@ const char *const tp_iotgw_ctr_names[TP_IOTGW_CTR_MAX] = {
 };
 
 volatile uint32_t tp_iotgw_now_s;
+volatile uint64_t tp_iotgw_wall_s;
 
-/* One metric value: a JSON number (empty for NaN/NRes/INF), unit and time. */
+/* One metric's reading of an observation: a JSON number (empty for NaN, NRes, INF),
+ * its unit and time. */
 struct reading {
 	char value[40];
 	const char *unit;
@@ -25,43 +27,68 @@ struct reading {
 	int has_value, has_time;
 };
 
-static void reading_add(struct reading *r, const struct tp_phd_value *v, char *unit_buf,
-			size_t unit_len)
+/* CCYYMMDDThhmmss (oneM2M's basic ISO 8601 form) of an AbsoluteTime */
+static void time_fmt(char *o, const struct tp_phd_abs_time *t)
+{
+	const uint8_t f[7] = {t->century, t->year, t->month, t->day, t->hour, t->minute, t->second};
+
+	for (int i = 0; i < 7; i++) {
+		if (i == 4)
+			*o++ = 'T';
+		*o++ = (char)('0' + f[i] / 10 % 10);
+		*o++ = (char)('0' + f[i] % 10);
+	}
+	*o = '\0';
+}
+
+/* The number metric mt takes from an observation's values: component mt->component of
+ * its compound value, or its simple value; and the observation's time stamp. An
+ * unset (all-zero) time stamp is the gateway's receive time. */
+static void reading_of(struct reading *r, const struct tp_ae_metric *mt,
+		       const struct tp_phd_value *vals, int n, char *unit_buf, size_t unit_len)
 {
 	const struct tp_phd_num *num = NULL;
+	unsigned int c = mt->component;
 
-	switch (v->kind) {
-	case TP_PHD_V_SFLOAT:
-	case TP_PHD_V_FLOAT:
-		num = &v->u.num;
-		break;
-	case TP_PHD_V_NU_OBS:
-		num = &v->u.nu.num;
-		r->unit = tp_phd_unit_symbol(v->u.nu.unit, unit_buf, unit_len);
-		break;
-	case TP_PHD_V_SFLOAT_CMP:
-	case TP_PHD_V_FLOAT_CMP:
-		if (v->n)
-			num = &v->u.cmp[0];
-		break;
-	case TP_PHD_V_ABS_TIME: {
-		/* CCYYMMDDThhmmss (oneM2M's basic ISO 8601 form) */
-		const struct tp_phd_abs_time *t = &v->u.abs;
-		const uint8_t f[7] = {t->century, t->year,   t->month, t->day,
-				      t->hour,	  t->minute, t->second};
-		char *o = r->time;
-		for (int i = 0; i < 7; i++) {
-			if (i == 4)
-				*o++ = 'T';
-			*o++ = (char)('0' + f[i] / 10 % 10);
-			*o++ = (char)('0' + f[i] % 10);
+	for (int k = 0; k < n; k++) {
+		const struct tp_phd_value *v = &vals[k];
+		switch (v->kind) {
+		case TP_PHD_V_SFLOAT:
+		case TP_PHD_V_FLOAT:
+			if (num == NULL && c == TP_AE_WHOLE)
+				num = &v->u.num;
+			break;
+		case TP_PHD_V_NU_OBS:
+			if (num == NULL && c == TP_AE_WHOLE) {
+				num = &v->u.nu.num;
+				r->unit = tp_phd_unit_symbol(v->u.nu.unit, unit_buf, unit_len);
+			}
+			break;
+		case TP_PHD_V_SFLOAT_CMP:
+		case TP_PHD_V_FLOAT_CMP:
+			/* every component is its own metric (register.c) */
+			if (num == NULL && c != TP_AE_WHOLE && c < v->n)
+				num = &v->u.cmp[c];
+			break;
+		case TP_PHD_V_NU_OBS_CMP:
+			if (num == NULL && c != TP_AE_WHOLE && c < v->n) {
+				num = &v->u.nu_cmp[c].num;
+				r->unit =
+				    tp_phd_unit_symbol(v->u.nu_cmp[c].unit, unit_buf, unit_len);
+			}
+			break;
+		case TP_PHD_V_ABS_TIME:
+			if (r->has_time)
+				break;
+			if (v->u.abs.unset)
+				tp_m2m_time_from_epoch(tp_iotgw_wall_s, r->time);
+			else
+				time_fmt(r->time, &v->u.abs);
+			r->has_time = 1;
+			break;
+		default:
+			break;
 		}
-		*o = '\0';
-		r->has_time = 1;
-		return;
-	}
-	default:
-		return;
 	}
 	if (num == NULL)
 		return;
@@ -71,15 +98,39 @@ static void reading_add(struct reading *r, const struct tp_phd_value *v, char *u
 		r->value[0] = '\0';
 }
 
-static const struct tp_ae_metric *metric_of(const struct tp_ae *ae, uint16_t handle)
+/* The same object observed with the same bytes earlier in this report: a repeat. */
+static int repeated(const struct tp_phd_scan_report *sr, unsigned int i)
 {
-	for (unsigned int i = 0; i < ae->n_metrics; i++)
-		if (ae->metric[i].handle == handle)
-			return &ae->metric[i];
-	return NULL;
+	const struct tp_phd_observation *o = &sr->obs[i];
+
+	for (unsigned int j = 0; j < i; j++) {
+		const struct tp_phd_observation *p = &sr->obs[j];
+		if (p->handle != o->handle)
+			continue;
+		if (sr->form == TP_PHD_SCAN_FIXED) {
+			if (p->data.len == o->data.len &&
+			    memcmp(p->data.p, o->data.p, o->data.len) == 0)
+				return 1;
+		} else if (p->nattrs == o->nattrs) {
+			unsigned int a = 0;
+			for (; a < o->nattrs; a++) {
+				const struct tp_phd_ava *x = &sr->attr[p->attr_first + a];
+				const struct tp_phd_ava *y = &sr->attr[o->attr_first + a];
+				if (x->id != y->id || x->val.len != y->val.len ||
+				    memcmp(x->val.p, y->val.p, x->val.len) != 0)
+					break;
+			}
+			if (a == o->nattrs)
+				return 1;
+		}
+	}
+	return 0;
 }
 
-/* Convert every observation of a scan report, one emit() per metric with a value. */
+/* Convert every observation of a scan report: one emit() per metric of the observed
+ * object (a compound's components are metrics of their own). An observation
+ * repeated with the same bytes in one report is stored once; an object observed
+ * twice with different values or times is stored twice, once per observation. */
 static void convert(struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 		    const struct tp_phd_scan_report *sr, tp_iotgw_emit_fn emit, void *ctx)
 {
@@ -89,19 +140,19 @@ static void convert(struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 
 	for (unsigned int i = 0; i < sr->nobs; i++) {
 		const struct tp_phd_observation *o = &sr->obs[i];
-		const struct tp_ae_metric *mt = metric_of(ae, o->handle);
-		struct reading r = {0};
-		int n = 0;
+		int n = 0, found = 0;
 
-		if (mt == NULL) {
-			dp->ctr[TP_IOTGW_UNKNOWN_OBJ]++;
+		if (sr->form == TP_PHD_SCAN_GROUPED)
+			continue; /* needs the scanner's handle map: not converted */
+		if (repeated(sr, i)) {
+			dp->ctr[TP_IOTGW_REPEATED_OBS]++;
 			continue;
 		}
 		if (sr->form == TP_PHD_SCAN_FIXED) {
 			const struct tp_phd_obj_map *om =
 			    tp_phd_value_map_find(&ae->map, o->handle);
 			n = om ? tp_phd_fixed_values(om, o->data.p, o->data.len, vals, &err) : -1;
-		} else if (sr->form == TP_PHD_SCAN_VAR) {
+		} else {
 			for (unsigned int a = 0; a < o->nattrs && n < TP_PHD_MAX_AVM; a++) {
 				const struct tp_phd_ava *ava = &sr->attr[o->attr_first + a];
 				if (tp_phd_attr_value_decode(ava->id, ava->val.p, ava->val.len,
@@ -109,20 +160,29 @@ static void convert(struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 					n++;
 			}
 		}
-		if (n <= 0) {
-			dp->ctr[TP_IOTGW_DECODE_ERR]++;
-			continue;
+		for (unsigned int m = 0; m < ae->n_metrics; m++) {
+			const struct tp_ae_metric *mt = &ae->metric[m];
+			struct reading r = {0};
+
+			if (mt->handle != o->handle)
+				continue;
+			found = 1;
+			if (n <= 0)
+				break;
+			reading_of(&r, mt, vals, n, unit_buf, sizeof(unit_buf));
+			if (!r.has_value)
+				continue;
+			struct tp_m2m_measure meas = {
+			    .value = r.value[0] ? r.value : NULL,
+			    .unit = r.unit ? r.unit : (mt->unit[0] ? mt->unit : NULL),
+			    .time = r.has_time ? r.time : NULL,
+			};
+			emit(ctx, dp, ae, mt, &meas);
 		}
-		for (int k = 0; k < n; k++)
-			reading_add(&r, &vals[k], unit_buf, sizeof(unit_buf));
-		if (!r.has_value)
-			continue;
-		struct tp_m2m_measure meas = {
-		    .value = r.value[0] ? r.value : NULL,
-		    .unit = r.unit ? r.unit : (mt->unit[0] ? mt->unit : NULL),
-		    .time = r.has_time ? r.time : NULL,
-		};
-		emit(ctx, dp, ae, mt, &meas);
+		if (!found)
+			dp->ctr[TP_IOTGW_UNKNOWN_OBJ]++;
+		else if (n <= 0)
+			dp->ctr[TP_IOTGW_DECODE_ERR]++;
 	}
 }
 

@@ -240,6 +240,7 @@ void tp_iotgw_single_input(struct tp_worker *w, struct rte_mbuf *m, const uint8_
 	tp_worker_tx_flush(w);
 	/* the control thread only ever tries this lock: held, it skips its turn */
 	rte_spinlock_lock(&lock);
+	tp_iotgw_session_tick(&c.io); /* GETs left unanswered: register those agents */
 	tp_iotgw_session_input(&c.io, apdu, len, ip, port);
 	rte_spinlock_unlock(&lock);
 	rte_pktmbuf_free(m);

@@ -238,6 +238,9 @@ int main(int argc, char **argv)
 	uint32_t listen_ip = 0, v, rcvbuf = 1 << 20;
 	int c;
 
+	/* seed 000's socket baseline registers at once, without reading the MDS
+	 * attributes (as the single plane; README, Decisions) */
+	tp_iotgw.no_mds_get = true;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		char *colon;
 		switch (c) {
@@ -355,6 +358,9 @@ int main(int argc, char **argv)
 		uint64_t now = now_ms();
 
 		if (now >= next_tick) {
+			tp_iotgw_wall_s = (uint64_t)time(NULL);
+			io.now_ms = now;
+			tp_iotgw_session_tick(&io);
 			tp_iotgw_session_expire(now, last_seen);
 			next_tick = now + 100;
 		}

@@ -1,0 +1,316 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The IoT gateway with the 104xx standard configurations, as real devices behave.
+
+Sessions replayed from the specializations' documented example APDUs (IEEE
+11073-20601 Annex H and the 104xx examples, as the open-source Antidote stack
+keeps them: signove/antidote, tests/resources/apdu/<file>, cited by file name
+with each), through twinplane into a real ACME IN-CSE; and phd-sim's blood
+pressure monitor, weighing scale, thermometer and glucose meter. Every value
+is read back from ACME over HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from twinplane.lab import RouterLab
+from twinplane.lab.acme import Acme, acme_available, cin_content
+from twinplane.lab.daemon import build_dir
+
+PHD_SIM = build_dir() / "src" / "phd-sim"
+GW = ("10.0.1.1", 6024)
+CSE = "10.0.2.2"
+
+# signove/antidote tests/resources/apdu/, byte for byte (hex)
+VECTORS = {
+    # H211_ID_02BC: AARQ, IEEE 11073-10407 blood pressure monitor, config 0x02BC
+    "bp_aarq": "e2000032800000000001002a5079002680000000a0008000000040000000008000000008"
+    "112233445566770702bc8480010100000000",
+    # H233_ID_02BC: its answer to the manager's GET of the MDS attributes
+    "bp_get_rsp": "e700006c006a00240203006400000006005e0a5a0008000100041007000109280018000a"
+    "546865436f6d70616e79000a54686542504d204142430984000a000811223344556677070a44"
+    "000202bc092d00120001000e0001000000084445313234353637098700082007020112050000",
+    # H241_ID_02BC: confirmed fixed scan report, invoke-id 0x0054: 120/80/100 mmHg, 60 bpm
+    "bp_report": "e700003e003c0054010100360000004900500d1d002cf00000000002002400010012000300"
+    "0600780050006420071206121000000002000af2582007120612100000",
+    # H211_ID_05DC: AARQ, IEEE 11073-10415 weighing scale, config 0x05DC
+    "ws_aarq": "e2000032800000000001002a5079002680000000a0008000000040000000008000000008"
+    "112233445566778805dc0001010000000000",
+    # H233_ID_05DC: the scale's MDS attributes
+    "ws_get_rsp": "e700006e006c1234020300660000000600600a5a000800010004100f00010928001a000a"
+    "546865436f6d70616e79000c5468655363616c65414243000984000a000811223344556677"
+    "880a44000205dc092d00120001000e000100000008444531323435363709870008200702011"
+    "2050000",
+    # H241_ID_05DC: weight (handle 1) at 12:10 and at 20:05, BMI (handle 3) twice
+    "ws_report": "e700005a00581236010100520000000000000d1d0048f0000000000400400001000cff0002"
+    "fa20071206121000000003000cff0000f320071206121000000001000cff0002f82007120620"
+    "0500000003000cff0000f22007120620050000",
+    # H211_ID_0190: AARQ, IEEE 11073-10404 pulse oximeter, config 0x0190
+    "po_aarq": "e2000032800000000001002a5079002680000000a0008000000040000000008000000008"
+    "112233445566770401900001010000000000",
+    # H233_ID_0190
+    "po_get_rsp": "e700006e006c1237020300660000000600600a5a000800010004100400010928001a000a"
+    "546865436f6d70616e79000c4f78696d65746572414243000984000a000811223344556677"
+    "040a4400020190092d00120001000e0001000000084445313234353637098700082007020112"
+    "050000",
+    # H241_ID_0190: 98 % and 72 bpm, invoke-id 0x1238
+    "po_report": "e7000036003412380101002e0000ffffffff0d1d0024f00000000002001c0001000a006220"
+    "07120612100000000a000a00482007120612100000",
+    # rx_rlrq_normal, rx_rlre_normal
+    "rlrq": "e40000020000",
+}
+
+
+def vec(name: str) -> bytes:
+    return bytes.fromhex(VECTORS[name])
+
+
+@pytest.fixture
+def gw_lab(daemon_lab: Callable[..., RouterLab]) -> tuple[RouterLab, Acme]:
+    if not acme_available() and os.environ.get("CI") != "true":
+        pytest.skip("acmecse not installed")
+    lab = daemon_lab(extra_config=[f"iotgw enable cse {CSE} timeout 30 max-sessions 40"])
+    return lab, Acme.in_lab(lab, ns=lab.ns["h2"], address=CSE)
+
+
+def iotgw(lab: RouterLab) -> dict[str, Any]:
+    out: dict[str, Any] = lab.ctl("show", "iotgw")
+    return out
+
+
+class Agent:
+    """A device replaying recorded APDUs from h1 over UDP, answering like the device:
+    the manager's GET gets the recorded GET answer under the GET's invoke-id (the
+    only bytes changed), confirmed reports are retransmitted until answered."""
+
+    def __init__(self, lab: RouterLab, port: int) -> None:
+        self.sock = lab.ns["h1"].socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("10.0.1.2", port))
+        self.sock.settimeout(0.5)
+        self.get_rsp = b""
+        self.gets = 0
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def _handle_get(self, apdu: bytes) -> bool:
+        # PRST, roiv-cmip-get (0x0103): answer with the recording, our invoke-id patched
+        if apdu[:2] == b"\xe7\x00" and apdu[8:10] == b"\x01\x03" and self.get_rsp:
+            rsp = bytearray(self.get_rsp)
+            rsp[6:8] = apdu[6:8]
+            self.sock.sendto(bytes(rsp), GW)
+            self.gets += 1
+            return True
+        return False
+
+    def exchange(self, apdu: bytes, want: Callable[[bytes], bool], tries: int = 12) -> bytes:
+        for _ in range(tries):
+            self.sock.sendto(apdu, GW)
+            deadline = time.monotonic() + 0.5
+            while time.monotonic() < deadline:
+                try:
+                    got = self.sock.recv(2048)
+                except TimeoutError:
+                    break
+                if self._handle_get(got):
+                    continue
+                if want(got):
+                    return got
+        raise AssertionError(f"no answer to {apdu.hex()}")
+
+    def associate(self, aarq: bytes) -> int:
+        aare = self.exchange(aarq, lambda b: b[:2] == b"\xe3\x00")
+        return int.from_bytes(aare[4:6], "big")
+
+    def report(self, apdu: bytes) -> bytes:
+        invoke = apdu[6:8]
+        # rors-cmip-confirmed-event-report (0x0201) with the report's invoke-id
+        return self.exchange(
+            apdu, lambda b: b[:2] == b"\xe7\x00" and b[6:10] == invoke + b"\x02\x01"
+        )
+
+    def serve_gets(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                self._handle_get(self.sock.recv(2048))
+            except TimeoutError:
+                pass
+
+    def release(self) -> None:
+        self.exchange(vec("rlrq"), lambda b: b[:2] == b"\xe5\x00")
+
+
+def labels(acme: Acme, ae: str) -> list[str]:
+    out: list[str] = acme.get(f"cse-in/{ae}")["m2m:ae"].get("lbl", [])
+    return out
+
+
+def test_blood_pressure_session_from_10407_examples(gw_lab: tuple[RouterLab, Acme]) -> None:
+    lab, acme = gw_lab
+    agent = Agent(lab, 41000)
+    try:
+        agent.get_rsp = vec("bp_get_rsp")
+        assert agent.associate(vec("bp_aarq")) == 0  # accepted: 0x02BC is known
+        rsp = agent.report(vec("bp_report"))
+        assert rsp[12:14] == b"\x00\x00" and rsp[18:20] == b"\x0d\x1d"  # MDS, scan fixed
+        assert agent.gets >= 1
+        agent.release()
+    finally:
+        agent.close()
+    ae = "PHD-1122334455667707"
+    assert sorted(c["nm"] for c in acme.children(f"cse-in/{ae}", ty=3)) == [
+        "diastolic", "mean-arterial-pressure", "pulse-rate", "systolic",
+    ]  # fmt: skip
+    want = {"systolic": 120, "diastolic": 80, "mean-arterial-pressure": 100, "pulse-rate": 60}
+    for name, value in want.items():
+        cins = acme.instances(f"cse-in/{ae}/{name}", at_least=1)
+        assert len(cins) == 1, (name, cins)  # the retransmissions stored nothing twice
+        con = cin_content(cins[0])
+        assert con == {
+            "value": value,
+            "unit": "bpm" if name == "pulse-rate" else "mmHg",
+            "time": "20071206T121000",
+        }, name
+    assert set(labels(acme, ae)) == {
+        "manufacturer:TheCompany", "model:TheBPM ABC", "system-type:blood-pressure-monitor",
+    }  # fmt: skip
+    c = iotgw(lab)["control_plane"]
+    assert c["mds_answered"] >= 1 and c["rejected"] == 0
+
+
+def test_weighing_scale_session_from_10415_examples(gw_lab: tuple[RouterLab, Acme]) -> None:
+    lab, acme = gw_lab
+    before = iotgw(lab)["data_plane"]
+    agent = Agent(lab, 41001)
+    try:
+        agent.get_rsp = vec("ws_get_rsp")
+        assert agent.associate(vec("ws_aarq")) == 0
+        agent.report(vec("ws_report"))
+        agent.release()
+    finally:
+        agent.close()
+    ae = "PHD-1122334455667788"
+    assert [c["nm"] for c in acme.children(f"cse-in/{ae}", ty=3)] == ["body-weight"]
+    # the weight observed twice in one report: two instances, once each
+    cins = acme.instances(f"cse-in/{ae}/body-weight", at_least=2)
+    assert [cin_content(c) for c in cins] == [
+        {"value": 76.2, "unit": "kg", "time": "20071206T121000"},
+        {"value": 76, "unit": "kg", "time": "20071206T200500"},
+    ]
+    after = iotgw(lab)["data_plane"]
+    # BMI (handle 3) is not in 0x05DC: both of its observations counted, none stored;
+    # the report is counted once however often the agent had to send it
+    assert after["drop_unknown_object"] - before["drop_unknown_object"] == 2
+    assert after["cin_sent"] - before["cin_sent"] == 2
+    assert "model:TheScaleABC" in labels(acme, ae)
+
+
+def test_unset_clock_uses_the_receive_time(gw_lab: tuple[RouterLab, Acme]) -> None:
+    lab, acme = gw_lab
+    report = bytearray(vec("po_report"))
+    report[36:44] = bytes(8)  # both time stamps all zero: the agent's clock is not set
+    report[50:58] = bytes(8)
+    get_rsp = bytearray(vec("po_get_rsp"))
+    get_rsp[-8:] = bytes(8)  # and so is its Date-and-Time attribute
+    agent = Agent(lab, 41002)
+    try:
+        agent.get_rsp = bytes(get_rsp)
+        assert agent.associate(vec("po_aarq")) == 0
+        t0 = datetime.now(UTC).replace(microsecond=0)
+        agent.report(bytes(report))
+        t1 = datetime.now(UTC)
+        agent.release()
+    finally:
+        agent.close()
+    ae = "PHD-1122334455667704"
+    spo2 = cin_content(acme.latest(f"cse-in/{ae}/spo2") or {})
+    pulse = cin_content(acme.latest(f"cse-in/{ae}/pulse-rate") or {})
+    assert spo2["value"] == 98 and pulse["value"] == 72
+    for con in (spo2, pulse):
+        got = datetime.strptime(con["time"], "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
+        assert t0 - timedelta(seconds=2) <= got <= t1 + timedelta(seconds=2), con
+    assert "manufacturer:TheCompany" in labels(acme, ae)
+
+
+def sim(lab: RouterLab, *args: str, timeout: float = 60) -> dict[str, Any]:
+    res = lab.netns("h1").run(
+        [str(PHD_SIM), "--gw", f"{GW[0]}:{GW[1]}", *args], check=False, timeout=timeout
+    )
+    out: dict[str, Any] = json.loads(res.stdout.strip().splitlines()[-1])
+    return out
+
+
+SIM_DEVICES = {
+    "blood-pressure": (
+        ["systolic", "diastolic", "mean-arterial-pressure", "pulse-rate"],
+        ["mmHg", "mmHg", "mmHg", "bpm"],
+        "blood-pressure-monitor",
+    ),
+    "weighing-scale": (["body-weight"], ["kg"], "weighing-scale"),
+    "thermometer": (["temperature"], ["degC"], "thermometer"),
+    "glucose-meter": (["glucose"], ["mg/dL"], "glucose-meter"),
+}
+
+
+def test_phd_sim_standard_devices(gw_lab: tuple[RouterLab, Acme]) -> None:
+    lab, acme = gw_lab
+    for i, (device, (names, units, systype)) in enumerate(SIM_DEVICES.items()):
+        sysid = f"00aa0000000000{i:02x}"
+        r = sim(lab, "--type", device, "--sysid", sysid, "--reports", "2", "--interval", "100")
+        assert r["result"] == "ok" and r["acked"] == 2 and not r["configured"], r
+        assert r["gets_answered"] >= 1, r
+        ae = f"PHD-{sysid.upper()}"
+        assert sorted(c["nm"] for c in acme.children(f"cse-in/{ae}", ty=3)) == sorted(names)
+        for last, name, unit in zip(r["last"], names, units, strict=True):
+            con = cin_content(acme.latest(f"cse-in/{ae}/{name}") or {})
+            assert con["value"] == pytest.approx(last["value"]) and con["unit"] == unit, name
+        assert set(labels(acme, ae)) == {
+            "manufacturer:twinplane", f"model:phd-sim {device}", f"system-type:{systype}",
+        }  # fmt: skip
+
+
+def test_release_abort_and_report_from_another_source_are_ignored(
+    gw_lab: tuple[RouterLab, Acme],
+) -> None:
+    """A session is the agent's address and port: a release, an abort or a report
+    sent from elsewhere (here another port of the agent's host) ends or feeds no
+    one's session, and is counted."""
+    lab, acme = gw_lab
+    agent = Agent(lab, 41003)
+    spoof = Agent(lab, 41004)
+    try:
+        agent.get_rsp = vec("bp_get_rsp")
+        assert agent.associate(vec("bp_aarq")) == 0
+        agent.report(vec("bp_report"))  # the session is ready and stores
+        before = iotgw(lab)
+        for apdu in (vec("rlrq"), bytes.fromhex("e60000020002"), vec("bp_report")):
+            spoof.sock.sendto(apdu, GW)  # ABRT: rx_abrt_response_timeout
+        spoof.serve_gets(1.0)  # nothing comes back to it
+        after = iotgw(lab)
+        assert after["control_plane"]["unassociated"] - before["control_plane"]["unassociated"] == 2
+        assert after["control_plane"]["released"] == before["control_plane"]["released"]
+        assert after["control_plane"]["aborted"] == before["control_plane"]["aborted"]
+        drop = "drop_unassociated"
+        assert after["data_plane"][drop] - before["data_plane"][drop] == 1
+        sessions = lab.ctl("show", "iotgw", "sessions")["sessions"]
+        assert [s["state"] for s in sessions if s["agent"] == "10.0.1.2:41003"] == ["ready"]
+        # the real agent goes on: a new report (another invoke-id) is answered and stored
+        report = bytearray(vec("bp_report"))
+        report[6:8] = b"\x00\x55"
+        report[38:40] = bytes.fromhex("0082")  # systolic 130
+        agent.report(bytes(report))
+        agent.release()
+    finally:
+        agent.close()
+        spoof.close()
+    cins = acme.instances("cse-in/PHD-1122334455667707/systolic", at_least=2)
+    assert [cin_content(c)["value"] for c in cins] == [120, 130]
