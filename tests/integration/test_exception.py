@@ -157,7 +157,8 @@ def test_kernel_to_wire_is_bounded_and_counted(router_lab: RouterLab) -> None:
     bound = 500 * (elapsed + 0.5) + 50
     assert sent == 3000
     assert 0 < got <= bound, (got, bound)
-    assert limited >= sent - got - 50, (limited, sent, got)
+    # what the kernel itself dropped (its TAP queue) never reached the bucket
+    assert limited >= 1000 and got + limited <= sent, (limited, sent, got)
     # errors in the command are specific
     with pytest.raises(ApiError, match="bad rate"):
         lab.ctl("set", "kernel-tx", "rate", "lots")
