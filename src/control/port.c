@@ -14,6 +14,7 @@
 
 #include "../core/ethdev.h"
 #include "../core/lcore.h"
+#include "../core/afpacket.h"
 #include "../core/log.h"
 #include "../core/rcu.h"
 #include "../core/tp.h"
@@ -276,9 +277,13 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	p->mode = &tp_mode_l3;
 
 	quiet_kernel_side(devargs);
+	unsigned int defrag_cleared = tp_afpacket_defrag_cleared;
 	ret = tp_ethdev_probe(devargs, &id, err, errlen);
 	if (ret < 0)
 		goto free_port;
+	if (tp_afpacket_defrag_cleared != defrag_cleared)
+		TP_LOG(INFO, "port %s: %u af_packet sockets without kernel reassembly", name,
+		       tp_afpacket_defrag_cleared - defrag_cleared);
 	if (id >= TP_MAX_PORTS) {
 		snprintf(err, errlen, "port id %u beyond %u", id, TP_MAX_PORTS);
 		ret = -ENOSPC;
