@@ -110,11 +110,6 @@ static void route_msg(const struct nlmsghdr *nlh)
 			tp_timer_arm(&resync_timer, 200);
 		return;
 	}
-	p = tp_port_by_ifindex(oif);
-	if (p == NULL) {
-		tp_nl_stats.routes_ignored++;
-		return;
-	}
 	switch (rtm->rtm_type) {
 	case RTN_UNICAST:
 		type = gw ? TP_ROUTE_GATEWAY : TP_ROUTE_CONNECTED;
@@ -123,11 +118,34 @@ static void route_msg(const struct nlmsghdr *nlh)
 	case RTN_BROADCAST:
 		type = TP_ROUTE_LOCAL;
 		break;
+	/* routes without a port, honoured as the kernel does: were they left out,
+	 * a less specific route would forward what the kernel refuses */
+	case RTN_BLACKHOLE:
+		type = TP_ROUTE_BLACKHOLE;
+		break;
+	case RTN_UNREACHABLE:
+		type = TP_ROUTE_UNREACHABLE;
+		break;
+	case RTN_PROHIBIT:
+		type = TP_ROUTE_PROHIBIT;
+		break;
+	case RTN_THROW:
+		type = TP_ROUTE_THROW;
+		break;
 	default:
 		tp_nl_stats.routes_ignored++;
 		return;
 	}
-	int ret = tp_route_add(dst, rtm->rtm_dst_len, type, gw, p->id, gen);
+	uint16_t port = TP_ROUTE_NO_PORT;
+	if (type <= TP_ROUTE_HOST) {
+		p = tp_port_by_ifindex(oif);
+		if (p == NULL) {
+			tp_nl_stats.routes_ignored++;
+			return;
+		}
+		port = p->id;
+	}
+	int ret = tp_route_add(dst, rtm->rtm_dst_len, type, gw, port, gen);
 	if (ret < 0) {
 		char b[16];
 		TP_LOG(WARNING, "route %s/%u: %s", tp_ip4_fmt(dst, b), rtm->rtm_dst_len,
@@ -357,7 +375,7 @@ int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth)
 	return request(nlh, NULL);
 }
 
-int tp_nl_route(bool add, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex)
+int tp_nl_route(bool add, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex, uint8_t rtn_type)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -370,8 +388,10 @@ int tp_nl_route(bool add, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex)
 	rtm->rtm_dst_len = depth;
 	rtm->rtm_table = RT_TABLE_MAIN;
 	rtm->rtm_protocol = RTPROT_STATIC;
-	rtm->rtm_scope = add ? (gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK) : RT_SCOPE_NOWHERE;
-	rtm->rtm_type = add ? RTN_UNICAST : 0;
+	rtm->rtm_scope = !add				 ? RT_SCOPE_NOWHERE
+			 : gw || rtn_type != RTN_UNICAST ? RT_SCOPE_UNIVERSE
+							 : RT_SCOPE_LINK;
+	rtm->rtm_type = add ? rtn_type : 0;
 	mnl_attr_put_u32(nlh, RTA_DST, htonl(ip));
 	if (gw)
 		mnl_attr_put_u32(nlh, RTA_GATEWAY, htonl(gw));

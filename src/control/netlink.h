@@ -28,7 +28,9 @@ int tp_nl_set_rcvbuf(int bytes);
 
 /* Kernel writes: 0 or negative errno (the kernel's answer). Addresses in host order. */
 int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth);
-int tp_nl_route(bool add, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex);
+/* A route of the main table: unicast (rtn_type RTN_UNICAST, via gw and/or out of
+ * ifindex), or RTN_BLACKHOLE, RTN_UNREACHABLE, RTN_PROHIBIT (gw and ifindex 0). */
+int tp_nl_route(bool add, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex, uint8_t rtn_type);
 int tp_nl_neigh(bool add, int ifindex, uint32_t ip, const uint8_t *mac);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "../core/ethdev.h"
 #include "../core/lcore.h"
+#include "../core/afpacket.h"
 #include "../core/log.h"
 #include "../core/rcu.h"
 #include "../core/tp.h"
@@ -231,11 +232,17 @@ static void quiet_kernel_side(const char *devargs)
 	    k == NULL)
 		return;
 	snprintf(ifname, sizeof(ifname), "%.*s", (int)strcspn(k + 6, ","), k + 6);
-	/* strict reverse-path check: nothing is routed via it, so all IPv4 is dropped */
+	/* strict reverse-path check: nothing is routed via it, so all IPv4 is dropped;
+	 * except what has no route (the check comes after the lookup), which the
+	 * kernel would answer with an ICMP error of its own unless the device does
+	 * not forward (ip_error) */
 	sysctl_if("/proc/sys/net/ipv4/conf/%s/rp_filter", ifname, "1");
+	sysctl_if("/proc/sys/net/ipv4/conf/%s/forwarding", ifname, "0");
 	sysctl_if("/proc/sys/net/ipv4/conf/%s/arp_ignore", ifname, "8"); /* never answer ARP */
 	sysctl_if("/proc/sys/net/ipv6/conf/%s/disable_ipv6", ifname, "1");
-	TP_LOG(INFO, "%s: kernel IPv4 input, ARP replies and IPv6 off (a port that copies)",
+	TP_LOG(INFO,
+	       "%s: kernel IPv4 input and forwarding, ARP replies and IPv6 off (a port that "
+	       "copies)",
 	       ifname);
 }
 
@@ -276,9 +283,13 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	p->mode = &tp_mode_l3;
 
 	quiet_kernel_side(devargs);
+	unsigned int defrag_cleared = tp_afpacket_defrag_cleared;
 	ret = tp_ethdev_probe(devargs, &id, err, errlen);
 	if (ret < 0)
 		goto free_port;
+	if (tp_afpacket_defrag_cleared != defrag_cleared)
+		TP_LOG(INFO, "port %s: %u af_packet sockets without kernel reassembly", name,
+		       tp_afpacket_defrag_cleared - defrag_cleared);
 	if (id >= TP_MAX_PORTS) {
 		snprintf(err, errlen, "port id %u beyond %u", id, TP_MAX_PORTS);
 		ret = -ENOSPC;

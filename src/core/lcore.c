@@ -28,6 +28,7 @@ static const char *const class_names[TP_PUNT_CLASSES] = {
     [TP_PUNT_CONTROL] = "control",
     [TP_PUNT_SIGNALING] = "signaling",
     [TP_PUNT_OTHER] = "other",
+    [TP_PUNT_ERROR] = "error",
 };
 
 /* control plane's view: what is to be published */

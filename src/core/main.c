@@ -72,8 +72,8 @@ static void usage(FILE *f)
 	    "      --no-huge           use ordinary memory even if hugepages are there\n"
 	    "  -m, --mem MB            memory without hugepages (512)\n"
 	    "      --exception-rate N  packets/s each port may hand to the control plane, per\n"
-	    "                          class (20000)\n"
-	    "      --exception-burst N burst of those token buckets (256)\n"
+	    "                          class (20000; the error class: 1000 at most)\n"
+	    "      --exception-burst N burst of those token buckets (256; error: 50 at most)\n"
 	    "      --no-sysctl         leave the namespace's ip_forward/rp_filter/redirects alone\n"
 	    "      --eal 'ARGS'        extra EAL arguments\n"
 	    "  -V, --version\n"
@@ -312,6 +312,11 @@ int main(int argc, char **argv)
 	if ((ret = tp_lcores_create(TP_EXC_RING_SIZE)) < 0)
 		goto lcores_destroy;
 	tp_punt_rate_set(TP_PUNT_CLASSES, o.exc_rate, o.exc_burst);
+	/* what only earns an ICMP error: at most the kernel's own global ICMP error rate
+	 * (net.ipv4.icmp_msgs_per_sec 1000, icmp_msgs_burst 50), so a flood without a
+	 * route costs a counter, not a TAP write */
+	tp_punt_rate_set(TP_PUNT_ERROR, RTE_MIN(o.exc_rate, TP_PUNT_ERROR_RATE),
+			 RTE_MIN(o.exc_burst, TP_PUNT_ERROR_BURST));
 	if ((ret = tp_nh_init()) < 0 || (ret = tp_neigh_init(1 << 16)) < 0 ||
 	    (ret = tp_route_init(tp.qs, 1 << 16)) < 0) {
 		TP_LOG(ERR, "shared tables: %s", rte_strerror(-ret));

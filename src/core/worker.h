@@ -42,9 +42,15 @@ enum tp_role { TP_ROLE_WORKER, TP_ROLE_INPUT, TP_ROLE_FORWARDING, TP_ROLE_OUTPUT
 enum tp_punt_class {
 	TP_PUNT_CONTROL,   /* ARP and routing protocols (OSPF, BGP, BFD, ...) */
 	TP_PUNT_SIGNALING, /* a network function's signaling (11073 association, ...) */
-	TP_PUNT_OTHER,	   /* TTL expiry, unresolved neighbours, options, other local traffic */
+	TP_PUNT_OTHER,	   /* unresolved neighbours, options, other local traffic */
+	TP_PUNT_ERROR,	   /* what only earns an ICMP error from the kernel (no route, TTL) */
 	TP_PUNT_CLASSES
 };
+
+/* The error class's default bucket: the kernel's net.ipv4.icmp_msgs_per_sec and
+ * icmp_msgs_burst, per port. */
+#define TP_PUNT_ERROR_RATE 1000ull
+#define TP_PUNT_ERROR_BURST 50ull
 
 struct tp_rxq {
 	uint16_t port;

@@ -23,8 +23,10 @@ int tp_nh_init(void)
 	nh_free_head = TP_NH_FIRST;
 	tp_nh_table[TP_NH_PUNT].in_use = 1;
 	tp_nh_set_l2(TP_NH_PUNT, zero, 0, TP_NH_F_PUNT);
-	tp_nh_table[TP_NH_CONNECTED].in_use = 1;
-	tp_nh_set_l2(TP_NH_CONNECTED, zero, 0, 0);
+	for (uint32_t i = TP_NH_CONNECTED; i < TP_NH_FIRST; i++) {
+		tp_nh_table[i].in_use = 1;
+		tp_nh_set_l2(i, zero, 0, 0);
+	}
 	nh_used = TP_NH_FIRST;
 	return 0;
 }

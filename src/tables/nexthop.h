@@ -8,16 +8,21 @@
  * go to the control plane. Every other entry is a neighbour (gateway or host on
  * a connected subnet; entry 1 is the same for connected subnets, counted as
  * unresolved), created by the neighbour table and freed by it only
- * after an RCU grace period. Control-plane only: alloc, free, set. */
+ * after an RCU grace period; except entries 2-4, what the kernel's blackhole,
+ * unreachable and prohibit routes point to (neither resolved nor punt: the fast
+ * path tells them by their id). Control-plane only: alloc, free, set. */
 #ifndef TP_TABLES_NEXTHOP_H
 #define TP_TABLES_NEXTHOP_H
 
 #include <stdint.h>
 
 #define TP_NH_MAX (1u << 16)
-#define TP_NH_PUNT 0u	   /* local addresses: punt */
-#define TP_NH_CONNECTED 1u /* connected subnets, no /32 for the neighbour yet: punt */
-#define TP_NH_FIRST 2u	   /* first neighbour entry */
+#define TP_NH_PUNT 0u	     /* local addresses: punt */
+#define TP_NH_CONNECTED 1u   /* connected subnets, no /32 for the neighbour yet: punt */
+#define TP_NH_BLACKHOLE 2u   /* kernel blackhole route: drop */
+#define TP_NH_UNREACHABLE 3u /* kernel unreachable (or throw) route: the kernel answers */
+#define TP_NH_PROHIBIT 4u    /* kernel prohibit route: the kernel answers */
+#define TP_NH_FIRST 5u	     /* first neighbour entry */
 
 #define TP_NH_F_RESOLVED 0x01u /* MAC known: forward */
 #define TP_NH_F_PUNT 0x02u     /* hand to the control plane */

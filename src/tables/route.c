@@ -21,11 +21,29 @@ struct route_key {
 };
 
 static const char *const type_names[] = {
-    [TP_ROUTE_CONNECTED] = "connected",
-    [TP_ROUTE_GATEWAY] = "gateway",
-    [TP_ROUTE_LOCAL] = "local",
-    [TP_ROUTE_HOST] = "host",
+    [TP_ROUTE_CONNECTED] = "connected", [TP_ROUTE_GATEWAY] = "gateway",
+    [TP_ROUTE_LOCAL] = "local",		[TP_ROUTE_HOST] = "host",
+    [TP_ROUTE_BLACKHOLE] = "blackhole", [TP_ROUTE_UNREACHABLE] = "unreachable",
+    [TP_ROUTE_PROHIBIT] = "prohibit",	[TP_ROUTE_THROW] = "throw",
 };
+
+/* The next hop of a route that needs no neighbour. */
+static uint32_t route_special_nh(enum tp_route_type type)
+{
+	switch (type) {
+	case TP_ROUTE_CONNECTED:
+		return TP_NH_CONNECTED;
+	case TP_ROUTE_BLACKHOLE:
+		return TP_NH_BLACKHOLE;
+	case TP_ROUTE_UNREACHABLE:
+	case TP_ROUTE_THROW: /* the kernel's next table decides: hand it over */
+		return TP_NH_UNREACHABLE;
+	case TP_ROUTE_PROHIBIT:
+		return TP_NH_PROHIBIT;
+	default:
+		return TP_NH_PUNT;
+	}
+}
 
 const char *tp_route_type_name(enum tp_route_type t)
 {
@@ -132,7 +150,7 @@ int tp_route_add(uint32_t ip, uint8_t depth, enum tp_route_type type, uint32_t g
 {
 	struct tp_route *r;
 	uint32_t old_nh = UINT32_MAX;
-	int nh = type == TP_ROUTE_CONNECTED ? (int)TP_NH_CONNECTED : (int)TP_NH_PUNT;
+	int nh = (int)route_special_nh(type);
 	int is_new = 0, ret;
 
 	if (depth > 32)

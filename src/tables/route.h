@@ -23,7 +23,15 @@ enum tp_route_type {
 	TP_ROUTE_GATEWAY,   /* via a neighbour */
 	TP_ROUTE_LOCAL,	    /* one of our addresses (or a broadcast address): punt */
 	TP_ROUTE_HOST,	    /* /32 to a resolved neighbour on a connected subnet */
+	/* kernel routes of types other than unicast (no port): */
+	TP_ROUTE_BLACKHOLE,   /* dropped, silently (RTN_BLACKHOLE) */
+	TP_ROUTE_UNREACHABLE, /* the kernel answers Host Unreachable (RTN_UNREACHABLE) */
+	TP_ROUTE_PROHIBIT,    /* the kernel answers Administratively Prohibited */
+	TP_ROUTE_THROW,	      /* the kernel looks further (RTN_THROW): to the kernel */
 };
+
+/* The port of a route that has none (blackhole, unreachable, prohibit, throw). */
+#define TP_ROUTE_NO_PORT UINT16_MAX
 
 struct tp_route {
 	uint32_t ip; /* host order, masked */
@@ -42,7 +50,8 @@ extern struct rte_lpm *tp_route_lpm;
 int tp_route_init(struct rte_rcu_qsbr *qs, unsigned int max_routes);
 void tp_route_fini(void);
 
-/* Add or replace a kernel route. gw is used for TP_ROUTE_GATEWAY only. 0 or negative errno. */
+/* Add or replace a kernel route. gw is used for TP_ROUTE_GATEWAY only; port is
+ * TP_ROUTE_NO_PORT for the types without one. 0 or negative errno. */
 int tp_route_add(uint32_t ip, uint8_t depth, enum tp_route_type type, uint32_t gw, uint16_t port,
 		 uint32_t gen);
 /* Delete a kernel route. 0 or -ENOENT. */

@@ -90,7 +90,8 @@ def test_ttl1_flood_does_not_starve_ospf_or_arp(router_lab: RouterLab) -> None:
     assert sent >= 0.9 * RATE * SECONDS, f"the generator sent only {sent}"
     assert rx_p1 >= 0.8 * RATE * SECONDS, f"p1 received only {rx_p1} of {sent}"
     assert limited >= rx_p1 / 2, (limited, rx_p1)
-    assert expired <= 1.5 * 20_000 * SECONDS, expired  # the 'other' bucket: 20 kpps
+    # TTL expiry is the error class (1 kpps per port), well within the old 20 kpps bound
+    assert expired <= 1.5 * 20_000 * SECONDS, expired
     print(f"flood: sent {sent}, p1 rx {rx_p1}, ratelimited {limited}, ttl_expired {expired}")
     assert checks >= 5
     assert not lost_ospf, f"OSPF left Full {len(lost_ospf)} of {checks} times during the flood"

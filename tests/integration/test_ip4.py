@@ -198,7 +198,8 @@ def test_route_add_used_then_del_stops(router_lab: RouterLab, way: str) -> None:
     c0 = lab.counters()
     assert exchange(lab, dst, n) == 0, f"deleted route {prefix} still forwards"
     c1 = lab.counters()
-    assert delta(c1, c0, "drops", "ip4.no_route") >= n
+    # to the kernel, which has no route either and answers Destination Unreachable
+    assert delta(c1, c0, "exception", "reasons", "ip4.no_route") >= n
 
 
 def _checksum(hdr: bytes) -> int:
@@ -243,6 +244,10 @@ def _bad_version(base: Packet) -> bytes:
     return raw(pkt)
 
 
+# what goes to the kernel for its answer (an ICMP error, fragments)
+PUNT_REASONS = ("ip4.no_route", "ip4.unreachable_route", "ip4.prohibited_route",
+                "ip4.exceeds_mtu", "ip4.ttl_expired")  # fmt: skip
+
 BAD_PACKETS: dict[str, Callable[[Packet], bytes]] = {
     "ip4.bad_checksum": _bad_checksum,
     "ip4.too_short": _too_short,
@@ -254,9 +259,12 @@ BAD_PACKETS: dict[str, Callable[[Packet], bytes]] = {
 
 def test_drop_reasons_listed(router_lab: RouterLab) -> None:
     drops = router_lab.drops()
-    missing = [r for r in [*BAD_PACKETS, "ip4.no_route"] if r not in drops]
+    missing = [r for r in [*BAD_PACKETS, "ip4.blackhole"] if r not in drops]
     assert not missing, f"drop reasons missing from show counters: {missing}; have {sorted(drops)}"
     assert all(isinstance(v, int) for v in drops.values())
+    punts = router_lab.counters()["exception"]["reasons"]
+    missing = [r for r in PUNT_REASONS if r not in punts]
+    assert not missing, f"punt reasons missing from show counters: {missing}; have {sorted(punts)}"
 
 
 @pytest.mark.parametrize("reason", list(BAD_PACKETS))

@@ -76,6 +76,7 @@ static int setup(void **state)
 	memcpy(&tp_iface_table[0].mac, mac_p0, 6);
 	memcpy(&tp_iface_table[1].mac, mac_p1, 6);
 	tp_iface_table[0].up = tp_iface_table[1].up = 1;
+	tp_iface_table[0].mtu = tp_iface_table[1].mtu = 1500;
 	tp_iface_table[0].input = tp_iface_table[1].input = tp_l3_input;
 	/* p0: 10.0.1.1/24, p1: 10.0.2.1/24, h2 = 10.0.2.2 resolved, 10.9.0.0/16 via h2 */
 	tp_route_add(IP(10, 0, 1, 0), 24, TP_ROUTE_CONNECTED, 0, 0, 1);
@@ -83,6 +84,11 @@ static int setup(void **state)
 	tp_route_add(IP(10, 0, 2, 0), 24, TP_ROUTE_CONNECTED, 0, 1, 1);
 	tp_route_add(IP(10, 0, 2, 1), 32, TP_ROUTE_LOCAL, 0, 1, 1);
 	tp_route_add(IP(10, 9, 0, 0), 16, TP_ROUTE_GATEWAY, IP(10, 0, 2, 2), 1, 1);
+	/* kernel routes without a next hop, two of them inside 10.9.0.0/16 */
+	tp_route_add(IP(10, 9, 6, 0), 24, TP_ROUTE_BLACKHOLE, 0, TP_ROUTE_NO_PORT, 1);
+	tp_route_add(IP(10, 9, 7, 0), 24, TP_ROUTE_UNREACHABLE, 0, TP_ROUTE_NO_PORT, 1);
+	tp_route_add(IP(10, 68, 0, 0), 16, TP_ROUTE_PROHIBIT, 0, TP_ROUTE_NO_PORT, 1);
+	tp_route_add(IP(10, 69, 0, 0), 16, TP_ROUTE_THROW, 0, TP_ROUTE_NO_PORT, 1);
 	int nh = tp_neigh_learn(IP(10, 0, 2, 2), 1, mac_h2);
 	tp_route_host_update(IP(10, 0, 2, 2), 1, nh);
 	pool_base = rte_mempool_in_use_count(pool);
@@ -273,7 +279,8 @@ static void test_every_drop_reason(void **state)
 	refresh_cksum(m);
 	expect_drop(m, IP4_CTR(MARTIAN_SRC));
 
-	expect_drop(frame(IP(11, 0, 0, 1), 64, 10, NULL), IP4_CTR(NO_ROUTE));
+	/* a kernel blackhole route, inside a route that forwards */
+	expect_drop(frame(IP(10, 9, 6, 1), 64, 10, NULL), IP4_CTR(BLACKHOLE));
 
 	/* every dropped mbuf went back to its pool */
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
@@ -330,8 +337,16 @@ static void test_every_punt_reason(void **state)
 	expect_punt(m, IP4_CTR(ARP), TP_PUNT_CONTROL);
 	expect_punt(frame(IP(10, 0, 1, 1), 64, 10, NULL), IP4_CTR(LOCAL), TP_PUNT_OTHER);
 	expect_punt(frame(IP(224, 0, 0, 5), 1, 10, ospf_mc), IP4_CTR(MULTICAST), TP_PUNT_OTHER);
-	expect_punt(frame(IP(10, 0, 2, 2), 1, 10, NULL), IP4_CTR(TTL), TP_PUNT_OTHER);
+	expect_punt(frame(IP(10, 0, 2, 2), 1, 10, NULL), IP4_CTR(TTL), TP_PUNT_ERROR);
 	expect_punt(frame(IP(10, 0, 2, 77), 64, 10, NULL), IP4_CTR(UNRESOLVED), TP_PUNT_OTHER);
+	/* the kernel answers these with Destination Unreachable (RFC 1812 5.2.7.1) */
+	expect_punt(frame(IP(11, 0, 0, 1), 64, 10, NULL), IP4_CTR(NO_ROUTE), TP_PUNT_ERROR);
+	expect_punt(frame(IP(10, 9, 7, 1), 64, 10, NULL), IP4_CTR(UNREACHABLE_ROUTE),
+		    TP_PUNT_ERROR);
+	expect_punt(frame(IP(10, 68, 0, 1), 64, 10, NULL), IP4_CTR(PROHIBITED_ROUTE),
+		    TP_PUNT_ERROR);
+	expect_punt(frame(IP(10, 69, 0, 1), 64, 10, NULL), IP4_CTR(UNREACHABLE_ROUTE),
+		    TP_PUNT_ERROR);
 	expect_punt(with_options(frame(IP(10, 0, 2, 2), 64, 10, NULL)), IP4_CTR(OPTIONS),
 		    TP_PUNT_OTHER);
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
@@ -360,7 +375,7 @@ static void test_punt_classes(void **state)
 	ip_of(m)[23] = 3784 & 0xff;
 	expect_punt(m, IP4_CTR(LOCAL), TP_PUNT_CONTROL);
 	/* a transit OSPF packet whose TTL expires is still just expired */
-	expect_punt(proto(frame(IP(10, 0, 2, 2), 1, 10, NULL), 89), IP4_CTR(TTL), TP_PUNT_OTHER);
+	expect_punt(proto(frame(IP(10, 0, 2, 2), 1, 10, NULL), 89), IP4_CTR(TTL), TP_PUNT_ERROR);
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
 }
 
@@ -369,11 +384,11 @@ static void test_punt_buckets_per_port_and_class(void **state)
 {
 	struct rte_mbuf *m;
 
-	/* port 0's "other" bucket is empty and stays so */
-	w->tb[0][TP_PUNT_OTHER] = (struct tp_tbucket){
+	/* port 0's "error" bucket is empty and stays so */
+	w->tb[0][TP_PUNT_ERROR] = (struct tp_tbucket){
 	    .cost = UINT64_MAX / 4, .max_tokens = UINT64_MAX / 4, .last_tsc = rte_rdtsc()};
 	for (int i = 0; i < 5; i++)
-		run(frame(IP(10, 0, 2, 2), 1, 10, NULL)); /* TTL expiry: other */
+		run(frame(IP(10, 0, 2, 2), 1, 10, NULL)); /* TTL expiry: error */
 	assert_int_equal(ctr(TP_DROP_EXC_RATELIMITED), 5);
 	assert_int_equal(ctr(IP4_CTR(TTL)), 0);
 	/* ARP on port 0 still goes */
@@ -381,11 +396,14 @@ static void test_punt_buckets_per_port_and_class(void **state)
 	rte_pktmbuf_mtod(m, uint8_t *)[13] = 0x06;
 	run(m);
 	assert_int_equal(rte_ring_count(w->exc_ring[0]), 1);
-	/* and so does port 1's own "other" traffic */
+	/* and so do port 0's unresolved neighbours (other) */
+	run(frame(IP(10, 0, 2, 77), 64, 10, NULL));
+	assert_int_equal(ctr(IP4_CTR(UNRESOLVED)), 1);
+	/* and port 1's own TTL expiry */
 	m = frame(IP(10, 0, 1, 2), 1, 10, mac_p1);
 	m->port = 1;
 	run(m);
-	assert_int_equal(rte_ring_count(w->exc_ring[1]), 1);
+	assert_int_equal(rte_ring_count(w->exc_ring[1]), 2);
 	assert_int_equal(ctr(IP4_CTR(TTL)), 1);
 	assert_int_equal(ctr(TP_DROP_EXC_RATELIMITED), 5);
 }
@@ -477,6 +495,31 @@ static void test_tx_buffer_full_then_local_sender(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
 }
 
+/* Longer than the output port's MTU: to the kernel (it fragments, or answers
+ * Fragmentation Needed); as long as the MTU: forwarded. Per next hop, in one burst. */
+static void test_exceeds_mtu(void **state)
+{
+	struct rte_mbuf *pkts[4];
+
+	tp_iface_table[1].mtu = 128;
+	pkts[0] = frame(IP(10, 9, 0, 1), 64, 100, NULL); /* 128 bytes of IP: fits */
+	pkts[1] = frame(IP(10, 9, 0, 2), 64, 101, NULL); /* 129: does not */
+	pkts[2] = frame(IP(10, 9, 0, 3), 64, 100, NULL);
+	pkts[3] = frame(IP(10, 9, 0, 4), 64, 500, NULL);
+	struct rte_mbuf *big = pkts[1];
+	tp_l3_input(w, pkts, 4);
+	tp_iface_table[1].mtu = 1500;
+	assert_int_equal(w->txb[1].n, 2);
+	assert_int_equal(ctr(IP4_CTR(EXCEEDS_MTU)), 2);
+	void *out;
+	assert_int_equal(rte_ring_dequeue(w->exc_ring[1], &out), 0);
+	assert_ptr_equal(out, big);
+	assert_int_equal(tp_mbuf_priv(big)->punt_class, TP_PUNT_OTHER);
+	/* untouched: TTL as received */
+	assert_int_equal(ip_of(big)[8], 64);
+	rte_pktmbuf_free(big);
+}
+
 static void test_burst_mixed(void **state)
 {
 	struct rte_mbuf *pkts[TP_BURST];
@@ -540,6 +583,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tx_buffer_full_then_local_sender, reset, reset),
 	    cmocka_unit_test_setup(test_exception_rate_limited, reset),
 	    cmocka_unit_test_setup_teardown(test_local_udp_network_function, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_exceeds_mtu, reset, reset),
 	    cmocka_unit_test_setup_teardown(test_burst_mixed, reset, reset),
 	};
 	if (tp_test_eal_init() < 0)

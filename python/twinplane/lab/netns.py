@@ -243,8 +243,17 @@ class Netns:
         )
 
 
-def veth(a: Netns, a_if: str, b: Netns, b_if: str, mtu: int | None = None) -> None:
-    """Create a veth pair with one end in each namespace, both ends up, offloads off.
+def veth(
+    a: Netns,
+    a_if: str,
+    b: Netns,
+    b_if: str,
+    mtu: int | None = None,
+    a_mac: str | None = None,
+    b_mac: str | None = None,
+) -> None:
+    """Create a veth pair with one end in each namespace, both ends up, offloads off
+    (and with the MTU and MACs given).
 
     The pair is created directly inside the namespaces, so the names only
     need to be unique there, never in the root namespace.
@@ -268,9 +277,11 @@ def veth(a: Netns, a_if: str, b: Netns, b_if: str, mtu: int | None = None) -> No
         b.name,
     ]
     run(cmd)
-    for ns, ifname in ((a, a_if), (b, b_if)):
+    for ns, ifname, mac in ((a, a_if, a_mac), (b, b_if, b_mac)):
         if mtu is not None:
             ns.run(["ip", "link", "set", "dev", ifname, "mtu", str(mtu)])
+        if mac is not None:
+            ns.run(["ip", "link", "set", "dev", ifname, "address", mac])
         ns.offloads_off(ifname)
         ns.run(["ip", "link", "set", "dev", ifname, "up"])
 

@@ -10,6 +10,12 @@ Default topology (``DEFAULT_LINKS``)::
 Each host's default route points at the router. The daemon owns the router
 ends of the veths through ``net_af_packet`` (default) or ``net_af_xdp``
 (``TP_LAB_PMD=af_xdp``) and mirrors each port on a TAP ``tp-<port>``.
+
+Neither reassembles nor answers twice: af_xdp's XDP program takes frames away
+from the kernel; an af_packet socket only copies them, so the daemon makes the
+kernel side of the veth inert and removes the defragmentation flag DPDK 22.11
+sets on the socket's fanout (README, Decisions). tests/integration/
+test_conformance.py checks both against the kernel as a router.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from twinplane.lab.lab import Lab, LabError
 from twinplane.lab.netns import Netns, veth
 
 PMDS = ("af_packet", "af_xdp")
+DEFAULT_PMD = "af_packet"
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,9 @@ class Link:
     router_addr: str  # address/len on the port (its TAP)
     host_addr: str  # address/len of the host
     host_if: str = "eth0"
+    mtu: int | None = None  # the veth's MTU and the port's (None: the kernel's 1500)
+    router_mac: str | None = None  # the router end's MAC (None: the kernel's random one)
+    host_mac: str | None = None
 
     @property
     def router_if(self) -> str:
@@ -72,7 +82,7 @@ DEFAULT_LINKS = (
 
 def lab_pmd() -> str:
     """The PMD the lab uses for router ports: $TP_LAB_PMD, default af_packet."""
-    pmd = os.environ.get("TP_LAB_PMD", "af_packet")
+    pmd = os.environ.get("TP_LAB_PMD", DEFAULT_PMD)
     if pmd not in PMDS:
         raise ValueError(f"TP_LAB_PMD={pmd!r}: expected one of {', '.join(PMDS)}")
     return pmd
@@ -100,9 +110,9 @@ class RouterLab(Lab):
     kernel routes and sends ICMP errors for what the exception path hands
     it; af_packet netdevs made inert), and the tests check that it does.
     For runs without the daemon, or with its ``--no-sysctl``, the lab can do
-    it: ``kernel_forwarding`` sets ip_forward=1 and rp_filter=0 in the
-    router namespace, ``isolate_ports`` keeps the kernel stack off the
-    router ends of the veths (``Netns.isolate``).
+    it: ``kernel_forwarding`` sets what the daemon sets (ip_forward=1,
+    send_redirects=0, a loose rp_filter on the router's interfaces) in the router namespace, ``isolate_ports``
+    keeps the kernel stack off the router ends of the veths (``Netns.isolate``).
     """
 
     def __init__(
@@ -163,8 +173,12 @@ class RouterLab(Lab):
             r.sysctl(
                 {
                     "net.ipv4.ip_forward": "1",
+                    # the daemon gives its TAPs a loose filter (kpolicy.c); the kernel
+                    # takes max(all, interface): all 0, interfaces created after 2
                     "net.ipv4.conf.all.rp_filter": "0",
-                    "net.ipv4.conf.default.rp_filter": "0",
+                    "net.ipv4.conf.default.rp_filter": "2",
+                    "net.ipv4.conf.all.send_redirects": "0",
+                    "net.ipv4.conf.default.send_redirects": "0",
                 }
             )
         for link in self.links:
@@ -172,7 +186,8 @@ class RouterLab(Lab):
             # its default route goes through the first
             first = link.host not in self.ns
             h = self.add_ns(link.host) if first else self.ns[link.host]
-            veth(r, link.router_if, h, link.host_if)
+            veth(r, link.router_if, h, link.host_if, mtu=link.mtu,
+                 a_mac=link.router_mac, b_mac=link.host_mac)  # fmt: skip
             if self.isolate_ports:
                 r.isolate(link.router_if)
             h.run(["ip", "addr", "add", link.host_addr, "dev", link.host_if])
@@ -183,7 +198,8 @@ class RouterLab(Lab):
         """The start-up configuration: one API command per line."""
         lines = [f"# twinplane lab {self.tag}, pmd {self.pmd}"]
         for i, link in enumerate(self.links):
-            lines.append(f"port add {link.port} {port_devargs(self.pmd, i, link.router_if)}")
+            mtu = f" mtu {link.mtu}" if link.mtu is not None else ""
+            lines.append(f"port add {link.port} {port_devargs(self.pmd, i, link.router_if)}{mtu}")
         for link in self.links:
             lines.append(f"address add {link.router_addr} dev {link.port}")
         lines += self.extra_config

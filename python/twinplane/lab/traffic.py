@@ -197,3 +197,40 @@ class Sniffer(Closing):
         if not self.sock.closed:
             self.sock.close()
         return list(self.captured)
+
+
+PACKET_OUTGOING = 4  # sockaddr_ll.sll_pkttype of a frame the interface sends
+ETH_P_ALL = 0x0003
+
+
+class FrameCapture(Closing):
+    """A packet socket on ``iface`` in ``ns``: every frame the interface receives, as bytes.
+
+    Opened (and bound) in the constructor, so nothing received afterwards is
+    missed; frames wait in the socket's buffer until ``frames`` reads them,
+    so no thread runs meanwhile. Frames the interface sends are skipped. The
+    same socket sends raw frames (``send``).
+    """
+
+    def __init__(self, ns: Netns, iface: str, rcvbuf: int = 8 << 20) -> None:
+        self.sock = ns.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.bind((iface, ETH_P_ALL))
+        self.sock.setblocking(False)
+        self.received: list[bytes] = []
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def send(self, frame: bytes) -> None:
+        self.sock.send(frame)
+
+    def frames(self) -> list[bytes]:
+        """Every frame received so far, in order."""
+        while True:
+            try:
+                data, addr = self.sock.recvfrom(65535)
+            except BlockingIOError:
+                return list(self.received)
+            if addr[2] != PACKET_OUTGOING:
+                self.received.append(data)

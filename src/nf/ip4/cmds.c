@@ -3,6 +3,7 @@
  * the kernel, read back from the shared tables). */
 #include <errno.h>
 #include <string.h>
+#include <linux/rtnetlink.h>
 
 #include <rte_byteorder.h>
 
@@ -72,12 +73,33 @@ static int route_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	uint8_t depth;
 	int ret, i;
 
-	if (argc < 3 || argc % 2 == 0)
-		return tp_cmd_err(
-		    ctx, EINVAL,
-		    "route add: usage: route add A.B.C.D/LEN via GW [dev PORT] | dev PORT");
+	static const struct {
+		const char *word;
+		uint8_t type;
+	} kinds[] = {
+	    {"blackhole", RTN_BLACKHOLE},
+	    {"unreachable", RTN_UNREACHABLE},
+	    {"prohibit", RTN_PROHIBIT},
+	};
+
+	if (argc < 2 || (argc != 2 && argc % 2 == 0))
+		return tp_cmd_err(ctx, EINVAL,
+				  "route add: usage: route add A.B.C.D/LEN via GW [dev PORT] | "
+				  "dev PORT | blackhole | unreachable | prohibit");
 	if ((ret = prefix_arg(ctx, "route add", argv[0], &ip, &depth)) < 0)
 		return ret;
+	if (argc == 2) { /* a route without a next hop, as ip route's route types */
+		for (i = 0; i < (int)RTE_DIM(kinds); i++)
+			if (strcmp(argv[1], kinds[i].word) == 0)
+				break;
+		if (i == (int)RTE_DIM(kinds))
+			return tp_cmd_err(ctx, EINVAL,
+					  "route add: unknown route type '%s' (blackhole, "
+					  "unreachable, prohibit)",
+					  argv[1]);
+		ret = tp_nl_route(true, ip, depth, 0, 0, kinds[i].type);
+		return ret < 0 ? kernel_err(ctx, "route add", ret) : 0;
+	}
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "via") == 0) {
 			if (tp_ip4_parse_addr(argv[i + 1], &gw) < 0 || gw == 0)
@@ -93,7 +115,7 @@ static int route_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (gw == 0 && p == NULL)
 		return tp_cmd_err(ctx, EINVAL, "route add: give 'via GW' or 'dev PORT'");
-	ret = tp_nl_route(true, ip, depth, gw, p ? p->tap_ifindex : 0);
+	ret = tp_nl_route(true, ip, depth, gw, p ? p->tap_ifindex : 0, RTN_UNICAST);
 	return ret < 0 ? kernel_err(ctx, "route add", ret) : 0;
 }
 
@@ -107,7 +129,7 @@ static int route_del(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		return tp_cmd_err(ctx, EINVAL, "route del: usage: route del A.B.C.D/LEN");
 	if ((ret = prefix_arg(ctx, "route del", argv[0], &ip, &depth)) < 0)
 		return ret;
-	ret = tp_nl_route(false, ip, depth, 0, 0);
+	ret = tp_nl_route(false, ip, depth, 0, 0, RTN_UNICAST);
 	return ret < 0 ? kernel_err(ctx, "route del", ret) : 0;
 }
 
@@ -163,7 +185,7 @@ static int show_routes(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_strf(o, "prefix", "%s/%u", tp_ip4_fmt(r->ip, a), r->depth);
 		tp_out_str(o, "type", tp_route_type_name((enum tp_route_type)r->type));
 		tp_out_str(o, "via", r->gw ? tp_ip4_fmt(r->gw, g) : "");
-		tp_out_str(o, "port", port_name(r->port));
+		tp_out_str(o, "port", r->port == TP_ROUTE_NO_PORT ? "" : port_name(r->port));
 		tp_out_u64(o, "nexthop", r->nh);
 	}
 	return 0;
@@ -214,8 +236,9 @@ static struct tp_cmd c_addr_add = {"address add", "A.B.C.D/LEN dev PORT",
 				   "add an address to a port (on its TAP)", address_add, NULL};
 static struct tp_cmd c_addr_del = {"address del", "A.B.C.D/LEN dev PORT",
 				   "remove an address from a port", address_del, NULL};
-static struct tp_cmd c_route_add = {"route add", "A.B.C.D/LEN via GW | dev PORT",
-				    "add a route (in the kernel's main table)", route_add, NULL};
+static struct tp_cmd c_route_add = {
+    "route add", "A.B.C.D/LEN via GW | dev PORT | blackhole | unreachable | prohibit",
+    "add a route (in the kernel's main table)", route_add, NULL};
 static struct tp_cmd c_route_del = {
     "route del", "A.B.C.D/LEN", "delete a route (from the kernel's main table)", route_del, NULL};
 static struct tp_cmd c_neigh_add = {"neigh add", "A.B.C.D lladdr MAC dev PORT",

@@ -17,13 +17,17 @@
 	X(LEN_EXCEEDS_FRAME, "len_exceeds_frame", DROP)                                            \
 	X(BAD_CHECKSUM, "bad_checksum", DROP)                                                      \
 	X(MARTIAN_SRC, "martian_source", DROP)                                                     \
-	X(NO_ROUTE, "no_route", DROP)                                                              \
+	X(BLACKHOLE, "blackhole", DROP)                                                            \
 	X(ARP, "arp", PUNT)                                                                        \
 	X(LOCAL, "local_destination", PUNT)                                                        \
 	X(MULTICAST, "multicast_broadcast", PUNT)                                                  \
 	X(TTL, "ttl_expired", PUNT)                                                                \
 	X(OPTIONS, "ip_options", PUNT)                                                             \
-	X(UNRESOLVED, "unresolved_neighbour", PUNT)
+	X(UNRESOLVED, "unresolved_neighbour", PUNT)                                                \
+	X(NO_ROUTE, "no_route", PUNT)                                                              \
+	X(UNREACHABLE_ROUTE, "unreachable_route", PUNT)                                            \
+	X(PROHIBITED_ROUTE, "prohibited_route", PUNT)                                              \
+	X(EXCEEDS_MTU, "exceeds_mtu", PUNT)
 
 /* the list macro ends each name with a comma, which clang-format cannot see */
 /* clang-format off */

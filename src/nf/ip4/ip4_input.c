@@ -56,14 +56,31 @@ static enum tp_punt_class ip4_punt_class(const uint8_t *ip, uint32_t avail)
 	}
 }
 
+/* The punt class of reason c: for what is only answered with an ICMP error (TTL
+ * expired, no route, an unreachable or prohibit route) the error class, whose
+ * bucket is the kernel's global ICMP error rate; the kernel behind the TAP sends
+ * the error itself, with its own per-destination limit (icmp_ratelimit). */
 static void ip4_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int c)
 {
 	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, TP_ETH_HDR_LEN);
+	enum tp_punt_class cls;
 
-	tp_punt(w, m, tp_ip4_nf.ctr_base + c,
-		c == IP4_C_LOCAL || c == IP4_C_MULTICAST
-		    ? ip4_punt_class(ip, rte_pktmbuf_data_len(m) - TP_ETH_HDR_LEN)
-		    : TP_PUNT_OTHER);
+	switch (c) {
+	case IP4_C_LOCAL:
+	case IP4_C_MULTICAST:
+		cls = ip4_punt_class(ip, rte_pktmbuf_data_len(m) - TP_ETH_HDR_LEN);
+		break;
+	case IP4_C_TTL:
+	case IP4_C_NO_ROUTE:
+	case IP4_C_UNREACHABLE_ROUTE:
+	case IP4_C_PROHIBITED_ROUTE:
+		cls = TP_PUNT_ERROR;
+		break;
+	default:
+		cls = TP_PUNT_OTHER;
+		break;
+	}
+	tp_punt(w, m, tp_ip4_nf.ctr_base + c, cls);
 }
 
 void tp_ip4_arp_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
@@ -281,30 +298,53 @@ static __rte_noinline void ip4_ttl_low(struct tp_worker *w, struct rte_mbuf *m, 
 		ip4_punt(w, m, IP4_C_TTL);
 }
 
-/* A burst's packets that did not take the cached next hop: no route, not resolved,
- * or local. Returns 1 (and fills the cache) if m is to be forwarded on the new
- * next hop id; otherwise m has been consumed. */
-static inline int ip4_nh_switch(struct tp_worker *w, struct rte_mbuf *m, uint32_t id, uint64_t *l2,
-				uint64_t *smac)
+/* A packet whose next hop does not forward: no route (the kernel answers Destination
+ * Unreachable, RFC 1812 5.2.7.1), a kernel blackhole, unreachable or prohibit route,
+ * one of our addresses, or a neighbour not resolved (the kernel resolves it and
+ * forwards through the TAP, or answers Host Unreachable when that fails). */
+static __rte_noinline void ip4_no_forward(struct tp_worker *w, struct rte_mbuf *m, uint32_t id,
+					  uint64_t v)
 {
-	uint64_t v;
-
-	if (unlikely(id == UINT32_MAX)) {
-		tp_drop(w, m, IP4_CTR(NO_ROUTE));
-		return 0;
-	}
-	v = tp_nh_l2_load(id);
-	if (unlikely(!(tp_nh_l2_flags(v) & TP_NH_F_RESOLVED))) {
+	switch (id) {
+	case UINT32_MAX:
+		ip4_punt(w, m, IP4_C_NO_ROUTE);
+		return;
+	case TP_NH_BLACKHOLE:
+		tp_drop(w, m, IP4_CTR(BLACKHOLE));
+		return;
+	case TP_NH_UNREACHABLE:
+		ip4_punt(w, m, IP4_C_UNREACHABLE_ROUTE);
+		return;
+	case TP_NH_PROHIBIT:
+		ip4_punt(w, m, IP4_C_PROHIBITED_ROUTE);
+		return;
+	default:
 		if (tp_nh_l2_flags(v) & TP_NH_F_PUNT)
 			ip4_local(w, m);
-		else /* the kernel resolves the neighbour and forwards through the TAP */
+		else
 			ip4_punt(w, m, IP4_C_UNRESOLVED);
+	}
+}
+
+/* A burst's packets that did not take the cached next hop. Returns 1 (and fills the
+ * cache: forwarding word, source MAC, largest frame the output port takes) if m is
+ * to be forwarded on the new next hop id; otherwise m has been consumed. */
+static inline int ip4_nh_switch(struct tp_worker *w, struct rte_mbuf *m, uint32_t id, uint64_t *l2,
+				uint64_t *smac, uint32_t *frame_max)
+{
+	uint64_t v = id == UINT32_MAX ? 0 : tp_nh_l2_load(id);
+
+	if (unlikely(!(tp_nh_l2_flags(v) & TP_NH_F_RESOLVED))) {
+		ip4_no_forward(w, m, id, v);
 		return 0;
 	}
 	*l2 = v;
 	/* source MAC and type 0x0800 (checked on input), one 8-byte store at offset 6 */
-	memcpy(smac, &tp_iface_table[tp_nh_l2_port(v)].mac, sizeof(*smac));
+	const struct tp_iface *out = &tp_iface_table[tp_nh_l2_port(v)];
+	memcpy(smac, &out->mac, sizeof(*smac));
 	*smac = (*smac & 0xffffffffffffull) | ((uint64_t)RTE_BE16(TP_ETHERTYPE_IP4) << 48);
+	/* an MTU of 0 is one nobody set (a bare test table): no limit */
+	*frame_max = out->mtu ? (uint32_t)out->mtu + TP_ETH_HDR_LEN : UINT32_MAX;
 	return 1;
 }
 
@@ -315,6 +355,7 @@ struct ip4_burst {
 	struct ip4_fast f;
 	uint32_t cur;		  /* LPM entry l2/smac/b belong to, or TP_ROUTE_ENTRY_NONE */
 	uint64_t l2, smac;	  /* next hop's forwarding word, source MAC + type */
+	uint32_t frame_max;	  /* largest frame its port takes: MTU + Ethernet header */
 	struct tp_txbuf *b;	  /* output buffer of the cached next hop */
 	unsigned int bn;	  /* its fill, written back to b->n when the buffer changes */
 	struct rte_mbuf **others; /* frames that are not IPv4, for the l3 input function */
@@ -355,11 +396,17 @@ static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 		ip4_burst_sync(s);
 		if (!ip4_nh_switch(s->w, m,
 				   (e & RTE_LPM_LOOKUP_SUCCESS) ? e & 0x00ffffff : UINT32_MAX,
-				   &s->l2, &s->smac))
+				   &s->l2, &s->smac, &s->frame_max))
 			return;
 		s->cur = e;
 		s->b = &s->w->txb[tp_nh_l2_port(s->l2)];
 		s->bn = s->b->n;
+	}
+	/* longer than the output port's MTU: the kernel fragments it, or answers
+	 * Fragmentation Needed with the MTU when DF is set (RFC 1812 5.2.6, 4.3.2.3) */
+	if (unlikely(rte_pktmbuf_pkt_len(m) > s->frame_max)) {
+		ip4_punt(s->w, m, IP4_C_EXCEEDS_MTU);
+		return;
 	}
 	/* bytes 0-5: destination MAC (6-7 of the word are overwritten next) */
 	memcpy(eth, &s->l2, sizeof(s->l2));
