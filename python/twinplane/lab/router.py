@@ -111,8 +111,9 @@ class RouterLab(Lab):
     it; af_packet netdevs made inert), and the tests check that it does.
     For runs without the daemon, or with its ``--no-sysctl``, the lab can do
     it: ``kernel_forwarding`` sets what the daemon sets (ip_forward=1,
-    send_redirects=0, a loose rp_filter on the router's interfaces) in the router namespace, ``isolate_ports``
-    keeps the kernel stack off the router ends of the veths (``Netns.isolate``).
+    send_redirects=0, a loose rp_filter on the router's interfaces) in the
+    router namespace, ``isolate_ports`` keeps the kernel stack off the router
+    ends of the veths (``Netns.isolate``).
     """
 
     def __init__(
