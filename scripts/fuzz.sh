@@ -1,45 +1,69 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Build the codecs' libFuzzer targets with clang (AddressSanitizer and
-# UndefinedBehaviorSanitizer) and run each for a bounded time.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]   (default 60 s each; targets: mder ndn)
-# Exits non-zero when a fuzzer finds a crash, a sanitizer report or a broken
+# Build the libFuzzer targets with clang (AddressSanitizer and UndefinedBehaviorSanitizer,
+# meson in build/fuzz/meson with -Dfuzz=true) and run each for a bounded time.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]   (default 60 s each; every target)
+# SECONDS is each target's time; mder and ndn, the oldest, get twice theirs. Exits
+# non-zero when a fuzzer finds a crash, a sanitizer report, a leak or a broken
 # property; the input that did it is left in build/fuzz/<target>/artifacts/.
+# The DPDK targets (ip4, netlink, gen) start an EAL without hugepages or devices.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+all=(mder ndn coap ip4)
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(mder ndn)
+[ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 if ! command -v clang >/dev/null; then
     echo "fuzz.sh: clang not found, installing it"
     apt-get install -y clang >/dev/null
 fi
 
-# each target: the codec alone (no DPDK state, so none is linked), its seeds, its dictionary
-declare -A srcs=(
-    [mder]="src/proto/mder.c src/proto/mder_names.c src/proto/mder_value.c src/proto/mder_stdconf.c src/proto/phd_nomenclature.c"
-    [ndn]="src/proto/ndn.c src/proto/ndn_lp.c src/proto/sha256.c"
+# each target: its seeds (a file of "name hex" lines, or a directory of files), its
+# dictionary (or none), its own libFuzzer options
+declare -A seeds=(
+    [mder]=tests/fuzz/seeds.txt [ndn]=tests/fuzz/ndn_seeds.txt [coap]=tests/fuzz/coap_seeds.txt
+    [ip4]=tests/fuzz/ip4_seeds.txt
 )
-declare -A seeds=([mder]=tests/fuzz/seeds.txt [ndn]=tests/fuzz/ndn_seeds.txt)
-declare -A dicts=([mder]=tests/fuzz/mder.dict [ndn]=tests/fuzz/ndn.dict)
+declare -A dicts=(
+    [mder]=tests/fuzz/mder.dict [ndn]=tests/fuzz/ndn.dict [coap]=tests/fuzz/coap.dict
+    [ip4]=tests/fuzz/ip4.dict
+)
+declare -A opts=([ip4]="-max_len=9018")
+declare -A share=([mder]=2 [ndn]=2)
+
+meson_dir=build/fuzz/meson
+if [ ! -f $meson_dir/build.ninja ]; then
+    CC=clang meson setup $meson_dir -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
+        -Dtests=disabled --buildtype=debugoptimized >/dev/null
+fi
+bins=()
+for t in "${targets[@]}"; do
+    [ -n "${seeds[$t]:-}" ] || { echo "fuzz.sh: unknown target '$t' (${all[*]})" >&2; exit 2; }
+    bins+=("tests/fuzz/fuzz_$t")
+done
+nice -n 10 ninja -C $meson_dir "${bins[@]}" >/dev/null
 
 for t in "${targets[@]}"; do
-    [ -n "${srcs[$t]:-}" ] || { echo "fuzz.sh: unknown target '$t' (mder, ndn)" >&2; exit 2; }
     out=build/fuzz/$t
     mkdir -p "$out/corpus" "$out/artifacts"
+    # seed the corpus (hex to bytes, no tools needed)
+    if [ -d "${seeds[$t]}" ]; then
+        cp "${seeds[$t]}"/* "$out/corpus/"
+    else
+        while read -r name hex; do
+            case "$name" in '' | '#'*) continue ;; esac
+            printf "$(printf '%s' "$hex" | sed 's/../\\x&/g')" > "$out/corpus/seed-$name"
+        done < "${seeds[$t]}"
+    fi
+    s=$((secs * ${share[$t]:-1}))
+    dict=()
+    [ -z "${dicts[$t]:-}" ] || dict=(-dict="${dicts[$t]}")
+    echo "fuzz.sh: $t for ${s}s, corpus $out/corpus"
     # shellcheck disable=SC2086
-    clang -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -g -O1 \
-        -Wall -Wextra -I src "tests/fuzz/fuzz_$t.c" ${srcs[$t]} -o "$out/fuzz_$t"
-    # seed the corpus with the unit tests' packets (hex to bytes, no tools needed)
-    while read -r name hex; do
-        case "$name" in '' | '#'*) continue ;; esac
-        printf "$(printf '%s' "$hex" | sed 's/../\\x&/g')" > "$out/corpus/seed-$name"
-    done < "${seeds[$t]}"
-    echo "fuzz.sh: $t for ${secs}s, corpus $out/corpus"
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$out/fuzz_$t" -max_total_time="$secs" -timeout=10 -print_final_stats=1 \
-        -dict="${dicts[$t]}" -artifact_prefix="$out/artifacts/" "$out/corpus"
+    "$meson_dir/tests/fuzz/fuzz_$t" -max_total_time="$s" -timeout=10 -print_final_stats=1 \
+        "${dict[@]}" ${opts[$t]:-} -artifact_prefix="$out/artifacts/" "$out/corpus"
 done

@@ -32,6 +32,30 @@ static inline struct tp_mbuf_priv *tp_mbuf_priv(struct rte_mbuf *m)
 	return (struct tp_mbuf_priv *)rte_mbuf_to_priv(m);
 }
 
+/* Keep the first len bytes of packet m (len <= its length), across segments: the
+ * segment holding the last byte kept ends there and those after it are freed (back to
+ * their pool). rte_pktmbuf_trim() cuts from the last segment only, and does nothing
+ * when there is more to cut than the last segment holds. */
+static inline void tp_mbuf_cut(struct rte_mbuf *m, uint32_t len)
+{
+	struct rte_mbuf *s = m;
+	uint32_t left = len;
+	uint16_t segs = 1;
+
+	while (s->next != NULL && left > s->data_len) {
+		left -= s->data_len;
+		s = s->next;
+		segs++;
+	}
+	s->data_len = (uint16_t)RTE_MIN(left, (uint32_t)s->data_len);
+	if (s->next != NULL) {
+		rte_pktmbuf_free(s->next);
+		s->next = NULL;
+	}
+	m->nb_segs = segs;
+	m->pkt_len = len;
+}
+
 /* Declare name(m), returning m's network-function area as a type *; fails to
  * compile when type does not fit. */
 #define TP_MBUF_META(name, type)                                                                   \

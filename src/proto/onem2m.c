@@ -47,8 +47,8 @@ int tp_m2m_rsc(const struct tp_coap_msg *m)
 	const struct tp_coap_opt *o = tp_coap_find_opt(m, TP_M2M_OPT_RSC, 0);
 	uint32_t v;
 
-	/* TS-0008 6.2.2.4.10; a 2-byte uint */
-	if (o == NULL || tp_coap_opt_uint(o, &v) < 0)
+	/* TS-0008 6.2.2.4.10; a 2-byte uint (a longer one is no status: fuzz_coap) */
+	if (o == NULL || o->len > 2 || tp_coap_opt_uint(o, &v) < 0)
 		return -1;
 	return (int)v;
 }

@@ -687,6 +687,26 @@ static void test_rsc(void **state)
 	assert_int_equal(tp_m2m_rsc(&m), -1);
 }
 
+/* Found by fuzz_coap: an RSC of 4 bytes above INT_MAX came back as a negative status
+ * (-1 for 0xffffffff, "no RSC"). RSC is a 2-byte uint (TS-0008 table 6.2.2.4.0-1):
+ * a longer value is no status at all. */
+static void test_rsc_too_long(void **state)
+{
+	static const uint8_t rsp[] = {
+	    0x64, 0x73, 0x2d, 0x73, 0x01, 0x00, 0x01, 0x00, /* ACK 3.19, token 01000100 */
+	    0xe4, 0x00, 0x26, 0xff, 0xff, 0xff, 0xff,	    /* RSC (307 = 269 + 38) 0xffffffff */
+	};
+	static const uint8_t rsp3[] = {
+	    0x60, 0x41, 0x00, 0x01, 0xe3, 0x00, 0x26, 0x01, 0x00, 0x00, /* RSC 65536 */
+	};
+	struct tp_coap_msg m;
+
+	assert_int_equal(tp_coap_decode(rsp, sizeof(rsp), &m), 0);
+	assert_int_equal(tp_m2m_rsc(&m), -1);
+	assert_int_equal(tp_coap_decode(rsp3, sizeof(rsp3), &m), 0);
+	assert_int_equal(tp_m2m_rsc(&m), -1);
+}
+
 static void test_json_bodies(void **state)
 {
 	char buf[512];
@@ -806,6 +826,7 @@ int main(void)
 	    cmocka_unit_test(test_truncation),
 	    cmocka_unit_test(test_corruption),
 	    cmocka_unit_test(test_rsc),
+	    cmocka_unit_test(test_rsc_too_long),
 	    cmocka_unit_test(test_json_bodies),
 	    cmocka_unit_test(test_decimal),
 	};

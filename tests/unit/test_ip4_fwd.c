@@ -232,6 +232,70 @@ static void test_padding_trimmed(void **state)
 	assert_int_equal(w->txb[1].pkts[0]->pkt_len, 42);
 }
 
+/* The bytes of m (one segment) followed by pad bytes of padding, as a chain of
+ * segments of the given lengths (their sum is the whole); m is freed. */
+static struct rte_mbuf *chain(struct rte_mbuf *m, uint32_t pad, const uint16_t *lens,
+			      unsigned int n)
+{
+	uint8_t bytes[512];
+	uint32_t len = m->pkt_len, off = 0;
+	struct rte_mbuf *head = NULL, *tail = NULL;
+
+	memcpy(bytes, rte_pktmbuf_mtod(m, void *), len);
+	memset(bytes + len, 0xee, pad);
+	rte_pktmbuf_free(m);
+	for (unsigned int k = 0; k < n; k++) {
+		struct rte_mbuf *s = rte_pktmbuf_alloc(pool);
+		memcpy(rte_pktmbuf_append(s, lens[k]), bytes + off, lens[k]);
+		off += lens[k];
+		if (head == NULL)
+			head = s;
+		else
+			assert_int_equal(rte_pktmbuf_chain(head, s), 0), (void)tail;
+		tail = s;
+	}
+	assert_int_equal(off, len + pad);
+	head->port = 0;
+	return head;
+}
+
+/* Found by fuzz_ip4: padding longer than a chain's last segment stayed on the packet
+ * (rte_pktmbuf_trim cuts from the last segment only, or not at all), and so did a
+ * chain's segments after a first one that held the whole packet (the fast test
+ * compared the total length with the first segment's). Both leave with the packet
+ * only, the segments cut off back in the pool. */
+static void test_chained_padding_cut(void **state)
+{
+	/* 142 bytes of packet, 80 of padding: 42 | 100 + 50 | 30 */
+	static const uint16_t lens[] = {42, 150, 30};
+	struct rte_mbuf *m = chain(frame(IP(10, 0, 2, 2), 64, 100, NULL), 80, lens, 3);
+	unsigned int used = rte_mempool_in_use_count(pool);
+	const char *why;
+
+	run(m);
+	assert_int_equal(w->txb[1].n, 1);
+	struct rte_mbuf *o = w->txb[1].pkts[0];
+	assert_int_equal(o->pkt_len, 142);
+	assert_int_equal(o->nb_segs, 2);
+	assert_int_equal(o->next->data_len, 100);
+	assert_int_equal(rte_mbuf_check(o, 1, &why), 0);
+	assert_int_equal(rte_mempool_in_use_count(pool), used - 1);
+
+	/* the whole packet in the first segment, 20 bytes more in a second */
+	static const uint16_t lens2[] = {142, 20};
+	reset(NULL);
+	m = chain(frame(IP(10, 0, 2, 2), 64, 100, NULL), 20, lens2, 2);
+	run(m);
+	assert_int_equal(w->txb[1].n, 1);
+	o = w->txb[1].pkts[0];
+	assert_int_equal(o->pkt_len, 142);
+	assert_int_equal(o->nb_segs, 1);
+	assert_null(o->next);
+	assert_int_equal(rte_pktmbuf_data_len(o), 142);
+	assert_int_equal(rte_mbuf_check(o, 1, &why), 0);
+	assert_int_equal(rte_ipv4_cksum((const struct rte_ipv4_hdr *)ip_of(o)), 0);
+}
+
 /* m is dropped for reason id and nothing else happens */
 static void expect_drop(struct rte_mbuf *m, unsigned int id)
 {
@@ -573,6 +637,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_forward_rewrites_l2_ttl_checksum, reset),
 	    cmocka_unit_test_setup(test_forward_via_gateway, reset),
 	    cmocka_unit_test_setup(test_padding_trimmed, reset),
+	    cmocka_unit_test_setup_teardown(test_chained_padding_cut, reset, reset),
 	    cmocka_unit_test_setup(test_nic_checked_checksum_trusted, reset),
 	    cmocka_unit_test_setup(test_every_drop_reason, reset),
 	    cmocka_unit_test_setup(test_every_punt_reason, reset),

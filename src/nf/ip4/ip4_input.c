@@ -133,7 +133,7 @@ static __rte_noinline int64_t ip4_classify_slow(struct tp_worker *w, struct rte_
 	}
 	uint32_t tot = ((uint32_t)ip[2] << 8) | ip[3];
 	if (tot < avail) /* Ethernet padding: the frame carries the packet only */
-		rte_pktmbuf_trim(m, (uint16_t)(avail - tot));
+		tp_mbuf_cut(m, TP_ETH_HDR_LEN + tot);
 
 	uint32_t d;
 	memcpy(&d, ip + 16, 4);
@@ -235,7 +235,8 @@ static __rte_always_inline int64_t ip4_classify(struct tp_worker *w, struct rte_
 	if (unlikely(ip[8] <= 1 || (uint8_t)(ip[12] - 1) >= 223 || ip[12] == 127 || ip[16] >= 224))
 		goto slow;
 	memcpy(&tot_be, ip + 2, 2);
-	if (unlikely(len < TP_ETH_HDR_LEN + TP_IP4_HDR_LEN ||
+	/* one segment (a chain's other segments would be more than the packet) */
+	if (unlikely(len < TP_ETH_HDR_LEN + TP_IP4_HDR_LEN || len != rte_pktmbuf_pkt_len(m) ||
 		     tot_be != rte_cpu_to_be_16((uint16_t)(len - TP_ETH_HDR_LEN))))
 		goto slow;
 	/* a NIC that checked the header checksum saves the work (RFC 1812 5.2.2

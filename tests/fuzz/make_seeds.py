@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Seed corpora of the fuzz targets that come from real implementations.
+
+    python tests/fuzz/make_seeds.py ip4 > tests/fuzz/ip4_seeds.txt
+
+ip4: frames built by scapy (as the integration tests send them), in fuzz_ip4's
+record format ([flags][split][length][frame]; tests/fuzz/fuzz_ip4.c), on the
+unit test's topology (port 0 02:00:00:00:00:10, 10.0.1.1/24; 10.9/16 via
+10.0.2.2, 10.8/16 via the unresolved 10.0.2.3).
+
+coap: what a real IN-CSE (ACME, started on loopback) answers to the gateway's
+registration requests (built by coap-tool, the C codec), with the tokens of
+fuzz_coap's two registrations; needs a build (build/tests/tools/coap-tool).
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from collections.abc import Callable
+
+P0 = "02:00:00:00:00:10"
+H1 = "02:00:00:00:01:02"
+
+
+def _rec(frame: object, flags: int = 0, split: int = 0) -> bytes:
+    b = bytes(frame)  # type: ignore[call-overload]
+    return bytes([flags, split]) + struct.pack(">H", len(b)) + b
+
+
+def ip4() -> dict[str, bytes]:
+    from scapy.all import (  # type: ignore[import-untyped]
+        ARP,
+        ICMP,
+        IP,
+        TCP,
+        UDP,
+        Ether,
+        IPOption_RR,
+        IPv6,
+        Padding,
+        Raw,
+    )
+
+    def eth(dst: str = P0) -> object:
+        return Ether(dst=dst, src=H1)
+
+    def ip(dst: str, **kw: object) -> object:
+        return IP(src="10.0.1.2", dst=dst, **kw)
+
+    fwd = eth() / ip("10.9.3.4", ttl=64) / UDP(sport=12345, dport=53) / Raw(b"x" * 18)
+    return {
+        "udp_fwd": _rec(fwd),
+        "udp_fwd_nic_checked": _rec(fwd, flags=0x02),
+        "udp_chained": _rec(eth() / ip("10.9.3.4") / UDP() / Raw(b"y" * 3000), 0x18, 200),
+        "jumbo_chained": _rec(eth() / ip("10.9.3.4") / UDP() / Raw(b"j" * 8000), 0x08, 0),
+        "padded": _rec(eth() / ip("10.0.2.2") / ICMP() / Padding(b"\0" * 20)),
+        "padded_chained": _rec(eth() / ip("10.0.2.2") / ICMP() / Padding(b"\0" * 200), 0x10, 60),
+        "arp": _rec(
+            Ether(dst="ff:ff:ff:ff:ff:ff", src=H1)
+            / ARP(op=1, hwsrc=H1, psrc="10.0.1.2", pdst="10.0.1.1")
+        ),
+        "local_bgp": _rec(eth() / ip("10.0.1.1", ttl=1) / TCP(sport=40000, dport=179)),
+        "local_bfd": _rec(eth() / ip("10.0.1.1", ttl=255) / UDP(sport=49152, dport=3784)),
+        "directed_broadcast": _rec(eth() / ip("10.0.1.255") / UDP(dport=520)),
+        "options": _rec(eth() / ip("10.9.0.1", options=[IPOption_RR()]) / UDP()),
+        "unresolved": _rec(eth() / ip("10.8.0.1") / UDP()),
+        "ttl1": _rec(eth() / ip("10.9.0.1", ttl=1) / UDP()),
+        "fragment": _rec(eth() / ip("10.0.1.1", flags=1) / UDP(dport=3784) / Raw(b"z" * 40)),
+        "later_fragment": _rec(eth() / ip("10.9.0.1", frag=185) / Raw(b"f" * 64)),
+        "multicast_ospf": _rec(
+            eth("01:00:5e:00:00:05") / ip("224.0.0.5", proto=89, ttl=1) / Raw(b"\x02\x01\x00\x2c")
+        ),
+        "martian": _rec(eth() / IP(src="127.0.0.1", dst="10.9.0.1") / UDP()),
+        "no_route": _rec(eth() / ip("192.0.2.1") / UDP()),
+        "ipv6_in_v4_frame": _rec(
+            Ether(dst=P0, src=H1, type=0x0800) / IPv6(dst="2001:db8::1") / UDP()
+        ),
+        "ipv6": _rec(eth() / IPv6(dst="2001:db8::1") / UDP()),
+        "other_host": _rec(eth("02:00:00:00:00:99") / ip("10.9.0.1") / UDP()),
+        "burst": _rec(fwd) * 3 + _rec(eth() / ip("10.0.2.1") / UDP(), flags=0x40),
+        "burst_port1_no_tokens": _rec(eth("02:00:00:00:00:11") / ip("10.0.2.1") / UDP(), 0x21)
+        + _rec(eth() / ip("10.0.1.1") / UDP()),
+    }
+
+
+def coap() -> dict[str, bytes]:
+    import socket
+    import subprocess
+    import tempfile
+
+    from twinplane.lab.acme import Acme
+    from twinplane.lab.daemon import build_dir
+
+    tool = str(build_dir() / "tests" / "tools" / "coap-tool")
+    dev0, dev1 = "00000100", "01000100"  # index and generation, as register.c writes them
+    ae0, ae1 = "PHD-0011223344556677", "PHD-AABBCCDDEEFF0001"
+    # name, token, type, path, ty, originator, body
+    steps = [
+        ("ae_created", dev0, "con", "/cse-in", "2", "C0011223344556677", ["--ae", ae0]),
+        ("cnt_created", dev0, "con", f"/cse-in/{ae0}", "3", "C0011223344556677", ["--cnt", "spo2"]),
+        (
+            "cnt_conflict",
+            dev0,
+            "con",
+            f"/cse-in/{ae0}",
+            "3",
+            "C0011223344556677",
+            ["--cnt", "spo2"],
+        ),
+        ("ae_registered", dev0, "con", "/cse-in", "2", "C0011223344556677", ["--ae", ae0]),
+        ("ae1_created", dev1, "con", "/cse-in", "2", "CAABBCCDDEEFF0001", ["--ae", ae1]),
+        ("not_found", dev1, "con", "/cse-in/PHD-NONE", "3", "CAABBCCDDEEFF0001", ["--cnt", "x"]),
+        ("no_privilege", dev1, "con", f"/cse-in/{ae0}", "3", "CAABBCCDDEEFF0001", ["--cnt", "y"]),
+        ("bad_request", dev1, "con", "/cse-in", "3", "CAABBCCDDEEFF0001", ["--payload", "{"]),
+        (
+            "cin_non",
+            dev0,
+            "non",
+            f"/cse-in/{ae0}/spo2",
+            "4",
+            "C0011223344556677",
+            ["--value", "97.5"],
+        ),
+    ]
+    out: dict[str, bytes] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        acme = Acme(tmp)
+        try:
+            acme.start()
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sk:
+                sk.settimeout(5)
+                sk.connect((acme.address, acme.coap_port))
+                for mid, (name, tok, typ, path, ty, orig, body) in enumerate(steps, 1):
+                    argv = [tool, "create", "--path", path, "--ty", ty, "--from", orig]
+                    argv += ["--rqi", f"seed-{mid}", "--type", typ, "--mid", str(mid)]
+                    argv += ["--token", tok, *body]
+                    req = subprocess.run(argv, capture_output=True, text=True, check=True)
+                    sk.send(bytes.fromhex(req.stdout.strip()))
+                    out[name] = sk.recv(4096)
+        finally:
+            acme.close()
+    # RFC 7252 appendix A: figure 16's piggybacked answer, and a Reset
+    out["rfc7252_fig16_ack"] = bytes.fromhex("60457d34ff32322e332043")
+    out["reset"] = bytes.fromhex("70000001")
+    return out
+
+
+TARGETS: dict[str, Callable[[], dict[str, bytes]]] = {"ip4": ip4, "coap": coap}
+
+
+def main() -> int:
+    if len(sys.argv) != 2 or sys.argv[1] not in TARGETS:
+        print(f"usage: make_seeds.py {'|'.join(TARGETS)}", file=sys.stderr)
+        return 2
+    t = sys.argv[1]
+    print(f"# Seeds of tests/fuzz/fuzz_{t}.c: python tests/fuzz/make_seeds.py {t}; name and hex")
+    for name, data in TARGETS[t]().items():
+        print(name, data.hex())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
