@@ -145,6 +145,9 @@ static void on_headers(struct dl *d, struct dl_conn *c)
 	c->w.fd = d->fd;
 	c->w.off = 0;
 	d->expected = r->framing == TP_HTTP_LENGTH ? r->content_length : UINT64_MAX;
+	d->framing = r->framing == TP_HTTP_LENGTH    ? "length"
+		     : r->framing == TP_HTTP_CHUNKED ? "chunked"
+						     : "close";
 	c->st = DLC_BODY;
 }
 
@@ -316,6 +319,7 @@ int dl_start(struct dl *d, struct fetch_net *n, const struct dl_opts *o)
 	d->o = o;
 	d->fd = -1;
 	d->expected = UINT64_MAX;
+	d->framing = "none";
 	tp_sha256_init(&d->sha);
 	if (tp_url_parse(o->url, &d->url, err, sizeof(err)) < 0) {
 		snprintf(d->err, sizeof(d->err), "bad URL '%s': %s", o->url, err);

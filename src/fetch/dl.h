@@ -82,10 +82,11 @@ struct dl {
 	char sha_hex[65];
 	struct dl_conn *conn;
 	unsigned int redirects;
-	int status;	   /* the final response's status */
-	uint64_t expected; /* body length when known, else UINT64_MAX */
-	uint64_t bytes;	   /* body bytes received */
-	uint64_t written;  /* body bytes written to the file */
+	int status;	     /* the final response's status */
+	const char *framing; /* how its body was delimited: length, chunked, close */
+	uint64_t expected;   /* body length when known, else UINT64_MAX */
+	uint64_t bytes;	     /* body bytes received */
+	uint64_t written;    /* body bytes written to the file */
 	uint64_t t_start, t_end, t_progress, t_bar;
 	uint64_t retransmits, ooo_segs, dup_segs; /* of finished connections */
 	bool finished;				  /* success or failure decided */

@@ -126,10 +126,11 @@ static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 	fprintf(f,
 		", \"status\": %d, \"exit\": %d, \"bytes\": %" PRIu64 ", \"written\": %" PRIu64
 		", \"seconds\": %.6f, \"goodput_bps\": %.0f, \"sha256\": \"%s\", "
-		"\"connections\": 1, \"redirects\": %u, \"retransmissions\": %" PRIu64
-		", \"out_of_order\": %" PRIu64 ", \"duplicates\": %" PRIu64 ", \"error\": ",
+		"\"framing\": \"%s\", \"connections\": 1, \"redirects\": %u, \"retransmissions\": "
+		"%" PRIu64 ", \"out_of_order\": %" PRIu64 ", \"duplicates\": %" PRIu64
+		", \"error\": ",
 		d->status, d->exit, d->bytes, d->written, secs,
-		secs > 0 ? (double)d->bytes * 8 / secs : 0.0, d->sha_hex, d->redirects,
+		secs > 0 ? (double)d->bytes * 8 / secs : 0.0, d->sha_hex, d->framing, d->redirects,
 		d->retransmits, d->ooo_segs, d->dup_segs);
 	if (d->exit)
 		json_str(f, d->err);

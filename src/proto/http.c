@@ -107,10 +107,62 @@ int tp_url_fmt(const struct tp_url *u, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENOSPC : n;
 }
 
+/* RFC 3986 5.2.4: remove "." and ".." segments from the path in place (the query, from
+ * the first '?', is left alone). */
+static void remove_dot_segments(char *path)
+{
+	char *q = strchr(path, '?');
+	char tail[TP_HTTP_PATH_MAX];
+	char out[TP_HTTP_PATH_MAX];
+	size_t o = 0;
+	char *in = path;
+
+	snprintf(tail, sizeof(tail), "%s", q ? q : "");
+	if (q)
+		*q = '\0';
+	while (*in) {
+		if (strncmp(in, "../", 3) == 0) {
+			in += 3; /* A */
+		} else if (strncmp(in, "./", 2) == 0) {
+			in += 2;
+		} else if (strncmp(in, "/./", 3) == 0) {
+			in += 2; /* B */
+		} else if (strcmp(in, "/.") == 0) {
+			in[1] = '\0';
+		} else if (strncmp(in, "/../", 4) == 0 || strcmp(in, "/..") == 0) {
+			/* C: drop the last output segment */
+			if (in[3] == '\0')
+				in[2] = '/', in += 2;
+			else
+				in += 3;
+			while (o > 0 && out[--o] != '/')
+				;
+		} else if (strcmp(in, ".") == 0 || strcmp(in, "..") == 0) {
+			break; /* D */
+		} else {
+			/* E: the first segment of the input, with its leading '/' */
+			size_t k = in[0] == '/' ? 1 : 0;
+			k += strcspn(in + k, "/");
+			if (o + k < sizeof(out)) {
+				memcpy(out + o, in, k);
+				o += k;
+			}
+			in += k;
+		}
+	}
+	size_t tl = strlen(tail);
+	if (o + tl >= TP_HTTP_PATH_MAX)
+		tl = TP_HTTP_PATH_MAX - 1 - o;
+	memcpy(path, out, o);
+	memcpy(path + o, tail, tl);
+	path[o + tl] = '\0';
+}
+
 int tp_url_resolve(const struct tp_url *base, const char *loc, struct tp_url *out, char *err,
 		   size_t errlen)
 {
-	char buf[TP_HTTP_HOST_MAX + TP_HTTP_PATH_MAX + 32];
+	char buf[TP_HTTP_HOST_MAX + TP_HTTP_PATH_MAX + 32], path[TP_HTTP_PATH_MAX];
+	char hp[TP_HTTP_HOST_MAX + 8];
 	int n;
 
 	if (strncasecmp(loc, "http://", 7) == 0 || strncasecmp(loc, "https://", 8) == 0)
@@ -121,24 +173,37 @@ int tp_url_resolve(const struct tp_url *base, const char *loc, struct tp_url *ou
 	}
 	if (loc[0] == '/' && loc[1] == '/') {
 		n = snprintf(buf, sizeof(buf), "http:%s", loc);
-	} else {
-		char hp[TP_HTTP_HOST_MAX + 8];
-		if (base->port != 80)
-			snprintf(hp, sizeof(hp), "%s:%u", base->host, base->port);
-		else
-			snprintf(hp, sizeof(hp), "%s", base->host);
-		if (loc[0] == '/') {
-			n = snprintf(buf, sizeof(buf), "http://%s%s", hp, loc);
-		} else {
-			/* a relative reference: merged with the base's directory (RFC 3986 5.2.3)
-			 */
-			size_t dir = strcspn(base->path, "?");
-			while (dir > 0 && base->path[dir - 1] != '/')
-				dir--;
-			n = snprintf(buf, sizeof(buf), "http://%s%.*s%s", hp, (int)dir, base->path,
-				     loc);
+		if (n < 0 || (size_t)n >= sizeof(buf)) {
+			set_err(err, errlen, "redirect location too long");
+			return -EINVAL;
 		}
+		return tp_url_parse(buf, out, err, errlen);
 	}
+	/* RFC 3986 5.2.2 and 5.2.3, the fragment dropped (not sent) */
+	size_t ll = strcspn(loc, "#");
+	size_t bpath = strcspn(base->path, "?");
+	if (ll == 0) {
+		n = snprintf(path, sizeof(path), "%s", base->path);
+	} else if (loc[0] == '?') {
+		n = snprintf(path, sizeof(path), "%.*s%.*s", (int)bpath, base->path, (int)ll, loc);
+	} else if (loc[0] == '/') {
+		n = snprintf(path, sizeof(path), "%.*s", (int)ll, loc);
+	} else {
+		size_t dir = bpath;
+		while (dir > 0 && base->path[dir - 1] != '/')
+			dir--;
+		n = snprintf(path, sizeof(path), "%.*s%.*s", (int)dir, base->path, (int)ll, loc);
+	}
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		set_err(err, errlen, "redirect location too long");
+		return -EINVAL;
+	}
+	remove_dot_segments(path);
+	if (base->port != 80)
+		snprintf(hp, sizeof(hp), "%s:%u", base->host, base->port);
+	else
+		snprintf(hp, sizeof(hp), "%s", base->host);
+	n = snprintf(buf, sizeof(buf), "http://%s%s%s", hp, path[0] == '/' ? "" : "/", path);
 	if (n < 0 || (size_t)n >= sizeof(buf)) {
 		set_err(err, errlen, "redirect location too long");
 		return -EINVAL;
