@@ -23,7 +23,7 @@ echo "unit: ${unit_pass} passed, ${unit_fail} failed"
 
 # the codecs under libFuzzer (ASan+UBSan), each bounded: one more test
 if ./scripts/fuzz.sh "${TP_FUZZ_SECONDS:-60}" > build/fuzz.log 2>&1; then
-    unit_pass=$((unit_pass + 1)); echo "fuzz: passed (mder, ndn: ${TP_FUZZ_SECONDS:-60} s each, build/fuzz.log)"
+    unit_pass=$((unit_pass + 1)); echo "fuzz: passed (mder, ndn, fetch: ${TP_FUZZ_SECONDS:-60} s each, build/fuzz.log)"
 else
     unit_fail=$((unit_fail + 1)); echo "fuzz: FAILED"; tail -40 build/fuzz.log
 fi
