@@ -51,6 +51,15 @@ def c_array(name: str, data: bytes) -> str:
     return "\n".join(lines)
 
 
+def nginx_version() -> str:
+    out = subprocess.run(["nginx", "-v"], capture_output=True, text=True).stderr
+    return out.strip().split(": ")[-1]
+
+
+def octets(addr: str) -> str:
+    return ", ".join(str(int(x)) for x in addr.split("."))
+
+
 def main() -> int:
     with FetchLab() as lab:
         (lab.www / "vec.txt").write_bytes(TEXT)
@@ -77,9 +86,7 @@ def main() -> int:
     data = next(p for p in pkts if p[IP].src == SERVER and len(p[TCP].payload) > 0)
     out = [
         "/* SPDX-License-Identifier: BSD-3-Clause */",
-        "/* Test vectors of twinplane-fetch, captured from nginx "
-        f"{subprocess.run(['nginx', '-v'], capture_output=True, text=True).stderr.strip().split(': ')[-1]}"
-        " and Linux's TCP",
+        f"/* Test vectors of twinplane-fetch, captured from {nginx_version()} and Linux's TCP",
         " * by tests/vectors/gen_fetch_vectors.py: do not edit. */",
         "#ifndef TP_TEST_FETCH_VECTORS_H",
         "#define TP_TEST_FETCH_VECTORS_H",
@@ -97,9 +104,9 @@ def main() -> int:
             "",
             f"/* {p.summary()} */",
             c_array(name, seg),
-            f"static const uint8_t {name}_src[4] = {{{', '.join(str(int(x)) for x in p[IP].src.split('.'))}}};",
-            f"static const uint8_t {name}_dst[4] = {{{', '.join(str(int(x)) for x in p[IP].dst.split('.'))}}};",
-        ]  # fmt: skip
+            f"static const uint8_t {name}_src[4] = {{{octets(p[IP].src)}}};",
+            f"static const uint8_t {name}_dst[4] = {{{octets(p[IP].dst)}}};",
+        ]
     out += ["", "#endif", ""]
     (ROOT / "tests/unit/fetch_vectors.h").write_text("\n".join(out))
     seeds = ["# Seed inputs for tests/fuzz/fuzz_fetch.c: tests/unit/fetch_vectors.h", "# (nginx and"
