@@ -109,9 +109,11 @@ def main() -> int:
         ]
     out += ["", "#endif", ""]
     (ROOT / "tests/unit/fetch_vectors.h").write_text("\n".join(out))
-    seeds = ["# Seed inputs for tests/fuzz/fuzz_fetch.c: tests/unit/fetch_vectors.h", "# (nginx and"
-             " Linux, tests/vectors/gen_fetch_vectors.py), one a line: name and hex; the first",
-             "# byte picks the parser (0 HTTP, 1 URL, 2 TCP); for HTTP the next one the split."]  # fmt: skip
+    seeds = [
+        "# Seed inputs for tests/fuzz/fuzz_fetch.c: tests/unit/fetch_vectors.h (nginx and",
+        "# Linux, tests/vectors/gen_fetch_vectors.py), one a line: name and hex; the first",
+        "# byte picks the parser (0 HTTP, 1 URL, 2 TCP); for HTTP the next one the split.",
+    ]
     for name, data_ in responses.items():
         seeds.append(f"{name} 00{7:02x}{data_.hex()}")
     seeds.append(f"url_relative 01{b'../d/./e?x=1#f'.hex()}")
