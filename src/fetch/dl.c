@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "../proto/ip4.h"
 #include "dl.h"
@@ -96,6 +97,7 @@ static void writer_add(struct dl *d, struct dl_writer *w, struct rte_mbuf *m, co
 /* --- HTTP on a connection ------------------------------------------------------ */
 
 static void conn_open(struct dl *d);
+static void on_done(struct dl *d, struct dl_conn *c);
 
 static bool is_redirect(int status)
 {
@@ -126,24 +128,44 @@ static void on_headers(struct dl *d, struct dl_conn *c)
 		c->st = DLC_REDIRECT;
 		return;
 	}
+	if (d->resumed_from && r->status == 416 && r->range_unsat &&
+	    r->range_total == d->resumed_from) {
+		/* the file is whole already (wget: "nothing to do") */
+		on_done(d, c);
+		return;
+	}
 	if (r->status >= 300) {
 		dl_fail(d, DL_E_HTTP, "server answered %d %s for %s", r->status, r->reason,
 			d->url_s);
 		return;
 	}
-	if (r->status != 200) {
-		/* 201-206 for a GET without Range: nothing we asked for */
+	if (d->resumed_from && r->status == 206) {
+		if (r->range_first != d->resumed_from) {
+			dl_fail(d, DL_E_PROTO, "asked for bytes from %" PRIu64 ", got %" PRIu64 "-",
+				d->resumed_from, r->range_first);
+			return;
+		}
+	} else if (r->status == 200) {
+		if (d->resumed_from) {
+			/* the server ignored the Range: the whole file again (as wget) */
+			d->resumed_from = 0;
+			tp_sha256_init(&d->sha);
+		}
+		if (d->fd >= 0)
+			close(d->fd);
+		d->fd = open(d->o->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (d->fd < 0) {
+			dl_fail(d, DL_E_FILE, "cannot open %s: %s", d->o->out, strerror(errno));
+			return;
+		}
+	} else {
+		/* 201-205, or 206 to a GET without Range: nothing we asked for */
 		dl_fail(d, DL_E_HTTP, "unexpected status %d %s for %s", r->status, r->reason,
 			d->url_s);
 		return;
 	}
-	d->fd = open(d->o->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (d->fd < 0) {
-		dl_fail(d, DL_E_FILE, "cannot open %s: %s", d->o->out, strerror(errno));
-		return;
-	}
 	c->w.fd = d->fd;
-	c->w.off = 0;
+	c->w.off = d->resumed_from;
 	d->expected = r->framing == TP_HTTP_LENGTH ? r->content_length : UINT64_MAX;
 	d->framing = r->framing == TP_HTTP_LENGTH    ? "length"
 		     : r->framing == TP_HTTP_CHUNKED ? "chunked"
@@ -215,8 +237,10 @@ static void conn_event(void *app, struct tcp_conn *t, enum tcp_event e)
 	switch (e) {
 	case TCP_EV_ESTABLISHED: {
 		char req[TP_HTTP_HOST_MAX + TP_HTTP_PATH_MAX + 256];
-		int len = tp_http_get(req, sizeof(req), &d->url, TP_HTTP_NO_RANGE, TP_HTTP_NO_RANGE,
-				      DL_USER_AGENT);
+		/* --continue: the bytes after those the file has (RFC 9110 14.1.2) */
+		uint64_t from = d->resumed_from ? d->resumed_from : TP_HTTP_NO_RANGE;
+		int len =
+		    tp_http_get(req, sizeof(req), &d->url, from, TP_HTTP_NO_RANGE, DL_USER_AGENT);
 		if (len < 0 || tcp_send(t, req, (uint32_t)len) < 0) {
 			dl_fail(d, DL_E_GENERIC, "request for %s too long", d->url_s);
 			return;
@@ -310,6 +334,42 @@ static void conn_open(struct dl *d)
 	c->st = DLC_CONNECTING;
 }
 
+/* --continue: open the partial file and hash what it holds (a read of the file, not
+ * of the network: the digest then covers the whole file). */
+static int resume_open(struct dl *d)
+{
+	static uint8_t buf[1 << 20];
+	struct stat st;
+	uint64_t off = 0;
+
+	d->fd = open(d->o->out, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0) {
+		if (errno == ENOENT)
+			return 0; /* nothing to continue: a plain download */
+		snprintf(d->err, sizeof(d->err), "cannot open %s: %s", d->o->out, strerror(errno));
+		d->exit = DL_E_FILE;
+		return -1;
+	}
+	if (fstat(d->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(d->err, sizeof(d->err), "%s: not a regular file", d->o->out);
+		d->exit = DL_E_FILE;
+		return -1;
+	}
+	while (off < (uint64_t)st.st_size) {
+		ssize_t k = pread(d->fd, buf, sizeof(buf), (off_t)off);
+		if (k <= 0) {
+			snprintf(d->err, sizeof(d->err), "cannot read %s: %s", d->o->out,
+				 k < 0 ? strerror(errno) : "shorter than its size");
+			d->exit = DL_E_FILE;
+			return -1;
+		}
+		tp_sha256_update(&d->sha, buf, (size_t)k);
+		off += (uint64_t)k;
+	}
+	d->resumed_from = off;
+	return 0;
+}
+
 int dl_start(struct dl *d, struct fetch_net *n, const struct dl_opts *o)
 {
 	char err[256];
@@ -333,6 +393,8 @@ int dl_start(struct dl *d, struct fetch_net *n, const struct dl_opts *o)
 			 tp_ip4_fmt(d->url.ip, ip));
 		return d->exit = DL_E_USAGE;
 	}
+	if (o->resume && resume_open(d) < 0)
+		return d->exit;
 	d->conn = calloc(1, sizeof(*d->conn));
 	if (d->conn == NULL) {
 		snprintf(d->err, sizeof(d->err), "out of memory");

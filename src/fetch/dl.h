@@ -37,6 +37,7 @@ struct dl_opts {
 	unsigned int timeout_s; /* no progress for this long: failure */
 	unsigned int max_redirects;
 	bool progress; /* a progress line on stderr */
+	bool resume;   /* continue a partial file with a Range request (wget -c) */
 };
 
 /* Body bytes waiting for one pwritev: spans of mbufs we hold a reference to. */
@@ -82,11 +83,12 @@ struct dl {
 	char sha_hex[65];
 	struct dl_conn *conn;
 	unsigned int redirects;
-	int status;	     /* the final response's status */
-	const char *framing; /* how its body was delimited: length, chunked, close */
-	uint64_t expected;   /* body length when known, else UINT64_MAX */
-	uint64_t bytes;	     /* body bytes received */
-	uint64_t written;    /* body bytes written to the file */
+	int status;	       /* the final response's status */
+	const char *framing;   /* how its body was delimited: length, chunked, close */
+	uint64_t expected;     /* body length when known, else UINT64_MAX */
+	uint64_t bytes;	       /* body bytes received */
+	uint64_t written;      /* body bytes written to the file */
+	uint64_t resumed_from; /* bytes of the file there before (--continue) */
 	uint64_t t_start, t_end, t_progress, t_bar;
 	uint64_t retransmits, ooo_segs, dup_segs; /* of finished connections */
 	bool finished;				  /* success or failure decided */

@@ -112,7 +112,7 @@ static void json_str(FILE *f, const char *s)
 }
 
 static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
-			 const struct fetch_net *n)
+			 const struct fetch_net *n, unsigned int outstanding)
 {
 	uint64_t t_end = d->t_end ? d->t_end : n->now;
 	double secs = (double)(t_end - d->t_start) / (double)n->hz;
@@ -123,15 +123,18 @@ static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 	json_str(f, d->url_s);
 	fprintf(f, ", \"file\": ");
 	json_str(f, o->out);
+	fprintf(f, ", \"status\": %d, \"exit\": %d, \"framing\": \"%s\"", d->status, d->exit,
+		d->framing);
+	fprintf(f, ", \"bytes\": %" PRIu64 ", \"written\": %" PRIu64 ", \"resumed_from\": %" PRIu64,
+		d->bytes, d->written, d->resumed_from);
+	fprintf(f, ", \"seconds\": %.6f, \"goodput_bps\": %.0f, \"sha256\": \"%s\"", secs,
+		secs > 0 ? (double)d->bytes * 8 / secs : 0.0, d->sha_hex);
+	fprintf(f, ", \"connections\": 1, \"redirects\": %u", d->redirects);
 	fprintf(f,
-		", \"status\": %d, \"exit\": %d, \"bytes\": %" PRIu64 ", \"written\": %" PRIu64
-		", \"seconds\": %.6f, \"goodput_bps\": %.0f, \"sha256\": \"%s\", "
-		"\"framing\": \"%s\", \"connections\": 1, \"redirects\": %u, \"retransmissions\": "
-		"%" PRIu64 ", \"out_of_order\": %" PRIu64 ", \"duplicates\": %" PRIu64
-		", \"error\": ",
-		d->status, d->exit, d->bytes, d->written, secs,
-		secs > 0 ? (double)d->bytes * 8 / secs : 0.0, d->sha_hex, d->framing, d->redirects,
+		", \"retransmissions\": %" PRIu64 ", \"out_of_order\": %" PRIu64
+		", \"duplicates\": %" PRIu64,
 		d->retransmits, d->ooo_segs, d->dup_segs);
+	fprintf(f, ", \"mbufs_outstanding\": %u, \"error\": ", outstanding);
 	if (d->exit)
 		json_str(f, d->err);
 	else
@@ -188,6 +191,7 @@ int main(int argc, char **argv)
 	    {"gw", required_argument, NULL, 'g'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"continue", no_argument, NULL, 'c'},
 	    {"name", required_argument, NULL, 'n'},
 	    {"lcores", required_argument, NULL, 'l'},
 	    {"mem", required_argument, NULL, 'm'},
@@ -215,7 +219,7 @@ int main(int argc, char **argv)
 	uint8_t depth;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:a:g:o:qn:l:m:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:a:g:o:qcn:l:m:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			devargs = optarg;
@@ -231,6 +235,9 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = true;
+			break;
+		case 'c':
+			o.resume = true;
 			break;
 		case 'n':
 			eo.name = optarg;
@@ -350,6 +357,8 @@ int main(int argc, char **argv)
 		goto pool_free;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* what the PMD holds for its rx ring: the baseline of the leak check */
+	unsigned int in_use_start = rte_mempool_in_use_count(net.pool);
 
 	status = dl_start(&d, &net, &o);
 	if (status) {
@@ -383,10 +392,17 @@ int main(int argc, char **argv)
 	}
 	status = dl_finish(&d);
 	net_flush(&net);
+	/* every queue of ours is empty now: what is out of the pool beyond the rx ring's
+	 * share is held by the PMD (af_xdp keeps its last transmitted frame until its
+	 * next send: 1) or leaked */
+	unsigned int in_use_end = rte_mempool_in_use_count(net.pool);
+	unsigned int outstanding = in_use_end > in_use_start ? in_use_end - in_use_start : 0;
+	tp_ethdev_close(net.port);
 	if (json)
-		summary_json(stdout, &d, &o, &net);
+		summary_json(stdout, &d, &o, &net, outstanding);
 	if (status)
 		fprintf(stderr, PROG ": %s\n", d.err);
+	goto pool_free;
 port_close:
 	tp_ethdev_close(net.port);
 pool_free:

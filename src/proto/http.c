@@ -352,6 +352,13 @@ static int parse_content_range(struct tp_http_resp *r, const char *b, const char
 	if (e - b < 6 || strncasecmp(b, "bytes ", 6) != 0)
 		return -1;
 	b += 6;
+	if (e - b >= 3 && b[0] == '*' && b[1] == '/') {
+		/* unsatisfied-range, in a 416 */
+		if (parse_dec(b + 2, e, &r->range_total) < 0)
+			return -1;
+		r->range_unsat = true;
+		return 0;
+	}
 	dash = memchr(b, '-', (size_t)(e - b));
 	slash = memchr(b, '/', (size_t)(e - b));
 	if (!dash || !slash || slash < dash)
@@ -395,7 +402,7 @@ static int parse_header_section(struct tp_http_resp *r)
 	else
 		r->reason[0] = '\0';
 	r->location[0] = '\0';
-	r->has_range = false;
+	r->has_range = r->range_unsat = false;
 
 	for (p = le + 1; p < end; p = le + 1) {
 		le = memchr(p, '\n', (size_t)(end - p));
@@ -453,6 +460,9 @@ static int parse_header_section(struct tp_http_resp *r)
 	}
 	r->keep_alive = r->minor >= 1 ? !conn_close : conn_ka && !conn_close;
 	if (range_b && parse_content_range(r, range_b, range_e) < 0 && r->status == 206)
+		return fail(r, TP_HTTP_E_CONTENT_RANGE);
+	/* we ask for one range at most: a 206 must say which (RFC 9110 15.3.7.1) */
+	if (r->status == 206 && !r->has_range)
 		return fail(r, TP_HTTP_E_CONTENT_RANGE);
 
 	/* message body length, RFC 9112 6.3 */

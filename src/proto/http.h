@@ -77,6 +77,7 @@ struct tp_http_resp {
 	uint64_t content_length;		       /* TP_HTTP_LENGTH: the body's length */
 	bool keep_alive;			       /* no "Connection: close" and HTTP/1.1 */
 	bool has_range;				       /* a Content-Range "bytes A-B/T" was given */
+	bool range_unsat;			       /* "bytes * /T" (416): T in range_total */
 	uint64_t range_first, range_last, range_total; /* range_total UINT64_MAX for '*' */
 	char reason[64];
 	char location[TP_HTTP_LOCATION_MAX]; /* "" when absent */

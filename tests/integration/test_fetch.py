@@ -7,6 +7,7 @@ be reported with their own exit status and message."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -66,8 +67,11 @@ def assert_identical(lab: FetchLab, res: FetchResult, name: str, out: str) -> No
     assert path.stat().st_size == size
     assert FetchLab.file_sha256(path) == lab.sha256(name)
     assert res.summary["sha256"] == lab.sha256(name)
-    assert res.summary["bytes"] == size and res.summary["written"] == size
+    assert res.summary["bytes"] + res.summary["resumed_from"] == size
+    assert res.summary["written"] == res.summary["bytes"]
     assert res.summary["error"] is None
+    # mbufs out beyond the rx ring's at the end: af_xdp's last transmitted frame
+    assert res.summary["mbufs_outstanding"] <= 1
 
 
 def test_small_file(lab: FetchLab) -> None:
@@ -190,6 +194,43 @@ def test_server_closes_early_and_ping(lab: FetchLab) -> None:
     c = counters(res)
     assert c["icmp_echo_replies"] >= 3
     assert c["arp_replies_sent"] >= 1
+
+
+def test_resume_after_interruption(lab: FetchLab) -> None:
+    """A download stopped by SIGINT leaves a partial file; --continue asks for the rest
+    (Range), and the whole file hashes right; a third run finds nothing to do (416)."""
+    size = 16 << 20
+    proc = lab.fetch(f"http://{SERVER}/slow/slow.bin", "resume.bin", background=True)
+    assert isinstance(proc, subprocess.Popen)
+    try:
+        partial = lab.out / "resume.bin"
+        lab.wait_until(lambda: partial.exists() and partial.stat().st_size > (1 << 20), timeout=10)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    first = FetchLab.result(proc.args, proc.returncode, out, err, 0)
+    assert first.returncode == 4 and "interrupted" in first.stderr, str(first)
+    assert first.summary["mbufs_outstanding"] <= 1
+    have = partial.stat().st_size
+    assert 0 < have < size and have == first.summary["written"]
+
+    res = fetch(lab, f"http://{SERVER}/slow.bin", "resume.bin", "--continue")
+    assert_identical(lab, res, "slow.bin", "resume.bin")
+    assert res.summary["status"] == 206
+    assert res.summary["resumed_from"] == have
+    assert res.summary["bytes"] == res.summary["written"] == size - have
+    assert (
+        f'"GET /slow.bin HTTP/1.1" 206 {size - have}' in (lab.nginx.dir / "access.log").read_text()
+    )
+
+    again = fetch(lab, f"http://{SERVER}/slow.bin", "resume.bin", "--continue")
+    assert again.returncode == 0, str(again)
+    assert again.summary["status"] == 416 and again.summary["bytes"] == 0
+    assert again.summary["sha256"] == lab.sha256("slow.bin")
+    assert FetchLab.file_sha256(partial) == lab.sha256("slow.bin")
 
 
 def test_loss_and_duplication(lab: FetchLab) -> None:
