@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* twinplane-fetch: downloads a URL over HTTP/1.1 with the project's own TCP/IP stack on
- * one DPDK port (issue 13, seed 001). docs/FETCH.md tells how to use it. */
+ * one DPDK port (issue 13, seed 001). src/fetch/README.md describes it. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
