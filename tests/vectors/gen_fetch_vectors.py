@@ -108,7 +108,9 @@ def main() -> int:
             f"static const uint8_t {name}_dst[4] = {{{octets(p[IP].dst)}}};",
         ]
     out += ["", "#endif", ""]
-    (ROOT / "tests/unit/fetch_vectors.h").write_text("\n".join(out))
+    header = ROOT / "tests/unit/fetch_vectors.h"
+    header.write_text("\n".join(out))
+    subprocess.run(["clang-format", "-i", str(header)], check=True)  # the project's style
     seeds = [
         "# Seed inputs for tests/fuzz/fuzz_fetch.c: tests/unit/fetch_vectors.h (nginx and",
         "# Linux, tests/vectors/gen_fetch_vectors.py), one a line: name and hex; the first",
