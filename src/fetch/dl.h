@@ -13,6 +13,8 @@
 #include "net.h"
 #include "tcp.h"
 
+#define DL_PART_MIN (256 * 1024) /* no part smaller than this */
+
 /* Exit statuses, after wget's where they exist (see --help and README). */
 enum dl_exit {
 	DL_OK = 0,
@@ -38,6 +40,7 @@ struct dl_opts {
 	unsigned int max_redirects;
 	bool progress; /* a progress line on stderr */
 	bool resume;   /* continue a partial file with a Range request (wget -c) */
+	unsigned int connections; /* parallel ranges (1: one plain GET) */
 };
 
 /* Body bytes waiting for one pwritev: spans of mbufs we hold a reference to. */
@@ -68,6 +71,11 @@ struct dl_conn {
 	struct dl *dl;
 	enum dl_conn_state st;
 	bool peer_fin, closed;
+	bool used;  /* a connection was opened in this slot */
+	bool probe; /* asks for one byte to learn the size (parallel ranges) */
+	bool part;  /* asks for [first, end) */
+	uint64_t first, end; /* the range asked for (part), file offsets */
+	uint64_t next;	     /* file offset of its next body byte */
 	struct dl_writer w;
 	struct tp_http_resp resp;
 	struct tcp_conn tcp;
@@ -81,7 +89,11 @@ struct dl {
 	int fd;
 	struct tp_sha256 sha;
 	char sha_hex[65];
-	struct dl_conn *conn;
+	struct dl_conn *conns; /* conns[0]: the first (and only, with one connection) */
+	unsigned int nconn;    /* slots: connections + 1 */
+	unsigned int nparts;   /* ranges the body was split into (0: one GET) */
+	uint64_t total;	       /* the file's size, when a probe told it */
+	uint64_t hashed;       /* the digest covers [0, hashed) of the file */
 	unsigned int redirects;
 	int status;	       /* the final response's status */
 	const char *framing;   /* how its body was delimited: length, chunked, close */

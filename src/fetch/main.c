@@ -47,7 +47,7 @@ static void usage(FILE *f)
 	    "  -o, --output FILE      where the body goes (default: the URL's last path\n"
 	    "                         segment, index.html if it has none)\n"
 	    "      --sha256 HEX       the expected SHA-256 of the body: exit 9 if it differs\n"
-	    "      --connections N    parallel connections (1; more not implemented yet)\n"
+	    "      --connections N    split the file over N parallel ranges, up to 15 (1)\n"
 	    "      --json             a JSON summary on stdout\n"
 	    "      --timeout S        give up after S seconds without progress (30)\n"
 	    "      --window BYTES     TCP receive window (4194304)\n"
@@ -129,7 +129,8 @@ static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 		d->bytes, d->written, d->resumed_from);
 	fprintf(f, ", \"seconds\": %.6f, \"goodput_bps\": %.0f, \"sha256\": \"%s\"", secs,
 		secs > 0 ? (double)d->bytes * 8 / secs : 0.0, d->sha_hex);
-	fprintf(f, ", \"connections\": 1, \"redirects\": %u", d->redirects);
+	fprintf(f, ", \"connections\": %u, \"redirects\": %u", d->nparts ? d->nparts : 1,
+		d->redirects);
 	fprintf(f,
 		", \"retransmissions\": %" PRIu64 ", \"out_of_order\": %" PRIu64
 		", \"duplicates\": %" PRIu64,
@@ -259,7 +260,7 @@ int main(int argc, char **argv)
 			o.sha256_hex = optarg;
 			break;
 		case O_CONN:
-			if (parse_u64(optarg, 1, FETCH_MAX_CONN, &v) < 0)
+			if (parse_u64(optarg, 1, FETCH_MAX_CONN - 1, &v) < 0)
 				goto bad_value;
 			connections = (unsigned int)v;
 			break;
@@ -319,12 +320,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": bad --gw '%s': an address on %s's subnet\n", gw, addr);
 		goto usage;
 	}
-	if (connections != 1) {
-		fprintf(stderr,
-			PROG ": --connections %u: parallel ranges are not implemented yet\n",
-			connections);
-		return DL_E_USAGE;
-	}
+	o.connections = connections;
 	{
 		/* the URL's errors before the EAL starts */
 		struct tp_url u;

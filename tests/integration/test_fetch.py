@@ -102,6 +102,21 @@ def test_large_file_identical(lab: FetchLab) -> None:
     assert c["tcp_acks_sent"] >= c["tcp_segments_in"] // 2 - 1
 
 
+def test_four_parallel_ranges(lab: FetchLab) -> None:
+    """--connections 4: a one-byte Range learns the size, its connection (kept alive)
+    and three more take a quarter each; the file and the digest come out whole."""
+    log = lab.nginx.dir / "access.log"
+    before = len(log.read_text().splitlines())
+    res = fetch(lab, f"http://{SERVER}/big.bin", "parallel.bin", "--connections", "4")
+    assert_identical(lab, res, "big.bin", "parallel.bin")
+    assert res.summary["connections"] == 4 and res.summary["status"] == 206
+    lines = log.read_text().splitlines()[before:]
+    sizes = sorted(int(ln.split('" 206 ')[1].split()[0]) for ln in lines if '" 206 ' in ln)
+    assert len(sizes) == 5 and sizes[0] == 1, lines  # the probe, then 4 parts
+    assert sum(sizes) == BIG
+    assert max(sizes) - min(sizes[1:]) <= 4  # even parts
+
+
 def test_sha256_mismatch(lab: FetchLab) -> None:
     wrong = "0" * 64
     res = fetch(lab, f"http://{SERVER}/small.bin", "mismatch.bin", "--sha256", wrong)
@@ -233,16 +248,21 @@ def test_resume_after_interruption(lab: FetchLab) -> None:
     assert FetchLab.file_sha256(partial) == lab.sha256("slow.bin")
 
 
-def test_loss_and_duplication(lab: FetchLab) -> None:
+@pytest.mark.parametrize("connections", [1, 4])
+def test_loss_and_duplication(lab: FetchLab, connections: int) -> None:
     """1 % of the server's packets dropped and 1 % duplicated by nftables on the
-    router: the file still arrives whole; the out-of-order queue and duplicates
-    show in the counters."""
+    router: the file still arrives whole, over one connection or four ranges; the
+    out-of-order queue and duplicates show in the counters."""
+    out = f"lossy{connections}.bin"
     lab.impair(drop_pct=1.0, dup_pct=1.0)
     try:
-        res = fetch(lab, f"http://{SERVER}/lossy.bin", "lossy.bin", timeout=180)
+        res = fetch(
+            lab, f"http://{SERVER}/lossy.bin", out, "--connections", str(connections), timeout=180
+        )
     finally:
         lab.impair_off()
-    assert_identical(lab, res, "lossy.bin", "lossy.bin")
+    assert_identical(lab, res, "lossy.bin", out)
+    assert res.summary["connections"] == connections
     assert res.summary["out_of_order"] > 0 and res.summary["duplicates"] > 0
     assert counters(res)["tcp_ooo"] == res.summary["out_of_order"]
 
