@@ -38,8 +38,8 @@ struct dl_opts {
 	uint32_t window;	/* TCP receive window, bytes */
 	unsigned int timeout_s; /* no progress for this long: failure */
 	unsigned int max_redirects;
-	bool progress; /* a progress line on stderr */
-	bool resume;   /* continue a partial file with a Range request (wget -c) */
+	bool progress;		  /* a progress line on stderr */
+	bool resume;		  /* continue a partial file with a Range request (wget -c) */
 	unsigned int connections; /* parallel ranges (1: one plain GET) */
 };
 
@@ -71,9 +71,9 @@ struct dl_conn {
 	struct dl *dl;
 	enum dl_conn_state st;
 	bool peer_fin, closed;
-	bool used;  /* a connection was opened in this slot */
-	bool probe; /* asks for one byte to learn the size (parallel ranges) */
-	bool part;  /* asks for [first, end) */
+	bool used;	     /* a connection was opened in this slot */
+	bool probe;	     /* asks for one byte to learn the size (parallel ranges) */
+	bool part;	     /* asks for [first, end) */
 	uint64_t first, end; /* the range asked for (part), file offsets */
 	uint64_t next;	     /* file offset of its next body byte */
 	struct dl_writer w;
