@@ -16,7 +16,14 @@ from typing import Any
 
 import pytest
 
-from twinplane.lab.fetch import SERVER, FetchLab, FetchResult, fetch_binary, nginx_binary
+from twinplane.lab.fetch import (
+    SERVER,
+    FetchLab,
+    FetchResult,
+    fetch_binary,
+    nginx_binary,
+    testdut_binary,
+)
 
 BIG = 128 << 20  # the large file: ~1 s on this machine's veth
 LOSSY = 48 << 20
@@ -309,3 +316,26 @@ def test_off_subnet_without_gateway(tmp_path: Path) -> None:
     )
     assert res.returncode == 2, res.stderr
     assert "no --gw" in res.stderr
+
+
+@pytest.mark.parametrize("connections", [1, 4])
+def test_reordering_loss_and_duplication(connections: int) -> None:
+    """The project's impairment element (tests/tools/tp-testdut) between the client
+    and the router drops every 100th frame and swaps every 50th with its neighbour,
+    both ways; nftables on the router duplicates 1 % towards the client. The file
+    arrives whole."""
+    _need()
+    if not testdut_binary().exists():
+        pytest.fail(f"{testdut_binary()} not built")
+    dut = ["--drop-every", "100", "--swap-every", "50"]
+    with FetchLab(dut=dut) as lab:
+        lab.add_file("reorder.bin", 32 << 20)
+        lab.impair(dup_pct=1.0)
+        res = fetch(lab, f"http://{SERVER}/reorder.bin", "reorder.bin", "--connections",
+                    str(connections))  # fmt: skip
+        assert_identical(lab, res, "reorder.bin", "reorder.bin")
+        assert res.summary["out_of_order"] > 0 and res.summary["duplicates"] > 0
+        lab.dut.stop()
+        tail = (lab.workdir / "testdut.out").read_text()
+        dropped = int(tail.rsplit("dropped ", 1)[1].split()[0])
+        assert dropped > 0

@@ -44,6 +44,11 @@ def fetch_binary() -> Path:
     return Path(os.environ.get("TP_FETCH", build_dir() / "src" / "twinplane-fetch"))
 
 
+def testdut_binary() -> Path:
+    """The project's impairment element: $TP_TESTDUT, else <build>/tests/tools/tp-testdut."""
+    return Path(os.environ.get("TP_TESTDUT", build_dir() / "tests" / "tools" / "tp-testdut"))
+
+
 def nginx_binary() -> str | None:
     """nginx from Debian's package, or None."""
     return shutil.which("nginx") or (
@@ -135,8 +140,18 @@ class FetchLab(Lab):
     run the downloader in ``c`` (``fetch``) and kernel tools there too (``c_kernel``,
     a second veth pair with a kernel address, for curl and wget)."""
 
-    def __init__(self, *, mtu: int = 1500, slow_rate: str = "2m", keep: bool | None = None):
+    def __init__(
+        self,
+        *,
+        mtu: int = 1500,
+        slow_rate: str = "2m",
+        dut: list[str] | None = None,
+        keep: bool | None = None,
+    ) -> None:
+        """``dut``: put tp-testdut with these options (``--drop-every 100``...) between
+        the client and the router, in namespace ``d`` (c0 - d0 [tp-testdut] d1 - r0)."""
         super().__init__(keep=keep)
+        self.dut_args = dut
         self.www = self.workdir / "www"
         self.www.mkdir()
         self.out = self.workdir / "out"
@@ -152,16 +167,54 @@ class FetchLab(Lab):
 
     def _build(self, mtu: int, slow_rate: str) -> None:
         c, r, s = self.add_ns("c"), self.add_ns("r"), self.add_ns("s")
-        veth(c, "c0", r, "r0", mtu=mtu)
+        if self.dut_args is None:
+            veth(c, "c0", r, "r0", mtu=mtu)
+        else:
+            d = self.add_ns("d")
+            veth(c, "c0", d, "d0", mtu=mtu)
+            veth(d, "d1", r, "r0", mtu=mtu)
         veth(r, "r1", s, "s0", mtu=mtu)
         r.run(["ip", "addr", "add", f"{GW}/24", "dev", "r0"])
         r.run(["ip", "addr", "add", "10.0.2.1/24", "dev", "r1"])
         r.sysctl({"net.ipv4.ip_forward": "1"})
         s.run(["ip", "addr", "add", f"{SERVER}/24", "dev", "s0"])
         s.run(["ip", "route", "add", "default", "via", "10.0.2.1"])
+        if self.dut_args is not None:
+            self._start_dut()
         self.nginx = Nginx(s.name, self.workdir, self.www, SERVER, slow_rate)
         self.defer("stop nginx", self.nginx.stop)
         self.start_nginx()
+
+    def _start_dut(self) -> None:
+        name = f"{self.name_prefix}dut"
+        self.dut = Process(
+            [
+                str(testdut_binary()),
+                "--name",
+                name,
+                "--lcores",
+                "0",
+                "--port",
+                "net_af_xdp0,iface=d0,start_queue=0,queue_count=1",
+                "--port",
+                "net_af_xdp1,iface=d1,start_queue=0,queue_count=1",
+                *(self.dut_args or []),
+            ],  # fmt: skip
+            self.workdir / "testdut.out",
+            label="tp-testdut",
+            netns=self.ns["d"].name,
+            stop_signal=signal.SIGTERM,
+            cleanup=functools.partial(remove_dpdk_runtime, name),
+            error=LabError,
+        )
+        self.defer("stop tp-testdut", self.dut.stop)
+        self.dut.start()
+        out = self.workdir / "testdut.out"
+        self.dut.wait_ready(
+            lambda: out.exists() and "forwarding" in out.read_text(errors="replace"),
+            20.0,
+            "forwarding",
+        )
 
     def start_nginx(self) -> None:
         self.nginx.start()
