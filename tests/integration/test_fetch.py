@@ -22,7 +22,7 @@ from twinplane.lab.fetch import (
     FetchResult,
     fetch_binary,
     nginx_binary,
-    testdut_binary,
+    testdut_binary as dut_binary,
 )
 
 BIG = 128 << 20  # the large file: ~1 s on this machine's veth
@@ -325,8 +325,8 @@ def test_reordering_loss_and_duplication(connections: int) -> None:
     both ways; nftables on the router duplicates 1 % towards the client. The file
     arrives whole."""
     _need()
-    if not testdut_binary().exists():
-        pytest.fail(f"{testdut_binary()} not built")
+    if not dut_binary().exists():
+        pytest.fail(f"{dut_binary()} not built")
     dut = ["--drop-every", "100", "--swap-every", "50"]
     with FetchLab(dut=dut) as lab:
         lab.add_file("reorder.bin", 32 << 20)
