@@ -22,6 +22,8 @@ from twinplane.lab.fetch import (
     FetchResult,
     fetch_binary,
     nginx_binary,
+)
+from twinplane.lab.fetch import (
     testdut_binary as dut_binary,
 )
 
