@@ -624,6 +624,16 @@ void dl_poll(struct dl *d, bool idle)
 		if (c0->tcp.state == TCP_SYN_SENT && !net_resolve(n, nh, &mac))
 			dl_fail(d, DL_E_NET, "no ARP reply from %s in %u s", tp_ip4_fmt(nh, ip),
 				d->o->timeout_s);
+		else if (c0->tcp.soft_err && c0->tcp.icmp_type == 3)
+			/* RFC 1122 4.2.3.9: a soft error, reported when the connection fails */
+			dl_fail(d, DL_E_NET,
+				"%s unreachable: ICMP destination unreachable (code %d), no answer "
+				"for %u s",
+				tp_ip4_fmt(d->url.ip, ip), c0->tcp.icmp_code, d->o->timeout_s);
+		else if (c0->tcp.soft_err && c0->tcp.icmp_type == 11)
+			dl_fail(d, DL_E_NET,
+				"%s unreachable: ICMP time exceeded, no answer for %u s",
+				tp_ip4_fmt(d->url.ip, ip), d->o->timeout_s);
 		else
 			dl_fail(d, DL_E_NET, "timed out: nothing from %s for %u s (%s)",
 				tp_ip4_fmt(d->url.ip, ip), d->o->timeout_s,

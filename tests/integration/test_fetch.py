@@ -176,6 +176,15 @@ def test_timeout_with_syn_retransmissions(lab: FetchLab) -> None:
     assert 3 <= took < 20
 
 
+def test_host_unreachable(lab: FetchLab) -> None:
+    """A server address no one has: the router's ARP fails and it answers our SYNs with
+    ICMP host unreachable, which the failure names (a soft error, RFC 1122 4.2.3.9)."""
+    res = fetch(lab, "http://10.0.2.99/x", "unreachable.bin", "--timeout", "5")
+    assert res.returncode == 4, str(res)
+    assert "unreachable" in res.stderr and "code 1" in res.stderr, res.stderr
+    assert counters(res)["icmp_errors"] >= 1
+
+
 def test_redirects(lab: FetchLab) -> None:
     res = fetch(lab, f"http://{SERVER}/redirect", "redirected.bin")
     assert_identical(lab, res, "small.bin", "redirected.bin")
