@@ -1,0 +1,696 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The download: HTTP over TCP, the file writer and the running SHA-256. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "../proto/ip4.h"
+#include "dl.h"
+
+#define DL_USER_AGENT "twinplane-fetch/" TP_VERSION
+
+static void dl_fail(struct dl *d, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void dl_fail(struct dl *d, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->finished)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->err, sizeof(d->err), fmt, ap);
+	va_end(ap);
+	d->exit = code;
+	d->finished = true;
+	d->t_end = d->net->now;
+	for (unsigned int i = 0; d->conns && i < d->nconn; i++)
+		if (d->conns[i].st != DLC_DONE && d->conns[i].st != DLC_IDLE)
+			d->conns[i].st = DLC_FAILED;
+}
+
+/* --- the writer: one pwritev per batch, straight from the mbufs ---------------- */
+
+static void writer_flush(struct dl *d, struct dl_writer *w)
+{
+	struct iovec *iov = w->iov;
+	unsigned int n = w->niov;
+
+	while (n && !w->err) {
+		ssize_t k = pwritev(w->fd, iov, (int)n /* DL_IOV, under IOV_MAX */, (off_t)w->off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			w->err = errno;
+			break;
+		}
+		w->writes++;
+		w->off += (uint64_t)k;
+		d->written += (uint64_t)k;
+		/* a short write: go on from where it stopped */
+		while (n && (size_t)k >= iov->iov_len) {
+			k -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (uint8_t *)iov->iov_base + k;
+			iov->iov_len -= (size_t)k;
+		}
+	}
+	for (unsigned int i = 0; i < w->nm; i++)
+		rte_pktmbuf_free(w->m[i]);
+	w->niov = w->nm = 0;
+	w->bytes = 0;
+	if (w->err)
+		dl_fail(d, DL_E_FILE, "cannot write %s: %s", d->o->out, strerror(w->err));
+}
+
+/* Take len bytes at p, inside m, for the file: the one copy is pwritev's. */
+static void writer_add(struct dl *d, struct dl_writer *w, struct rte_mbuf *m, const uint8_t *p,
+		       uint32_t len)
+{
+	if (w->niov == DL_IOV || w->nm == DL_IOV)
+		writer_flush(d, w);
+	if (w->niov &&
+	    (const uint8_t *)w->iov[w->niov - 1].iov_base + w->iov[w->niov - 1].iov_len == p) {
+		w->iov[w->niov - 1].iov_len += len;
+	} else {
+		w->iov[w->niov].iov_base = (void *)(uintptr_t)p;
+		w->iov[w->niov++].iov_len = len;
+	}
+	if (w->nm == 0 || w->m[w->nm - 1] != m) {
+		rte_mbuf_refcnt_update(m, 1);
+		w->m[w->nm++] = m;
+	}
+	w->bytes += len;
+	if (w->bytes >= DL_WRITE_BATCH)
+		writer_flush(d, w);
+}
+
+/* --- HTTP on a connection ------------------------------------------------------ */
+
+static void on_done(struct dl *d, struct dl_conn *c);
+static bool is_redirect(int status)
+{
+	return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+/* Open (or reopen) the output file: truncated for a new download, kept for a resumed or
+ * ranged one. */
+static bool file_open(struct dl *d, bool truncate)
+{
+	if (d->fd >= 0 && !truncate)
+		return true;
+	if (d->fd >= 0)
+		close(d->fd);
+	/* read too: parallel parts are hashed back from the file (hash_catch_up) */
+	d->fd = open(d->o->out, O_RDWR | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
+	if (d->fd < 0) {
+		dl_fail(d, DL_E_FILE, "cannot open %s: %s", d->o->out, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static void body_at(struct dl *d, struct dl_conn *c, uint64_t off)
+{
+	c->w.fd = d->fd;
+	c->w.off = off;
+	c->next = off;
+	c->st = DLC_BODY;
+}
+
+static void on_headers(struct dl *d, struct dl_conn *c)
+{
+	const struct tp_http_resp *r = &c->resp;
+
+	if (!c->part)
+		d->status = r->status;
+	if (is_redirect(r->status) && r->location[0] && !c->part) {
+		if (d->redirects >= d->o->max_redirects) {
+			dl_fail(d, DL_E_PROTO, "too many redirects (%u): last to %s", d->redirects,
+				r->location);
+			return;
+		}
+		struct tp_url next;
+		char err[128];
+		if (tp_url_resolve(&d->url, r->location, &next, err, sizeof(err)) < 0) {
+			dl_fail(d, DL_E_PROTO, "cannot follow redirect to '%s': %s", r->location,
+				err);
+			return;
+		}
+		d->url = next;
+		tp_url_fmt(&d->url, d->url_s, sizeof(d->url_s));
+		d->redirects++;
+		c->st = DLC_REDIRECT;
+		return;
+	}
+	if ((d->resumed_from || c->probe) && r->status == 416 && r->range_unsat &&
+	    r->range_total == d->resumed_from && !c->part) {
+		/* the file is whole already (wget: "nothing to do"), or empty */
+		if (!file_open(d, d->resumed_from == 0))
+			return;
+		d->total = d->resumed_from;
+		c->st = DLC_BODY;
+		c->probe = false;
+		on_done(d, c);
+		return;
+	}
+	if (r->status >= 300) {
+		dl_fail(d, DL_E_HTTP, "server answered %d %s for %s", r->status, r->reason,
+			d->url_s);
+		return;
+	}
+	if (c->part) {
+		/* RFC 9110 14.4: exactly the range asked for */
+		if (r->status != 206 || r->range_first != c->first || r->range_last + 1 != c->end) {
+			dl_fail(d, DL_E_PROTO,
+				"asked for bytes %" PRIu64 "-%" PRIu64 ", got status %d (%" PRIu64
+				"-%" PRIu64 ")",
+				c->first, c->end - 1, r->status, r->range_first, r->range_last);
+			return;
+		}
+		body_at(d, c, c->first);
+		return;
+	}
+	if (r->status == 206) {
+		if (r->range_first != d->resumed_from) {
+			dl_fail(d, DL_E_PROTO, "asked for bytes from %" PRIu64 ", got %" PRIu64 "-",
+				d->resumed_from, r->range_first);
+			return;
+		}
+		if (c->probe && r->range_total == UINT64_MAX) {
+			c->probe = false; /* no size given: the rest on this connection */
+		}
+		if (!file_open(d, d->resumed_from == 0))
+			return;
+		d->total = r->range_total;
+		d->framing = r->framing == TP_HTTP_LENGTH ? "length" : "chunked";
+		d->expected = d->total != UINT64_MAX ? d->total - d->resumed_from : UINT64_MAX;
+		body_at(d, c, d->resumed_from);
+		return;
+	}
+	if (r->status != 200) {
+		/* 201-205: nothing we asked for */
+		dl_fail(d, DL_E_HTTP, "unexpected status %d %s for %s", r->status, r->reason,
+			d->url_s);
+		return;
+	}
+	if (d->resumed_from) {
+		/* the server ignored the Range: the whole file again (as wget) */
+		d->resumed_from = 0;
+		d->hashed = 0;
+		tp_sha256_init(&d->sha);
+	}
+	c->probe = false; /* no ranges: the whole body on this connection */
+	if (!file_open(d, true))
+		return;
+	d->expected = r->framing == TP_HTTP_LENGTH ? r->content_length : UINT64_MAX;
+	d->framing = r->framing == TP_HTTP_LENGTH    ? "length"
+		     : r->framing == TP_HTTP_CHUNKED ? "chunked"
+						     : "close";
+	body_at(d, c, 0);
+}
+
+static void conn_open(struct dl *d, struct dl_conn *c);
+
+/* Send GET for the current URL on c, for [from, to] (TP_HTTP_NO_RANGE: open). */
+static void send_get(struct dl *d, struct dl_conn *c, uint64_t from, uint64_t to)
+{
+	char req[TP_HTTP_HOST_MAX + TP_HTTP_PATH_MAX + 256];
+	int len = tp_http_get(req, sizeof(req), &d->url, from, to, DL_USER_AGENT);
+
+	if (len < 0 || tcp_send(&c->tcp, req, (uint32_t)len) < 0) {
+		dl_fail(d, DL_E_GENERIC, "request for %s too long", d->url_s);
+		return;
+	}
+	tp_http_resp_init(&c->resp, false);
+	c->st = DLC_WAITING;
+}
+
+/* The probe's byte is in: split the rest of the file over the connections. */
+static void start_parts(struct dl *d, struct dl_conn *probe)
+{
+	uint64_t from = probe->next, left = d->total - from;
+	unsigned int n = d->o->connections;
+
+	if (left == 0)
+		return;
+	if (left / DL_PART_MIN < n)
+		n = (unsigned int)(left / DL_PART_MIN) + 1;
+	if (n > d->o->connections)
+		n = d->o->connections;
+	d->nparts = n;
+	for (unsigned int i = 0; i < n; i++) {
+		/* part 0 on the probe's connection when the server keeps it open */
+		struct dl_conn *c = (i == 0 && probe->resp.keep_alive) ? probe : &d->conns[i + 1];
+		c->part = true;
+		c->probe = false;
+		c->first = from + left / n * i;
+		c->end = i + 1 == n ? d->total : from + left / n * (i + 1);
+		c->next = c->first;
+		if (c == probe) {
+			writer_flush(d, &c->w); /* the probe's byte, at its own offset */
+			c->w.off = c->first;
+			send_get(d, c, c->first, c->end - 1);
+		} else {
+			conn_open(d, c);
+		}
+	}
+	if (!probe->part)
+		tcp_close(&probe->tcp);
+}
+
+static bool all_parts_done(const struct dl *d)
+{
+	for (unsigned int i = 0; i < d->nconn; i++)
+		if (d->conns[i].part && d->conns[i].st != DLC_DONE)
+			return false;
+	return true;
+}
+
+static void on_done(struct dl *d, struct dl_conn *c)
+{
+	if (d->finished)
+		return;
+	if (c->probe) {
+		c->probe = false;
+		c->st = DLC_DONE;
+		start_parts(d, c);
+		if (d->nparts && !d->finished)
+			return;
+	} else {
+		c->st = DLC_DONE;
+		if (c->part && !all_parts_done(d)) {
+			tcp_close(&c->tcp);
+			return;
+		}
+	}
+	for (unsigned int i = 0; i < d->nconn; i++)
+		writer_flush(d, &d->conns[i].w);
+	if (d->finished)
+		return;
+	d->finished = true;
+	d->t_end = d->net->now;
+	d->exit = DL_OK;
+	tcp_close(&c->tcp); /* we are done with it: FIN (an active close) */
+}
+
+static void conn_recv(void *app, struct tcp_conn *t, struct rte_mbuf *m, const uint8_t *data,
+		      uint32_t len)
+{
+	struct dl_conn *c = app;
+	struct dl *d = c->dl;
+
+	d->t_progress = d->net->now;
+	while (c->st == DLC_WAITING || c->st == DLC_BODY) {
+		enum tp_http_event ev;
+		const uint8_t *body;
+		size_t blen;
+		int k = tp_http_resp_feed(&c->resp, data, len, &ev, &body, &blen);
+		if (k < 0) {
+			dl_fail(d, DL_E_PROTO, "bad response from %s: %s", d->url_s,
+				tp_http_strerror(k));
+			return;
+		}
+		data += k;
+		len -= (uint32_t)k;
+		switch (ev) {
+		case TP_HTTP_EV_NONE:
+			return;
+		case TP_HTTP_EV_HEADERS:
+			on_headers(d, c);
+			break;
+		case TP_HTTP_EV_BODY:
+			if (c->st != DLC_BODY)
+				break; /* a redirect's or error's body: not ours */
+			if (c->part && c->next + blen > c->end) {
+				dl_fail(d, DL_E_PROTO, "more than the range asked for");
+				return;
+			}
+			/* the digest runs over the file in order: bytes at its frontier now,
+			 * others (a later part's) are caught up from the file by dl_poll */
+			if (c->next == d->hashed) {
+				tp_sha256_update(&d->sha, body, blen);
+				d->hashed += blen;
+			}
+			c->next += blen;
+			d->bytes += blen;
+			writer_add(d, &c->w, m, body, (uint32_t)blen);
+			break;
+		case TP_HTTP_EV_DONE:
+			if (c->st == DLC_BODY)
+				on_done(d, c);
+			return;
+		}
+	}
+}
+
+static void conn_event(void *app, struct tcp_conn *t, enum tcp_event e)
+{
+	struct dl_conn *c = app;
+	struct dl *d = c->dl;
+	char ip[16];
+	int r;
+
+	d->t_progress = d->net->now;
+	tp_ip4_fmt(t->rip, ip);
+	switch (e) {
+	case TCP_EV_ESTABLISHED:
+		if (c->part)
+			send_get(d, c, c->first, c->end - 1);
+		else if (c->probe)
+			/* one byte, to learn the size from Content-Range */
+			send_get(d, c, d->resumed_from, d->resumed_from);
+		else
+			/* --continue: the bytes after those the file has (RFC 9110 14.1.2) */
+			send_get(d, c, d->resumed_from ? d->resumed_from : TP_HTTP_NO_RANGE,
+				 TP_HTTP_NO_RANGE);
+		return;
+	case TCP_EV_PEER_FIN:
+		c->peer_fin = true;
+		if (c->st == DLC_WAITING || c->st == DLC_BODY) {
+			r = tp_http_resp_eof(&c->resp);
+			if (r == 1) {
+				on_done(d, c); /* a body delimited by the close */
+			} else if (r < 0 && c->st == DLC_BODY) {
+				uint64_t want = c->part ? c->end - c->first : d->expected;
+				uint64_t got = c->next - (c->part ? c->first : d->resumed_from);
+				if (want != UINT64_MAX)
+					dl_fail(d, DL_E_SHORT,
+						"server closed the connection after %" PRIu64
+						" of %" PRIu64 " body bytes: short body",
+						got, want);
+				else
+					dl_fail(d, DL_E_SHORT,
+						"server closed the connection after %" PRIu64
+						" body bytes: short body",
+						got);
+			} else if (r < 0) {
+				dl_fail(d, DL_E_NET, "server %s:%u closed the connection: %s", ip,
+					t->rport, tp_http_strerror(r));
+			}
+		}
+		tcp_close(t); /* our FIN in answer (CLOSE-WAIT -> LAST-ACK) */
+		return;
+	case TCP_EV_CLOSED:
+		c->closed = true;
+		return;
+	case TCP_EV_REFUSED:
+		c->closed = true;
+		dl_fail(d, DL_E_NET, "connection to %s:%u refused", ip, t->rport);
+		return;
+	case TCP_EV_RESET:
+		c->closed = true;
+		if (c->st == DLC_BODY)
+			dl_fail(d, DL_E_SHORT,
+				"connection reset by %s:%u after %" PRIu64
+				" body bytes: short body",
+				ip, t->rport, d->bytes);
+		else if (c->st != DLC_DONE)
+			dl_fail(d, DL_E_NET, "connection reset by %s:%u", ip, t->rport);
+		return;
+	case TCP_EV_TIMEOUT:
+	case TCP_EV_UNREACHABLE:
+		c->closed = true;
+		if (t->icmp_type == 3)
+			dl_fail(d, DL_E_NET,
+				"%s:%u unreachable (ICMP destination unreachable, code %d)", ip,
+				t->rport, t->icmp_code);
+		else if (t->icmp_type == 11)
+			dl_fail(d, DL_E_NET, "%s:%u unreachable (ICMP time exceeded)", ip,
+				t->rport);
+		else
+			dl_fail(d, DL_E_NET,
+				"connection to %s:%u timed out (%s, %u retransmissions)", ip,
+				t->rport, tcp_state_name(t->state), (unsigned int)t->retransmits);
+		return;
+	}
+}
+
+static const struct tcp_ops conn_ops = {.recv = conn_recv, .event = conn_event};
+
+static void conn_release(struct dl *d, struct dl_conn *c)
+{
+	if (!c->used)
+		return;
+	writer_flush(d, &c->w);
+	d->retransmits += c->tcp.retransmits;
+	d->ooo_segs += c->tcp.ooo_segs;
+	d->dup_segs += c->tcp.dup_segs;
+	tcp_free(&c->tcp);
+	c->used = false;
+}
+
+static void conn_open(struct dl *d, struct dl_conn *c)
+{
+	int ret;
+
+	c->dl = d;
+	c->w.fd = d->fd;
+	c->st = DLC_CONNECTING;
+	c->peer_fin = c->closed = false;
+	ret = tcp_connect(d->net, &c->tcp, d->url.ip, d->url.port, d->o->window, &conn_ops, c);
+	if (ret < 0) {
+		dl_fail(d, DL_E_GENERIC, "cannot open a connection: %s", strerror(-ret));
+		return;
+	}
+	c->used = true;
+}
+
+/* --continue: open the partial file and hash what it holds (a read of the file, not
+ * of the network: the digest then covers the whole file). */
+static int resume_open(struct dl *d)
+{
+	static uint8_t buf[1 << 20];
+	struct stat st;
+	uint64_t off = 0;
+
+	d->fd = open(d->o->out, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0) {
+		if (errno == ENOENT)
+			return 0; /* nothing to continue: a plain download */
+		snprintf(d->err, sizeof(d->err), "cannot open %s: %s", d->o->out, strerror(errno));
+		d->exit = DL_E_FILE;
+		return -1;
+	}
+	if (fstat(d->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(d->err, sizeof(d->err), "%s: not a regular file", d->o->out);
+		d->exit = DL_E_FILE;
+		return -1;
+	}
+	while (off < (uint64_t)st.st_size) {
+		ssize_t k = pread(d->fd, buf, sizeof(buf), (off_t)off);
+		if (k <= 0) {
+			snprintf(d->err, sizeof(d->err), "cannot read %s: %s", d->o->out,
+				 k < 0 ? strerror(errno) : "shorter than its size");
+			d->exit = DL_E_FILE;
+			return -1;
+		}
+		tp_sha256_update(&d->sha, buf, (size_t)k);
+		off += (uint64_t)k;
+	}
+	d->resumed_from = d->hashed = off;
+	return 0;
+}
+
+int dl_start(struct dl *d, struct fetch_net *n, const struct dl_opts *o)
+{
+	char err[256];
+
+	memset(d, 0, sizeof(*d));
+	d->net = n;
+	d->o = o;
+	d->fd = -1;
+	d->expected = d->total = UINT64_MAX;
+	d->framing = "none";
+	tp_sha256_init(&d->sha);
+	if (tp_url_parse(o->url, &d->url, err, sizeof(err)) < 0) {
+		snprintf(d->err, sizeof(d->err), "bad URL '%s': %s", o->url, err);
+		return d->exit = DL_E_USAGE;
+	}
+	tp_url_fmt(&d->url, d->url_s, sizeof(d->url_s));
+	if (net_next_hop(n, d->url.ip) == 0) {
+		char ip[16];
+		snprintf(d->err, sizeof(d->err),
+			 "%s is not on the port's subnet and no --gw was given",
+			 tp_ip4_fmt(d->url.ip, ip));
+		return d->exit = DL_E_USAGE;
+	}
+	if (o->resume && resume_open(d) < 0)
+		return d->exit;
+	d->nconn = o->connections + 1;
+	d->conns = calloc(d->nconn, sizeof(*d->conns));
+	if (d->conns == NULL) {
+		snprintf(d->err, sizeof(d->err), "out of memory");
+		return d->exit = DL_E_GENERIC;
+	}
+	for (unsigned int i = 0; i < d->nconn; i++)
+		d->conns[i].w.fd = -1;
+	d->t_start = d->t_progress = n->now;
+	d->conns[0].probe = o->connections > 1;
+	conn_open(d, &d->conns[0]);
+	return d->finished ? d->exit : 0;
+}
+
+static void progress_line(struct dl *d, bool last)
+{
+	double secs = (double)(d->net->now - d->t_start) / (double)d->net->hz;
+	double rate = secs > 0 ? (double)d->bytes / secs : 0;
+	char pct[16] = "";
+
+	if (d->expected != UINT64_MAX && d->expected)
+		snprintf(pct, sizeof(pct), "%5.1f%% ",
+			 100.0 * (double)d->bytes / (double)d->expected);
+	fprintf(stderr, "\r%s%.1f MiB  %.1f MiB/s  %.1f s   %s", pct, (double)d->bytes / 1048576.0,
+		rate / 1048576.0, secs, last ? "\n" : "");
+}
+
+/* Hash up to budget bytes of the file at the digest's frontier that a part received
+ * before the frontier reached it (read back from the file: the bytes came with no
+ * copy but pwritev's, and are hashed once). */
+static void hash_catch_up(struct dl *d, uint64_t budget)
+{
+	static uint8_t buf[1 << 20];
+
+	while (budget && d->nparts && d->hashed < d->total && d->exit == DL_OK) {
+		struct dl_conn *c = NULL;
+		for (unsigned int i = 0; i < d->nconn && c == NULL; i++) {
+			struct dl_conn *k = &d->conns[i];
+			if (k->part && k->first <= d->hashed && d->hashed < k->end)
+				c = k;
+		}
+		if (c == NULL || c->next <= d->hashed)
+			return; /* the frontier's part hashes as its bytes come */
+		if (c->w.niov && c->w.off < c->next)
+			writer_flush(d, &c->w); /* the bytes to read must be in the file */
+		uint64_t want = c->next - d->hashed;
+		if (want > sizeof(buf))
+			want = sizeof(buf);
+		if (want > budget)
+			want = budget;
+		ssize_t k = pread(d->fd, buf, (size_t)want, (off_t)d->hashed);
+		if (k <= 0) {
+			/* also after the download ended: the digest would be wrong */
+			snprintf(d->err, sizeof(d->err), "cannot read back %s: %s", d->o->out,
+				 k < 0 ? strerror(errno) : "shorter than written");
+			d->exit = DL_E_FILE;
+			d->finished = true;
+			return;
+		}
+		tp_sha256_update(&d->sha, buf, (size_t)k);
+		d->hashed += (uint64_t)k;
+		budget -= (uint64_t)k;
+	}
+}
+
+void dl_poll(struct dl *d, bool idle)
+{
+	struct fetch_net *n = d->net;
+	struct dl_conn *c0 = &d->conns[0];
+
+	if (c0->st == DLC_REDIRECT) {
+		/* a new connection for the next URL (keep-alive reuse is not done yet) */
+		tcp_abort(&c0->tcp);
+		conn_release(d, c0);
+		if (net_next_hop(n, d->url.ip) == 0) {
+			char ip[16];
+			dl_fail(d, DL_E_NET, "redirect to %s: not on the port's subnet, no --gw",
+				tp_ip4_fmt(d->url.ip, ip));
+			return;
+		}
+		conn_open(d, c0);
+		return;
+	}
+	for (unsigned int i = 0; i < d->nconn; i++)
+		if (idle && d->conns[i].w.niov)
+			writer_flush(d, &d->conns[i].w);
+	/* 256 KiB a pass: a millisecond or so of hashing between two bursts */
+	hash_catch_up(d, 256 * 1024);
+	if (d->finished)
+		return;
+	if (n->now - d->t_progress > n->hz * d->o->timeout_s) {
+		char ip[16];
+		uint32_t nh = net_next_hop(n, d->url.ip);
+		struct rte_ether_addr mac;
+		if (c0->tcp.state == TCP_SYN_SENT && !net_resolve(n, nh, &mac))
+			dl_fail(d, DL_E_NET, "no ARP reply from %s in %u s", tp_ip4_fmt(nh, ip),
+				d->o->timeout_s);
+		else if (c0->tcp.soft_err && c0->tcp.icmp_type == 3)
+			/* RFC 1122 4.2.3.9: a soft error, reported when the connection fails */
+			dl_fail(d, DL_E_NET,
+				"%s unreachable: ICMP destination unreachable (code %d), no answer "
+				"for %u s",
+				tp_ip4_fmt(d->url.ip, ip), c0->tcp.icmp_code, d->o->timeout_s);
+		else if (c0->tcp.soft_err && c0->tcp.icmp_type == 11)
+			dl_fail(d, DL_E_NET,
+				"%s unreachable: ICMP time exceeded, no answer for %u s",
+				tp_ip4_fmt(d->url.ip, ip), d->o->timeout_s);
+		else
+			dl_fail(d, DL_E_NET, "timed out: nothing from %s for %u s (%s)",
+				tp_ip4_fmt(d->url.ip, ip), d->o->timeout_s,
+				tcp_state_name(c0->tcp.state));
+		return;
+	}
+	if (d->o->progress && n->now - d->t_bar > n->hz / 4) {
+		d->t_bar = n->now;
+		progress_line(d, false);
+	}
+}
+
+bool dl_closed(const struct dl *d)
+{
+	for (unsigned int i = 0; i < d->nconn; i++) {
+		const struct dl_conn *c = &d->conns[i];
+		if (c->used && !c->closed && c->tcp.state != TCP_CLOSED &&
+		    c->tcp.state != TCP_TIME_WAIT)
+			return false;
+	}
+	return true;
+}
+
+int dl_finish(struct dl *d)
+{
+	uint8_t digest[32];
+
+	for (unsigned int i = 0; d->conns && i < d->nconn; i++) {
+		struct dl_conn *c = &d->conns[i];
+		if (c->used && !c->closed && c->tcp.state != TCP_CLOSED &&
+		    c->tcp.state != TCP_TIME_WAIT)
+			tcp_abort(&c->tcp);
+		conn_release(d, c);
+	}
+	hash_catch_up(d, UINT64_MAX);
+	if (d->exit == DL_OK && d->nparts && d->hashed != d->total) {
+		snprintf(d->err, sizeof(d->err),
+			 "internal: the digest covers %" PRIu64 " of %" PRIu64 " bytes", d->hashed,
+			 d->total);
+		d->exit = DL_E_GENERIC;
+	}
+	if (d->o->progress && d->t_bar)
+		progress_line(d, true);
+	if (d->fd >= 0 && close(d->fd) < 0 && d->exit == DL_OK) {
+		snprintf(d->err, sizeof(d->err), "cannot write %s: %s", d->o->out, strerror(errno));
+		d->exit = DL_E_FILE;
+	}
+	d->fd = -1;
+	tp_sha256_final(&d->sha, digest);
+	for (int i = 0; i < 32; i++)
+		snprintf(d->sha_hex + 2 * i, 3, "%02x", digest[i]);
+	if (d->exit == DL_OK && d->o->sha256_hex && strcasecmp(d->o->sha256_hex, d->sha_hex) != 0) {
+		snprintf(d->err, sizeof(d->err), "SHA-256 mismatch: got %s, expected %s",
+			 d->sha_hex, d->o->sha256_hex);
+		d->exit = DL_E_SHA;
+	}
+	free(d->conns);
+	d->conns = NULL;
+	return d->exit;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A download: HTTP/1.1 GET over the stack's TCP, redirects, the body written to the
+ * file straight from the mbufs (pwritev, batched) and hashed (SHA-256) as it arrives. */
+#ifndef TP_FETCH_DL_H
+#define TP_FETCH_DL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "../proto/http.h"
+#include "../proto/sha256.h"
+#include "net.h"
+#include "tcp.h"
+
+#define DL_PART_MIN (256 * 1024) /* no part smaller than this */
+
+/* Exit statuses, after wget's where they exist (see --help and README). */
+enum dl_exit {
+	DL_OK = 0,
+	DL_E_GENERIC = 1, /* start-up: EAL, port, memory */
+	DL_E_USAGE = 2,	  /* bad command line */
+	DL_E_FILE = 3,	  /* the output file cannot be opened or written */
+	DL_E_NET = 4,	  /* ARP, refused, reset, unreachable, timed out */
+	DL_E_SHORT = 5,	  /* the connection ended before the body did */
+	DL_E_PROTO = 7,	  /* a malformed response, too many redirects */
+	DL_E_HTTP = 8,	  /* the server answered 4xx or 5xx (or an unfollowed 3xx) */
+	DL_E_SHA = 9,	  /* the file's SHA-256 is not --sha256's */
+};
+
+#define DL_IOV 64		    /* spans per pwritev */
+#define DL_WRITE_BATCH (256 * 1024) /* bytes that make a pwritev due */
+
+struct dl_opts {
+	const char *url;
+	const char *out;	/* file name */
+	const char *sha256_hex; /* expected digest, or NULL */
+	uint32_t window;	/* TCP receive window, bytes */
+	unsigned int timeout_s; /* no progress for this long: failure */
+	unsigned int max_redirects;
+	bool progress;		  /* a progress line on stderr */
+	bool resume;		  /* continue a partial file with a Range request (wget -c) */
+	unsigned int connections; /* parallel ranges (1: one plain GET) */
+};
+
+/* Body bytes waiting for one pwritev: spans of mbufs we hold a reference to. */
+struct dl_writer {
+	int fd;
+	uint64_t off; /* the file offset of iov[0] */
+	unsigned int niov, nm;
+	size_t bytes;
+	int err; /* errno of the first failed write */
+	uint64_t writes;
+	struct iovec iov[DL_IOV];
+	struct rte_mbuf *m[DL_IOV];
+};
+
+enum dl_conn_state {
+	DLC_IDLE = 0,
+	DLC_CONNECTING,
+	DLC_WAITING, /* request sent, no header section yet */
+	DLC_BODY,
+	DLC_DONE,
+	DLC_REDIRECT, /* a 3xx to follow: the loop opens the next connection */
+	DLC_FAILED,
+};
+
+struct dl;
+
+struct dl_conn {
+	struct dl *dl;
+	enum dl_conn_state st;
+	bool peer_fin, closed;
+	bool used;	     /* a connection was opened in this slot */
+	bool probe;	     /* asks for one byte to learn the size (parallel ranges) */
+	bool part;	     /* asks for [first, end) */
+	uint64_t first, end; /* the range asked for (part), file offsets */
+	uint64_t next;	     /* file offset of its next body byte */
+	struct dl_writer w;
+	struct tp_http_resp resp;
+	struct tcp_conn tcp;
+};
+
+struct dl {
+	struct fetch_net *net;
+	const struct dl_opts *o;
+	struct tp_url url; /* the current one (after redirects) */
+	char url_s[TP_HTTP_HOST_MAX + TP_HTTP_PATH_MAX + 32];
+	int fd;
+	struct tp_sha256 sha;
+	char sha_hex[65];
+	struct dl_conn *conns; /* conns[0]: the first (and only, with one connection) */
+	unsigned int nconn;    /* slots: connections + 1 */
+	unsigned int nparts;   /* ranges the body was split into (0: one GET) */
+	uint64_t total;	       /* the file's size, when a probe told it */
+	uint64_t hashed;       /* the digest covers [0, hashed) of the file */
+	unsigned int redirects;
+	int status;	       /* the final response's status */
+	const char *framing;   /* how its body was delimited: length, chunked, close */
+	uint64_t expected;     /* body length when known, else UINT64_MAX */
+	uint64_t bytes;	       /* body bytes received */
+	uint64_t written;      /* body bytes written to the file */
+	uint64_t resumed_from; /* bytes of the file there before (--continue) */
+	uint64_t t_start, t_end, t_progress, t_bar;
+	uint64_t retransmits, ooo_segs, dup_segs; /* of finished connections */
+	bool finished;				  /* success or failure decided */
+	int exit;
+	char err[512];
+};
+
+/* Start downloading o->url. 0, or an exit status with the reason in d->err. */
+int dl_start(struct dl *d, struct fetch_net *n, const struct dl_opts *o);
+/* Once per loop pass (after tcp_poll): redirects, the writer when idle, the timeout,
+ * the progress line. */
+void dl_poll(struct dl *d, bool idle);
+/* After the loop: flush, close the file, release the connections; compare the digest.
+ * The exit status. */
+int dl_finish(struct dl *d);
+/* Are the connections closed (or given up after a linger)? */
+bool dl_closed(const struct dl *d);
+
+#endif

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* twinplane-fetch: downloads a URL over HTTP/1.1 with the project's own TCP/IP stack on
+ * one DPDK port (issue 13, seed 001). src/fetch/README.md describes it. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "../core/eal.h"
+#include "../core/ethdev.h"
+#include "../proto/ip4.h"
+#include "dl.h"
+
+#define PROG "twinplane-fetch"
+#define POOL_MBUFS 16383 /* rx and tx rings, TCP_OOO_MAX queued segments, writer batches */
+#define LINGER_MS 1000	 /* after the download: time for the FIN exchange */
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: " PROG " --port DEVARGS --addr A.B.C.D/LEN [--gw A.B.C.D] URL [-o FILE]\n"
+	    "       [--sha256 HEX] [--connections N] [--json] [options]\n"
+	    "Downloads URL (http://IPv4[:port]/path) with its own TCP/IP stack on one DPDK port.\n"
+	    "  -p, --port DEVARGS     the port: net_af_xdp0,iface=veth0, a PCI address, ...\n"
+	    "  -a, --addr A/LEN       our IPv4 address and subnet on that port\n"
+	    "  -g, --gw A.B.C.D       the gateway for destinations off the subnet\n"
+	    "  -o, --output FILE      where the body goes (default: the URL's last path\n"
+	    "                         segment, index.html if it has none)\n"
+	    "      --sha256 HEX       the expected SHA-256 of the body: exit 9 if it differs\n"
+	    "      --connections N    split the file over N parallel ranges, up to 15 (1)\n"
+	    "      --json             a JSON summary on stdout\n"
+	    "      --timeout S        give up after S seconds without progress (30)\n"
+	    "      --window BYTES     TCP receive window (4194304)\n"
+	    "      --max-redirect N   redirects followed (20)\n"
+	    "  -q, --quiet            no progress line\n"
+	    "  -n, --name NAME        instance name, the DPDK file prefix (fetch)\n"
+	    "  -l, --lcores LIST      EAL lcores (0)\n"
+	    "      --no-huge          ordinary memory instead of hugepages\n"
+	    "  -m, --mem MB           memory without hugepages (512)\n"
+	    "      --eal 'ARGS'       extra EAL arguments\n"
+	    "  -h, --help             this text\n"
+	    "Exit status: 0 done; 1 start-up failure; 2 usage; 3 file error; 4 network\n"
+	    "failure (ARP, refused, reset, unreachable, timeout); 5 short body (the connection\n"
+	    "ended first); 7 malformed response or too many redirects; 8 server error\n"
+	    "(4xx, 5xx); 9 SHA-256 mismatch.\n");
+}
+
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || x < min || x > max)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+/* The default file name: the URL path's last segment (wget's choice). */
+static const char *default_output(const char *url, char *buf, size_t len)
+{
+	const char *p = strstr(url, "://");
+	p = p ? p + 3 : url;
+	p += strcspn(p, "/");
+	size_t pl = strcspn(p, "?#");
+	const char *seg = p + pl;
+	while (seg > p && seg[-1] != '/')
+		seg--;
+	size_t sl = (size_t)(p + pl - seg);
+	if (sl == 0 || sl >= len || (sl <= 2 && seg[0] == '.'))
+		return "index.html";
+	memcpy(buf, seg, sl);
+	buf[sl] = '\0';
+	return buf;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
+			 const struct fetch_net *n, unsigned int outstanding)
+{
+	uint64_t t_end = d->t_end ? d->t_end : n->now;
+	double secs = (double)(t_end - d->t_start) / (double)n->hz;
+
+	fprintf(f, "{\"url\": ");
+	json_str(f, o->url);
+	fprintf(f, ", \"final_url\": ");
+	json_str(f, d->url_s);
+	fprintf(f, ", \"file\": ");
+	json_str(f, o->out);
+	fprintf(f, ", \"status\": %d, \"exit\": %d, \"framing\": \"%s\"", d->status, d->exit,
+		d->framing);
+	fprintf(f, ", \"bytes\": %" PRIu64 ", \"written\": %" PRIu64 ", \"resumed_from\": %" PRIu64,
+		d->bytes, d->written, d->resumed_from);
+	fprintf(f, ", \"seconds\": %.6f, \"goodput_bps\": %.0f, \"sha256\": \"%s\"", secs,
+		secs > 0 ? (double)d->bytes * 8 / secs : 0.0, d->sha_hex);
+	fprintf(f, ", \"connections\": %u, \"redirects\": %u", d->nparts ? d->nparts : 1,
+		d->redirects);
+	fprintf(f,
+		", \"retransmissions\": %" PRIu64 ", \"out_of_order\": %" PRIu64
+		", \"duplicates\": %" PRIu64,
+		d->retransmits, d->ooo_segs, d->dup_segs);
+	fprintf(f, ", \"mbufs_outstanding\": %u, \"error\": ", outstanding);
+	if (d->exit)
+		json_str(f, d->err);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"counters\": {");
+	const char *sep = "";
+#define X(name, what)                                                                              \
+	fprintf(f, "%s\"" #name "\": %" PRIu64, sep, n->c.name);                                   \
+	sep = ", ";
+	FETCH_COUNTERS(X)
+#undef X
+	fprintf(f, "}}\n");
+}
+
+/* Open the port: probe, one rx and one tx queue, started; our MAC and MTU. */
+static int port_open(struct fetch_net *n, const char *devargs)
+{
+	uint16_t rxd = 2048, txd = 1024, txq = 1, mtu = 0;
+	char err[256] = "";
+	int ret;
+
+	ret = tp_ethdev_probe(devargs, &n->port, err, sizeof(err));
+	if (ret < 0)
+		goto fail;
+	ret = tp_ethdev_configure(n->port, 1, &txq, &rxd, &txd, &mtu, err, sizeof(err));
+	if (ret < 0)
+		goto close;
+	ret = tp_ethdev_setup(n->port, 1, 1, rxd, txd, n->pool, err, sizeof(err));
+	if (ret < 0)
+		goto close;
+	ret = rte_eth_dev_start(n->port);
+	if (ret < 0) {
+		snprintf(err, sizeof(err), "start: %s", strerror(-ret));
+		goto close;
+	}
+	rte_eth_macaddr_get(n->port, &n->mac);
+	n->mtu = mtu > 1500 ? 1500 : mtu; /* our MSS follows the port's MTU */
+	if (n->mtu < 576)
+		n->mtu = 576;
+	return 0;
+close:
+	tp_ethdev_close(n->port);
+fail:
+	fprintf(stderr, PROG ": port %s: %s\n", devargs, err);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_SHA = 256, O_CONN, O_JSON, O_TIMEOUT, O_WINDOW, O_REDIR, O_NO_HUGE, O_EAL };
+	static const struct option lo[] = {
+	    {"port", required_argument, NULL, 'p'},
+	    {"addr", required_argument, NULL, 'a'},
+	    {"gw", required_argument, NULL, 'g'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"continue", no_argument, NULL, 'c'},
+	    {"name", required_argument, NULL, 'n'},
+	    {"lcores", required_argument, NULL, 'l'},
+	    {"mem", required_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"sha256", required_argument, NULL, O_SHA},
+	    {"connections", required_argument, NULL, O_CONN},
+	    {"json", no_argument, NULL, O_JSON},
+	    {"timeout", required_argument, NULL, O_TIMEOUT},
+	    {"window", required_argument, NULL, O_WINDOW},
+	    {"max-redirect", required_argument, NULL, O_REDIR},
+	    {"no-huge", no_argument, NULL, O_NO_HUGE},
+	    {"eal", required_argument, NULL, O_EAL},
+	    {0},
+	};
+	struct tp_eal_opts eo = {.prog = PROG, .name = "fetch", .lcores = "0", .mem_mb = 512};
+	struct dl_opts o = {.window = 4u << 20, .timeout_s = 30, .max_redirects = 20};
+	static struct fetch_net net;
+	static struct dl d;
+	const char *devargs = NULL, *addr = NULL, *gw = NULL;
+	char outbuf[256], lock_path[256];
+	bool json = false, quiet = false;
+	unsigned int connections = 1;
+	int c, lock_fd, status = DL_E_GENERIC;
+	uint64_t v;
+	uint8_t depth;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:a:g:o:qcn:l:m:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			devargs = optarg;
+			break;
+		case 'a':
+			addr = optarg;
+			break;
+		case 'g':
+			gw = optarg;
+			break;
+		case 'o':
+			o.out = optarg;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'c':
+			o.resume = true;
+			break;
+		case 'n':
+			eo.name = optarg;
+			break;
+		case 'l':
+			eo.lcores = optarg;
+			break;
+		case 'm':
+			if (parse_u64(optarg, 64, 1 << 20, &v) < 0)
+				goto bad_value;
+			eo.mem_mb = (unsigned int)v;
+			break;
+		case 'h':
+			usage(stdout);
+			return DL_OK;
+		case O_SHA:
+			if (strlen(optarg) != 64 || strspn(optarg, "0123456789abcdefABCDEF") != 64)
+				goto bad_value;
+			o.sha256_hex = optarg;
+			break;
+		case O_CONN:
+			if (parse_u64(optarg, 1, FETCH_MAX_CONN - 1, &v) < 0)
+				goto bad_value;
+			connections = (unsigned int)v;
+			break;
+		case O_JSON:
+			json = true;
+			break;
+		case O_TIMEOUT:
+			if (parse_u64(optarg, 1, 86400, &v) < 0)
+				goto bad_value;
+			o.timeout_s = (unsigned int)v;
+			break;
+		case O_WINDOW:
+			if (parse_u64(optarg, 1024, 1u << 30, &v) < 0)
+				goto bad_value;
+			o.window = (uint32_t)v;
+			break;
+		case O_REDIR:
+			if (parse_u64(optarg, 0, 100, &v) < 0)
+				goto bad_value;
+			o.max_redirects = (unsigned int)v;
+			break;
+		case O_NO_HUGE:
+			eo.no_huge = true;
+			break;
+		case O_EAL:
+			eo.extra = optarg;
+			break;
+		case ':':
+			fprintf(stderr, PROG ": %s needs a value\n", argv[optind - 1]);
+			goto usage;
+		default:
+			fprintf(stderr, PROG ": unknown option %s\n", argv[optind - 1]);
+			goto usage;
+		}
+		continue;
+	bad_value:
+		fprintf(stderr, PROG ": bad value '%s' for %s\n", optarg, argv[optind - 1]);
+		goto usage;
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, PROG ": %s\n",
+			optind >= argc ? "give one URL" : "give only one URL");
+		goto usage;
+	}
+	o.url = argv[optind];
+	if (devargs == NULL || addr == NULL) {
+		fprintf(stderr, PROG ": give --port DEVARGS and --addr A.B.C.D/LEN\n");
+		goto usage;
+	}
+	if (tp_ip4_parse_prefix(addr, &net.ip, &depth) < 0 || depth == 0 || depth > 30) {
+		fprintf(stderr, PROG ": bad --addr '%s' (A.B.C.D/LEN, LEN 1-30)\n", addr);
+		goto usage;
+	}
+	net.mask = depth ? ~0u << (32 - depth) : 0;
+	if (gw &&
+	    (tp_ip4_parse_addr(gw, &net.gw) < 0 || (net.gw & net.mask) != (net.ip & net.mask))) {
+		fprintf(stderr, PROG ": bad --gw '%s': an address on %s's subnet\n", gw, addr);
+		goto usage;
+	}
+	o.connections = connections;
+	{
+		/* the URL's errors before the EAL starts */
+		struct tp_url u;
+		char err[256];
+		if (tp_url_parse(o.url, &u, err, sizeof(err)) < 0) {
+			fprintf(stderr, PROG ": bad URL '%s': %s\n", o.url, err);
+			return DL_E_USAGE;
+		}
+	}
+	if (o.out == NULL)
+		o.out = default_output(o.url, outbuf, sizeof(outbuf));
+	o.progress = !quiet && isatty(STDERR_FILENO);
+
+	lock_fd = tp_instance_lock(PROG, eo.name, NULL, lock_path, sizeof(lock_path), NULL, 0);
+	if (lock_fd < 0)
+		return DL_E_GENERIC;
+	if (tp_eal_start(&eo) < 0) {
+		fprintf(stderr, PROG ": EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		goto unlock;
+	}
+	net.hz = rte_get_tsc_hz();
+	net.now = rte_rdtsc();
+	net.pool = rte_pktmbuf_pool_create("fetch", POOL_MBUFS, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					   (int)rte_socket_id());
+	if (net.pool == NULL) {
+		fprintf(stderr, PROG ": mbuf pool: %s\n", rte_strerror(rte_errno));
+		goto eal_cleanup;
+	}
+	if (port_open(&net, devargs) < 0)
+		goto pool_free;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	/* what the PMD holds for its rx ring: the baseline of the leak check */
+	unsigned int in_use_start = rte_mempool_in_use_count(net.pool);
+
+	status = dl_start(&d, &net, &o);
+	if (status) {
+		fprintf(stderr, PROG ": %s\n", d.err);
+		goto port_close;
+	}
+
+	/* the loop: receive a burst, run it through the stack, timers, transmit; the file
+	 * writes (pwritev) are its only system calls besides the PMD's */
+	uint64_t linger_until = 0;
+	while (!stop_requested) {
+		struct rte_mbuf *pkts[FETCH_BURST];
+		net.now = rte_rdtsc();
+		uint16_t nb = rte_eth_rx_burst(net.port, 0, pkts, FETCH_BURST);
+		for (uint16_t i = 0; i < nb; i++)
+			net_input(&net, pkts[i]);
+		tcp_poll(&net);
+		dl_poll(&d, nb == 0);
+		net_flush(&net);
+		if (d.finished) {
+			if (linger_until == 0)
+				linger_until = net.now + net.hz / 1000 * LINGER_MS;
+			if (dl_closed(&d) || net.now >= linger_until || d.exit != DL_OK)
+				break;
+		}
+	}
+	if (stop_requested && !d.finished) {
+		snprintf(d.err, sizeof(d.err), "interrupted by signal %d", (int)stop_requested);
+		d.exit = DL_E_NET;
+		d.t_end = net.now;
+	}
+	status = dl_finish(&d);
+	net_flush(&net);
+	/* every queue of ours is empty now: what is out of the pool beyond the rx ring's
+	 * share is held by the PMD (af_xdp keeps its last transmitted frame until its
+	 * next send: 1) or leaked */
+	unsigned int in_use_end = rte_mempool_in_use_count(net.pool);
+	unsigned int outstanding = in_use_end > in_use_start ? in_use_end - in_use_start : 0;
+	tp_ethdev_close(net.port);
+	if (json)
+		summary_json(stdout, &d, &o, &net, outstanding);
+	if (status)
+		fprintf(stderr, PROG ": %s\n", d.err);
+	goto pool_free;
+port_close:
+	tp_ethdev_close(net.port);
+pool_free:
+	rte_mempool_free(net.pool);
+eal_cleanup:
+	rte_eal_cleanup();
+unlock:
+	unlink(lock_path);
+	close(lock_fd);
+	return status;
+usage:
+	usage(stderr);
+	return DL_E_USAGE;
+}

@@ -1,0 +1,352 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""twinplane-fetch (issue 13) against nginx through a Linux router: the downloader on
+net_af_xdp over a veth, its own ARP/IPv4/TCP. Files must arrive byte-identical (the
+SHA-256 of the file on disk, not only the one the downloader reports); failures must
+be reported with their own exit status and message."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from twinplane.lab.fetch import (
+    SERVER,
+    FetchLab,
+    FetchResult,
+    fetch_binary,
+    nginx_binary,
+)
+from twinplane.lab.fetch import (
+    testdut_binary as dut_binary,
+)
+
+BIG = 128 << 20  # the large file: ~1 s on this machine's veth
+LOSSY = 48 << 20
+
+
+def _need() -> None:
+    missing = []
+    if not fetch_binary().exists():
+        missing.append(f"{fetch_binary()} not built")
+    if nginx_binary() is None:
+        missing.append("nginx not installed (scripts/setup.sh)")
+    if missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail("; ".join(missing))
+        pytest.skip("; ".join(missing))
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[FetchLab]:
+    """One lab for the module (namespaces, router, nginx), with its files."""
+    _need()
+    with FetchLab() as lab:
+        lab.add_file("small.bin", 100_003)
+        lab.add_file("empty.bin", 0)
+        lab.add_file("big.bin", BIG)
+        lab.add_file("lossy.bin", LOSSY)
+        lab.add_file("slow.bin", 16 << 20)
+        yield lab
+
+
+def fetch(lab: FetchLab, url: str, out: str, *extra: str, timeout: float = 120) -> FetchResult:
+    res = lab.fetch(url, out, *extra, timeout=timeout)
+    assert isinstance(res, FetchResult)
+    assert res.summary, f"no JSON summary\n{res}"
+    return res
+
+
+def counters(res: FetchResult) -> dict[str, Any]:
+    c: dict[str, Any] = res.summary["counters"]
+    return c
+
+
+def assert_identical(lab: FetchLab, res: FetchResult, name: str, out: str) -> None:
+    """Exit 0, every byte there: the file on disk hashes to the server's file."""
+    assert res.returncode == 0, str(res)
+    size = (lab.www / name).stat().st_size
+    path = lab.out / out
+    assert path.stat().st_size == size
+    assert FetchLab.file_sha256(path) == lab.sha256(name)
+    assert res.summary["sha256"] == lab.sha256(name)
+    assert res.summary["bytes"] + res.summary["resumed_from"] == size
+    assert res.summary["written"] == res.summary["bytes"]
+    assert res.summary["error"] is None
+    # mbufs out beyond the rx ring's at the end: af_xdp's last transmitted frame
+    assert res.summary["mbufs_outstanding"] <= 1
+
+
+def test_small_file(lab: FetchLab) -> None:
+    res = fetch(lab, f"http://{SERVER}/small.bin", "small.bin")
+    assert_identical(lab, res, "small.bin", "small.bin")
+    assert res.summary["status"] == 200 and res.summary["framing"] == "length"
+    c = counters(res)
+    # it resolved the gateway itself and dropped nothing
+    assert c["arp_requests_sent"] >= 1 and c["arp_learned"] >= 1
+    assert all(v == 0 for k, v in c.items() if k.startswith("drop_")), c
+    # nginx saw our request, with a Host header of the URL's
+    log = (lab.nginx.dir / "access.log").read_text()
+    assert '"GET /small.bin HTTP/1.1" 200 100003' in log
+
+
+def test_empty_file(lab: FetchLab) -> None:
+    res = fetch(lab, f"http://{SERVER}/empty.bin", "empty.bin")
+    assert_identical(lab, res, "empty.bin", "empty.bin")
+
+
+def test_large_file_identical(lab: FetchLab) -> None:
+    res = fetch(lab, f"http://{SERVER}/big.bin", "big.bin", "--sha256", lab.sha256("big.bin"))
+    assert_identical(lab, res, "big.bin", "big.bin")
+    assert res.summary["goodput_bps"] > 0 and res.summary["seconds"] > 0
+    c = counters(res)
+    assert c["tcp_segments_in"] >= BIG // 1460
+    # RFC 5681 4.2: at least every second segment acknowledged
+    assert c["tcp_acks_sent"] >= c["tcp_segments_in"] // 2 - 1
+
+
+def test_four_parallel_ranges(lab: FetchLab) -> None:
+    """--connections 4: a one-byte Range learns the size, its connection (kept alive)
+    and three more take a quarter each; the file and the digest come out whole."""
+    log = lab.nginx.dir / "access.log"
+    before = len(log.read_text().splitlines())
+    res = fetch(lab, f"http://{SERVER}/big.bin", "parallel.bin", "--connections", "4")
+    assert_identical(lab, res, "big.bin", "parallel.bin")
+    assert res.summary["connections"] == 4 and res.summary["status"] == 206
+    lines = log.read_text().splitlines()[before:]
+    sizes = sorted(int(ln.split('" 206 ')[1].split()[0]) for ln in lines if '" 206 ' in ln)
+    assert len(sizes) == 5 and sizes[0] == 1, lines  # the probe, then 4 parts
+    assert sum(sizes) == BIG
+    assert max(sizes) - min(sizes[1:]) <= 4  # even parts
+
+
+def test_sha256_mismatch(lab: FetchLab) -> None:
+    wrong = "0" * 64
+    res = fetch(lab, f"http://{SERVER}/small.bin", "mismatch.bin", "--sha256", wrong)
+    assert res.returncode == 9, str(res)
+    assert "SHA-256 mismatch" in res.stderr and lab.sha256("small.bin") in res.stderr
+
+
+def test_chunked(lab: FetchLab) -> None:
+    res = fetch(lab, f"http://{SERVER}/chunked/big.bin", "chunked.bin")
+    assert res.summary["framing"] == "chunked"
+    assert_identical(lab, res, "big.bin", "chunked.bin")
+
+
+def test_404(lab: FetchLab) -> None:
+    res = fetch(lab, f"http://{SERVER}/nope.bin", "nope.bin")
+    assert res.returncode == 8, str(res)
+    assert res.summary["status"] == 404
+    assert "404 Not Found" in res.stderr
+    assert not (lab.out / "nope.bin").exists()  # no file for an error
+
+
+def test_refused_port(lab: FetchLab) -> None:
+    res = fetch(lab, f"http://{SERVER}:81/small.bin", "refused.bin")
+    assert res.returncode == 4, str(res)
+    assert "refused" in res.stderr
+    assert counters(res)["tcp_rst_rcvd"] == 1
+
+
+def test_timeout_with_syn_retransmissions(lab: FetchLab) -> None:
+    lab.run("r", ["nft", "add table ip tpblack"])
+    try:
+        lab.run(
+            "r",
+            [
+                "nft",
+                "add chain ip tpblack f { type filter hook forward priority 0; tcp dport 9 drop; }",
+            ],
+        )
+        t0 = time.monotonic()
+        res = fetch(lab, f"http://{SERVER}:9/x", "timeout.bin", "--timeout", "3")
+        took = time.monotonic() - t0
+    finally:
+        lab.run("r", ["nft", "delete table ip tpblack"])
+    assert res.returncode == 4, str(res)
+    assert "timed out" in res.stderr
+    # RFC 6298: the SYN again after 1 s, then 2 s later
+    assert res.summary["retransmissions"] >= 1
+    assert 3 <= took < 20
+
+
+def test_host_unreachable(lab: FetchLab) -> None:
+    """A server address no one has: the router's ARP fails and it answers our SYNs with
+    ICMP host unreachable, which the failure names (a soft error, RFC 1122 4.2.3.9)."""
+    res = fetch(lab, "http://10.0.2.99/x", "unreachable.bin", "--timeout", "5")
+    assert res.returncode == 4, str(res)
+    assert "unreachable" in res.stderr and "code 1" in res.stderr, res.stderr
+    assert counters(res)["icmp_errors"] >= 1
+
+
+def test_redirects(lab: FetchLab) -> None:
+    res = fetch(lab, f"http://{SERVER}/redirect", "redirected.bin")
+    assert_identical(lab, res, "small.bin", "redirected.bin")
+    assert res.summary["redirects"] == 1
+    assert res.summary["final_url"] == f"http://{SERVER}/small.bin"
+    res = fetch(lab, f"http://{SERVER}/redirect-abs", "redirected2.bin")
+    assert_identical(lab, res, "small.bin", "redirected2.bin")
+    assert res.summary["final_url"] == f"http://{SERVER}:8080/small.bin"
+    res = fetch(lab, f"http://{SERVER}/loop", "loop.bin", "--max-redirect", "3")
+    assert res.returncode == 7, str(res)
+    assert "too many redirects (3)" in res.stderr
+
+
+def test_server_closes_early_and_ping(lab: FetchLab) -> None:
+    """nginx sends slow.bin at 2 MB/s and is stopped after a second: the short body is
+    reported (exit 5). Meanwhile the router pings the downloader, which answers (and
+    answered the router's ARP)."""
+    proc = lab.fetch(f"http://{SERVER}/slow/slow.bin", "slow.bin", background=True)
+    assert isinstance(proc, subprocess.Popen)
+    try:
+        time.sleep(0.5)
+        # the router forgets our MAC (learned from our own request): it must ask
+        lab.run("r", ["ip", "neigh", "flush", "dev", "r0"])
+        ping = lab.ns["r"].run(["ping", "-n", "-c", "3", "-i", "0.2", "-W", "1", "10.0.1.2"])
+        assert " 0% packet loss" in ping.stdout, ping.stdout
+        time.sleep(0.5)
+        lab.nginx.stop()
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        lab.start_nginx()
+    res = FetchLab.result(proc.args, proc.returncode, out, err, 0)
+    assert res.returncode == 5, str(res)
+    assert "short body" in res.stderr
+    size = 16 << 20
+    assert 0 < res.summary["bytes"] < size
+    assert f"of {size} body bytes" in res.stderr
+    c = counters(res)
+    assert c["icmp_echo_replies"] >= 3
+    assert c["arp_replies_sent"] >= 1
+
+
+def test_resume_after_interruption(lab: FetchLab) -> None:
+    """A download stopped by SIGINT leaves a partial file; --continue asks for the rest
+    (Range), and the whole file hashes right; a third run finds nothing to do (416)."""
+    size = 16 << 20
+    proc = lab.fetch(f"http://{SERVER}/slow/slow.bin", "resume.bin", background=True)
+    assert isinstance(proc, subprocess.Popen)
+    try:
+        partial = lab.out / "resume.bin"
+        lab.wait_until(lambda: partial.exists() and partial.stat().st_size > (1 << 20), timeout=10)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    first = FetchLab.result(proc.args, proc.returncode, out, err, 0)
+    assert first.returncode == 4 and "interrupted" in first.stderr, str(first)
+    assert first.summary["mbufs_outstanding"] <= 1
+    have = partial.stat().st_size
+    assert 0 < have < size and have == first.summary["written"]
+
+    res = fetch(lab, f"http://{SERVER}/slow.bin", "resume.bin", "--continue")
+    assert_identical(lab, res, "slow.bin", "resume.bin")
+    assert res.summary["status"] == 206
+    assert res.summary["resumed_from"] == have
+    assert res.summary["bytes"] == res.summary["written"] == size - have
+    assert (
+        f'"GET /slow.bin HTTP/1.1" 206 {size - have}' in (lab.nginx.dir / "access.log").read_text()
+    )
+
+    again = fetch(lab, f"http://{SERVER}/slow.bin", "resume.bin", "--continue")
+    assert again.returncode == 0, str(again)
+    assert again.summary["status"] == 416 and again.summary["bytes"] == 0
+    assert again.summary["sha256"] == lab.sha256("slow.bin")
+    assert FetchLab.file_sha256(partial) == lab.sha256("slow.bin")
+
+
+@pytest.mark.parametrize("connections", [1, 4])
+def test_loss_and_duplication(lab: FetchLab, connections: int) -> None:
+    """1 % of the server's packets dropped and 1 % duplicated by nftables on the
+    router: the file still arrives whole, over one connection or four ranges; the
+    out-of-order queue and duplicates show in the counters."""
+    out = f"lossy{connections}.bin"
+    lab.impair(drop_pct=1.0, dup_pct=1.0)
+    try:
+        res = fetch(
+            lab, f"http://{SERVER}/lossy.bin", out, "--connections", str(connections), timeout=180
+        )
+    finally:
+        lab.impair_off()
+    assert_identical(lab, res, "lossy.bin", out)
+    assert res.summary["connections"] == connections
+    assert res.summary["out_of_order"] > 0 and res.summary["duplicates"] > 0
+    assert counters(res)["tcp_ooo"] == res.summary["out_of_order"]
+
+
+def test_bad_command_lines() -> None:
+    _need()
+    binary = str(fetch_binary())
+    for argv, why in (
+        ([binary, "--port", "net_null0", "--addr", "10.0.0.1/24", "ftp://x/"], "http://"),
+        ([binary, "--port", "net_null0", "--addr", "10.0.0.1/24", "http://host/"], "DNS"),
+        ([binary, "--port", "net_null0", "--addr", "10.0.0.1", "http://1.2.3.4/"], "--addr"),
+        ([binary, "--addr", "10.0.0.1/24", "http://1.2.3.4/"], "--port"),
+        (
+            [binary, "--port", "n", "--addr", "10.0.0.1/24", "--gw", "9.9.9.9", "http://1.2.3.4"],
+            "--gw",
+        ),
+    ):
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=False)
+        assert res.returncode == 2, (argv, res.stderr)
+        assert why in res.stderr, (argv, res.stderr)
+
+
+def test_off_subnet_without_gateway(tmp_path: Path) -> None:
+    """Checked before any packet: a clear error, not a timeout."""
+    _need()
+    res = subprocess.run(
+        [
+            str(fetch_binary()),
+            "--name",
+            f"tpfgw{os.getpid()}",
+            "--no-huge",
+            "--port",
+            "net_null0",
+            "--addr",
+            "10.0.0.1/24",
+            "http://10.9.9.9/x",
+            "-o",
+            str(tmp_path / "x"),
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert res.returncode == 2, res.stderr
+    assert "no --gw" in res.stderr
+
+
+@pytest.mark.parametrize("connections", [1, 4])
+def test_reordering_loss_and_duplication(connections: int) -> None:
+    """The project's impairment element (tests/tools/tp-testdut) between the client
+    and the router drops every 100th frame and swaps every 50th with its neighbour,
+    both ways; nftables on the router duplicates 1 % towards the client. The file
+    arrives whole."""
+    _need()
+    if not dut_binary().exists():
+        pytest.fail(f"{dut_binary()} not built")
+    dut = ["--drop-every", "100", "--swap-every", "50"]
+    with FetchLab(dut=dut) as lab:
+        lab.add_file("reorder.bin", 32 << 20)
+        lab.impair(dup_pct=1.0)
+        res = fetch(lab, f"http://{SERVER}/reorder.bin", "reorder.bin", "--connections",
+                    str(connections))  # fmt: skip
+        assert_identical(lab, res, "reorder.bin", "reorder.bin")
+        assert res.summary["out_of_order"] > 0 and res.summary["duplicates"] > 0
+        lab.dut.stop()
+        tail = (lab.workdir / "testdut.out").read_text()
+        dropped = int(tail.rsplit("dropped ", 1)[1].split()[0])
+        assert dropped > 0
