@@ -249,15 +249,7 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 	time_t now = time(NULL);
 	struct tm tm;
 	gmtime_r(&now, &tm);
-	t->stamp = (struct tp_phd_abs_time){(uint8_t)((tm.tm_year + 1900) / 100),
-					    (uint8_t)((tm.tm_year + 1900) % 100),
-					    (uint8_t)(tm.tm_mon + 1),
-					    (uint8_t)tm.tm_mday,
-					    (uint8_t)tm.tm_hour,
-					    (uint8_t)tm.tm_min,
-					    (uint8_t)(tm.tm_sec % 60),
-					    0,
-					    0};
+	t->stamp = tp_phd_abs_time_from_tm(&tm);
 
 	int apdu = max_apdu_len(t);
 	if (apdu < 0) {

@@ -420,6 +420,9 @@ struct tp_phd_abs_time {
 int tp_phd_abs_time_decode(const uint8_t b[8], struct tp_phd_abs_time *t);
 /* Validate and encode (unset encodes as eight zeros). 0 or -TP_PHD_E_BAD_TIME. */
 int tp_phd_abs_time_encode(const struct tp_phd_abs_time *t, uint8_t b[8]);
+struct tm;
+/* A broken-down time (gmtime_r) as an AbsoluteTime, whole seconds (a leap second as 59). */
+struct tp_phd_abs_time tp_phd_abs_time_from_tm(const struct tm *tm);
 /* "2007-12-06T12:10:00.00", or "unset"; returns snprintf's. */
 int tp_phd_abs_time_fmt(const struct tp_phd_abs_time *t, char *buf, size_t len);
 

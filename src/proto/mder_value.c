@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "mder.h"
 #include "mder_cursor.h"
@@ -324,6 +325,19 @@ int tp_phd_abs_time_decode(const uint8_t b[8], struct tp_phd_abs_time *t)
 	t->second = v[6];
 	t->frac = v[7];
 	return abs_time_valid(t) ? 0 : -TP_PHD_E_BAD_TIME;
+}
+
+struct tp_phd_abs_time tp_phd_abs_time_from_tm(const struct tm *tm)
+{
+	return (struct tp_phd_abs_time){(uint8_t)((tm->tm_year + 1900) / 100),
+					(uint8_t)((tm->tm_year + 1900) % 100),
+					(uint8_t)(tm->tm_mon + 1),
+					(uint8_t)tm->tm_mday,
+					(uint8_t)tm->tm_hour,
+					(uint8_t)tm->tm_min,
+					(uint8_t)(tm->tm_sec > 59 ? 59 : tm->tm_sec),
+					0,
+					0};
 }
 
 int tp_phd_abs_time_encode(const struct tp_phd_abs_time *t, uint8_t b[8])

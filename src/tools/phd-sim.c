@@ -103,15 +103,7 @@ static int answer_get(const struct tp_phd_apdu *in)
 	v[3].u.tv[0].version = 1;
 	v[4].attr_id = MDC_ATTR_TIME_ABS;
 	v[4].kind = TP_PHD_V_ABS_TIME;
-	v[4].u.abs = (struct tp_phd_abs_time){(uint8_t)((tm.tm_year + 1900) / 100),
-					      (uint8_t)((tm.tm_year + 1900) % 100),
-					      (uint8_t)(tm.tm_mon + 1),
-					      (uint8_t)tm.tm_mday,
-					      (uint8_t)tm.tm_hour,
-					      (uint8_t)tm.tm_min,
-					      (uint8_t)(tm.tm_sec % 60),
-					      0,
-					      0};
+	v[4].u.abs = tp_phd_abs_time_from_tm(&tm);
 	for (int i = 0; i < 5; i++) {
 		static uint8_t store[5][64];
 		int n = tp_phd_attr_value_encode(&v[i], store[i], sizeof(store[i]));
@@ -423,16 +415,7 @@ int main(int argc, char **argv)
 							    om->handle, (int)c, x};
 					}
 				} else if (id == MDC_ATTR_TIME_STAMP_ABS && len == 8) {
-					struct tp_phd_abs_time at = {
-					    (uint8_t)((tm.tm_year + 1900) / 100),
-					    (uint8_t)((tm.tm_year + 1900) % 100),
-					    (uint8_t)(tm.tm_mon + 1),
-					    (uint8_t)tm.tm_mday,
-					    (uint8_t)tm.tm_hour,
-					    (uint8_t)tm.tm_min,
-					    (uint8_t)(tm.tm_sec % 60),
-					    0,
-					    0};
+					struct tp_phd_abs_time at = tp_phd_abs_time_from_tm(&tm);
 					if (!zero_time) /* an unset clock sends zeros */
 						tp_phd_abs_time_encode(&at, p);
 				}
