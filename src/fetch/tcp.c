@@ -648,6 +648,13 @@ static void input_sync(struct tcp_conn *c, struct rte_mbuf *m, const struct tp_t
 		send_ack(c);
 		goto free;
 	}
+	/* SYN in a synchronized state, whatever its sequence number (RFC 5961 4.2): a
+	 * challenge ACK */
+	if (h->flags & TP_TCP_SYN) {
+		n->c.tcp_challenge_acks++;
+		send_ack(c);
+		goto free;
+	}
 	/* acceptability (3.10.7.4, first check) */
 	bool ok;
 	if (seglen == 0)
@@ -680,12 +687,6 @@ static void input_sync(struct tcp_conn *c, struct rte_mbuf *m, const struct tp_t
 			n->c.tcp_challenge_acks++;
 			send_ack(c);
 		}
-		goto free;
-	}
-	/* SYN in a synchronized state (RFC 5961 4.2): a challenge ACK */
-	if (h->flags & TP_TCP_SYN) {
-		n->c.tcp_challenge_acks++;
-		send_ack(c);
 		goto free;
 	}
 	if (!(h->flags & TP_TCP_ACK))

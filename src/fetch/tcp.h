@@ -79,7 +79,6 @@ struct tcp_conn {
 	uint32_t sbuf_len; /* bytes in sbuf, the first at snd_una (after the SYN) */
 	bool fin_queued, fin_sent;
 	uint32_t fin_seq;
-	uint8_t sbuf[TCP_SBUF];
 
 	/* receive side */
 	uint32_t irs, rcv_nxt, rcv_wnd, last_ack_sent;
@@ -115,6 +114,9 @@ struct tcp_conn {
 	uint64_t ooo_segs; /* segments that arrived out of order */
 	uint64_t dup_segs; /* segments wholly received before */
 	uint64_t retransmits;
+
+	/* last: tcp_connect() clears everything before it */
+	uint8_t sbuf[TCP_SBUF];
 };
 
 /* Open c to rip:rport from a random local port; SYN sent now or once the next hop is
