@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Demo: two hosts routed through twinplane, then PHD devices through its IoT gateway to ACME.
 
+Then NDN, the L2 switch, and the downloader (twinplane-fetch from nginx).
+
 Part 1, the router: ping and a UDP stream h1 -> h2, then the counters that show
 the data plane forwarded. Part 2, the gateway (seed 000): a pulse oximeter, an
 activity monitor, a medication monitor, a blood-pressure monitor and a weighing
@@ -175,6 +177,35 @@ def ndn_demo(lab: RouterLab) -> bool:
         prod.wait(5)
 
 
+def fetch_demo(keep: bool | None) -> bool:
+    """The downloader (seed 001): twinplane-fetch on af_xdp, its own TCP/IP stack, gets
+    a file from nginx through a Linux router, four ranges in parallel, and checks
+    its SHA-256 against the server's file."""
+    from twinplane.lab.fetch import SERVER, FetchLab, FetchResult, fetch_binary, nginx_binary
+
+    print("\n=== the downloader: twinplane-fetch (user-space TCP) from nginx ===", flush=True)
+    if not fetch_binary().exists() or nginx_binary() is None:
+        print("(twinplane-fetch not built or nginx not installed: skipped; scripts/setup.sh)")
+        return True
+    with FetchLab(keep=keep) as lab:
+        lab.add_file("demo.bin", 32 << 20)
+        want = lab.sha256("demo.bin")
+        url = f"http://{SERVER}/demo.bin"
+        print(f"$ twinplane-fetch --port net_af_xdp0,iface=c0 ... {url} --connections 4 --sha256 …")
+        res = lab.fetch(url, "demo.bin", "--connections", "4", "--sha256", want)
+        assert isinstance(res, FetchResult)
+        sm = res.summary
+        if res.returncode != 0 or not sm:
+            print(f"download FAILED: {res}")
+            return False
+        print(
+            f"{sm['bytes']:,} bytes in {sm['seconds']:.2f} s, {sm['goodput_bps'] / 1e9:.2f} "
+            f"Gbit/s over {sm['connections']} connections, {sm['retransmissions']} "
+            f"retransmissions; SHA-256 {sm['sha256'][:16]}… equals the server's file"
+        )
+        return bool(sm["sha256"] == want)
+
+
 def l2_demo(pmd: str, keep: bool | None) -> bool:
     """The L2 switch: three hosts, two VLANs, learning, isolation; the MAC table."""
     from twinplane.lab.switch import SwitchHost, SwitchLab
@@ -282,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         print("\ntearing down the router lab", flush=True)
     ok = l2_demo(pmd, args.keep or None) and ok
+    ok = fetch_demo(args.keep or None) and ok
     print(f"\n{'OK' if ok else 'FAILED'}", flush=True)
     return 0 if ok else 1
 
