@@ -12,6 +12,10 @@ coap: what a real IN-CSE (ACME, started on loopback) answers to the gateway's
 registration requests (built by coap-tool, the C codec), with the tokens of
 fuzz_coap's two registrations; needs a build (build/tests/tools/coap-tool).
 
+api: requests as the Python client (twinplane.api.encode_request) writes them,
+each after fuzz_api's first byte (the size of the writes), alone and
+pipelined, with the framing errors docs/API.md names.
+
 netlink: what the Linux kernel sends: the datagrams of an rtnetlink socket in the
 multicast groups the sync manager joins, and the answers to its dumps, while `ip`
 sets up and tears down a veth pair (ifindex 2 and 3 in a namespace of
@@ -152,6 +156,30 @@ def coap() -> dict[str, bytes]:
     return out
 
 
+def api() -> dict[str, bytes]:
+    from twinplane.api import HEADER, encode_request
+
+    def req(i: int, *words: str, json: bool = False) -> bytes:
+        return encode_request(i, list(words), json)
+
+    return {
+        "echo": b"\x00" + req(1, "echo", "a", "bc"),
+        "echo_json": b"\x00" + req(2, "echo", "x y", json=True),
+        "help": b"\x00" + req(3, "help"),
+        "fail_then_echo": b"\x00" + req(4, "fail") + req(5, "echo", "z"),
+        "later_pipelined": b"\x00" + req(6, "later") + req(7, "echo", "after"),
+        "unknown": b"\x00" + req(8, "show", "routes"),
+        "byte_at_a_time": b"\x01" + req(9, "echo", "slow"),
+        "split_7": b"\x07" + req(10, "later") + req(11, "help"),
+        "empty_body": b"\x00" + HEADER.pack(1, 1, 12, 0, 0),
+        "bad_type": b"\x00" + HEADER.pack(1, 9, 13, 0, 5) + b"help\0",
+        "bad_version": b"\x00" + HEADER.pack(2, 1, 14, 0, 5) + b"help\0",
+        "too_large": b"\x00" + HEADER.pack(1, 1, 15, 0, (1 << 20) + 1),
+        "cut_short": b"\x00" + HEADER.pack(1, 1, 16, 0, 50) + b"echo\0",
+        "too_many_words": b"\x00" + req(17, "echo", *(["w"] * 70)),
+    }
+
+
 NL_STEPS = [
     "link add d0 type veth peer name d1",
     "link set d0 up",
@@ -223,7 +251,12 @@ def netlink() -> dict[str, bytes]:
         subprocess.run(["ip", "netns", "del", ns], check=True)
 
 
-TARGETS: dict[str, Callable[[], dict[str, bytes]]] = {"ip4": ip4, "coap": coap, "netlink": netlink}
+TARGETS: dict[str, Callable[[], dict[str, bytes]]] = {
+    "ip4": ip4,
+    "coap": coap,
+    "netlink": netlink,
+    "api": api,
+}
 
 
 def main() -> int:

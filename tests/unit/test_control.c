@@ -9,7 +9,10 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include "../../src/api/io.h"
 #include "../../src/control/cmd.h"
 #include "../../src/control/out.h"
 
@@ -79,11 +82,54 @@ static void test_render_json_and_text(void **state)
 	tp_out_free(root);
 }
 
+/* The client's reader (twinctl's): an answer of length 2^32 - 1 made it allocate
+ * h.len + 1 = 0 bytes and read the body into them; another version or a body over
+ * the limit is refused now, before anything is allocated. */
+static void answer_of(const struct tp_api_hdr *h, const char *body, int expect)
+{
+	int sp[2];
+	struct tp_api_hdr got;
+	char *b;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	assert_int_equal(write(sp[1], h, sizeof(*h)), (ssize_t)sizeof(*h));
+	if (body)
+		assert_int_equal(write(sp[1], body, strlen(body)), (ssize_t)strlen(body));
+	close(sp[1]);
+	assert_int_equal(tp_api_read_answer(sp[0], &got, &b), expect);
+	close(sp[0]);
+	if (expect == 0) {
+		assert_string_equal(b, body);
+		assert_int_equal(got.len, strlen(body));
+		free(b);
+	} else {
+		assert_null(b);
+	}
+}
+
+static void test_answer_reader(void **state)
+{
+	struct tp_api_hdr h = {.version = TP_API_VERSION, .type = 1, .id = 1, .len = 2};
+
+	answer_of(&h, "ok", 0);
+	h.len = UINT32_MAX;
+	answer_of(&h, "ok", -EPROTO);
+	h.len = TP_API_MAX_PAYLOAD + 1;
+	answer_of(&h, "ok", -EPROTO);
+	h.len = 2;
+	h.version = 2;
+	answer_of(&h, "ok", -EPROTO);
+	h.version = TP_API_VERSION;
+	h.len = 5;
+	answer_of(&h, "ok", -EPIPE); /* cut short */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_malformed_commands),
 	    cmocka_unit_test(test_render_json_and_text),
+	    cmocka_unit_test(test_answer_reader),
 	};
 	return cmocka_run_group_tests_name("control", tests, NULL, NULL);
 }
