@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Command dispatch and output rendering: specific errors for malformed commands. */
 #include <errno.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,8 @@
 
 #include "../../src/api/io.h"
 #include "../../src/control/cmd.h"
+#include "../../src/control/control.h"
+#include "../../src/control/timer.h"
 #include "../../src/control/out.h"
 
 static int exec_line(const char *line, char *err, size_t errlen)
@@ -124,12 +127,56 @@ static void test_answer_reader(void **state)
 	answer_of(&h, "ok", -EPIPE); /* cut short */
 }
 
+static int file_result;
+static bool file_over;
+
+static void file_finished(int ret, void *arg)
+{
+	file_result = ret;
+	file_over = true;
+}
+
+/* Run a configuration file of these bytes; its result. */
+static int run_config(const char *bytes, size_t len)
+{
+	char path[] = "/tmp/tp-test-config-XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bytes, len), (ssize_t)len);
+	close(fd);
+	file_over = false;
+	assert_int_equal(tp_cmd_run_file(path, file_finished, NULL), 0);
+	for (int k = 0; k < 10000 && !file_over; k++)
+		tp_timer_run(tp_ctl_now_ms());
+	unlink(path);
+	assert_true(file_over);
+	return file_result;
+}
+
+/* Found by fuzz_config: a line with a NUL byte ran as the words before it (the rest
+ * dropped unseen), and a line longer than 1023 bytes ran as two commands (fgets into
+ * a fixed buffer: the second was "route" here, unknown). */
+static void test_config_file_lines(void **state)
+{
+	char longline[1200];
+
+	assert_int_equal(run_config("help\n\nhelp # comment\n", 21), 0);
+	assert_int_equal(run_config("help\0 x\n", 8), -EINVAL);
+	memset(longline, ' ', sizeof(longline));
+	memcpy(longline, "help", 4);
+	memcpy(longline + sizeof(longline) - 7, "route\n", 6);
+	assert_int_equal(run_config(longline, sizeof(longline) - 1), 0);
+	assert_int_equal(run_config("nosuchcommand\n", 14), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_malformed_commands),
 	    cmocka_unit_test(test_render_json_and_text),
 	    cmocka_unit_test(test_answer_reader),
+	    cmocka_unit_test(test_config_file_lines),
 	};
 	return cmocka_run_group_tests_name("control", tests, NULL, NULL);
 }
