@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(mder ndn coap ip4 netlink api config)
+all=(mder ndn coap ip4 netlink api config gen)
 secs=${1:-60}
 shift || true
 targets=("$@")
@@ -27,11 +27,12 @@ declare -A seeds=(
     [mder]=tests/fuzz/seeds.txt [ndn]=tests/fuzz/ndn_seeds.txt [coap]=tests/fuzz/coap_seeds.txt
     [ip4]=tests/fuzz/ip4_seeds.txt [netlink]=tests/fuzz/netlink_seeds.txt
     [api]=tests/fuzz/api_seeds.txt [config]=tests/fuzz/config_seeds
+    [gen]=tests/fuzz/gen_seeds
 )
 declare -A dicts=(
     [mder]=tests/fuzz/mder.dict [ndn]=tests/fuzz/ndn.dict [coap]=tests/fuzz/coap.dict
     [ip4]=tests/fuzz/ip4.dict [netlink]=tests/fuzz/netlink.dict [api]=tests/fuzz/api.dict
-    [config]=tests/fuzz/config.dict
+    [config]=tests/fuzz/config.dict [gen]=tests/fuzz/gen.dict
 )
 declare -A opts=([ip4]="-max_len=9018")
 declare -A share=([mder]=2 [ndn]=2)
