@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(mder ndn coap ip4 fetch)
+all=(mder ndn coap ip4 fetch netlink api config gen)
 secs=${1:-60}
 shift || true
 targets=("$@")
@@ -26,10 +26,13 @@ fi
 declare -A seeds=(
     [mder]=tests/fuzz/seeds.txt [ndn]=tests/fuzz/ndn_seeds.txt [coap]=tests/fuzz/coap_seeds.txt
     [ip4]=tests/fuzz/ip4_seeds.txt [fetch]=tests/fuzz/fetch_seeds.txt
+    [netlink]=tests/fuzz/netlink_seeds.txt [api]=tests/fuzz/api_seeds.txt
+    [config]=tests/fuzz/config_seeds [gen]=tests/fuzz/gen_seeds
 )
 declare -A dicts=(
     [mder]=tests/fuzz/mder.dict [ndn]=tests/fuzz/ndn.dict [coap]=tests/fuzz/coap.dict
-    [ip4]=tests/fuzz/ip4.dict [fetch]=tests/fuzz/fetch.dict
+    [ip4]=tests/fuzz/ip4.dict [fetch]=tests/fuzz/fetch.dict [netlink]=tests/fuzz/netlink.dict
+    [api]=tests/fuzz/api.dict [config]=tests/fuzz/config.dict [gen]=tests/fuzz/gen.dict
 )
 declare -A opts=([ip4]="-max_len=9018")
 declare -A share=([mder]=2 [ndn]=2)

@@ -152,6 +152,8 @@ int tp_cmd_split(char *line, char **argv, int max)
  * command is waited for by the loop, not on the stack. */
 struct file_run {
 	FILE *f;
+	char *line; /* the current line (getline's): a pending command's words point into it */
+	size_t cap;
 	char path[256];
 	unsigned int lineno;
 	struct tp_cmd_ctx ctx;
@@ -164,6 +166,7 @@ static void run_end(struct file_run *r, int ret)
 {
 	fclose(r->f);
 	r->finished(ret, r->arg);
+	free(r->line);
 	free(r);
 }
 
@@ -184,13 +187,22 @@ static void line_done(struct tp_cmd_ctx *ctx, int ret)
 static void run_next(struct tp_timer *t)
 {
 	struct file_run *r = t->arg;
-	char line[1024], *argv[64];
+	char *argv[64];
+	ssize_t n;
 
-	while (fgets(line, sizeof(line), r->f)) {
+	/* a line of any length (fgets into 1024 bytes ran the rest of a longer one as a
+	 * command of its own), and none with a NUL byte (the words after it were dropped
+	 * unseen: fuzz_config) */
+	while ((n = getline(&r->line, &r->cap, r->f)) >= 0) {
 		int argc, ret;
 
 		r->lineno++;
-		argc = tp_cmd_split(line, argv, (int)RTE_DIM(argv));
+		if (memchr(r->line, '\0', (size_t)n) != NULL) {
+			TP_LOG(ERR, "%s:%u: a NUL byte (not a text file?)", r->path, r->lineno);
+			run_end(r, -EINVAL);
+			return;
+		}
+		argc = tp_cmd_split(r->line, argv, (int)RTE_DIM(argv));
 		if (argc == 0)
 			continue;
 		if (argc < 0) {

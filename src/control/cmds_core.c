@@ -458,6 +458,7 @@ static int show_sync(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(ctx->out, "resyncs", tp_nl_stats.resyncs);
 	tp_out_u64(ctx->out, "overruns", tp_nl_stats.overruns);
 	tp_out_u64(ctx->out, "routes_ignored", tp_nl_stats.routes_ignored);
+	tp_out_u64(ctx->out, "foreign", tp_nl_stats.foreign);
 	tp_out_u64(ctx->out, "routes", tp_route_count());
 	tp_out_u64(ctx->out, "neighbours", tp_neigh_count());
 	tp_out_u64(ctx->out, "nexthops", tp_nh_count());

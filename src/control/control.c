@@ -105,9 +105,28 @@ void tp_ctl_del_fd(int fd)
 	}
 }
 
-void tp_ctl_loop(volatile bool *running)
+unsigned int tp_ctl_pass(int timeout_ms, unsigned int *events)
 {
 	struct epoll_event evs[32];
+	unsigned int work = 0;
+	int n = epoll_wait(epfd, evs, RTE_DIM(evs), timeout_ms);
+
+	for (int i = 0; i < n; i++) {
+		struct watch *w = &watches[evs[i].data.u32];
+		/* a callback may have closed this fd, or another one of this batch */
+		if (w->fd >= 0)
+			w->cb(w->fd, w->arg);
+	}
+	for (unsigned int i = 0; i < n_pollers; i++)
+		work += pollers[i]();
+	tp_timer_run(tp_ctl_now_ms());
+	if (events != NULL)
+		*events = n > 0 ? (unsigned int)n : 0;
+	return work;
+}
+
+void tp_ctl_loop(volatile bool *running)
+{
 	unsigned int poll_ms = 1;
 
 	while (*running) {
@@ -118,19 +137,9 @@ void tp_ctl_loop(volatile bool *running)
 		 * spell; without them sleep until a timer or 100 ms (the generator's API
 		 * shares its CPU) */
 		int timeout = n_pollers ? (int)poll_ms : 100;
-		unsigned int work = 0;
 		if (next >= 0 && next < timeout)
 			timeout = (int)next;
-		int n = epoll_wait(epfd, evs, RTE_DIM(evs), timeout);
-		for (int i = 0; i < n; i++) {
-			struct watch *w = &watches[evs[i].data.u32];
-			/* a callback may have closed this fd, or another one of this batch */
-			if (w->fd >= 0)
-				w->cb(w->fd, w->arg);
-		}
-		for (unsigned int i = 0; i < n_pollers; i++)
-			work += pollers[i]();
+		unsigned int work = tp_ctl_pass(timeout, NULL);
 		poll_ms = work ? 1 : RTE_MIN(poll_ms * 2, TP_CTL_POLL_MAX_MS);
-		tp_timer_run(tp_ctl_now_ms());
 	}
 }

@@ -23,6 +23,10 @@ int tp_ctl_mod_fd(int fd, bool readable, bool writable);
 void tp_ctl_del_fd(int fd);
 /* Run the loop until *running is cleared (by a signal handler). */
 void tp_ctl_loop(volatile bool *running);
+/* One pass of the loop: wait up to timeout_ms for the descriptors, run their callbacks,
+ * the pollers and the due timers. Returns the pollers' work; *events (if not NULL) is
+ * how many descriptors were ready. */
+unsigned int tp_ctl_pass(int timeout_ms, unsigned int *events);
 /* Time in milliseconds (monotonic), the clock of timer.h. */
 uint64_t tp_ctl_now_ms(void);
 /* Run cb on every pass of the loop. With pollers the loop passes every millisecond

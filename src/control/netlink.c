@@ -31,35 +31,58 @@ static uint32_t req_seq;
 static uint32_t gen = 1;	     /* resync generation */
 static struct tp_timer resync_timer; /* a resync soon (a route deleted) */
 
+#define ATTR_MAX 64 /* the attribute tables' size: types 0..63 */
+
 static int attr_cb(const struct nlattr *a, void *data)
 {
 	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(a);
+	uint16_t type = mnl_attr_get_type(a);
 
-	if (mnl_attr_type_valid(a, 64) >= 0)
+	/* mnl_attr_type_valid(a, max) takes max itself as valid: tb[64] was written past
+	 * the table (found by fuzz_netlink) */
+	if (type < ATTR_MAX)
 		tb[type] = a;
 	return MNL_CB_OK;
 }
 
-static uint32_t attr_ip(const struct nlattr *a)
+/* A 4-byte attribute's value in *v; false when a is absent or not 4 bytes long. */
+static bool attr_u32(const struct nlattr *a, uint32_t *v)
 {
-	return ntohl(mnl_attr_get_u32(a));
+	if (a == NULL || mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+		return false;
+	*v = mnl_attr_get_u32(a);
+	return true;
+}
+
+/* An IPv4 address attribute (network order on the wire) in host order. */
+static bool attr_ip(const struct nlattr *a, uint32_t *ip)
+{
+	if (!attr_u32(a, ip))
+		return false;
+	*ip = ntohl(*ip);
+	return true;
+}
+
+/* The message's family header, or NULL when the payload is shorter than one. */
+static const void *msg_head(const struct nlmsghdr *nlh, size_t len)
+{
+	return mnl_nlmsg_get_payload_len(nlh) >= len ? mnl_nlmsg_get_payload(nlh) : NULL;
 }
 
 /* --- addresses: kept on the port for show, primary one in the interface table --- */
 static void addr_msg(const struct nlmsghdr *nlh)
 {
-	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *tb[64] = {0};
+	const struct ifaddrmsg *ifa = msg_head(nlh, sizeof(*ifa));
+	const struct nlattr *tb[ATTR_MAX] = {0};
 	struct tp_port *p;
 	uint32_t ip;
 
-	if (ifa->ifa_family != AF_INET || (p = tp_port_by_ifindex((int)ifa->ifa_index)) == NULL)
+	if (ifa == NULL || ifa->ifa_family != AF_INET || ifa->ifa_prefixlen > 32 ||
+	    (p = tp_port_by_ifindex((int)ifa->ifa_index)) == NULL)
 		return;
 	mnl_attr_parse(nlh, sizeof(*ifa), attr_cb, tb);
-	if (tb[IFA_LOCAL] == NULL && tb[IFA_ADDRESS] == NULL)
+	if (!attr_ip(tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS], &ip))
 		return;
-	ip = attr_ip(tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS]);
 	unsigned int i = 0;
 	while (i < p->n_addrs && !(p->addrs[i].ip == ip && p->addrs[i].depth == ifa->ifa_prefixlen))
 		i++;
@@ -75,33 +98,37 @@ static void addr_msg(const struct nlmsghdr *nlh)
 /* --- routes --- */
 static void route_msg(const struct nlmsghdr *nlh)
 {
-	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *tb[64] = {0};
-	uint32_t table, dst = 0, gw = 0;
-	int oif = 0;
+	const struct rtmsg *rtm = msg_head(nlh, sizeof(*rtm));
+	const struct nlattr *tb[ATTR_MAX] = {0};
+	uint32_t table, dst = 0, gw = 0, oif = 0;
 	struct tp_port *p;
 	enum tp_route_type type;
 
-	if (rtm->rtm_family != AF_INET)
+	if (rtm == NULL || rtm->rtm_family != AF_INET)
 		return;
+	if (rtm->rtm_dst_len > 32) { /* not an IPv4 prefix */
+		tp_nl_stats.routes_ignored++;
+		return;
+	}
 	mnl_attr_parse(nlh, sizeof(*rtm), attr_cb, tb);
-	table = tb[RTA_TABLE] ? mnl_attr_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
+	if (!attr_u32(tb[RTA_TABLE], &table))
+		table = rtm->rtm_table;
 	if (table != RT_TABLE_MAIN && table != RT_TABLE_LOCAL)
 		return;
-	if (tb[RTA_DST])
-		dst = attr_ip(tb[RTA_DST]);
-	if (tb[RTA_OIF])
-		oif = (int)mnl_attr_get_u32(tb[RTA_OIF]);
-	if (tb[RTA_GATEWAY])
-		gw = attr_ip(tb[RTA_GATEWAY]);
+	attr_ip(tb[RTA_DST], &dst);
+	attr_u32(tb[RTA_OIF], &oif);
+	attr_ip(tb[RTA_GATEWAY], &gw);
 	if (tb[RTA_MULTIPATH] && oif == 0) {
-		/* ECMP: mirrored through its first next hop */
+		/* ECMP: mirrored through its first next hop (one that fits the attribute) */
 		const struct rtnexthop *nh = mnl_attr_get_payload(tb[RTA_MULTIPATH]);
-		const struct nlattr *ntb[64] = {0};
-		oif = nh->rtnh_ifindex;
-		mnl_attr_parse_payload(RTNH_DATA(nh), nh->rtnh_len - sizeof(*nh), attr_cb, ntb);
-		if (ntb[RTA_GATEWAY])
-			gw = attr_ip(ntb[RTA_GATEWAY]);
+		uint16_t room = mnl_attr_get_payload_len(tb[RTA_MULTIPATH]);
+		const struct nlattr *ntb[ATTR_MAX] = {0};
+		if (room >= sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) && nh->rtnh_len <= room) {
+			oif = (uint32_t)nh->rtnh_ifindex;
+			mnl_attr_parse_payload(RTNH_DATA(nh), nh->rtnh_len - sizeof(*nh), attr_cb,
+					       ntb);
+			attr_ip(ntb[RTA_GATEWAY], &gw);
+		}
 	}
 	if (nlh->nlmsg_type == RTM_DELROUTE) {
 		if (tp_route_del(dst, rtm->rtm_dst_len) == 0)
@@ -138,7 +165,7 @@ static void route_msg(const struct nlmsghdr *nlh)
 	}
 	uint16_t port = TP_ROUTE_NO_PORT;
 	if (type <= TP_ROUTE_HOST) {
-		p = tp_port_by_ifindex(oif);
+		p = tp_port_by_ifindex((int)oif);
 		if (p == NULL) {
 			tp_nl_stats.routes_ignored++;
 			return;
@@ -156,19 +183,19 @@ static void route_msg(const struct nlmsghdr *nlh)
 /* --- neighbours --- */
 static void neigh_msg(const struct nlmsghdr *nlh)
 {
-	const struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *tb[64] = {0};
+	const struct ndmsg *nd = msg_head(nlh, sizeof(*nd));
+	const struct nlattr *tb[ATTR_MAX] = {0};
 	const uint8_t *mac = NULL;
 	struct tp_port *p;
 	uint32_t ip;
 	int nh;
 
-	if (nd->ndm_family != AF_INET || (p = tp_port_by_ifindex(nd->ndm_ifindex)) == NULL)
+	if (nd == NULL || nd->ndm_family != AF_INET ||
+	    (p = tp_port_by_ifindex(nd->ndm_ifindex)) == NULL)
 		return;
 	mnl_attr_parse(nlh, sizeof(*nd), attr_cb, tb);
-	if (tb[NDA_DST] == NULL)
+	if (!attr_ip(tb[NDA_DST], &ip))
 		return;
-	ip = attr_ip(tb[NDA_DST]);
 	if (nlh->nlmsg_type == RTM_NEWNEIGH && tb[NDA_LLADDR] &&
 	    mnl_attr_get_payload_len(tb[NDA_LLADDR]) == 6 &&
 	    (nd->ndm_state &
@@ -202,6 +229,27 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* How many of len bytes hold whole messages: libmnl takes a length of 2^31 or more
+ * for a negative one, so such a message passes its check and the walk jumps far past
+ * the buffer (found by fuzz_netlink); a message that does not fit ends the walk. */
+static size_t nl_whole(const void *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (len - off >= sizeof(struct nlmsghdr)) {
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)((const char *)buf + off);
+		if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len - off)
+			break;
+		off += RTE_MIN((size_t)MNL_ALIGN(nlh->nlmsg_len), len - off);
+	}
+	return off;
+}
+
+int tp_nl_input(const void *buf, size_t len)
+{
+	return mnl_cb_run(buf, nl_whole(buf, len), 0, 0, msg_cb, NULL);
+}
+
 /* Send one request on req_sk and run its answers through cb until done/ack. */
 static int request(struct nlmsghdr *nlh, mnl_cb_t cb)
 {
@@ -216,7 +264,7 @@ static int request(struct nlmsghdr *nlh, mnl_cb_t cb)
 		ret = (int)mnl_socket_recvfrom(req_sk, buf, sizeof(buf));
 		if (ret < 0)
 			return -errno;
-		ret = mnl_cb_run(buf, (size_t)ret, nlh->nlmsg_seq, portid, cb, NULL);
+		ret = mnl_cb_run(buf, nl_whole(buf, (size_t)ret), nlh->nlmsg_seq, portid, cb, NULL);
 		if (ret <= MNL_CB_STOP)
 			return ret < 0 ? -errno : 0;
 	}
@@ -281,7 +329,10 @@ static void ev_readable(int fd, void *arg)
 	char buf[MNL_SOCKET_BUFFER_SIZE * 8];
 
 	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		struct sockaddr_nl from;
+		socklen_t flen = sizeof(from);
+		ssize_t n =
+		    recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
 		if (n < 0) {
 			if (errno == ENOBUFS) {
 				/* we lost events: the tables may be stale, start over. First
@@ -298,7 +349,13 @@ static void ev_readable(int fd, void *arg)
 			}
 			return;
 		}
-		mnl_cb_run(buf, (size_t)n, 0, 0, msg_cb, NULL);
+		/* the kernel's only (as FRR's netlink_parse_info): a privileged process may
+		 * also send to our socket */
+		if (flen < sizeof(from) || from.nl_family != AF_NETLINK || from.nl_pid != 0) {
+			tp_nl_stats.foreign++;
+			continue;
+		}
+		tp_nl_input(buf, (size_t)n);
 	}
 }
 

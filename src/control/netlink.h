@@ -7,6 +7,7 @@
 #define TP_CONTROL_NETLINK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct tp_nl_stats {
@@ -14,6 +15,7 @@ struct tp_nl_stats {
 	uint64_t resyncs;
 	uint64_t overruns;
 	uint64_t routes_ignored; /* not through a TAP, or of a type we do not mirror */
+	uint64_t foreign;	 /* datagrams not from the kernel, ignored */
 };
 
 extern struct tp_nl_stats tp_nl_stats;
@@ -22,6 +24,10 @@ int tp_nl_init(void);
 void tp_nl_fini(void);
 /* Full dump of links, addresses, routes and neighbours; sweeps what is gone. */
 int tp_nl_resync(void);
+
+/* Apply a datagram of the event socket (len bytes of netlink messages) to the tables;
+ * what mnl_cb_run() returns. */
+int tp_nl_input(const void *buf, size_t len);
 
 /* Receive buffer of the event socket, in bytes (a smaller one overruns sooner). */
 int tp_nl_set_rcvbuf(int bytes);

@@ -47,22 +47,20 @@ static int run(const char *path, int json, int argc, char **argv)
 		free(buf);
 		return 1;
 	}
-	if (tp_api_full_io(fd, &h, sizeof(h), 0) < 0 || tp_api_full_io(fd, buf, len, 0) < 0 ||
-	    tp_api_full_io(fd, &h, sizeof(h), 1) < 0) {
+	if (tp_api_full_io(fd, &h, sizeof(h), 0) < 0 || tp_api_full_io(fd, buf, len, 0) < 0) {
 		fprintf(stderr, "twinctl: connection to %s lost\n", path);
 		close(fd);
 		free(buf);
 		return 1;
 	}
 	free(buf);
-	p = malloc(h.len + 1);
-	if (p == NULL || tp_api_full_io(fd, p, h.len, 1) < 0) {
-		fprintf(stderr, "twinctl: short answer from %s\n", path);
+	ret = tp_api_read_answer(fd, &h, &p);
+	if (ret < 0) {
+		fprintf(stderr, "twinctl: %s from %s\n",
+			ret == -EPROTO ? "not an answer of API version 1" : "short answer", path);
 		close(fd);
-		free(p);
 		return 1;
 	}
-	p[h.len] = '\0';
 	close(fd);
 	if (h.status < 0) {
 		fprintf(stderr, "error: %s\n", p);

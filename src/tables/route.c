@@ -200,6 +200,8 @@ int tp_route_del(uint32_t ip, uint8_t depth)
 	struct tp_route *r;
 	int nh;
 
+	if (depth > 32) /* no such route (and no shift by a negative count: fuzz_netlink) */
+		return -ENOENT;
 	ip = depth ? ip & (uint32_t)(~0ull << (32 - depth)) : 0;
 	r = route_find(ip, depth);
 	if (r == NULL || !r->kernel)

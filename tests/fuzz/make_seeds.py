@@ -11,6 +11,16 @@ unit test's topology (port 0 02:00:00:00:00:10, 10.0.1.1/24; 10.9/16 via
 coap: what a real IN-CSE (ACME, started on loopback) answers to the gateway's
 registration requests (built by coap-tool, the C codec), with the tokens of
 fuzz_coap's two registrations; needs a build (build/tests/tools/coap-tool).
+
+api: requests as the Python client (twinplane.api.encode_request) writes them,
+each after fuzz_api's first byte (the size of the writes), alone and
+pipelined, with the framing errors docs/API.md names.
+
+netlink: what the Linux kernel sends: the datagrams of an rtnetlink socket in the
+multicast groups the sync manager joins, and the answers to its dumps, while `ip`
+sets up and tears down a veth pair (ifindex 2 and 3 in a namespace of
+their own, as fuzz_netlink's ports) with addresses, routes (via a gateway,
+multipath, blackhole) and neighbours. Run as root, under flock /tmp/tp-lab.lock.
 """
 
 from __future__ import annotations
@@ -146,10 +156,115 @@ def coap() -> dict[str, bytes]:
     return out
 
 
-TARGETS: dict[str, Callable[[], dict[str, bytes]]] = {"ip4": ip4, "coap": coap}
+def api() -> dict[str, bytes]:
+    from twinplane.api import HEADER, encode_request
+
+    def req(i: int, *words: str, json: bool = False) -> bytes:
+        return encode_request(i, list(words), json)
+
+    return {
+        "echo": b"\x00" + req(1, "echo", "a", "bc"),
+        "echo_json": b"\x00" + req(2, "echo", "x y", json=True),
+        "help": b"\x00" + req(3, "help"),
+        "fail_then_echo": b"\x00" + req(4, "fail") + req(5, "echo", "z"),
+        "later_pipelined": b"\x00" + req(6, "later") + req(7, "echo", "after"),
+        "unknown": b"\x00" + req(8, "show", "routes"),
+        "byte_at_a_time": b"\x01" + req(9, "echo", "slow"),
+        "split_7": b"\x07" + req(10, "later") + req(11, "help"),
+        "empty_body": b"\x00" + HEADER.pack(1, 1, 12, 0, 0),
+        "bad_type": b"\x00" + HEADER.pack(1, 9, 13, 0, 5) + b"help\0",
+        "bad_version": b"\x00" + HEADER.pack(2, 1, 14, 0, 5) + b"help\0",
+        "too_large": b"\x00" + HEADER.pack(1, 1, 15, 0, (1 << 20) + 1),
+        "cut_short": b"\x00" + HEADER.pack(1, 1, 16, 0, 50) + b"echo\0",
+        "too_many_words": b"\x00" + req(17, "echo", *(["w"] * 70)),
+    }
+
+
+NL_STEPS = [
+    "link add d0 type veth peer name d1",
+    "link set d0 up",
+    "link set d1 up",
+    "addr add 10.0.1.1/24 dev d0",
+    "addr add 10.0.2.1/24 dev d1",
+    "neigh add 10.0.2.2 lladdr 02:00:00:00:02:02 dev d1 nud reachable",
+    "neigh add 10.0.1.2 lladdr 02:00:00:00:01:02 dev d0 nud permanent",
+    "route add 10.9.0.0/16 via 10.0.2.2",
+    "route add 10.7.0.0/16 nexthop via 10.0.1.2 nexthop via 10.0.2.2",
+    "route add blackhole 10.6.0.0/16",
+    "route add 10.5.5.5/32 dev d0",
+    "route del 10.9.0.0/16",
+    "neigh del 10.0.2.2 dev d1",
+    "addr del 10.0.1.1/24 dev d0",
+    "link del d1",
+]
+
+
+def _nl_capture() -> dict[str, bytes]:
+    """In the namespace: the kernel's datagrams for NL_STEPS, and three dumps."""
+    import socket
+    import subprocess
+
+    groups = 0x1 | 0x4 | 0x10 | 0x40  # RTMGRP_LINK, NEIGH, IPV4_IFADDR, IPV4_ROUTE
+    out: dict[str, bytes] = {}
+    mon = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+    mon.bind((0, groups))
+    mon.setblocking(False)
+    for i, step in enumerate(NL_STEPS):
+        subprocess.run(["ip", *step.split()], check=True)
+        if i == len(NL_STEPS) - 2:  # before the last deletion: the dumps
+            for name, typ, hdr in (("addr", 22, 8), ("neigh", 30, 12), ("route", 26, 12)):
+                req = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+                body = bytes([socket.AF_INET]) + bytes(hdr - 1)
+                msg = struct.pack("=IHHII", 16 + len(body), typ, 0x301, 1, 0) + body
+                req.send(msg)
+                for k in range(4):
+                    data = req.recv(65536)
+                    out[f"dump_{name}_{k}"] = data
+                    if struct.unpack_from("=H", data, 4)[0] == 3:  # NLMSG_DONE
+                        break
+                req.close()
+        k = 0
+        while True:
+            try:
+                data = mon.recv(65536)
+            except BlockingIOError:
+                break
+            out[f"event_{i:02d}_{k}"] = data
+            k += 1
+    return out
+
+
+def netlink() -> dict[str, bytes]:
+    import pickle
+    import subprocess
+
+    ns = "tp-fuzz-seeds"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        res = subprocess.run(
+            ["ip", "netns", "exec", ns, sys.executable, __file__, "netlink-in-ns"],
+            capture_output=True,
+            check=True,
+        )
+        return pickle.loads(res.stdout)
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], check=True)
+
+
+TARGETS: dict[str, Callable[[], dict[str, bytes]]] = {
+    "ip4": ip4,
+    "coap": coap,
+    "netlink": netlink,
+    "api": api,
+}
 
 
 def main() -> int:
+    if sys.argv[1:] == ["netlink-in-ns"]:
+        import pickle
+
+        sys.stdout.buffer.write(pickle.dumps(_nl_capture()))
+        return 0
     if len(sys.argv) != 2 or sys.argv[1] not in TARGETS:
         print(f"usage: make_seeds.py {'|'.join(TARGETS)}", file=sys.stderr)
         return 2

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Command dispatch and output rendering: specific errors for malformed commands. */
 #include <errno.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,8 +10,13 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include "../../src/api/io.h"
 #include "../../src/control/cmd.h"
+#include "../../src/control/control.h"
+#include "../../src/control/timer.h"
 #include "../../src/control/out.h"
 
 static int exec_line(const char *line, char *err, size_t errlen)
@@ -79,11 +85,98 @@ static void test_render_json_and_text(void **state)
 	tp_out_free(root);
 }
 
+/* The client's reader (twinctl's): an answer of length 2^32 - 1 made it allocate
+ * h.len + 1 = 0 bytes and read the body into them; another version or a body over
+ * the limit is refused now, before anything is allocated. */
+static void answer_of(const struct tp_api_hdr *h, const char *body, int expect)
+{
+	int sp[2];
+	struct tp_api_hdr got;
+	char *b;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	assert_int_equal(write(sp[1], h, sizeof(*h)), (ssize_t)sizeof(*h));
+	if (body)
+		assert_int_equal(write(sp[1], body, strlen(body)), (ssize_t)strlen(body));
+	close(sp[1]);
+	assert_int_equal(tp_api_read_answer(sp[0], &got, &b), expect);
+	close(sp[0]);
+	if (expect == 0) {
+		assert_string_equal(b, body);
+		assert_int_equal(got.len, strlen(body));
+		free(b);
+	} else {
+		assert_null(b);
+	}
+}
+
+static void test_answer_reader(void **state)
+{
+	struct tp_api_hdr h = {.version = TP_API_VERSION, .type = 1, .id = 1, .len = 2};
+
+	answer_of(&h, "ok", 0);
+	h.len = UINT32_MAX;
+	answer_of(&h, "ok", -EPROTO);
+	h.len = TP_API_MAX_PAYLOAD + 1;
+	answer_of(&h, "ok", -EPROTO);
+	h.len = 2;
+	h.version = 2;
+	answer_of(&h, "ok", -EPROTO);
+	h.version = TP_API_VERSION;
+	h.len = 5;
+	answer_of(&h, "ok", -EPIPE); /* cut short */
+}
+
+static int file_result;
+static bool file_over;
+
+static void file_finished(int ret, void *arg)
+{
+	file_result = ret;
+	file_over = true;
+}
+
+/* Run a configuration file of these bytes; its result. */
+static int run_config(const char *bytes, size_t len)
+{
+	char path[] = "/tmp/tp-test-config-XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bytes, len), (ssize_t)len);
+	close(fd);
+	file_over = false;
+	assert_int_equal(tp_cmd_run_file(path, file_finished, NULL), 0);
+	for (int k = 0; k < 10000 && !file_over; k++)
+		tp_timer_run(tp_ctl_now_ms());
+	unlink(path);
+	assert_true(file_over);
+	return file_result;
+}
+
+/* Found by fuzz_config: a line with a NUL byte ran as the words before it (the rest
+ * dropped unseen), and a line longer than 1023 bytes ran as two commands (fgets into
+ * a fixed buffer: the second was "route" here, unknown). */
+static void test_config_file_lines(void **state)
+{
+	char longline[1200];
+
+	assert_int_equal(run_config("help\n\nhelp # comment\n", 21), 0);
+	assert_int_equal(run_config("help\0 x\n", 8), -EINVAL);
+	memset(longline, ' ', sizeof(longline));
+	memcpy(longline, "help", 4);
+	memcpy(longline + sizeof(longline) - 7, "route\n", 6);
+	assert_int_equal(run_config(longline, sizeof(longline) - 1), 0);
+	assert_int_equal(run_config("nosuchcommand\n", 14), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_malformed_commands),
 	    cmocka_unit_test(test_render_json_and_text),
+	    cmocka_unit_test(test_answer_reader),
+	    cmocka_unit_test(test_config_file_lines),
 	};
 	return cmocka_run_group_tests_name("control", tests, NULL, NULL);
 }
