@@ -91,7 +91,10 @@ static void check_tables(void)
 	while ((r = tp_route_iterate(&iter)) != NULL) {
 		must(r->depth <= 32);
 		must(r->depth == 32 || (r->ip & (uint32_t)(0xffffffffull >> r->depth)) == 0);
-		must(r->type <= TP_ROUTE_HOST && r->port < RTE_DIM(ports));
+		/* the routes without a port (blackhole, unreachable, prohibit, throw) have none */
+		must(r->type <= TP_ROUTE_THROW);
+		must(r->type <= TP_ROUTE_HOST ? r->port < RTE_DIM(ports)
+					      : r->port == TP_ROUTE_NO_PORT);
 		uint32_t got;
 		must(rte_lpm_lookup(tp_route_lpm, r->ip, &got) == 0);
 		if (got == r->nh)
