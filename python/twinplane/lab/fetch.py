@@ -97,17 +97,17 @@ def write_pattern(path: Path, size: int, key: str) -> str:
     SHA-256. Each MiB differs from the others; no ``<`` appears (no "<!--#" for nginx's
     SSI in ``/chunked/``)."""
     h = hashlib.sha256()
-    block = hashlib.shake_256(key.encode()).digest(1 << 20)
+    block = memoryview(hashlib.shake_256(key.encode()).digest(1 << 20).replace(b"<", b">"))
     with open(path, "wb") as f:
         left = size
         i = 0
         while left:
-            n = min(left, len(block))
-            k = i % len(block)  # a rotation of the block per MiB
-            chunk = (block[k:] + block[:k])[:n].replace(b"<", b">")
-            f.write(chunk)
-            h.update(chunk)
-            left -= n
+            k = i % len(block)  # a rotation of the block per MiB, written without a copy
+            for part in (block[k:], block[:k]):
+                part = part[: min(left, len(part))]
+                f.write(part)
+                h.update(part)
+                left -= len(part)
             i += 7919
     return h.hexdigest()
 
