@@ -69,7 +69,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
-import fcntl
 import json
 import os
 import re
@@ -81,7 +80,6 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -131,20 +129,7 @@ SWEEP_RETRY_BELOW = 0.02  # a sweep point losing less is retried once (the searc
 # the lab lock
 
 
-@contextlib.contextmanager
-def lab_lock(path: str | None) -> Iterator[float]:
-    """flock(2) on ``path`` (the same lock as ``flock /tmp/tp-lab.lock CMD``);
-    yields the seconds waited for it."""
-    if not path:
-        yield 0.0
-        return
-    t0 = time.monotonic()
-    with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield time.monotonic() - t0
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+lab_lock = D.lab_lock  # bench/model.py uses it as NB.lab_lock
 
 
 # --------------------------------------------------------------------------

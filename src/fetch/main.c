@@ -111,8 +111,18 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The loop's own cost: every pass's cycles, and those of the passes that did something
+ * (received, sent, wrote or hashed), as the workers' busy_cycles. */
+struct loop_cycles {
+	uint64_t total;
+	uint64_t busy;
+	uint64_t passes;
+	uint64_t busy_passes;
+};
+
 static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
-			 const struct fetch_net *n, unsigned int outstanding)
+			 const struct fetch_net *n, unsigned int outstanding,
+			 const struct loop_cycles *lc)
 {
 	uint64_t t_end = d->t_end ? d->t_end : n->now;
 	double secs = (double)(t_end - d->t_start) / (double)n->hz;
@@ -135,6 +145,10 @@ static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 		", \"retransmissions\": %" PRIu64 ", \"out_of_order\": %" PRIu64
 		", \"duplicates\": %" PRIu64,
 		d->retransmits, d->ooo_segs, d->dup_segs);
+	fprintf(f,
+		", \"tsc_hz\": %" PRIu64 ", \"loop_cycles\": %" PRIu64 ", \"busy_cycles\": %" PRIu64
+		", \"polls\": %" PRIu64 ", \"busy_polls\": %" PRIu64,
+		n->hz, lc->total, lc->busy, lc->passes, lc->busy_passes);
 	fprintf(f, ", \"mbufs_outstanding\": %u, \"error\": ", outstanding);
 	if (d->exit)
 		json_str(f, d->err);
@@ -365,15 +379,26 @@ int main(int argc, char **argv)
 	/* the loop: receive a burst, run it through the stack, timers, transmit; the file
 	 * writes (pwritev) are its only system calls besides the PMD's */
 	uint64_t linger_until = 0;
+	struct loop_cycles lc = {0};
+	uint64_t t0 = rte_rdtsc(), t_loop = t0;
 	while (!stop_requested) {
 		struct rte_mbuf *pkts[FETCH_BURST];
-		net.now = rte_rdtsc();
+		uint64_t tx0 = net.c.tx_frames, wr0 = d.written, h0 = d.hashed;
+		net.now = t0;
 		uint16_t nb = rte_eth_rx_burst(net.port, 0, pkts, FETCH_BURST);
 		for (uint16_t i = 0; i < nb; i++)
 			net_input(&net, pkts[i]);
 		tcp_poll(&net);
 		dl_poll(&d, nb == 0);
 		net_flush(&net);
+		/* one TSC read a pass, at its end, which is where the next one starts */
+		uint64_t t1 = rte_rdtsc();
+		lc.passes++;
+		if (nb || net.c.tx_frames != tx0 || d.written != wr0 || d.hashed != h0) {
+			lc.busy += t1 - t0;
+			lc.busy_passes++;
+		}
+		t0 = t1;
 		if (d.finished) {
 			if (linger_until == 0)
 				linger_until = net.now + net.hz / 1000 * LINGER_MS;
@@ -386,6 +411,7 @@ int main(int argc, char **argv)
 		d.exit = DL_E_NET;
 		d.t_end = net.now;
 	}
+	lc.total = t0 - t_loop;
 	status = dl_finish(&d);
 	net_flush(&net);
 	/* every queue of ours is empty now: what is out of the pool beyond the rx ring's
@@ -395,7 +421,7 @@ int main(int argc, char **argv)
 	unsigned int outstanding = in_use_end > in_use_start ? in_use_end - in_use_start : 0;
 	tp_ethdev_close(net.port);
 	if (json)
-		summary_json(stdout, &d, &o, &net, outstanding);
+		summary_json(stdout, &d, &o, &net, outstanding, &lc);
 	if (status)
 		fprintf(stderr, PROG ": %s\n", d.err);
 	goto pool_free;

@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* SHA-256, FIPS 180-4 section 6.2. */
+#include <stdbool.h>
 #include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 #include "sha256.h"
 
@@ -45,6 +51,86 @@ static void block(uint32_t h[8], const uint8_t *p)
 	h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
+#if defined(__x86_64__)
+/* The same 6.2.2 rounds with the SHA extensions (Intel SHA-NI, AMD Zen and later):
+ * the state as two vectors, ABEF and CDGH, as SHA256RNDS2 wants them; the schedule
+ * four words at a time (SHA256MSG1 adds sigma0, PALIGNR brings W[t-7], SHA256MSG2
+ * adds sigma1). The hot spot of twinplane-fetch's receive path in perf (issue 13):
+ * 2.1 cycles per byte against block()'s 10.5 on this machine (AMD EPYC). */
+__attribute__((target("sha,sse4.1,ssse3"))) static void block_shani(uint32_t h[8], const uint8_t *p)
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+	__m128i dcba = _mm_loadu_si128((const __m128i *)&h[0]);
+	__m128i hgfe = _mm_loadu_si128((const __m128i *)&h[4]);
+	__m128i cdab = _mm_shuffle_epi32(dcba, 0xb1);
+	__m128i efgh = _mm_shuffle_epi32(hgfe, 0x1b);
+	__m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
+	__m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xf0);
+	const __m128i abef0 = abef, cdgh0 = cdgh;
+	__m128i w[4];
+
+	for (int i = 0; i < 16; i++) {
+		if (i < 4) {
+			w[i] =
+			    _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+		} else {
+			/* W[4i..4i+3] from W[4i-16..4i-1]: w[i % 4] holds the oldest group */
+			__m128i t = _mm_sha256msg1_epu32(w[i % 4], w[(i + 1) % 4]);
+			t = _mm_add_epi32(t, _mm_alignr_epi8(w[(i + 3) % 4], w[(i + 2) % 4], 4));
+			w[i % 4] = _mm_sha256msg2_epu32(t, w[(i + 3) % 4]);
+		}
+		__m128i m = _mm_add_epi32(w[i % 4], _mm_loadu_si128((const __m128i *)&K[4 * i]));
+		cdgh = _mm_sha256rnds2_epu32(cdgh, abef, m);
+		abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(m, 0x0e));
+	}
+	abef = _mm_add_epi32(abef, abef0);
+	cdgh = _mm_add_epi32(cdgh, cdgh0);
+	__m128i feba = _mm_shuffle_epi32(abef, 0x1b);
+	__m128i dchg = _mm_shuffle_epi32(cdgh, 0xb1);
+	_mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(feba, dchg, 0xf0));
+	_mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
+}
+
+static bool cpu_has_sha(void)
+{
+	unsigned int a, b, c, d;
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA) &&
+	       __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_1) && (c & bit_SSSE3);
+}
+#endif
+
+/* -1: not decided yet; then 0 (block) or 1 (block_shani) */
+static int use_shani = -1;
+
+bool tp_sha256_use_shani(int on)
+{
+#if defined(__x86_64__)
+	if (on < 0 || (on > 0 && !cpu_has_sha()))
+		use_shani = cpu_has_sha();
+	else
+		use_shani = on;
+#else
+	(void)on;
+	use_shani = 0;
+#endif
+	return use_shani == 1;
+}
+
+static void blocks(uint32_t h[8], const uint8_t *p, size_t n)
+{
+	if (use_shani < 0)
+		tp_sha256_use_shani(-1);
+#if defined(__x86_64__)
+	if (use_shani) {
+		for (; n; n--, p += 64)
+			block_shani(h, p);
+		return;
+	}
+#endif
+	for (; n; n--, p += 64)
+		block(h, p);
+}
+
 void tp_sha256_init(struct tp_sha256 *c)
 {
 	/* 5.3.3 */
@@ -68,11 +154,12 @@ void tp_sha256_update(struct tp_sha256 *c, const void *data, size_t len)
 		len -= k;
 		if (c->n < 64)
 			return;
-		block(c->h, c->buf);
+		blocks(c->h, c->buf, 1);
 		c->n = 0;
 	}
-	for (; len >= 64; p += 64, len -= 64)
-		block(c->h, p);
+	blocks(c->h, p, len / 64);
+	p += len / 64 * 64;
+	len %= 64;
 	memcpy(c->buf, p, len);
 	c->n = (uint32_t)len;
 }
@@ -85,13 +172,13 @@ void tp_sha256_final(struct tp_sha256 *c, uint8_t out[32])
 	c->buf[c->n++] = 0x80;
 	if (c->n > 56) {
 		memset(c->buf + c->n, 0, 64 - c->n);
-		block(c->h, c->buf);
+		blocks(c->h, c->buf, 1);
 		c->n = 0;
 	}
 	memset(c->buf + c->n, 0, 56 - c->n);
 	for (int i = 0; i < 8; i++)
 		c->buf[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
-	block(c->h, c->buf);
+	blocks(c->h, c->buf, 1);
 	for (int i = 0; i < 8; i++) {
 		out[4 * i] = (uint8_t)(c->h[i] >> 24);
 		out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);

@@ -4,6 +4,7 @@
 #ifndef TP_PROTO_SHA256_H
 #define TP_PROTO_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,5 +19,9 @@ void tp_sha256_init(struct tp_sha256 *c);
 void tp_sha256_update(struct tp_sha256 *c, const void *data, size_t len);
 void tp_sha256_final(struct tp_sha256 *c, uint8_t out[32]);
 void tp_sha256(const void *data, size_t len, uint8_t out[32]);
+/* The block function: on > 0 the CPU's SHA extensions if it has them, 0 the portable
+ * one, < 0 the default (the extensions when present). Returns whether the extensions
+ * are used now. Not thread-safe against hashing in progress: for tests and start-up. */
+bool tp_sha256_use_shani(int on);
 
 #endif

@@ -7,6 +7,7 @@ be reported with their own exit status and message."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -29,6 +30,9 @@ from twinplane.lab.fetch import (
 
 BIG = 128 << 20  # the large file: ~1 s on this machine's veth
 LOSSY = 48 << 20
+GIANT = 1 << 30  # issue 13's 1 GB file: ~10 s
+# the server's copy and the download side by side, and room for the rest of the system
+GIANT_DISK = 2 * GIANT + (1 << 30)
 
 
 def _need() -> None:
@@ -109,6 +113,32 @@ def test_large_file_identical(lab: FetchLab) -> None:
     assert c["tcp_segments_in"] >= BIG // 1460
     # RFC 5681 4.2: at least every second segment acknowledged
     assert c["tcp_acks_sent"] >= c["tcp_segments_in"] // 2 - 1
+
+
+def test_1gb_file_identical(lab: FetchLab) -> None:
+    """1 GiB (issue 13): generated in the lab for this test, both copies deleted after.
+    The file on disk hashes to the server's; nginx logged the whole body sent."""
+    free = shutil.disk_usage(lab.workdir).free
+    if free < GIANT_DISK:
+        pytest.skip(
+            f"{lab.workdir}: {free / 2**30:.1f} GiB free, the 1 GiB test needs "
+            f"{GIANT_DISK / 2**30:.0f} GiB (server copy, download, margin)"
+        )
+    out = lab.out / "giant.bin"
+    try:
+        digest = lab.add_file("giant.bin", GIANT, seed=1)
+        res = fetch(lab, f"http://{SERVER}/giant.bin", "giant.bin", "--sha256", digest,
+                    timeout=300)  # fmt: skip
+        assert_identical(lab, res, "giant.bin", "giant.bin")
+        assert res.summary["framing"] == "length" and res.summary["status"] == 200
+        c = counters(res)
+        assert c["tcp_segments_in"] >= GIANT // 1460
+        assert all(v == 0 for k, v in c.items() if k.startswith("drop_")), c
+        log = (lab.nginx.dir / "access.log").read_text()
+        assert f'"GET /giant.bin HTTP/1.1" 200 {GIANT}' in log
+    finally:
+        out.unlink(missing_ok=True)
+        (lab.www / "giant.bin").unlink(missing_ok=True)
 
 
 def test_four_parallel_ranges(lab: FetchLab) -> None:

@@ -55,6 +55,49 @@ static void test_sha256_fips(void **state)
 	assert_memory_equal(md, want, 32);
 }
 
+/* The FIPS examples with each block function, and the two against each other on
+ * every length up to 4 blocks and pieces of a larger buffer (skipped where the CPU has
+ * no SHA extensions: only the portable one runs there) */
+static void test_sha256_block_functions(void **state)
+{
+	static uint8_t buf[300000];
+	uint8_t md[2][32];
+	uint32_t x = 12345;
+	bool has_ni = tp_sha256_use_shani(1);
+
+	(void)state;
+	tp_sha256_use_shani(0);
+	test_sha256_fips(state);
+	if (!has_ni) {
+		tp_sha256_use_shani(-1);
+		skip();
+	}
+	tp_sha256_use_shani(1);
+	test_sha256_fips(state);
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	for (size_t len = 0; len <= 256; len++) {
+		for (int ni = 0; ni < 2; ni++) {
+			tp_sha256_use_shani(ni);
+			tp_sha256(buf + len % 7, len, md[ni]);
+		}
+		assert_memory_equal(md[0], md[1], 32);
+	}
+	for (int ni = 0; ni < 2; ni++) {
+		struct tp_sha256 c;
+		tp_sha256_use_shani(ni);
+		tp_sha256_init(&c);
+		for (size_t off = 0, k = 1; off < sizeof(buf); off += k, k = k * 3 % 1459 + 1)
+			tp_sha256_update(&c, buf + off,
+					 k < sizeof(buf) - off ? k : sizeof(buf) - off);
+		tp_sha256_final(&c, md[ni]);
+	}
+	assert_memory_equal(md[0], md[1], 32);
+	tp_sha256_use_shani(-1);
+}
+
 static void test_varnum(void **state)
 {
 	static const struct {
@@ -559,6 +602,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sha256_fips),
+	    cmocka_unit_test(test_sha256_block_functions),
 	    cmocka_unit_test(test_varnum),
 	    cmocka_unit_test(test_interest_flags),
 	    cmocka_unit_test(test_interest_params_digest),

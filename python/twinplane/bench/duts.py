@@ -34,6 +34,7 @@ Addressing, the same for every DUT::
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import os
 import platform
@@ -46,6 +47,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
@@ -1137,6 +1139,22 @@ class CpuIsolation:
             "sweeps": self.sweeps,
             "unmovable_last_sweep": self.unmovable,
         }
+
+
+@contextlib.contextmanager
+def lab_lock(path: str | None) -> Iterator[float]:
+    """flock(2) on ``path`` (the same lock as ``flock /tmp/tp-lab.lock CMD``);
+    yields the seconds waited for it. No lock for an empty path."""
+    if not path:
+        yield 0.0
+        return
+    t0 = time.monotonic()
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield time.monotonic() - t0
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def pin_to_generator_cpu() -> None:

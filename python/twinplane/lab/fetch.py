@@ -92,10 +92,38 @@ http {{
 """
 
 
+def write_pattern(path: Path, size: int, key: str) -> str:
+    """Write ``size`` pseudo-random bytes derived from ``key`` to ``path``; returns their
+    SHA-256. Each MiB differs from the others; no ``<`` appears (no "<!--#" for nginx's
+    SSI in ``/chunked/``)."""
+    h = hashlib.sha256()
+    block = memoryview(hashlib.shake_256(key.encode()).digest(1 << 20).replace(b"<", b">"))
+    with open(path, "wb") as f:
+        left = size
+        i = 0
+        while left:
+            k = i % len(block)  # a rotation of the block per MiB, written without a copy
+            for part in (block[k:], block[:k]):
+                part = part[: min(left, len(part))]
+                f.write(part)
+                h.update(part)
+                left -= len(part)
+            i += 7919
+    return h.hexdigest()
+
+
 class Nginx(Process):
     """nginx serving ``root`` on ``addr`` ports 80 and 8080 in namespace ``netns``."""
 
-    def __init__(self, netns: str, workdir: Path, root: Path, addr: str, slow_rate: str) -> None:
+    def __init__(
+        self,
+        netns: str,
+        workdir: Path,
+        root: Path,
+        addr: str,
+        slow_rate: str,
+        cpus: int | None = None,
+    ) -> None:
         self.dir = workdir / "nginx"
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "tmp").mkdir(exist_ok=True)
@@ -110,6 +138,7 @@ class Nginx(Process):
             self.dir / "nginx.out",
             label="nginx",
             netns=netns,
+            cpus=cpus,
             stop_signal=signal.SIGTERM,
             stop_timeout=5.0,
             side_logs=[("error.log", self.dir / "error.log")],
@@ -137,8 +166,8 @@ class FetchResult:
 
 class FetchLab(Lab):
     """The three namespaces, nginx serving ``root`` (the lab's ``www``), and the way to
-    run the downloader in ``c`` (``fetch``) and kernel tools there too (``c_kernel``,
-    a second veth pair with a kernel address, for curl and wget)."""
+    run the downloader in ``c`` (``fetch``) and kernel tools there too, on the same
+    veth (``set_kernel_client``, ``client_argv``: curl and wget)."""
 
     def __init__(
         self,
@@ -146,12 +175,16 @@ class FetchLab(Lab):
         mtu: int = 1500,
         slow_rate: str = "2m",
         dut: list[str] | None = None,
+        server_cpu: int | None = None,
         keep: bool | None = None,
     ) -> None:
         """``dut``: put tp-testdut with these options (``--drop-every 100``...) between
-        the client and the router, in namespace ``d`` (c0 - d0 [tp-testdut] d1 - r0)."""
+        the client and the router, in namespace ``d`` (c0 - d0 [tp-testdut] d1 - r0).
+        ``server_cpu``: nginx (master and worker) pinned to that CPU."""
         super().__init__(keep=keep)
         self.dut_args = dut
+        self.server_cpu = server_cpu
+        self.kernel_client = False
         self.www = self.workdir / "www"
         self.www.mkdir()
         self.out = self.workdir / "out"
@@ -181,7 +214,7 @@ class FetchLab(Lab):
         s.run(["ip", "route", "add", "default", "via", "10.0.2.1"])
         if self.dut_args is not None:
             self._start_dut()
-        self.nginx = Nginx(s.name, self.workdir, self.www, SERVER, slow_rate)
+        self.nginx = Nginx(s.name, self.workdir, self.www, SERVER, slow_rate, self.server_cpu)
         self.defer("stop nginx", self.nginx.stop)
         self.start_nginx()
 
@@ -230,26 +263,19 @@ class FetchLab(Lab):
     def add_file(self, name: str, size: int, seed: int = 0) -> str:
         """A file of ``size`` pseudo-random bytes under the server's root (and the
         ``/chunked/`` and ``/slow/`` views); returns its SHA-256."""
-        path = self.www / name
-        h = hashlib.sha256()
-        rng = hashlib.shake_256(f"{name}-{seed}".encode())
-        block = rng.digest(1 << 20)
-        with open(path, "wb") as f:
-            left = size
-            i = 0
-            while left:
-                chunk = block if left >= len(block) else block[:left]
-                # vary each MiB (a rotation) so no two are alike; no "<!--#" can
-                # appear by construction: '<' is replaced
-                k = i % len(block)
-                chunk = (block[k:] + block[:k])[: len(chunk)].replace(b"<", b">")
-                f.write(chunk)
-                h.update(chunk)
-                left -= len(chunk)
-                i += 7919
-        digest = h.hexdigest()
+        digest = write_pattern(self.www / name, size, f"{name}-{seed}")
         self._hashes[name] = digest
         return digest
+
+    def link_file(self, name: str, path: Path, digest: str) -> None:
+        """Serve an existing file (``write_pattern``'s) as ``name``: a hard link when
+        on the same file system, else a symbolic link."""
+        target = self.www / name
+        try:
+            os.link(path, target)
+        except OSError:
+            target.symlink_to(path)
+        self._hashes[name] = digest
 
     def sha256(self, name: str) -> str:
         return self._hashes[name]
@@ -289,6 +315,46 @@ class FetchLab(Lab):
         """Remove the impairment rules."""
         self.ns["r"].run(["nft", "delete", "table", "ip", "tpimpair"], check=False)
 
+    # --- the wire and the kernel's client ------------------------------------------
+
+    def path_ifaces(self) -> list[tuple[str, str]]:
+        """Every veth end between the client and the server, as (namespace, name)."""
+        ends = [("c", "c0"), ("r", "r0"), ("r", "r1"), ("s", "s0")]
+        if self.dut_args is not None:
+            ends += [("d", "d0"), ("d", "d1")]
+        return ends
+
+    def set_offloads(self, on: bool) -> None:
+        """TX checksum offload, scatter-gather, TSO and GSO on every veth of the path:
+        off (the lab's default, what a DPDK port needs) or on (a veth's defaults: the
+        kernel's TCP then moves 64 KiB segments end to end)."""
+        state = "on" if on else "off"
+        for ns, ifname in self.path_ifaces():
+            self.ns[ns].run(
+                ["ethtool", "-K", ifname, "tx", state, "sg", state, "tso", state, "gso", state]
+            )
+
+    def set_kernel_client(self, on: bool) -> None:
+        """Give c0 the client's address in the kernel (for curl and wget over kernel
+        sockets on the same veth), or take it away again (for twinplane-fetch, which
+        owns c0 through af_xdp and answers ARP for that address itself)."""
+        if on == self.kernel_client:
+            return
+        c = self.ns["c"]
+        if on:
+            c.run(["ip", "addr", "add", CLIENT_ADDR, "dev", "c0"])
+            c.run(["ip", "route", "add", "default", "via", GW])
+        else:
+            c.run(["ip", "addr", "flush", "dev", "c0"])
+        # the router learns the client's MAC again either way (it is c0's in both)
+        self.ns["r"].run(["ip", "neigh", "flush", "dev", "r0"], check=False)
+        self.kernel_client = on
+
+    def client_argv(self, argv: list[str], cpu: int | None = None) -> list[str]:
+        """``argv`` run in the client's namespace, pinned to ``cpu`` if given."""
+        pin = ["taskset", "-c", str(cpu)] if cpu is not None else []
+        return ["ip", "netns", "exec", self.ns["c"].name, *pin, *argv]
+
     # --- the downloader -------------------------------------------------------------
 
     def fetch(
@@ -305,6 +371,8 @@ class FetchLab(Lab):
         binary = fetch_binary()
         if not binary.exists():
             raise LabError(f"{binary} not built")
+        if self.kernel_client:
+            raise LabError("c0 has a kernel address: set_kernel_client(False) first")
         self.runs += 1
         name = f"{self.name_prefix}{self.runs}"
         out = Path(output)

@@ -1,0 +1,725 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""bench/fetch.py: twinplane-fetch against curl and wget (issue 13, seed 001).
+
+One HTTP download at a time from nginx (Debian's) through a Linux router, on the
+downloader's lab (python/twinplane/lab/fetch.py)::
+
+    c: c0 (client, 10.0.1.2) --- r0 [r: ip_forward] r1 --- s0 (10.0.2.2): nginx
+
+- **Tools**: ``twinplane_fetch`` (its own TCP/IP on c0 through net_af_xdp), ``curl``
+  and ``wget`` over kernel sockets on the same c0 (the kernel gets the client's
+  address while they run), all with the veths' offloads off (TX checksum, SG, TSO,
+  GSO: what the DPDK port needs); ``curl_offloads`` and ``wget_offloads`` again with
+  them on, the kernel's best case on this wire (64 KiB segments end to end).
+- **Files**: 0.5, 1 and 3 GiB (the seed's 2.2, 4.6 and 14.4 GB scaled to this
+  machine), pseudo-random, written once and served by every repetition's nginx;
+  each download goes to ``--out-dir`` (tmpfs when it has room: the client's copy
+  into the page cache is measured, the disk's writeback is not), is checked (size,
+  SHA-256) after the measurement and deleted. Free space is checked first; sizes
+  that do not fit are left out and the report says so.
+- **CPUs**: the client on CPU 0 every time (twinplane-fetch's lcore ``0@(0)``,
+  ``taskset -c 0`` for curl and wget), nginx (master and worker) and this script on
+  CPU 1.
+- **Measures**, per download: time (twinplane-fetch's own from its first SYN to the
+  last body byte; curl's ``time_total``; wget's process wall time), goodput (body
+  bits / time), and the client's CPU cycles per body byte:
+  ``cycles_per_byte``: twinplane-fetch's busy cycles (its loop's passes that
+  received, sent, wrote or hashed, TSC); for curl and wget CPU 0's busy time
+  (/proc/stat: wall - idle - iowait, everything the CPU did, the kernel's softirq
+  work there included) x TSC Hz, less the share other tasks took in the half
+  second before. ``cycles_per_byte_wall``: the CPU time the client held: for
+  twinplane-fetch its transfer time x TSC Hz (a polling core is 100 % busy), for
+  the kernel tools the same figure as ``cycles_per_byte``. Also recorded: CPU 0's
+  /proc/stat figure over twinplane-fetch's whole process (EAL start-up and exit
+  included), each client's own process CPU time (rusage), and both CPUs together.
+- **Repetitions** (5) are interleaved: each is a fresh lab (namespaces, nginx)
+  under the lab lock, every size and tool once, the tools' order rotated.
+
+Report: docs/results/fetch.{md,json,png}. ``--quick``: 64 and 256 MiB, one
+repetition (to check the script, not for numbers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import resource
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "python"))
+
+from twinplane.bench import ensure_venv
+
+ensure_venv(ROOT)
+
+from twinplane.bench import duts as D
+from twinplane.lab.fetch import (
+    SERVER,
+    FetchLab,
+    FetchResult,
+    fetch_binary,
+    nginx_binary,
+    write_pattern,
+)
+
+CLIENT_CPU = D.DUT_CPU
+SERVER_CPU = D.GEN_CPU
+MIB = 1 << 20
+GIB = 1 << 30
+SIZES = (GIB // 2, GIB, 3 * GIB)
+QUICK_SIZES = (64 * MIB, 256 * MIB)
+DISK_MARGIN = GIB
+# other tasks' share of the client's CPU before a download above which its /proc/stat
+# figures are flagged (the report counts them)
+CONTENDED_SHARE = 0.1
+# key: (program, offloads on the path's veths)
+TOOLS: dict[str, tuple[str, bool]] = {
+    "twinplane_fetch": ("twinplane-fetch", False),
+    "curl": ("curl", False),
+    "wget": ("wget", False),
+    "curl_offloads": ("curl", True),
+    "wget_offloads": ("wget", True),
+}
+LABELS = {
+    "twinplane_fetch": "twinplane-fetch (af_xdp)",
+    "curl": "curl, offloads off",
+    "wget": "wget, offloads off",
+    "curl_offloads": "curl, offloads on",
+    "wget_offloads": "wget, offloads on",
+}
+COLORS = {
+    "twinplane_fetch": "#dd8452",
+    "curl": "#4c72b0",
+    "wget": "#55a868",
+    "curl_offloads": "#8fa8d8",
+    "wget_offloads": "#9ed3a8",
+}
+
+
+DEFINITIONS = {
+    "cycles_per_byte": "twinplane_fetch: its busy cycles (loop passes that received, sent, "
+    "wrote or hashed; TSC) per body byte; kernel tools: CPU 0's busy time (/proc/stat wall - "
+    "idle - iowait, softirq included) less other tasks' share before, x TSC Hz, per body byte",
+    "cycles_per_byte_wall": "twinplane_fetch: transfer seconds x TSC Hz per body byte (the "
+    "polling core is 100 % busy); kernel tools: as cycles_per_byte",
+    "cycles_per_byte_proc_stat": "every tool: CPU 0's /proc/stat busy time over the client "
+    "process's life (twinplane-fetch: EAL start-up and exit included)",
+    "cycles_per_byte_process": "the client process's own CPU time (rusage user + system), "
+    "without softirq work done for it",
+    "system_cycles_per_byte": "CPU 0 and CPU 1 busy together (client, router, nginx; this "
+    "script asleep)",
+    "goodput": "body bits / transfer seconds (twinplane-fetch: first SYN to last byte; curl: "
+    "time_total; wget: process wall time)",
+}
+
+
+class BenchError(RuntimeError):
+    """A download failed or came back wrong."""
+
+
+def size_name(size: int) -> str:
+    return f"{size / GIB:g} GiB" if size >= GIB // 2 else f"{size // MIB} MiB"
+
+
+# --------------------------------------------------------------------------
+# one download
+
+
+def busy_seconds(a: dict[str, int], b: dict[str, int], wall: float, user_hz: int) -> float:
+    """The time a CPU was not idle between two /proc/stat samples ``wall`` seconds
+    apart: wall less idle and iowait (the idle time is exact under NOHZ; the
+    softirq column is not, DESIGN of bench/rfc2544_ip4.py's kernel cost)."""
+    idle = (b["idle"] - a["idle"]) + (b["iowait"] - a["iowait"])
+    return max(0.0, wall - idle / user_hz)
+
+
+def kernel_tool_argv(prog: str, url: str, out: Path) -> list[str]:
+    if prog == "curl":
+        fmt = "%{time_total} %{size_download}\n"
+        return ["curl", "-sS", "--fail", "-o", str(out), "-w", fmt, url]
+    return ["wget", "-q", "-O", str(out), url]
+
+
+def download(
+    lab: FetchLab, tool: str, name: str, size: int, digest: str, out_dir: Path, tsc: float
+) -> dict[str, Any]:
+    """One download of ``name`` by ``tool``, measured; the output checked and deleted."""
+    prog, offloads = TOOLS[tool]
+    lab.set_offloads(offloads)
+    lab.set_kernel_client(prog != "twinplane-fetch")
+    out = out_dir / f"{tool}.bin"
+    out.unlink(missing_ok=True)
+    url = f"http://{SERVER}/{name}"
+    user_hz = os.sysconf("SC_CLK_TCK")
+    cpus = (CLIENT_CPU, SERVER_CPU)
+    # other tasks' share of each CPU just before (this script sleeps meanwhile)
+    base = D.cpu_busy(0.5, cpus)
+    timeout = 120 + size / (50 * MIB)
+    ticks0 = {c: D.cpu_ticks(c) for c in cpus}
+    rus0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    summary: dict[str, Any] = {}
+    if prog == "twinplane-fetch":
+        res = lab.fetch(url, out, "--sha256", digest, cpu=CLIENT_CPU, timeout=timeout)
+        assert isinstance(res, FetchResult)
+        rc, stdout, stderr = res.returncode, res.stdout, res.stderr
+        summary = res.summary
+    else:
+        argv = lab.client_argv(kernel_tool_argv(prog, url, out), cpu=CLIENT_CPU)
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+        rc, stdout, stderr = p.returncode, p.stdout, p.stderr
+    wall = time.monotonic() - t0
+    rus1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ticks1 = {c: D.cpu_ticks(c) for c in cpus}
+    if rc != 0:
+        raise BenchError(f"{tool} {name}: exit {rc}\n{stdout[-2000:]}\n{stderr[-2000:]}")
+    # checked after the measurement, on this script's CPU
+    got = out.stat().st_size if out.exists() else -1
+    ok = got == size and FetchLab.file_sha256(out) == digest
+    out.unlink(missing_ok=True)
+    if not ok:
+        raise BenchError(f"{tool} {name}: {got} bytes, not the server's {size} or its SHA-256")
+
+    if prog == "twinplane-fetch":
+        seconds = float(summary["seconds"])
+    elif prog == "curl":
+        seconds = float(stdout.split()[0])
+    else:
+        seconds = wall
+    raw = {c: busy_seconds(ticks0[c], ticks1[c], wall, user_hz) for c in cpus}
+    busy = {c: max(0.0, raw[c] - base[c] * wall) for c in cpus}
+    proc_cpu = (rus1.ru_utime - rus0.ru_utime) + (rus1.ru_stime - rus0.ru_stime)
+    r: dict[str, Any] = {
+        "tool": tool,
+        "size": size,
+        "seconds": seconds,
+        "process_wall_s": wall,
+        "goodput_bps": size * 8 / seconds,
+        "client_cpu_busy_s": busy[CLIENT_CPU],
+        "server_cpu_busy_s": busy[SERVER_CPU],
+        "client_cpu_busy_raw_s": raw[CLIENT_CPU],
+        "server_cpu_busy_raw_s": raw[SERVER_CPU],
+        "other_share_before": {str(c): base[c] for c in cpus},
+        # other tasks held the client's CPU: the /proc/stat figures are not the client's
+        "contended": base[CLIENT_CPU] > CONTENDED_SHARE,
+        "process_cpu_s": proc_cpu,
+        "cycles_per_byte_proc_stat": busy[CLIENT_CPU] * tsc / size,
+        "cycles_per_byte_process": proc_cpu * tsc / size,
+        "system_cycles_per_byte": (busy[CLIENT_CPU] + busy[SERVER_CPU]) * tsc / size,
+        "server_cycles_per_byte": busy[SERVER_CPU] * tsc / size,
+    }
+    if prog == "twinplane-fetch":
+        r["cycles_per_byte"] = summary["busy_cycles"] / size
+        r["cycles_per_byte_wall"] = seconds * tsc / size
+        r["fetch"] = {
+            k: summary[k]
+            for k in (
+                "busy_cycles",
+                "loop_cycles",
+                "polls",
+                "busy_polls",
+                "tsc_hz",
+                "retransmissions",
+                "out_of_order",
+                "duplicates",
+                "mbufs_outstanding",
+            )
+        }
+        r["fetch"]["drops"] = {
+            k: v for k, v in summary["counters"].items() if k.startswith("drop_") and v
+        }
+    else:
+        r["cycles_per_byte"] = r["cycles_per_byte_proc_stat"]
+        r["cycles_per_byte_wall"] = r["cycles_per_byte_proc_stat"]
+    return r
+
+
+# --------------------------------------------------------------------------
+# the run
+
+
+def plan_sizes(sizes: tuple[int, ...], www_dir: Path, out_dir: Path) -> tuple[list[int], dict]:
+    """The sizes whose files fit: the server's copies all at once in ``www_dir``, one
+    download at a time in ``out_dir`` (with DISK_MARGIN left on each)."""
+    www_free = shutil.disk_usage(www_dir).free
+    out_free = shutil.disk_usage(out_dir).free
+    same = os.stat(www_dir).st_dev == os.stat(out_dir).st_dev
+    kept: list[int] = []
+    for s in sorted(sizes):
+        www_need = sum(kept) + s + DISK_MARGIN + (s if same else 0)
+        if www_free >= www_need and out_free >= s + DISK_MARGIN:
+            kept.append(s)
+    info = {
+        "www_dir": str(www_dir),
+        "www_free_bytes": www_free,
+        "out_dir": str(out_dir),
+        "out_free_bytes": out_free,
+        "same_file_system": same,
+        "asked": list(sizes),
+        "kept": kept,
+        "left_out": [s for s in sizes if s not in kept],
+    }
+    return kept, info
+
+
+def choose_out_dir(arg: Path | None, largest: int, workdir: Path) -> Path:
+    if arg is not None:
+        arg.mkdir(parents=True, exist_ok=True)
+        return arg
+    shm = Path("/dev/shm")
+    if shm.is_dir() and shutil.disk_usage(shm).free >= largest + 2 * DISK_MARGIN:
+        return Path(tempfile.mkdtemp(prefix="tp-fetch-", dir=shm))
+    d = workdir / "out"
+    d.mkdir(exist_ok=True)
+    return d
+
+
+def run(args: argparse.Namespace, tsc: float, workdir: Path) -> dict[str, Any]:
+    www = workdir / "www"
+    www.mkdir(exist_ok=True)
+    out_dir = choose_out_dir(args.out_dir, max(args.sizes), workdir)
+    sizes, disk = plan_sizes(args.sizes, www, out_dir)
+    if not sizes:
+        raise BenchError(f"no file size fits on disk: {disk}")
+    if disk["left_out"]:
+        print(f"bench/fetch.py: left out for lack of space: {disk['left_out']}", flush=True)
+    files: dict[int, tuple[str, Path, str]] = {}
+    for s in sizes:
+        name = f"f{s // MIB}m.bin"
+        t0 = time.monotonic()
+        digest = write_pattern(www / name, s, name)
+        files[s] = (name, www / name, digest)
+        print(f"  {name}: written in {time.monotonic() - t0:.1f} s", flush=True)
+    tools = [t for t in args.tools if t in TOOLS]
+    runs: list[dict[str, Any]] = []
+    reps_meta: list[dict[str, Any]] = []
+    try:
+        for rep in range(args.reps):
+            quiet = D.wait_quiet(args.quiet_busy, args.quiet_timeout)
+            order = tools[rep % len(tools) :] + tools[: rep % len(tools)]
+            with D.lab_lock(args.lock) as waited, FetchLab(server_cpu=SERVER_CPU) as lab:
+                reps_meta.append({"rep": rep, "quiet": quiet, "lock_wait_s": round(waited, 1)})
+                for s in sizes:
+                    name, path, digest = files[s]
+                    lab.link_file(name, path, digest)
+                for s in sizes:
+                    name, _, digest = files[s]
+                    for tool in order:
+                        r = download(lab, tool, name, s, digest, out_dir, tsc)
+                        r["rep"] = rep
+                        runs.append(r)
+                        print(
+                            f"rep {rep + 1}/{args.reps} {size_name(s):>8} {tool:16} "
+                            f"{r['seconds']:7.2f} s {r['goodput_bps'] / 1e9:6.2f} Gbit/s "
+                            f"{r['cycles_per_byte']:6.2f} cyc/B "
+                            f"(wall {r['cycles_per_byte_wall']:.2f})",
+                            flush=True,
+                        )
+                        (workdir / "runs.json").write_text(json.dumps(runs, indent=1))
+    finally:
+        for _, path, _ in files.values():
+            path.unlink(missing_ok=True)
+        if out_dir.parent == Path("/dev/shm"):
+            shutil.rmtree(out_dir, ignore_errors=True)
+    return {"runs": runs, "reps_meta": reps_meta, "disk": disk, "sizes": sizes, "tools": tools}
+
+
+# --------------------------------------------------------------------------
+# summary
+
+
+def median_spread(xs: list[float]) -> dict[str, Any]:
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return {"median": None, "min": None, "max": None, "n": 0}
+    return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "n": len(xs)}
+
+
+def summarize(runs: list[dict[str, Any]], sizes: list[int], tools: list[str]) -> dict[str, Any]:
+    keys = (
+        "seconds",
+        "goodput_bps",
+        "cycles_per_byte",
+        "cycles_per_byte_wall",
+        "cycles_per_byte_proc_stat",
+        "cycles_per_byte_process",
+        "system_cycles_per_byte",
+        "server_cycles_per_byte",
+    )
+    by: dict[str, Any] = {}
+    for t in tools:
+        by[t] = {}
+        for s in sizes:
+            rs = [r for r in runs if r["tool"] == t and r["size"] == s]
+            by[t][str(s)] = {k: median_spread([r[k] for r in rs]) for k in keys}
+        by[t]["all"] = {k: median_spread([r[k] for r in runs if r["tool"] == t]) for k in keys}
+
+    def ratio(key: str, tool: str, s: int | None) -> list[float]:
+        """tool's ``key`` over curl's in the same repetition and size."""
+        out = []
+        for r in runs:
+            if r["tool"] != tool or (s is not None and r["size"] != s):
+                continue
+            c = [
+                x
+                for x in runs
+                if x["tool"] == "curl" and (x["rep"], x["size"]) == (r["rep"], r["size"])
+            ]
+            if c and c[0][key]:
+                out.append(r[key] / c[0][key])
+        return out
+
+    ratios: dict[str, Any] = {}
+    for key in ("goodput_bps", "cycles_per_byte", "cycles_per_byte_wall"):
+        ratios[key] = {
+            t: {
+                **{str(s): median_spread(ratio(key, t, s)) for s in sizes},
+                "all": median_spread(ratio(key, t, None)),
+            }
+            for t in tools
+            if t != "curl"
+        }
+    return {"by_tool": by, "ratios_vs_curl": ratios}
+
+
+def build_doc(
+    res: dict[str, Any], args: argparse.Namespace, tsc: float, argv: list[str]
+) -> dict[str, Any]:
+    s = summarize(res["runs"], res["sizes"], res["tools"])
+    by = s["by_tool"]
+    rv = s["ratios_vs_curl"]
+    doc: dict[str, Any] = {
+        "command": "bench/fetch.py " + shlex.join(argv),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "git": D.git_rev(),
+        "machine": D.machine_info(),
+        "tsc_hz": tsc,
+        "quick": args.quick,
+        "reps": args.reps,
+        "sizes": res["sizes"],
+        "tools": res["tools"],
+        "cpu": {"client": CLIENT_CPU, "server_nginx": SERVER_CPU, "this_script": SERVER_CPU},
+        "disk": res["disk"],
+        # the issue's keys: twinplane-fetch's (and the others') goodput over curl's in the
+        # same repetition and size, every size together and per size
+        "goodput_ratio_vs_curl": rv["goodput_bps"],
+        "cycles_per_byte": {
+            t: by[t]["all"]["cycles_per_byte"]
+            | {"by_size": {k: v["cycles_per_byte"] for k, v in by[t].items() if k != "all"}}
+            for t in res["tools"]
+        },
+        "cycles_per_byte_wall": {
+            t: by[t]["all"]["cycles_per_byte_wall"]
+            | {"by_size": {k: v["cycles_per_byte_wall"] for k, v in by[t].items() if k != "all"}}
+            for t in res["tools"]
+        },
+        "cycles_ratio_vs_curl": {"busy": rv["cycles_per_byte"], "wall": rv["cycles_per_byte_wall"]},
+        "definitions": DEFINITIONS,
+        "summary": by,
+        "reps_meta": res["reps_meta"],
+        "runs": res["runs"],
+    }
+    fetch_good = rv["goodput_bps"].get("twinplane_fetch", {}).get("all", {})
+    fetch_busy = rv["cycles_per_byte"].get("twinplane_fetch", {}).get("all", {})
+    fetch_wall = rv["cycles_per_byte_wall"].get("twinplane_fetch", {}).get("all", {})
+    doc["bar"] = {
+        "goodput_at_least_curl": fetch_good.get("median") is not None
+        and fetch_good["median"] >= 1.0,
+        "busy_cycles_at_most_half_curl": fetch_busy.get("median") is not None
+        and fetch_busy["median"] <= 0.5,
+        "wall_cycles_at_most_half_curl": fetch_wall.get("median") is not None
+        and fetch_wall["median"] <= 0.5,
+    }
+    return doc
+
+
+# --------------------------------------------------------------------------
+# report
+
+
+def _ms(sp: dict[str, Any], scale: float = 1.0, nd: int = 2) -> str:
+    if not sp or sp.get("median") is None:
+        return "-"
+    m, lo, hi = (sp[k] * scale for k in ("median", "min", "max"))
+    if sp["n"] == 1:
+        return f"{m:.{nd}f}"
+    return f"{m:.{nd}f} ({lo:.{nd}f}-{hi:.{nd}f})"
+
+
+def met(ok: bool) -> str:
+    return "met" if ok else "not met"
+
+
+def write_report(doc: dict[str, Any], out: Path) -> Path:
+    by = doc["summary"]
+    tools = doc["tools"]
+    g = doc["goodput_ratio_vs_curl"]
+    cr = doc["cycles_ratio_vs_curl"]
+    m = doc["machine"]
+    lines = [
+        "# Downloader: twinplane-fetch against curl and wget (issue 13, seed 001)",
+        "",
+        f"Commit `{doc['git']}`, {doc['date']}. Command: `{doc['command']}`. Machine: "
+        f"{m.get('model_name', '?')} ({m.get('hypervisor_vendor', 'bare metal')}), "
+        f"{m.get('nproc')} CPUs, TSC {doc['tsc_hz'] / 1e9:.2f} GHz, kernel {m.get('kernel')}. "
+        f"{doc['reps']} repetition(s)"
+        f"{' (--quick: checks the script, not numbers)' if doc['quick'] else ''}.",
+        "",
+        "Set-up: nginx in namespace `s` behind a Linux router (`r`), the client on veth `c0` "
+        "in `c`; "
+        f"the client pinned to CPU {doc['cpu']['client']} every time (twinplane-fetch's lcore, "
+        f"`taskset` for curl and wget), nginx and this script on CPU {doc['cpu']['server_nginx']}. "
+        "twinplane-fetch on `net_af_xdp` over c0, curl and wget over kernel sockets on the "
+        "same c0; "
+        "offloads (TX checksum, SG, TSO, GSO) off on every veth of the path for all three "
+        "(what the DPDK port needs), and on again for curl and wget as their best case.",
+        "",
+    ]
+    d = doc["disk"]
+    lines += [
+        f"Disk: the server's files in `{d['www_dir']}` "
+        f"({d['www_free_bytes'] / GIB:.1f} GiB free before), "
+        f"downloads to `{d['out_dir']}` ({d['out_free_bytes'] / GIB:.1f} GiB free), one at a time, "
+        "each checked (size and SHA-256) after its measurement and deleted. "
+        + (
+            "Sizes left out for lack of space: "
+            + ", ".join(size_name(s) for s in d["left_out"])
+            + "."
+            if d["left_out"]
+            else "Every size fitted."
+        ),
+        "",
+    ]
+    if "twinplane_fetch" in tools and "curl" in tools:
+        bar = doc["bar"]
+        lines += [
+            "**twinplane-fetch / curl on the same wire (offloads off), median (min-max) over "
+            f"every size and repetition: goodput {_ms(g['twinplane_fetch']['all'])}x, client "
+            f"cycles per byte {_ms(cr['busy']['twinplane_fetch']['all'])}x counting its busy "
+            f"cycles, {_ms(cr['wall']['twinplane_fetch']['all'])}x counting the polling "
+            "core's whole time.** The bar: goodput at least curl's (ratio >= 1) and at most half "
+            f"its cycles per byte (<= 0.5): goodput {met(bar['goodput_at_least_curl'])}, busy "
+            f"cycles {met(bar['busy_cycles_at_most_half_curl'])}, wall-clock cycles "
+            f"{met(bar['wall_cycles_at_most_half_curl'])}.",
+            "",
+        ]
+    for s in doc["sizes"]:
+        k = str(s)
+        lines += [
+            f"## {size_name(s)}",
+            "",
+            "| tool | time s | goodput Gbit/s | goodput / curl | client cycles/B "
+            "| client wall cycles/B | process cycles/B | both CPUs cycles/B |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for t in tools:
+            e = by[t][k]
+            ratio = "1" if t == "curl" else _ms(g[t][k])
+            lines.append(
+                f"| {LABELS[t]} | {_ms(e['seconds'])} | {_ms(e['goodput_bps'], 1e-9)} | {ratio} | "
+                f"{_ms(e['cycles_per_byte'])} | {_ms(e['cycles_per_byte_wall'])} | "
+                f"{_ms(e['cycles_per_byte_process'])} | {_ms(e['system_cycles_per_byte'])} |"
+            )
+        lines.append("")
+    runs = doc["runs"]
+    contended = [r for r in runs if r.get("contended")]
+    lines += [
+        "Medians, (min-max) over the repetitions. "
+        + (
+            f"**{len(contended)} of {len(runs)} downloads started with other tasks holding "
+            f"more than {CONTENDED_SHARE:.0%} of the client's CPU** (`contended` in the JSON): "
+            "their /proc/stat figures (kernel tools' cycles, both CPUs) are not the client's; "
+            "twinplane-fetch's busy cycles and every tool's goodput suffer too. Run again on "
+            "a quiet machine."
+            if contended
+            else "No download started with other tasks on the client's CPU "
+            f"(more than {CONTENDED_SHARE:.0%} of it in the half second before)."
+        ),
+        "",
+        "## What the columns are",
+        "",
+        "- **client cycles/B** (`cycles_per_byte`): for twinplane-fetch its own busy cycles, the "
+        "TSC cycles of its loop's passes that received, sent, wrote or hashed something (the "
+        "work); "
+        f"for curl and wget CPU {doc['cpu']['client']}'s busy time from /proc/stat (wall - idle - "
+        "iowait: the tool, its system calls, and the kernel's softirq work on that CPU), less the "
+        "share other tasks took in the half second before, x TSC Hz.",
+        "- **client wall cycles/B** (`cycles_per_byte_wall`): the CPU time the client held. "
+        "twinplane-fetch polls: its core is 100 % busy for the whole transfer, so this is the "
+        "transfer time x TSC Hz. For the kernel tools it is the same figure as the previous "
+        "column.",
+        "- **process cycles/B**: the client process's own CPU time (rusage user + system; "
+        "twinplane-fetch's is its polling thread's wall time, EAL start-up included); for the "
+        "kernel tools it leaves out softirq work done on their behalf.",
+        "- **both CPUs cycles/B**: CPU 0 and CPU 1 busy together (client, router, nginx).",
+        "- **time**: twinplane-fetch's own (first SYN to last body byte, EAL start-up of about "
+        "a second not included; the JSON keeps the process's wall time), curl's `time_total`, "
+        "wget's process wall time.",
+        "",
+        "On veth, a frame's receive processing runs on the CPU that sent it: the server's data "
+        "crosses the router in softirq on nginx's CPU, while each ACK the client sends is "
+        "delivered, routed and handled by nginx's TCP (which may send the next segments) in "
+        "softirq "
+        "on the client's CPU. That is the wire's way for every tool alike and is part of every "
+        "client figure above; the both-CPUs column shows where the total went.",
+        "",
+        "![fetch results](fetch.png)",
+        "",
+    ]
+    path = out / "fetch.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def plot(doc: dict[str, Any], out: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    by = doc["summary"]
+    sizes = doc["sizes"]
+    tools = doc["tools"]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    width = 0.8 / max(1, len(tools))
+    for ax, key, scale, ylabel in (
+        (axes[0], "goodput_bps", 1e-9, "goodput, Gbit/s"),
+        (axes[1], "cycles_per_byte", 1.0, "client CPU cycles per byte"),
+    ):
+        for i, t in enumerate(tools):
+            xs = [j + (i - (len(tools) - 1) / 2) * width for j in range(len(sizes))]
+            sp = [by[t][str(s)][key] for s in sizes]
+            med = [x["median"] * scale for x in sp]
+            err = [
+                [(x["median"] - x["min"]) * scale for x in sp],
+                [(x["max"] - x["median"]) * scale for x in sp],
+            ]
+            ax.bar(xs, med, width, yerr=err, capsize=2, color=COLORS[t], label=LABELS[t])
+            if key == "cycles_per_byte" and t == "twinplane_fetch":
+                wall = [by[t][str(s)]["cycles_per_byte_wall"]["median"] for s in sizes]
+                ax.scatter(xs, wall, marker="_", s=300, color="black", zorder=3,
+                           label="twinplane-fetch, whole polling core")  # fmt: skip
+        ax.set_xticks(range(len(sizes)), [size_name(s) for s in sizes])
+        ax.set_ylabel(ylabel)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_title("goodput (median, min-max)")
+    axes[1].set_title(f"client CPU {doc['cpu']['client']}, cycles per body byte")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    path = out / "fetch.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# --------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--quick", action="store_true", help="64 and 256 MiB, one repetition")
+    ap.add_argument("--reps", type=int, default=None, help="repetitions (5; --quick 1)")
+    ap.add_argument(
+        "--sizes", default=None, help="file sizes in MiB, comma-separated (512,1024,3072)"
+    )
+    ap.add_argument("--tools", default=",".join(TOOLS), help=f"any of {','.join(TOOLS)}")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results")
+    ap.add_argument(
+        "--out-dir",
+        type=Path,
+        default=None,
+        help="where downloads go (tmpfs if it has room, else the work directory)",
+    )
+    ap.add_argument("--workdir", type=Path, default=None, help="the server's files and runs.json")
+    ap.add_argument(
+        "--lock", default="/tmp/tp-lab.lock", help="flock file around each repetition ('' none)"
+    )
+    ap.add_argument(
+        "--quiet-busy",
+        type=float,
+        default=0.15,
+        help="wait until both CPUs are at most this busy before a repetition",
+    )
+    ap.add_argument(
+        "--quiet-timeout", type=float, default=None, help="at most this long (600; --quick 30)"
+    )
+    ap.add_argument(
+        "--from-json", type=Path, default=None, help="only redraw the report from raw results"
+    )
+    a = ap.parse_args(argv)
+    a.reps = a.reps or (1 if a.quick else 5)
+    if a.sizes:
+        try:
+            a.sizes = tuple(int(x) * MIB for x in a.sizes.split(","))
+        except ValueError:
+            ap.error(f"--sizes: MiB, comma-separated, got {a.sizes!r}")
+        if any(s <= 0 for s in a.sizes):
+            ap.error("--sizes: sizes must be positive")
+    else:
+        a.sizes = QUICK_SIZES if a.quick else SIZES
+    a.tools = [t for t in a.tools.split(",") if t]
+    bad = [t for t in a.tools if t not in TOOLS]
+    if bad:
+        ap.error(f"--tools: unknown {bad}; known: {','.join(TOOLS)}")
+    if a.quiet_timeout is None:
+        a.quiet_timeout = 30.0 if a.quick else 600.0
+    return a
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
+    if args.from_json:
+        doc = json.loads(args.from_json.read_text())
+        args.out.mkdir(parents=True, exist_ok=True)
+        write_report(doc, args.out)
+        plot(doc, args.out)
+        return 0
+    missing = [
+        what
+        for what, ok in (
+            (f"{fetch_binary()} (build it)", fetch_binary().exists()),
+            ("nginx (scripts/setup.sh)", nginx_binary() is not None),
+            ("curl (scripts/setup.sh)", shutil.which("curl") is not None),
+            ("wget (scripts/setup.sh)", shutil.which("wget") is not None),
+        )
+        if not ok
+    ]
+    if missing:
+        print("bench/fetch.py: missing " + ", ".join(missing), file=sys.stderr)
+        return 2
+    started = D.bench_start("fetch", args.workdir)
+    if started is None:
+        return 2
+    tsc, workdir = started
+    D.ensure_hugepages(512)
+    try:
+        res = run(args, tsc, workdir)
+    except BenchError as e:
+        print(f"bench/fetch.py: {e}", file=sys.stderr)
+        return 1
+    doc = build_doc(res, args, tsc, argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "fetch.json").write_text(json.dumps(doc, indent=1) + "\n")
+    md = write_report(doc, args.out)
+    png = plot(doc, args.out)
+    print(f"bench/fetch.py: wrote {md}, {png}, {args.out / 'fetch.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
