@@ -397,3 +397,41 @@ def test_kernel_cost_counts_the_time_neither_idle_nor_tasks() -> None:
     assert c["cycles_per_pkt"] == pytest.approx(busy_s * 2.6e9 / 1.2e6)
     assert c["cycles_per_pkt_softirq_ticks"] == pytest.approx(0.6 * 2.6e9 / 1.2e6)
     assert c["unaccounted_share"] == pytest.approx(130 / 300)
+
+
+def test_cpu_isolation_moves_others_off_the_dut_cpu_and_restores() -> None:
+    """CpuIsolation: a task that may run on both CPUs loses the DUT's for the run, one
+    pinned to the DUT's CPU alone keeps it, autogroups are off during the run, and all
+    of it is as before afterwards."""
+    import subprocess
+
+    if os.cpu_count() is None or os.cpu_count() < 2 or os.geteuid() != 0:
+        pytest.skip("needs two CPUs and root")
+    ag = Path("/proc/sys/kernel/sched_autogroup_enabled")
+    ag_before = ag.read_text().strip() if ag.exists() else None
+    free = subprocess.Popen(["sleep", "30"])
+    pinned = subprocess.Popen(["taskset", "-c", "0", "sleep", "30"])
+    try:
+        both = os.sched_getaffinity(free.pid)
+        assert 0 in both and len(both) > 1
+        with duts.CpuIsolation(0) as iso:
+            assert os.sched_getaffinity(free.pid) == both - {0}
+            assert os.sched_getaffinity(pinned.pid) == {0}
+            if ag_before is not None:
+                assert ag.read_text().strip() == "0"
+            late = subprocess.Popen(["sleep", "30"])  # started during the run
+            try:
+                assert iso.sweep() >= 0
+                assert 0 not in os.sched_getaffinity(late.pid)
+            finally:
+                late.kill()
+                late.wait()
+            assert iso.describe()["tasks_moved"] >= 1
+        assert os.sched_getaffinity(free.pid) == both
+        assert os.sched_getaffinity(pinned.pid) == {0}
+        if ag_before is not None:
+            assert ag.read_text().strip() == ag_before
+    finally:
+        for p in (free, pinned):
+            p.kill()
+            p.wait()
