@@ -334,7 +334,11 @@ static int trial(struct tp_cmd_ctx *ctx, int argc, char **argv)
 static void trial_result(struct tp_cmd_ctx *ctx, uint64_t mask, double rate, double burst)
 {
 	const struct gen_trial *t = &gen.trial;
-	double secs = (double)(t->end_tsc - t->start_tsc) / (double)gen.tsc_hz;
+	/* the sending phase's length without the pauses (the worker lost its CPU and
+	 * its schedule moved on): the time frames were offered at the rate */
+	double wall = (double)(t->end_tsc - t->start_tsc) / (double)gen.tsc_hz;
+	double paused = (double)t->paused_tsc / (double)gen.tsc_hz;
+	double secs = wall > paused ? wall - paused : wall;
 	uint64_t tx = 0, full = 0, nombuf = 0, uniq = 0, rx = 0, reord = 0, dup = 0;
 	struct tp_node *sl = tp_out_list(ctx->out, "streams");
 	for (unsigned int i = 0; i < TP_GEN_MAX_STREAMS; i++) {
@@ -367,6 +371,9 @@ static void trial_result(struct tp_cmd_ctx *ctx, uint64_t mask, double rate, dou
 	struct tp_node *o = tp_out_obj(ctx->out, "trial");
 	tp_out_dbl(o, "rate_pps", rate);
 	tp_out_dbl(o, "duration_s", secs);
+	tp_out_dbl(o, "wall_s", wall);
+	tp_out_dbl(o, "paused_s", paused);
+	tp_out_u64(o, "pauses", t->pauses);
 	tp_out_u64(o, "burst", (uint64_t)burst);
 	tp_out_u64(o, "offered", offered);
 	tp_out_u64(o, "tx", tx);

@@ -469,10 +469,29 @@ static void paced_send(struct gen_trial *t, uint64_t count, uint64_t ns_mult, bo
 {
 	double tpp = (double)gen.tsc_hz / t->rate_pps; /* TSC cycles per frame */
 	double share[TP_GEN_MAX_STREAMS] = {0};
-	uint64_t start = rte_rdtsc(), sent = 0;
+	uint64_t start = rte_rdtsc(), sent = 0, last = start;
+	/* A pass of this loop takes microseconds; a gap of more than GEN_STALL_US
+	 * between two passes means the thread lost its CPU. The frames due meanwhile
+	 * are not sent as one burst when it returns (a wire never carries more than
+	 * its rate, and such a burst overflows any DUT's ring): the schedule moves on
+	 * by the gap, which is counted (paused). A generator that is merely too slow
+	 * for the rate is not paused: it falls behind, and its offered rate shows it. */
+	const uint64_t stall = gen.tsc_hz / 1000000 * GEN_STALL_US;
 
+	if (measure) {
+		t->paused_tsc = 0;
+		t->pauses = 0;
+	}
 	while (sent < count && gen.running) {
 		uint64_t now = rte_rdtsc();
+		if (unlikely(now - last > stall)) {
+			start += now - last;
+			if (measure) {
+				t->paused_tsc += now - last;
+				t->pauses++;
+			}
+		}
+		last = now;
 		uint64_t due = start + (uint64_t)((double)sent * tpp);
 		if (now >= due) {
 			unsigned int n = t->burst, pick = 0;

@@ -87,8 +87,13 @@ struct gen_trial {
 	volatile int state;
 	uint8_t gen;
 	uint64_t start_tsc, end_tsc;
+	uint64_t paused_tsc; /* the worker lost its CPU: the schedule moved on (paced_send) */
+	uint64_t pauses;
 	uint64_t sent; /* offered in the measured phase */
 };
+
+/* a gap between two passes of the sending loop longer than this is a stall */
+#define GEN_STALL_US 50
 
 struct gen_engine {
 	struct gen_port ports[TP_GEN_MAX_PORTS];

@@ -180,6 +180,33 @@ def test_dropping_dut_gaps_detected(workdir: Path) -> None:
     assert t["reordered"] == 0 and t["duplicates"] == 0
 
 
+def test_stalled_generator_pauses_instead_of_bursting(workdir: Path) -> None:
+    """The generator's thread stopped for 60 ms mid-trial (SIGSTOP, as a neighbour taking
+    its CPU would): the frames due meanwhile are not sent as one burst when it returns;
+    the schedule moves on by the gap, counted, and the rate holds over the time it sent."""
+    import threading
+
+    with dut_gen(workdir) as g:
+        pid = g.proc.pid
+
+        def stall() -> None:
+            time.sleep(0.4)
+            os.kill(pid, signal.SIGSTOP)
+            time.sleep(0.06)
+            os.kill(pid, signal.SIGCONT)
+
+        th = threading.Thread(target=stall)
+        th.start()
+        t = g.trial("s0", "rate", "1M", "duration", "1")["trial"]
+        th.join()
+    assert t["offered"] == 1000000 and t["lost"] == 0, t
+    assert t["pauses"] >= 1 and t["paused_s"] >= 0.05, t
+    # the sending phase is the pause longer; over the time it sent, the rate is the rate
+    assert abs(t["wall_s"] - t["paused_s"] - t["duration_s"]) < 1e-4  # printed to 6 digits
+    assert t["wall_s"] >= 1.05
+    assert abs(t["tx_rate_pps"] - 1e6) / 1e6 < 0.01, t
+
+
 def test_reordering_dut_detected(workdir: Path) -> None:
     with dut_gen(workdir, "--swap-every", "101") as g:
         t = g.trial("s0", "rate", "200k", "duration", "0.5")["trial"]

@@ -189,6 +189,7 @@ class TrialResult:
             reordered=int(t.get("reordered", 0)),
             latency_ns=lat,
             raw=reply,
+            extra={"gen_paused_s": float(t.get("paused_s") or 0.0)} if "paused_s" in t else {},
         )
 
 
