@@ -1011,6 +1011,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="comma-separated N for Fig. 3, in the order measured (1000,2000,...,10000)",
     )
     ap.add_argument(
+        "--controls",
+        dest="controls_arg",
+        default=None,
+        help="comma-separated control messages/s for Fig. 6 (0,1000,...,40000; --quick 0,1000,"
+        "10000,40000)",
+    )
+    ap.add_argument(
         "--merge",
         action="store_true",
         help="re-measure the figures of --only and merge them into OUT/iotgw.json, "
@@ -1024,6 +1031,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     a.duration = a.duration or (0.5 if a.quick else 1.0)
     a.sizes = QUICK_SIZES if a.quick else SIZES
     a.controls = QUICK_CONTROL if a.quick else FIG6_CONTROL
+    if a.controls_arg:
+        try:
+            a.controls = tuple(int(x) for x in a.controls_arg.split(","))
+        except ValueError:
+            ap.error(f"--controls: expected comma-separated rates, got {a.controls_arg!r}")
+        if any(c < 0 for c in a.controls):
+            ap.error("--controls: rates must not be negative")
     if a.fig3_n:
         try:
             a.fig3_n = tuple(int(x) for x in a.fig3_n.split(","))

@@ -246,7 +246,7 @@ enum tp_iotgw_verdict tp_iotgw_report(struct tp_iotgw_dp *dp, const uint8_t *apd
 }
 
 /* "w<worker>-<n>" without printf (it is per request on the worker) */
-static void rqi_format(char out[24], unsigned int id, uint32_t n)
+static size_t rqi_format(char out[24], unsigned int id, uint32_t n)
 {
 	char d[10];
 	size_t k = 0, i = 0;
@@ -264,35 +264,42 @@ static void rqi_format(char out[24], unsigned int id, uint32_t n)
 	while (k)
 		out[i++] = d[--k];
 	out[i] = '\0';
+	return i;
 }
 
 int tp_iotgw_cin_request(struct tp_iotgw_dp *dp, uint8_t *buf, size_t cap, const struct tp_ae *ae,
 			 const struct tp_ae_metric *mt, const struct tp_m2m_measure *meas)
 {
-	char json[256], rqi[24];
+	char rqi[24];
 	uint16_t mid = dp->mid++;
-	uint8_t tok[2];
-	int jl = tp_m2m_cin_measure_json(json, sizeof(json), meas);
+	uint8_t tok[TP_IOTGW_CIN_TKL];
+	size_t rl = rqi_format(rqi, dp->id, dp->rqi++);
 
+	memcpy(tok, &mid, 2);
+	if (mt->cin.len != 0) {
+		/* the template's options, then RQI and the JSON written in place: one pass */
+		struct tp_coap_writer w;
+		size_t room;
+		tp_m2m_create_from_tmpl(&w, buf, cap, &mt->cin, TP_COAP_NON, mid, tok, rqi, rl);
+		uint8_t *p = tp_coap_payload_reserve(&w, &room);
+		if (p == NULL)
+			return tp_coap_end(&w);
+		int jl = tp_m2m_cin_measure_put((char *)p, room, meas);
+		if (jl < 0)
+			return jl;
+		tp_coap_payload_commit(&w, (size_t)jl);
+		return tp_coap_end(&w);
+	}
+	char json[256];
+	int jl = tp_m2m_cin_measure_json(json, sizeof(json), meas);
 	if (jl < 0)
 		return jl;
-	memcpy(tok, &mid, 2);
-	rqi_format(rqi, dp->id, dp->rqi++);
-	struct tp_m2m_create req = {
-	    /* rt=5: noResponse (TS-0004 response type): ACME otherwise answers every NON
-	     * create, a datagram per reading the gateway has no use for */
-	    .type = TP_COAP_NON,
-	    .mid = mid,
-	    .token = tok,
-	    .tkl = 2,
-	    .path = mt->path,
-	    .query = "rt=5",
-	    .ty = TP_M2M_TY_CIN,
-	    .from = ae->origin,
-	    .rqi = rqi,
-	    .payload = json,
-	    .payload_len = (size_t)jl,
-	};
+	struct tp_m2m_create req = tp_iotgw_cin_create(ae, mt);
+	req.mid = mid;
+	req.token = tok;
+	req.rqi = rqi;
+	req.payload = json;
+	req.payload_len = (size_t)jl;
 	return tp_m2m_create_req(buf, cap, &req);
 }
 
