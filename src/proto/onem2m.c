@@ -449,7 +449,8 @@ int tp_m2m_cin_measure_put(char *dst, size_t cap, const struct tp_m2m_measure *m
 		return n;
 	}
 	/* the inner JSON as tp_m2m_cin_measure_json() bounds it */
-	con = SLEN("{\"value\":") + (size_t)vl + (m->unit ? SLEN(",\"unit\":\"\"") + (size_t)ul : 0) +
+	con = SLEN("{\"value\":") + (size_t)vl +
+	      (m->unit ? SLEN(",\"unit\":\"\"") + (size_t)ul : 0) +
 	      (m->time ? SLEN(",\"time\":\"\"") + (size_t)tl : 0) + 1;
 	if (con >= TP_M2M_CON_MAX)
 		return -TP_COAP_E_NOSPC;

@@ -907,13 +907,20 @@ static void test_cin_template_identical(void **state)
 	};
 	static const uint32_t floats[] = {
 	    0x007FFFFF, 0x00800000, 0x007FFFFE, 0x00800002, 0x00800001, /* the specials */
-	    0x80000001, 0x7F000001, 0xFF7FFFFD, 0x80800003,	      /* e-128, e127, ... */
-	    0x00FFFFFF, 0xFE00F3CF, 0x00000000,			      /* -1, 62415e-2, 0 */
+	    0x80000001, 0x7F000001, 0xFF7FFFFD, 0x80800003,		/* e-128, e127, ... */
+	    0x00FFFFFF, 0xFE00F3CF, 0x00000000,				/* -1, 62415e-2, 0 */
 	};
-	static const char *const units[] = {"%", "bpm", NULL, "\xc2\xb0" "C", "mmHg", "a\"b",
-					    "c\\d", "\x01", "kg/m2"};
-	static const char *const labels[] = {"spo2", "pulse-rate", "x",
-					     "a-label-of-twenty-three"};
+	static const char *const units[] = {"%",
+					    "bpm",
+					    NULL,
+					    "\xc2\xb0"
+					    "C",
+					    "mmHg",
+					    "a\"b",
+					    "c\\d",
+					    "\x01",
+					    "kg/m2"};
+	static const char *const labels[] = {"spo2", "pulse-rate", "x", "a-label-of-twenty-three"};
 	static const uint32_t rqis[] = {0, 9, 12345678, 123456789, UINT32_MAX};
 	static struct tp_iotgw_dp dp_t, dp_g; /* big: not on the stack */
 	struct tp_ae ae;

@@ -186,17 +186,13 @@ enum tp_iotgw_verdict tp_iotgw_report(struct tp_iotgw_dp *dp, const uint8_t *apd
  * response). tp_ae_set_state() makes mt->cin of it, tp_iotgw_cin_request() the
  * requests: one description for both. */
 static inline struct tp_m2m_create tp_iotgw_cin_create(const struct tp_ae *ae,
-							const struct tp_ae_metric *mt)
+						       const struct tp_ae_metric *mt)
 {
 	return (struct tp_m2m_create){
 	    /* rt=5: noResponse (TS-0004 response type): ACME otherwise answers every NON
 	     * create, a datagram per reading the gateway has no use for */
-	    .type = TP_COAP_NON,
-	    .tkl = TP_IOTGW_CIN_TKL,
-	    .path = mt->path,
-	    .query = "rt=5",
-	    .ty = TP_M2M_TY_CIN,
-	    .from = ae->origin,
+	    .type = TP_COAP_NON, .tkl = TP_IOTGW_CIN_TKL, .path = mt->path,
+	    .query = "rt=5",	 .ty = TP_M2M_TY_CIN,	  .from = ae->origin,
 	};
 }
 /* The CoAP NON POST creating meas under mt's container (rt=5: no response): from
