@@ -50,6 +50,7 @@ enum tp_punt_class {
 /* The error class's default bucket: the kernel's net.ipv4.icmp_msgs_per_sec and
  * icmp_msgs_burst, per port. */
 #define TP_PUNT_ERROR_RATE 1000ull
+#define TP_PUNT_SIGNALING_RATE 50000ull /* default of the signaling class (main.c) */
 #define TP_PUNT_ERROR_BURST 50ull
 
 struct tp_rxq {

@@ -308,6 +308,87 @@ void tp_coap_put_payload(struct tp_coap_writer *w, const void *p, size_t len)
 	w->payload = true;
 }
 
+int tp_coap_tmpl_save(struct tp_coap_tmpl *t, const struct tp_coap_writer *w)
+{
+	t->len = 0;
+	if (w->err != 0)
+		return w->err;
+	if (w->payload)
+		return -TP_COAP_E_AFTER_PAYLOAD;
+	if (w->len > sizeof(t->buf))
+		return -TP_COAP_E_NOSPC;
+	memcpy(t->buf, w->buf, w->len);
+	t->last = w->last;
+	t->len = (uint16_t)w->len;
+	return 0;
+}
+
+void tp_coap_tmpl_begin(struct tp_coap_writer *w, uint8_t *buf, size_t cap,
+			const struct tp_coap_tmpl *t, enum tp_coap_type type, uint16_t mid,
+			const uint8_t *token)
+{
+	size_t tkl = t->len ? t->buf[0] & 0xf : 0;
+
+	w->buf = buf;
+	w->cap = cap;
+	w->len = 0;
+	w->last = t->last;
+	w->payload = false;
+	w->err = 0;
+	if (buf == NULL || t->len == 0 || (unsigned int)type > TP_COAP_RST ||
+	    (tkl > 0 && token == NULL)) {
+		w_fail(w, -TP_COAP_E_INVAL);
+		return;
+	}
+	if (cap < t->len) {
+		w_fail(w, -TP_COAP_E_NOSPC);
+		return;
+	}
+	memcpy(buf, t->buf, t->len);
+	/* RFC 7252 3: the type bits of the first byte, the Message ID, the token */
+	buf[0] = (uint8_t)((buf[0] & 0xcf) | (unsigned int)type << 4);
+	buf[2] = (uint8_t)(mid >> 8);
+	buf[3] = (uint8_t)mid;
+	if (tkl > 0)
+		memcpy(buf + TP_COAP_HDR_LEN, token, tkl);
+	w->len = t->len;
+}
+
+uint8_t *tp_coap_payload_reserve(struct tp_coap_writer *w, size_t *room)
+{
+	*room = 0;
+	if (w->err != 0)
+		return NULL;
+	if (w->payload) {
+		w_fail(w, -TP_COAP_E_AFTER_PAYLOAD);
+		return NULL;
+	}
+	if (w->cap - w->len < 2) {
+		w_fail(w, -TP_COAP_E_NOSPC);
+		return NULL;
+	}
+	w->buf[w->len++] = TP_COAP_PAYLOAD_MARKER;
+	w->payload = true;
+	*room = w->cap - w->len;
+	return w->buf + w->len;
+}
+
+void tp_coap_payload_commit(struct tp_coap_writer *w, size_t len)
+{
+	if (w->err != 0 || !w->payload)
+		return;
+	if (len > w->cap - w->len) {
+		w_fail(w, -TP_COAP_E_NOSPC);
+		return;
+	}
+	if (len == 0) { /* RFC 7252 3: no marker without a payload */
+		w->len--;
+		w->payload = false;
+		return;
+	}
+	w->len += len;
+}
+
 int tp_coap_end(const struct tp_coap_writer *w)
 {
 	return w->err != 0 ? w->err : (int)w->len;

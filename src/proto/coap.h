@@ -186,6 +186,34 @@ void tp_coap_put_payload(struct tp_coap_writer *w, const void *p, size_t len);
 /* Finish: the message length, or the first error (negative). */
 int tp_coap_end(const struct tp_coap_writer *w);
 
+/* A message's beginning kept for reuse (per destination, as a template): header,
+ * token and the options a writer put, byte for byte as it wrote them. A message
+ * built from it by tp_coap_tmpl_begin() and further puts is byte-identical to one
+ * built by tp_coap_begin() and the same puts throughout: the template is a saved
+ * writer, not a second encoder. */
+#define TP_COAP_TMPL_MAX 176
+struct tp_coap_tmpl {
+	uint16_t len;  /* bytes in buf; 0: no template */
+	uint16_t last; /* number of its last option (the delta base of the next one) */
+	uint8_t buf[TP_COAP_TMPL_MAX];
+};
+
+/* Save what w has written (no payload yet) into t. 0, w's error, or
+ * -TP_COAP_E_NOSPC when it is longer than TP_COAP_TMPL_MAX (t->len is then 0). */
+int tp_coap_tmpl_save(struct tp_coap_tmpl *t, const struct tp_coap_writer *w);
+/* Start a message in buf as a copy of t with its type, message id and token (the
+ * template's token length: tkl bytes at token) replaced; then put the remaining
+ * options and the payload as usual. */
+void tp_coap_tmpl_begin(struct tp_coap_writer *w, uint8_t *buf, size_t cap,
+			const struct tp_coap_tmpl *t, enum tp_coap_type type, uint16_t mid,
+			const uint8_t *token);
+/* The payload written in place: the marker is put and *room bytes may be written at
+ * the returned pointer (NULL, and w's error set, when not even the marker and one
+ * byte fit); tp_coap_payload_commit() then says how many were. Committing 0 bytes
+ * takes the marker back (RFC 7252 3: no marker without a payload). */
+uint8_t *tp_coap_payload_reserve(struct tp_coap_writer *w, size_t *room);
+void tp_coap_payload_commit(struct tp_coap_writer *w, size_t len);
+
 /* Value of a uint option (at most 4 bytes, RFC 7252 3.2) in *v; 0 or -TP_COAP_E_OPT_TOO_LONG. */
 int tp_coap_opt_uint(const struct tp_coap_opt *o, uint32_t *v);
 /* Copy an option's value into buf as a NUL-terminated string; returns its length, or

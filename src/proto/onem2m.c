@@ -5,41 +5,87 @@
 
 #include "onem2m.h"
 
-int tp_m2m_create_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r)
+/* The options of r up to FR (everything but RQI and the payload), checked. */
+static int create_opts(struct tp_coap_writer *w, uint8_t *buf, size_t cap,
+		       const struct tp_m2m_create *r, bool payload)
 {
-	struct tp_coap_writer w;
 	const char *rvi;
-	size_t from_len, rqi_len;
+	size_t from_len;
 
-	if (r == NULL || r->path == NULL || r->from == NULL || r->rqi == NULL || r->ty == 0)
+	if (r == NULL || r->path == NULL || r->from == NULL || r->ty == 0)
 		return -TP_COAP_E_INVAL;
 	rvi = r->rvi != NULL ? r->rvi : TP_M2M_RVI_DEFAULT;
 	from_len = strlen(r->from);
-	rqi_len = strlen(r->rqi);
 	/* TS-0008 table 6.2.2.4.0-1: FR, RQI 0-255 bytes, RVI 1-2 */
 	if (rvi[0] == '\0')
 		return -TP_COAP_E_INVAL;
-	if (from_len > TP_M2M_OPT_STR_MAX || rqi_len > TP_M2M_OPT_STR_MAX || strlen(rvi) > 2)
+	if (from_len > TP_M2M_OPT_STR_MAX || strlen(rvi) > 2)
 		return -TP_COAP_E_OPT_TOO_LONG;
 
 	/* TS-0008 6.2.1 table 6.2.1-1: CREATE is POST */
-	tp_coap_begin(&w, buf, cap, r->type, TP_COAP_POST, r->mid, r->token, r->tkl);
+	tp_coap_begin(w, buf, cap, r->type, TP_COAP_POST, r->mid, r->token, r->tkl);
 	/* TS-0008 6.2.2.3: the target as Uri-Path options */
-	tp_coap_put_uri_path(&w, r->path);
-	if (r->payload_len > 0)
-		tp_coap_put_uint(&w, TP_COAP_OPT_CONTENT_FORMAT,
+	tp_coap_put_uri_path(w, r->path);
+	if (payload)
+		tp_coap_put_uint(w, TP_COAP_OPT_CONTENT_FORMAT,
 				 r->cf != 0 ? r->cf : TP_COAP_CF_JSON);
 	/* TS-0008 6.2.2.3: Response Type and other parameters as Uri-Query */
 	if (r->query != NULL)
-		tp_coap_put_uri_query(&w, r->query);
-	/* TS-0008 6.2.2.4.12, .16, .1, .2 (in option-number order) */
-	tp_coap_put_uint(&w, TP_M2M_OPT_TY, r->ty);
-	tp_coap_put_str(&w, TP_M2M_OPT_RVI, rvi);
-	tp_coap_put_opt(&w, TP_M2M_OPT_FR, r->from, from_len);
+		tp_coap_put_uri_query(w, r->query);
+	/* TS-0008 6.2.2.4.12, .16, .1 (in option-number order) */
+	tp_coap_put_uint(w, TP_M2M_OPT_TY, r->ty);
+	tp_coap_put_str(w, TP_M2M_OPT_RVI, rvi);
+	tp_coap_put_opt(w, TP_M2M_OPT_FR, r->from, from_len);
+	return 0;
+}
+
+int tp_m2m_create_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r)
+{
+	struct tp_coap_writer w;
+	size_t rqi_len;
+	int rc;
+
+	if (r == NULL || r->rqi == NULL)
+		return -TP_COAP_E_INVAL;
+	rqi_len = strlen(r->rqi);
+	if ((rc = create_opts(&w, buf, cap, r, r->payload_len > 0)) < 0)
+		return rc;
+	if (rqi_len > TP_M2M_OPT_STR_MAX)
+		return -TP_COAP_E_OPT_TOO_LONG;
+	/* TS-0008 6.2.2.4.2 */
 	tp_coap_put_opt(&w, TP_M2M_OPT_RQI, r->rqi, rqi_len);
 	/* TS-0008 6.2.3: Content is the payload */
 	tp_coap_put_payload(&w, r->payload, r->payload_len);
 	return tp_coap_end(&w);
+}
+
+int tp_m2m_create_tmpl(struct tp_coap_tmpl *t, const struct tp_m2m_create *r)
+{
+	struct tp_coap_writer w;
+	uint8_t buf[TP_COAP_TMPL_MAX], tok[TP_COAP_TOKEN_MAX] = {0};
+	struct tp_m2m_create c;
+	int rc;
+
+	t->len = 0;
+	if (r == NULL)
+		return -TP_COAP_E_INVAL;
+	c = *r;
+	if (c.token == NULL) /* each request brings its own: a placeholder of its length */
+		c.token = tok;
+	if ((rc = create_opts(&w, buf, sizeof(buf), &c, true)) < 0)
+		return rc;
+	return tp_coap_tmpl_save(t, &w);
+}
+
+void tp_m2m_create_from_tmpl(struct tp_coap_writer *w, uint8_t *buf, size_t cap,
+			     const struct tp_coap_tmpl *t, enum tp_coap_type type, uint16_t mid,
+			     const uint8_t *token, const char *rqi, size_t rqi_len)
+{
+	tp_coap_tmpl_begin(w, buf, cap, t, type, mid, token);
+	if (rqi_len > TP_M2M_OPT_STR_MAX && w->err == 0)
+		w->err = -TP_COAP_E_OPT_TOO_LONG;
+	/* TS-0008 6.2.2.4.2 */
+	tp_coap_put_opt(w, TP_M2M_OPT_RQI, rqi, rqi_len);
 }
 
 int tp_m2m_rsc(const struct tp_coap_msg *m)
@@ -171,52 +217,79 @@ int tp_m2m_json_escape(char *dst, size_t cap, const char *s, size_t n)
 static size_t utoa(uint32_t v, char d[10])
 {
 	char tmp[10];
-	size_t n = 0;
+	size_t n = 10;
 
 	do {
-		tmp[n++] = (char)('0' + v % 10);
+		tmp[--n] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v != 0);
-	for (size_t i = 0; i < n; i++)
-		d[i] = tmp[n - 1 - i];
-	return n;
+	memcpy(d, tmp + n, 10 - n);
+	return 10 - n;
+}
+
+#define DECIMAL_MAX 24 /* "-0.00000000000000000001" and more: 23 characters at most */
+
+/* The JSON number mantissa * 10^exponent at o, no NUL; its length (<= 23). */
+static size_t decimal_put(char *o, int32_t mantissa, int8_t exponent)
+{
+	char d[10];
+	uint32_t mag = mantissa < 0 ? 0u - (uint32_t)mantissa : (uint32_t)mantissa;
+	size_t n = utoa(mag, d), k = 0;
+
+	if (mantissa < 0)
+		o[k++] = '-';
+	if (mag == 0) {
+		o[k++] = '0';
+	} else if (exponent >= 0 && exponent <= 9) {
+		memcpy(o + k, d, n);
+		k += n;
+		memset(o + k, '0', (size_t)exponent);
+		k += (size_t)exponent;
+	} else if (exponent < 0 && exponent >= -20) {
+		size_t frac = (size_t)-exponent;
+		if (n > frac) {
+			memcpy(o + k, d, n - frac);
+			k += n - frac;
+		} else {
+			o[k++] = '0';
+		}
+		o[k++] = '.';
+		if (n < frac) {
+			memset(o + k, '0', frac - n);
+			k += frac - n;
+		}
+		memcpy(o + k, n > frac ? d + n - frac : d, n > frac ? frac : n);
+		k += n > frac ? frac : n;
+	} else {
+		/* RFC 8259 6: int exp */
+		char e[10];
+		uint32_t emag = exponent < 0 ? (uint32_t)-exponent : (uint32_t)exponent;
+		size_t en = utoa(emag, e);
+		memcpy(o + k, d, n);
+		k += n;
+		o[k++] = 'e';
+		if (exponent < 0)
+			o[k++] = '-';
+		memcpy(o + k, e, en);
+		k += en;
+	}
+	return k;
 }
 
 int tp_m2m_decimal(char *buf, size_t cap, int32_t mantissa, int8_t exponent)
 {
-	struct jbuf b;
-	char d[10], e[10];
-	uint32_t mag = mantissa < 0 ? 0u - (uint32_t)mantissa : (uint32_t)mantissa;
-	size_t n = utoa(mag, d);
+	char tmp[DECIMAL_MAX];
+	size_t n = decimal_put(tmp, mantissa, exponent);
 
-	jb_init(&b, buf, cap);
-	if (mantissa < 0)
-		jb_raw(&b, "-", 1);
-	if (mag == 0) {
-		jb_raw(&b, "0", 1);
-	} else if (exponent >= 0 && exponent <= 9) {
-		jb_raw(&b, d, n);
-		for (int i = 0; i < exponent; i++)
-			jb_raw(&b, "0", 1);
-	} else if (exponent < 0 && exponent >= -20) {
-		size_t frac = (size_t)-exponent;
-		if (n > frac) {
-			jb_raw(&b, d, n - frac);
-		} else {
-			jb_raw(&b, "0", 1);
-		}
-		jb_raw(&b, ".", 1);
-		for (size_t i = n; i < frac; i++)
-			jb_raw(&b, "0", 1);
-		jb_raw(&b, n > frac ? d + n - frac : d, n > frac ? frac : n);
-	} else {
-		/* RFC 8259 6: int exp */
-		uint32_t emag = exponent < 0 ? (uint32_t)-exponent : (uint32_t)exponent;
-		jb_raw(&b, d, n);
-		jb_raw(&b, exponent < 0 ? "e-" : "e", exponent < 0 ? 2 : 1);
-		jb_raw(&b, e, utoa(emag, e));
+	if (buf == NULL || cap == 0)
+		return -TP_COAP_E_NOSPC;
+	if (n >= cap) {
+		buf[0] = '\0';
+		return -TP_COAP_E_NOSPC;
 	}
-	return jb_end(&b);
+	memcpy(buf, tmp, n);
+	buf[n] = '\0';
+	return (int)n;
 }
 
 int tp_m2m_ae_json(char *buf, size_t cap, const char *rn, const char *api)
@@ -322,6 +395,93 @@ int tp_m2m_cin_measure_json(char *buf, size_t cap, const struct tp_m2m_measure *
 	if (b.err)
 		return -TP_COAP_E_NOSPC;
 	return tp_m2m_cin_json(buf, cap, TP_M2M_CIN_CNF_JSON, con);
+}
+
+/* Length of s if no byte of it needs a JSON escape (RFC 8259 7), else -1: such a
+ * string is the same escaped once or twice. */
+static long plain_len(const char *s)
+{
+	const char *p = s;
+
+	for (; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == '"' || *p == '\\')
+			return -1;
+	return p - s;
+}
+
+/* The constant parts of tp_m2m_cin_measure_json()'s output, as jb_kv() and
+ * jb_esc() write them: the con string's quotes come out escaped. */
+#define CIN_HEAD "{\"m2m:cin\":{\"cnf\":\"" TP_M2M_CIN_CNF_JSON "\",\"con\":\"{\\\"value\\\":"
+#define CIN_UNIT ",\\\"unit\\\":\\\""
+#define CIN_TIME ",\\\"time\\\":\\\""
+#define CIN_QUOTE "\\\""
+#define CIN_TAIL "}\"}}"
+#define SLEN(s) (sizeof(s) - 1)
+
+int tp_m2m_cin_measure_put(char *dst, size_t cap, const struct tp_m2m_measure *m)
+{
+	long vl = 4, ul = 0, tl = 0;
+	size_t need, con;
+	char *o = dst;
+
+	if (m == NULL || dst == NULL)
+		return -TP_COAP_E_INVAL;
+	if (m->value != NULL) {
+		const char *s = m->value;
+		for (; *s != '\0'; s++)
+			if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+' || *s == '.' ||
+			      *s == 'e' || *s == 'E'))
+				return -TP_COAP_E_INVAL;
+		vl = s - m->value;
+		if (vl == 0)
+			return -TP_COAP_E_INVAL;
+	}
+	if ((m->unit != NULL && (ul = plain_len(m->unit)) < 0) ||
+	    (m->time != NULL && (tl = plain_len(m->time)) < 0)) {
+		/* escapes to make: the general builder (then the NUL is not ours to keep) */
+		char tmp[2 * TP_M2M_CON_MAX + 64];
+		int n = tp_m2m_cin_measure_json(tmp, sizeof(tmp), m);
+		if (n < 0)
+			return n;
+		if ((size_t)n > cap)
+			return -TP_COAP_E_NOSPC;
+		memcpy(dst, tmp, (size_t)n);
+		return n;
+	}
+	/* the inner JSON as tp_m2m_cin_measure_json() bounds it */
+	con = SLEN("{\"value\":") + (size_t)vl +
+	      (m->unit ? SLEN(",\"unit\":\"\"") + (size_t)ul : 0) +
+	      (m->time ? SLEN(",\"time\":\"\"") + (size_t)tl : 0) + 1;
+	if (con >= TP_M2M_CON_MAX)
+		return -TP_COAP_E_NOSPC;
+	need = SLEN(CIN_HEAD) + (size_t)vl +
+	       (m->unit ? SLEN(CIN_UNIT) + (size_t)ul + SLEN(CIN_QUOTE) : 0) +
+	       (m->time ? SLEN(CIN_TIME) + (size_t)tl + SLEN(CIN_QUOTE) : 0) + SLEN(CIN_TAIL);
+	if (need > cap)
+		return -TP_COAP_E_NOSPC;
+	memcpy(o, CIN_HEAD, SLEN(CIN_HEAD));
+	o += SLEN(CIN_HEAD);
+	memcpy(o, m->value != NULL ? m->value : "null", (size_t)vl);
+	o += vl;
+	if (m->unit != NULL) {
+		memcpy(o, CIN_UNIT, SLEN(CIN_UNIT));
+		o += SLEN(CIN_UNIT);
+		memcpy(o, m->unit, (size_t)ul);
+		o += ul;
+		memcpy(o, CIN_QUOTE, SLEN(CIN_QUOTE));
+		o += SLEN(CIN_QUOTE);
+	}
+	if (m->time != NULL) {
+		memcpy(o, CIN_TIME, SLEN(CIN_TIME));
+		o += SLEN(CIN_TIME);
+		memcpy(o, m->time, (size_t)tl);
+		o += tl;
+		memcpy(o, CIN_QUOTE, SLEN(CIN_QUOTE));
+		o += SLEN(CIN_QUOTE);
+	}
+	memcpy(o, CIN_TAIL, SLEN(CIN_TAIL));
+	o += SLEN(CIN_TAIL);
+	return (int)(o - dst);
 }
 
 static void sysid_hex(const uint8_t *sysid, char *out)

@@ -115,6 +115,17 @@ struct tp_m2m_create {
  * TP_COAP_E_OPT_TOO_LONG for FR or RQI over 255 bytes or RVI over 2). */
 int tp_m2m_create_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r);
 
+/* The template of r's requests (TS-0008 6.2, as tp_m2m_create_req() encodes them
+ * with a payload): every option but RQI, which goes with the payload per request.
+ * r->rqi and r->payload are not read. 0 or a negative enum tp_coap_err. */
+int tp_m2m_create_tmpl(struct tp_coap_tmpl *t, const struct tp_m2m_create *r);
+/* Start a request from t (type, message id, token replaced) with its RQI; the caller
+ * puts the payload (tp_coap_payload_reserve()) and ends with tp_coap_end(). The bytes
+ * are those tp_m2m_create_req() makes of the same request. */
+void tp_m2m_create_from_tmpl(struct tp_coap_writer *w, uint8_t *buf, size_t cap,
+			     const struct tp_coap_tmpl *t, enum tp_coap_type type, uint16_t mid,
+			     const uint8_t *token, const char *rqi, size_t rqi_len);
+
 /* The oneM2M Response Status Code of a decoded response (its RSC option), or -1. */
 int tp_m2m_rsc(const struct tp_coap_msg *m);
 
@@ -149,6 +160,12 @@ struct tp_m2m_measure {
 /* {"m2m:cin":{"cnf":"application/json:0","con":"{\"value\":97.5,\"unit\":\"%\",\"time\":\"...\"}"}}
  * TP_COAP_E_INVAL if value is not made of JSON number characters. */
 int tp_m2m_cin_measure_json(char *buf, size_t cap, const struct tp_m2m_measure *m);
+
+/* The same bytes as tp_m2m_cin_measure_json() (tests/unit/test_coap.c compares them),
+ * written in one pass when unit and time need no escape (the general builder
+ * otherwise), with no NUL: for a payload written in place. The length, or
+ * TP_COAP_E_NOSPC / TP_COAP_E_INVAL as tp_m2m_cin_measure_json(). */
+int tp_m2m_cin_measure_put(char *dst, size_t cap, const struct tp_m2m_measure *m);
 
 #define TP_M2M_TIME_SIZE 16 /* "20260101T120000" and its NUL */
 /* UTC seconds since 1970 as oneM2M's basic ISO 8601 time, "20260101T120000". */

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,7 +12,9 @@
 
 #include <cmocka.h>
 
+#include "../../src/nf/iotgw/iotgw.h"
 #include "../../src/proto/coap.h"
+#include "../../src/proto/mder.h"
 #include "../../src/proto/onem2m.h"
 
 /* Bytes placed right before a PROT_NONE page: reading or writing one byte past
@@ -810,6 +813,194 @@ static void test_decimal(void **state)
 	assert_int_equal(tp_m2m_decimal(buf, 5, 975, -1), 4);
 }
 
+/* The CoAP template (tp_coap_tmpl_*) against the writer it was saved from: the
+ * same options put after it, the same payload, the same bytes; any type, message
+ * id and token. */
+static void test_coap_template(void **state)
+{
+	struct tp_coap_writer w, t_w;
+	struct tp_coap_tmpl t;
+	uint8_t a[256], b[256], scratch[TP_COAP_TMPL_MAX];
+	const uint8_t tok[4] = {0xde, 0xad, 0xbe, 0xef}, tok2[4] = {1, 2, 3, 4};
+
+	tp_coap_begin(&w, scratch, sizeof(scratch), TP_COAP_CON, TP_COAP_POST, 0, tok, 4);
+	tp_coap_put_uri_path(&w, "/a/bb/ccc");
+	tp_coap_put_uint(&w, TP_COAP_OPT_CONTENT_FORMAT, TP_COAP_CF_JSON);
+	assert_int_equal(tp_coap_tmpl_save(&t, &w), 0);
+	for (unsigned int type = TP_COAP_CON; type <= TP_COAP_ACK; type++) {
+		for (size_t plen = 0; plen < 40; plen += 13) {
+			/* the general way */
+			tp_coap_begin(&w, a, sizeof(a), (enum tp_coap_type)type, TP_COAP_POST,
+				      0x1234, tok2, 4);
+			tp_coap_put_uri_path(&w, "/a/bb/ccc");
+			tp_coap_put_uint(&w, TP_COAP_OPT_CONTENT_FORMAT, TP_COAP_CF_JSON);
+			tp_coap_put_str(&w, 300, "x");
+			tp_coap_put_payload(&w, "0123456789012345678901234567890123456789", plen);
+			int la = tp_coap_end(&w);
+			/* from the template, the payload written in place */
+			size_t room;
+			tp_coap_tmpl_begin(&t_w, b, sizeof(b), &t, (enum tp_coap_type)type, 0x1234,
+					   tok2);
+			tp_coap_put_str(&t_w, 300, "x");
+			uint8_t *p = tp_coap_payload_reserve(&t_w, &room);
+			assert_non_null(p);
+			memcpy(p, "0123456789012345678901234567890123456789", plen);
+			tp_coap_payload_commit(&t_w, plen);
+			int lb = tp_coap_end(&t_w);
+			assert_true(la > 0);
+			assert_int_equal(la, lb);
+			assert_memory_equal(a, b, (size_t)la);
+		}
+	}
+	/* too small a buffer, an option below the template's last, a payload after the
+	 * payload: the writer's own errors */
+	tp_coap_tmpl_begin(&t_w, b, 10, &t, TP_COAP_NON, 1, tok2);
+	assert_int_equal(tp_coap_end(&t_w), -TP_COAP_E_NOSPC);
+	tp_coap_tmpl_begin(&t_w, b, sizeof(b), &t, TP_COAP_NON, 1, tok2);
+	tp_coap_put_str(&t_w, TP_COAP_OPT_URI_PATH, "late");
+	assert_int_equal(tp_coap_end(&t_w), -TP_COAP_E_OPT_ORDER);
+	size_t room;
+	tp_coap_tmpl_begin(&t_w, b, t.len + 1, &t, TP_COAP_NON, 1, tok2);
+	assert_null(tp_coap_payload_reserve(&t_w, &room));
+	assert_int_equal(tp_coap_end(&t_w), -TP_COAP_E_NOSPC);
+	tp_coap_tmpl_begin(&t_w, b, t.len + 2, &t, TP_COAP_NON, 1, tok2);
+	assert_non_null(tp_coap_payload_reserve(&t_w, &room));
+	assert_int_equal(room, 1);
+	tp_coap_payload_commit(&t_w, 2);
+	assert_int_equal(tp_coap_end(&t_w), -TP_COAP_E_NOSPC);
+	/* a template longer than TP_COAP_TMPL_MAX is refused, and left empty */
+	uint8_t big[512];
+	char seg[201];
+	memset(seg, 's', 200);
+	seg[200] = '\0';
+	tp_coap_begin(&w, big, sizeof(big), TP_COAP_NON, TP_COAP_POST, 0, NULL, 0);
+	tp_coap_put_str(&w, TP_COAP_OPT_URI_PATH, seg);
+	assert_int_equal(tp_coap_tmpl_save(&t, &w), -TP_COAP_E_NOSPC);
+	assert_int_equal(t.len, 0);
+	tp_coap_tmpl_begin(&t_w, b, sizeof(b), &t, TP_COAP_NON, 1, NULL);
+	assert_int_equal(tp_coap_end(&t_w), -TP_COAP_E_INVAL);
+}
+
+/* 11073-20601's number types (SFLOAT-Type and FLOAT-Type, 20601 Annex F.6-F.7) as
+ * the report path writes them (report.c: special values are JSON null). */
+static const char *reading_text(const struct tp_phd_num *n, char buf[40])
+{
+	if (n->special != TP_PHD_FINITE || tp_m2m_decimal(buf, 40, n->mantissa, n->exponent) < 0)
+		return NULL;
+	return buf;
+}
+
+/* The contentInstance request from the metric's template and from the general
+ * encoder (tp_m2m_create_req, tp_m2m_cin_measure_json) for the same values:
+ * byte-identical. Values: every SFLOAT special (NaN 0x07FF, NRes 0x0800, +INF
+ * 0x07FE, -INF 0x0802, reserved 0x0801) and FLOAT special, negative mantissas,
+ * the extreme exponents of both types (SFLOAT -8..7, FLOAT -128..127), and random
+ * codes; units that need escaping and none; request ids across the option length
+ * forms (12/13 bytes); paths that do not fit a template. */
+static void test_cin_template_identical(void **state)
+{
+	static const uint16_t sfloats[] = {
+	    0x07FF, 0x0800, 0x07FE, 0x0802, 0x0801, /* the specials */
+	    0x0000, 0x0001, 0xF3CF,		    /* 0, 1, 975e-1 */
+	    0x0FFF, 0x0803, 0x8001, 0x7001,	    /* -1, -2045, 1e-8, 1e7 */
+	    0x87FD, 0x77FD, 0xF800,		    /* 2045e-8, 2045e7, -2048e-1 */
+	};
+	static const uint32_t floats[] = {
+	    0x007FFFFF, 0x00800000, 0x007FFFFE, 0x00800002, 0x00800001, /* the specials */
+	    0x80000001, 0x7F000001, 0xFF7FFFFD, 0x80800003,		/* e-128, e127, ... */
+	    0x00FFFFFF, 0xFE00F3CF, 0x00000000,				/* -1, 62415e-2, 0 */
+	};
+	static const char *const units[] = {"%",
+					    "bpm",
+					    NULL,
+					    "\xc2\xb0"
+					    "C",
+					    "mmHg",
+					    "a\"b",
+					    "c\\d",
+					    "\x01",
+					    "kg/m2"};
+	static const char *const labels[] = {"spo2", "pulse-rate", "x", "a-label-of-twenty-three"};
+	static const uint32_t rqis[] = {0, 9, 12345678, 123456789, UINT32_MAX};
+	static struct tp_iotgw_dp dp_t, dp_g; /* big: not on the stack */
+	struct tp_ae ae;
+	uint8_t a[512], b[512];
+	char vbuf[40];
+	unsigned int checked = 0;
+	uint64_t rnd = 0x9e3779b97f4a7c15ull;
+
+	memset(&ae, 0, sizeof(ae));
+	const uint8_t sysid[8] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77};
+	tp_m2m_phd_originator(sysid, ae.origin);
+	tp_m2m_phd_ae_name(sysid, ae.ae_name);
+	struct tp_ae_metric *mt = &ae.metric[0];
+	ae.n_metrics = 1;
+
+	for (size_t li = 0; li < sizeof(labels) / sizeof(labels[0]); li++) {
+		snprintf(mt->path, sizeof(mt->path), "/cse-in/%s/%s", ae.ae_name, labels[li]);
+		struct tp_m2m_create r = tp_iotgw_cin_create(&ae, mt);
+		assert_int_equal(tp_m2m_create_tmpl(&mt->cin, &r), 0);
+		struct tp_coap_tmpl tmpl = mt->cin;
+		for (size_t k = 0; k < 200 + 15 + 12; k++) {
+			struct tp_phd_num num;
+			if (k < sizeof(sfloats) / sizeof(sfloats[0]))
+				tp_phd_sfloat_decode(sfloats[k], &num);
+			else if (k < 15 + sizeof(floats) / sizeof(floats[0]))
+				tp_phd_float_decode(floats[k - 15], &num);
+			else {
+				rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+				if (k & 1)
+					tp_phd_float_decode((uint32_t)(rnd >> 32), &num);
+				else
+					tp_phd_sfloat_decode((uint16_t)(rnd >> 40), &num);
+			}
+			const char *unit = units[k % (sizeof(units) / sizeof(units[0]))];
+			struct tp_m2m_measure meas = {
+			    .value = reading_text(&num, vbuf),
+			    .unit = unit,
+			    .time = k % 3 ? "20260101T120000" : NULL,
+			};
+			dp_t.id = dp_g.id = (unsigned int)(k % 1000);
+			dp_t.rqi = dp_g.rqi = rqis[k % (sizeof(rqis) / sizeof(rqis[0]))];
+			dp_t.mid = dp_g.mid = (uint16_t)(k * 7919);
+			mt->cin = tmpl;
+			int lt = tp_iotgw_cin_request(&dp_t, a, sizeof(a), &ae, mt, &meas);
+			mt->cin.len = 0; /* the general encoder */
+			int lg = tp_iotgw_cin_request(&dp_g, b, sizeof(b), &ae, mt, &meas);
+			assert_true(lg > 0);
+			assert_int_equal(lt, lg);
+			assert_memory_equal(a, b, (size_t)lg);
+			/* and it decodes as the request it is */
+			struct tp_coap_msg m;
+			assert_int_equal(tp_coap_decode(a, (size_t)lt, &m), 0);
+			assert_int_equal(m.type, TP_COAP_NON);
+			assert_int_equal(m.code, TP_COAP_POST);
+			assert_non_null(m.payload);
+			checked++;
+			/* every smaller buffer: NOSPC from both */
+			if (k == 20) {
+				for (size_t cap = 0; cap < (size_t)lg; cap++) {
+					mt->cin = tmpl;
+					assert_true(tp_iotgw_cin_request(&dp_t, a, cap, &ae, mt,
+									 &meas) < 0);
+				}
+			}
+		}
+	}
+	assert_int_equal(checked, 4 * 227);
+	/* a path too long for a template: none made (the general encoder serves it) */
+	memset(mt->path, 'p', sizeof(mt->path) - 1);
+	mt->path[0] = '/';
+	mt->path[sizeof(mt->path) - 1] = '\0';
+	struct tp_m2m_create r = tp_iotgw_cin_create(&ae, mt);
+	char from[121];
+	memset(from, 'C', 120);
+	from[120] = '\0';
+	r.from = from;
+	assert_int_equal(tp_m2m_create_tmpl(&mt->cin, &r), -TP_COAP_E_NOSPC);
+	assert_int_equal(mt->cin.len, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -829,6 +1020,8 @@ int main(void)
 	    cmocka_unit_test(test_rsc_too_long),
 	    cmocka_unit_test(test_json_bodies),
 	    cmocka_unit_test(test_decimal),
+	    cmocka_unit_test(test_coap_template),
+	    cmocka_unit_test(test_cin_template_identical),
 	};
 	return cmocka_run_group_tests_name("coap", tests, setup, teardown);
 }

@@ -107,6 +107,16 @@ unsigned int tp_ae_count(void)
 
 void tp_ae_set_state(int idx, enum tp_ae_state s)
 {
+	struct tp_ae *e = &tp_ae_table[idx];
+
+	/* the workers read the templates once they see READY (release below); one that
+	 * does not fit (a long path) stays empty: the general encoder makes its requests */
+	if (s == TP_AE_READY)
+		for (unsigned int m = 0; m < e->n_metrics && m < TP_AE_MAX_METRICS; m++) {
+			struct tp_m2m_create r = tp_iotgw_cin_create(e, &e->metric[m]);
+			if (tp_m2m_create_tmpl(&e->metric[m].cin, &r) < 0)
+				e->metric[m].cin.len = 0;
+		}
 	__atomic_store_n(&tp_ae_table[idx].state, (uint8_t)s, __ATOMIC_RELEASE);
 }
 

@@ -52,8 +52,9 @@ enum tp_ae_state {
 struct tp_ae_metric {
 	uint16_t handle;	   /* the 11073 object */
 	uint8_t component;	   /* index in the object's compound value, or TP_AE_WHOLE */
-	char label[24];		   /* container name: "spo2", "systolic" */
 	char unit[16];		   /* unit symbol: "%" */
+	struct tp_coap_tmpl cin;   /* its contentInstance requests' CoAP template (READY) */
+	char label[24];		   /* container name: "spo2", "systolic" */
 	char path[TP_AE_PATH_MAX]; /* CoAP path of the container: "/cse-in/PHD-.../spo2" */
 };
 
@@ -136,6 +137,8 @@ enum tp_iotgw_ctr {
 /* clang-format on */
 extern const char *const tp_iotgw_ctr_names[TP_IOTGW_CTR_MAX];
 
+#define TP_IOTGW_CIN_TKL 2 /* token of a contentInstance request: its message id */
+
 /* --- AE table (ae.c) --- */
 int tp_ae_init(void);
 /* Index of the agent's entry, or -ENOENT. Lock-free; callable from workers. */
@@ -146,7 +149,7 @@ int tp_ae_create(uint32_t ip, uint16_t port, const uint8_t sysid[8]);
  * (an RCU grace period later, without waiting). */
 void tp_ae_delete(int idx);
 unsigned int tp_ae_count(void);
-/* Publish a state (release store). */
+/* Publish a state (release store). READY makes the metrics' request templates first. */
 void tp_ae_set_state(int idx, enum tp_ae_state s);
 
 /* --- the report path (report.c): per worker, or per gateway thread --- */
@@ -178,7 +181,22 @@ enum tp_iotgw_verdict {
 enum tp_iotgw_verdict tp_iotgw_report(struct tp_iotgw_dp *dp, const uint8_t *apdu, size_t len,
 				      uint32_t ip, uint16_t port, struct tp_phd_apdu *a,
 				      tp_iotgw_emit_fn emit, void *ctx, enum tp_iotgw_ctr *drop);
-/* The CoAP NON POST creating meas under mt's container (rt=5: no response). */
+/* The contentInstance CREATE of metric mt of agent ae, but for its message id,
+ * token, request id and payload: a CoAP NON POST to the container with rt=5 (no
+ * response). tp_ae_set_state() makes mt->cin of it, tp_iotgw_cin_request() the
+ * requests: one description for both. */
+static inline struct tp_m2m_create tp_iotgw_cin_create(const struct tp_ae *ae,
+						       const struct tp_ae_metric *mt)
+{
+	return (struct tp_m2m_create){
+	    /* rt=5: noResponse (TS-0004 response type): ACME otherwise answers every NON
+	     * create, a datagram per reading the gateway has no use for */
+	    .type = TP_COAP_NON, .tkl = TP_IOTGW_CIN_TKL, .path = mt->path,
+	    .query = "rt=5",	 .ty = TP_M2M_TY_CIN,	  .from = ae->origin,
+	};
+}
+/* The CoAP NON POST creating meas under mt's container (rt=5: no response): from
+ * the template mt->cin when it is made, else by the general encoder (the same bytes). */
 int tp_iotgw_cin_request(struct tp_iotgw_dp *dp, uint8_t *buf, size_t cap, const struct tp_ae *ae,
 			 const struct tp_ae_metric *mt, const struct tp_m2m_measure *meas);
 /* The 0201 answer to the confirmed report d. */
