@@ -910,6 +910,7 @@ def build_doc(run: Runner, partial: bool) -> dict[str, Any]:
     # noise of the shared machine: trials repeated after a small loss, CPU waits
     waits: dict[str, list[float]] = {"dut": [], "gen": []}
     others: dict[str, list[float]] = {}
+    paused: list[float] = []
     n_trials = n_retried = 0
     for by_dut in run.raw["search"].values():
         for by_size in by_dut.values():
@@ -922,7 +923,10 @@ def build_doc(run: Runner, partial: bool) -> dict[str, Any]:
                             waits.setdefault(g, []).append(v)
                         for c, v in (t.get("others_share") or {}).items():
                             others.setdefault(c, []).append(v)
+                        if "gen_paused_s" in t:
+                            paused.append(t["gen_paused_s"] * 1e3)
     doc["noise"] = {
+        "gen_paused_ms_per_trial": spread(paused) if paused else None,
         "search_trials": n_trials,
         "trials_retried": n_retried,
         "cpu_wait_ms_per_trial": {g: spread(v) for g, v in waits.items()},
@@ -1457,6 +1461,13 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
                     f"{_cell(doc['noise']['cpu_wait_ms_per_trial'].get('dut', {}), 1, 1)}, "
                     "generator "
                     f"{_cell(doc['noise']['cpu_wait_ms_per_trial'].get('gen', {}), 1, 1)}."
+                    + (
+                        " The generator's pauses per trial (its thread lost the CPU; the "
+                        "schedule moved on rather than bursting, docs/GEN.md), ms: "
+                        f"{_cell(doc['noise']['gen_paused_ms_per_trial'], 1, 2)}."
+                        if doc["noise"].get("gen_paused_ms_per_trial")
+                        else ""
+                    )
                 )
             ]
             if p.get("search") == "mlr"
