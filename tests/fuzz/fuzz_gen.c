@@ -20,7 +20,7 @@
 #include "control/cmd.h"
 #include "control/control.h"
 #include "control/timer.h"
-#include "fuzz.h"
+#include "fuzz_dpdk.h"
 #include "gen/engine.h"
 
 static bool done;
@@ -34,22 +34,9 @@ static void cmd_done(struct tp_cmd_ctx *ctx, int ret)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char *eal[] = {"fuzz_gen",
-		       "--no-huge",
-		       "-m",
-		       "512",
-		       "--no-pci",
-		       "--no-shconf",
-		       "--file-prefix=tp-fuzz-gen",
-		       "--no-telemetry",
-		       "-l",
-		       "0",
-		       "--log-level=error",
-		       NULL};
 	char err[256];
 
-	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0)
-		abort();
+	fuzz_eal_init("fuzz-gen", 512);
 	must(gen_engine_init(2047) == 0);
 	must(gen_port_add("g0", "net_null0", 256, 256, 1, false, 0, NULL, err, sizeof(err)) == 0);
 	return 0;

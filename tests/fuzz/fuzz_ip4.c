@@ -37,7 +37,7 @@
 #include "core/nf.h"
 #include "core/rcu.h"
 #include "core/tp.h"
-#include "fuzz.h"
+#include "fuzz_dpdk.h"
 #include "nf/ip4/ip4.h"
 #include "proto/ip4.h"
 #include "tables/iface.h"
@@ -137,34 +137,11 @@ static void buckets(bool empty)
 
 /* At exit, the tables give back what they hold (in DPDK memory that LeakSanitizer does
  * not scan, so it would take it for leaked). */
-static void tables_fini(void)
-{
-	tp_rcu_reclaim();
-	tp_route_fini();
-	tp_neigh_fini();
-	tp_nh_fini();
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char *eal[] = {"fuzz_ip4",
-		       "--no-huge",
-		       "-m",
-		       "256",
-		       "--no-pci",
-		       "--no-shconf",
-		       "--file-prefix=tp-fuzz-ip4",
-		       "--no-telemetry",
-		       "-l",
-		       "0",
-		       "--log-level=error",
-		       NULL};
 
-	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0)
-		abort();
-	if (tp_rcu_init(1) < 0 || tp_nh_init() < 0 || tp_neigh_init(1024) < 0 ||
-	    tp_route_init(tp.qs, 1024) < 0)
-		abort();
+	fuzz_eal_init("fuzz-ip4", 256);
+	fuzz_tables_init();
 	pool = rte_pktmbuf_pool_create("fuzz", 4095, 0, TP_MBUF_PRIV_SIZE, 0, SOCKET_ID_ANY);
 	w = rte_zmalloc("w", sizeof(*w), RTE_CACHE_LINE_SIZE);
 	must(pool != NULL && w != NULL);
@@ -197,7 +174,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	must(nh >= 0);
 	tp_route_host_update(IP(10, 0, 2, 2), 1, nh);
 	pool_base = rte_mempool_in_use_count(pool);
-	atexit(tables_fini);
 	return 0;
 }
 

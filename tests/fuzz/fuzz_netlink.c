@@ -22,7 +22,7 @@
 #include "control/port.h"
 #include "core/rcu.h"
 #include "core/tp.h"
-#include "fuzz.h"
+#include "fuzz_dpdk.h"
 #include "tables/iface.h"
 #include "tables/neigh.h"
 #include "tables/nexthop.h"
@@ -51,35 +51,11 @@ struct tp_port *tp_port_next(unsigned int *iter)
 	return *iter < RTE_DIM(ports) ? &ports[(*iter)++] : NULL;
 }
 
-static void tables_fini(void)
-{
-	tp_rcu_reclaim();
-	tp_route_fini();
-	tp_neigh_fini();
-	tp_nh_fini();
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char *eal[] = {"fuzz_netlink",
-		       "--no-huge",
-		       "-m",
-		       "256",
-		       "--no-pci",
-		       "--no-shconf",
-		       "--file-prefix=tp-fuzz-netlink",
-		       "--no-telemetry",
-		       "-l",
-		       "0",
-		       "--log-level=error",
-		       NULL};
 
-	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0)
-		abort();
-	if (tp_rcu_init(1) < 0 || tp_nh_init() < 0 || tp_neigh_init(1024) < 0 ||
-	    tp_route_init(tp.qs, 1024) < 0)
-		abort();
-	atexit(tables_fini);
+	fuzz_eal_init("fuzz-netlink", 256);
+	fuzz_tables_init();
 	return 0;
 }
 
