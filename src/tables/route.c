@@ -135,7 +135,7 @@ int tp_route_init2(struct rte_rcu_qsbr *qs, unsigned int max_routes, unsigned in
 	}
 	max_rules = max_routes;
 	n_tbl8 = tbl8_groups;
-	memset(&tp_route_stats, 0, sizeof(tp_route_stats));
+	freed = freed_seen = 0;
 	return 0;
 free_lpm:
 	rte_lpm_free(tp_route_lpm);
