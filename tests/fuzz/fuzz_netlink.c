@@ -91,7 +91,11 @@ static void check_tables(void)
 	while ((r = tp_route_iterate(&iter)) != NULL) {
 		must(r->depth <= 32);
 		must(r->depth == 32 || (r->ip & (uint32_t)(0xffffffffull >> r->depth)) == 0);
-		must(r->type <= TP_ROUTE_HOST && r->port < RTE_DIM(ports));
+		/* blackhole, unreachable, prohibit and throw routes have no port; they stay
+		 * when a delete does not match them exactly (another type or metric) */
+		must(r->type <= TP_ROUTE_HOST
+			 ? r->port < RTE_DIM(ports)
+			 : r->type <= TP_ROUTE_THROW && r->port == TP_ROUTE_NO_PORT);
 		must(r->n_paths > 0 && (r->unfit != TP_UNFIT_NONE) == r->listed);
 		if (!r->installed)
 			continue; /* unfit: not in the LPM (its cover punts) */
