@@ -165,7 +165,8 @@ void tp_route_fini(void)
 	rte_hash_free(route_index);
 	route_index = NULL;
 	for (unsigned int i = 0; i < n_unfit; i++)
-		route_free(unfit[i]);
+		if (!unfit[i]->installed) /* the others were in the index */
+			route_free(unfit[i]);
 	free(unfit);
 	unfit = NULL;
 	n_unfit = cap_unfit = retry_cursor = n_covers = 0;
@@ -840,9 +841,13 @@ const struct tp_route *tp_route_iterate(uint32_t *iter)
 			return data;
 		*iter = ITER_UNFIT;
 	}
-	if ((*iter & ~ITER_UNFIT) >= n_unfit)
-		return NULL;
-	return unfit[(*iter)++ & ~ITER_UNFIT];
+	/* the unfit routes without a rule (those with one were in the index) */
+	while ((*iter & ~ITER_UNFIT) < n_unfit) {
+		struct tp_route *r = unfit[(*iter)++ & ~ITER_UNFIT];
+		if (!r->installed)
+			return r;
+	}
+	return NULL;
 }
 
 unsigned int tp_route_count(void)

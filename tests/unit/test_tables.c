@@ -326,6 +326,12 @@ static void test_unfit_nexthops(void **state)
 	assert_int_equal(tp_route_unfit_covers(), 0);
 	assert_int_equal(lookup(IP(10, 3, 0, 1)), TP_NH_UNFIT);
 	assert_int_equal(lookup(IP(10, 4, 0, 1)), gw_nh(g1));
+	uint32_t it = 0;
+	unsigned int seen = 0;
+	const struct tp_route *o;
+	while ((o = tp_route_iterate(&it)) != NULL)
+		seen += o == r;
+	assert_int_equal(seen, 1); /* in the index and on the unfit list: listed once */
 	/* g2's only route goes; its entry is freed after the grace period */
 	assert_int_equal(tp_route_del(IP(10, 2, 0, 0), 16), 0);
 	tp_rcu_reclaim();
