@@ -459,7 +459,21 @@ static int show_sync(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(ctx->out, "overruns", tp_nl_stats.overruns);
 	tp_out_u64(ctx->out, "routes_ignored", tp_nl_stats.routes_ignored);
 	tp_out_u64(ctx->out, "foreign", tp_nl_stats.foreign);
+	tp_out_u64(ctx->out, "passes_capped", tp_nl_stats.passes_capped);
+	tp_out_u64(ctx->out, "resync_failures", tp_nl_stats.resync_failures);
 	tp_out_u64(ctx->out, "routes", tp_route_count());
+	tp_out_u64(ctx->out, "max_routes", tp_route_max_routes());
+	tp_out_u64(ctx->out, "tbl8_groups", tp_route_tbl8_groups());
+	/* routes that did not fit, by reason (each time one became unfit), those still
+	 * waiting (their traffic goes to the kernel), the installed routes punting for
+	 * them, and the retries */
+	struct tp_node *u = tp_out_obj(ctx->out, "unfit");
+	for (unsigned int i = TP_UNFIT_NONE + 1; i < TP_UNFIT_REASONS; i++)
+		tp_out_u64(u, tp_route_unfit_name((enum tp_route_unfit)i), tp_route_stats.unfit[i]);
+	tp_out_u64(ctx->out, "unfit_pending", tp_route_unfit_count());
+	tp_out_u64(ctx->out, "unfit_covers", tp_route_unfit_covers());
+	tp_out_u64(ctx->out, "refit", tp_route_stats.refit);
+	tp_out_u64(ctx->out, "retries", tp_route_stats.retries);
 	tp_out_u64(ctx->out, "neighbours", tp_neigh_count());
 	tp_out_u64(ctx->out, "nexthops", tp_nh_count());
 	tp_out_u64(ctx->out, "rcu_deferred", tp_rcu_pending());

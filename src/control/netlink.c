@@ -2,6 +2,7 @@
 /* rtnetlink with libmnl: dump, live updates, overrun resync, and kernel writes. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/if_addr.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
@@ -29,7 +30,16 @@ static struct mnl_socket *ev_sk;  /* multicast groups: live updates */
 static struct mnl_socket *req_sk; /* dumps and writes */
 static uint32_t req_seq;
 static uint32_t gen = 1;	     /* resync generation */
-static struct tp_timer resync_timer; /* a resync soon (a route deleted) */
+static struct tp_timer resync_timer; /* a resync that failed, tried again */
+static struct tp_timer retry_timer;  /* unfit routes tried again */
+static uint64_t resync_backoff_ms;   /* 0: the last resync worked */
+static unsigned int pass_budget = TP_NL_PASS_BUDGET;
+
+#define RESYNC_BACKOFF_MIN_MS 100
+#define RESYNC_BACKOFF_MAX_MS 5000
+#define RETRY_SOON_MS 10     /* after space freed */
+#define RETRY_PERIOD_MS 1000 /* while routes wait (freed tbl8 groups wait for RCU) */
+#define RETRY_BUDGET 256
 
 #define ATTR_MAX 64 /* the attribute tables' size: types 0..63 */
 
@@ -100,7 +110,7 @@ static void route_msg(const struct nlmsghdr *nlh)
 {
 	const struct rtmsg *rtm = msg_head(nlh, sizeof(*rtm));
 	const struct nlattr *tb[ATTR_MAX] = {0};
-	uint32_t table, dst = 0, gw = 0, oif = 0;
+	uint32_t table, dst = 0, gw = 0, oif = 0, metric = 0;
 	struct tp_port *p;
 	enum tp_route_type type;
 
@@ -115,6 +125,11 @@ static void route_msg(const struct nlmsghdr *nlh)
 		table = rtm->rtm_table;
 	if (table != RT_TABLE_MAIN && table != RT_TABLE_LOCAL)
 		return;
+	if (rtm->rtm_tos != 0) { /* for packets of that TOS only: the kernel's to apply */
+		tp_nl_stats.routes_ignored++;
+		return;
+	}
+	attr_u32(tb[RTA_PRIORITY], &metric);
 	attr_ip(tb[RTA_DST], &dst);
 	attr_u32(tb[RTA_OIF], &oif);
 	attr_ip(tb[RTA_GATEWAY], &gw);
@@ -129,13 +144,6 @@ static void route_msg(const struct nlmsghdr *nlh)
 					       ntb);
 			attr_ip(ntb[RTA_GATEWAY], &gw);
 		}
-	}
-	if (nlh->nlmsg_type == RTM_DELROUTE) {
-		if (tp_route_del(dst, rtm->rtm_dst_len) == 0)
-			/* another route for the prefix (other metric) may remain: look again soon
-			 */
-			tp_timer_arm(&resync_timer, 200);
-		return;
 	}
 	switch (rtm->rtm_type) {
 	case RTN_UNICAST:
@@ -160,19 +168,36 @@ static void route_msg(const struct nlmsghdr *nlh)
 		type = TP_ROUTE_THROW;
 		break;
 	default:
-		tp_nl_stats.routes_ignored++;
+		if (nlh->nlmsg_type == RTM_NEWROUTE)
+			tp_nl_stats.routes_ignored++;
 		return;
 	}
 	uint16_t port = TP_ROUTE_NO_PORT;
 	if (type <= TP_ROUTE_HOST) {
 		p = tp_port_by_ifindex((int)oif);
 		if (p == NULL) {
-			tp_nl_stats.routes_ignored++;
-			return;
+			if (nlh->nlmsg_type == RTM_NEWROUTE)
+				tp_nl_stats.routes_ignored++;
+			return; /* a delete of it: not one of ours, ours stay */
 		}
 		port = p->id;
 	}
-	int ret = tp_route_add(dst, rtm->rtm_dst_len, type, gw, port, gen);
+	/* the route as the kernel identifies it: a delete removes exactly that one, and
+	 * another route of the prefix (another metric or table) takes its place */
+	struct tp_route_path path = {
+	    .table = table,
+	    .metric = metric,
+	    .gw = type == TP_ROUTE_GATEWAY ? gw : 0,
+	    .port = port,
+	    .type = (uint8_t)type,
+	    .gen = gen,
+	};
+	if (nlh->nlmsg_type == RTM_DELROUTE) {
+		tp_route_del_path(dst, rtm->rtm_dst_len, &path);
+		return;
+	}
+	int ret = tp_route_add_path(dst, rtm->rtm_dst_len, &path,
+				    (nlh->nlmsg_flags & NLM_F_REPLACE) != 0);
 	if (ret < 0) {
 		char b[16];
 		TP_LOG(WARNING, "route %s/%u: %s", tp_ip4_fmt(dst, b), rtm->rtm_dst_len,
@@ -302,6 +327,14 @@ static void neigh_sweep(void)
 	}
 }
 
+/* Unfit routes tried again soon when space was freed. */
+static void retry_check(void)
+{
+	if (tp_route_retry_wanted() &&
+	    (!retry_timer.armed || retry_timer.due_ms > tp_ctl_now_ms() + RETRY_SOON_MS))
+		tp_timer_arm(&retry_timer, RETRY_SOON_MS);
+}
+
 int tp_nl_resync(void)
 {
 	struct tp_port *p;
@@ -314,21 +347,39 @@ int tp_nl_resync(void)
 	if ((ret = dump(RTM_GETADDR, sizeof(struct ifaddrmsg))) < 0 ||
 	    (ret = dump(RTM_GETNEIGH, sizeof(struct ndmsg))) < 0 ||
 	    (ret = dump(RTM_GETROUTE, sizeof(struct rtmsg))) < 0) {
-		TP_LOG(ERR, "netlink dump: %s", strerror(-ret));
+		/* the tables may be stale (a half dump sweeps nothing): again later, each
+		 * time waiting twice as long, up to 5 s */
+		resync_backoff_ms =
+		    resync_backoff_ms ? resync_backoff_ms * 2 : RESYNC_BACKOFF_MIN_MS;
+		if (resync_backoff_ms > RESYNC_BACKOFF_MAX_MS)
+			resync_backoff_ms = RESYNC_BACKOFF_MAX_MS;
+		tp_nl_stats.resync_failures++;
+		TP_LOG(ERR, "netlink dump: %s; resync again in %" PRIu64 " ms", strerror(-ret),
+		       resync_backoff_ms);
+		tp_timer_arm(&resync_timer, resync_backoff_ms);
 		return ret;
 	}
 	neigh_sweep();
 	tp_route_sweep(gen);
 	tp_nl_stats.resyncs++;
+	resync_backoff_ms = 0;
 	tp_timer_cancel(&resync_timer);
+	retry_check();
 	return 0;
 }
 
+/* At most pass_budget messages a pass: the socket stays readable and the next pass
+ * (after the other fds, pollers and timers) goes on. */
 static void ev_readable(int fd, void *arg)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE * 8];
+	uint64_t start = tp_nl_stats.events;
 
 	for (;;) {
+		if (tp_nl_stats.events - start >= pass_budget) {
+			tp_nl_stats.passes_capped++;
+			break;
+		}
 		struct sockaddr_nl from;
 		socklen_t flen = sizeof(from);
 		ssize_t n =
@@ -345,9 +396,9 @@ static void ev_readable(int fd, void *arg)
 				       errno == ENOBUFS)
 					;
 				tp_nl_resync();
-				continue;
+				break; /* a dump was this pass's work */
 			}
-			return;
+			break;
 		}
 		/* the kernel's only (as FRR's netlink_parse_info): a privileged process may
 		 * also send to our socket */
@@ -357,11 +408,39 @@ static void ev_readable(int fd, void *arg)
 		}
 		tp_nl_input(buf, (size_t)n);
 	}
+	retry_check();
+}
+
+void tp_nl_drain(void)
+{
+	if (ev_sk == NULL)
+		return;
+	unsigned int b = pass_budget;
+	uint64_t before;
+	pass_budget = UINT32_MAX;
+	do {
+		before = tp_nl_stats.events + tp_nl_stats.overruns;
+		ev_readable(mnl_socket_get_fd(ev_sk), NULL);
+	} while (tp_nl_stats.events + tp_nl_stats.overruns != before);
+	pass_budget = b;
+}
+
+void tp_nl_set_pass_budget(unsigned int messages)
+{
+	pass_budget = messages ? messages : 1;
 }
 
 static void resync_due(struct tp_timer *t)
 {
 	tp_nl_resync();
+}
+
+static void retry_due(struct tp_timer *t)
+{
+	tp_route_retry(RETRY_BUDGET);
+	if (tp_route_unfit_count() > 0)
+		tp_timer_arm(&retry_timer,
+			     tp_route_retry_wanted() ? RETRY_SOON_MS : RETRY_PERIOD_MS);
 }
 
 int tp_nl_set_rcvbuf(int bytes)
@@ -379,6 +458,7 @@ int tp_nl_init(void)
 	int rcvbuf = 8 << 20;
 
 	tp_timer_init(&resync_timer, "netlink-resync", resync_due, NULL);
+	tp_timer_init(&retry_timer, "route-retry", retry_due, NULL);
 
 	ev_sk = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	req_sk = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
@@ -402,6 +482,7 @@ fail:
 void tp_nl_fini(void)
 {
 	tp_timer_cancel(&resync_timer);
+	tp_timer_cancel(&retry_timer);
 	if (ev_sk) {
 		tp_ctl_del_fd(mnl_socket_get_fd(ev_sk));
 		mnl_socket_close(ev_sk);

@@ -14,9 +14,14 @@ struct tp_nl_stats {
 	uint64_t events;
 	uint64_t resyncs;
 	uint64_t overruns;
-	uint64_t routes_ignored; /* not through a TAP, or of a type we do not mirror */
-	uint64_t foreign;	 /* datagrams not from the kernel, ignored */
+	uint64_t routes_ignored;  /* not through a TAP, or of a type we do not mirror */
+	uint64_t foreign;	  /* datagrams not from the kernel, ignored */
+	uint64_t passes_capped;	  /* event-loop passes that left messages for the next */
+	uint64_t resync_failures; /* dumps that failed (tried again with backoff) */
 };
+
+/* Messages of the event socket applied per event-loop pass, at most. */
+#define TP_NL_PASS_BUDGET 1024
 
 extern struct tp_nl_stats tp_nl_stats;
 
@@ -28,6 +33,12 @@ int tp_nl_resync(void);
 /* Apply a datagram of the event socket (len bytes of netlink messages) to the tables;
  * what mnl_cb_run() returns. */
 int tp_nl_input(const void *buf, size_t len);
+
+/* Apply every message queued on the event socket now, whatever the budget (a
+ * command that wants to see what its kernel write did). */
+void tp_nl_drain(void);
+/* The per-pass budget (tests). */
+void tp_nl_set_pass_budget(unsigned int messages);
 
 /* Receive buffer of the event socket, in bytes (a smaller one overruns sooner). */
 int tp_nl_set_rcvbuf(int bytes);

@@ -47,6 +47,7 @@ struct opts {
 	int no_sysctl;
 	unsigned int mem_mb;
 	uint64_t exc_rate, exc_burst, exc_rate_signaling;
+	unsigned int max_routes, tbl8_groups;
 	gid_t gid;
 	bool default_socket;
 };
@@ -75,6 +76,9 @@ static void usage(FILE *f)
 	    "                          class (20000; signaling 50000 unless given; the error\n"
 	    "                          class: 1000 at most)\n"
 	    "      --exception-burst N burst of those token buckets (256; error: 50 at most)\n"
+	    "      --max-routes N      routes the data plane holds (65536); the kernel's others\n"
+	    "                          go through the kernel, counted in show sync\n"
+	    "      --tbl8-groups N     LPM groups for routes longer than /24, one a /24 (4096)\n"
 	    "      --no-sysctl         leave the namespace's ip_forward/rp_filter/redirects alone\n"
 	    "      --eal 'ARGS'        extra EAL arguments\n"
 	    "  -V, --version\n"
@@ -98,6 +102,8 @@ static int parse_opts(int argc, char **argv)
 	    {"exception-rate", required_argument, NULL, 'r'},
 	    {"exception-burst", required_argument, NULL, 'b'},
 	    {"no-sysctl", no_argument, NULL, 'S'},
+	    {"max-routes", required_argument, NULL, 'R'},
+	    {"tbl8-groups", required_argument, NULL, 'T'},
 	    {"eal", required_argument, NULL, 'E'},
 	    {"version", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
@@ -118,6 +124,8 @@ static int parse_opts(int argc, char **argv)
 	o.exc_rate = 20000;
 	o.exc_rate_signaling = TP_PUNT_SIGNALING_RATE;
 	o.exc_burst = 256;
+	o.max_routes = 1 << 16;
+	o.tbl8_groups = 1 << 12;
 	tp.backoff = true;
 	tp.backoff_max_us = 256;
 	while ((c = getopt_long(argc, argv, "n:s:c:l:m:Vh", lo, NULL)) != -1) {
@@ -167,6 +175,20 @@ static int parse_opts(int argc, char **argv)
 		case 'E':
 			o.eal_extra = optarg;
 			break;
+		case 'R':
+		case 'T': {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || v == 0 || v > (1u << 24)) {
+				fprintf(stderr, "twinplane: --%s: want 1 to 16777216, not '%s'\n",
+					c == 'R' ? "max-routes" : "tbl8-groups", optarg);
+				return -EINVAL;
+			}
+			if (c == 'R')
+				o.max_routes = (unsigned int)v;
+			else
+				o.tbl8_groups = (unsigned int)v;
+			break;
+		}
 		case 'm':
 		case 'r':
 		case 'b': {
@@ -324,7 +346,7 @@ int main(int argc, char **argv)
 	tp_punt_rate_set(TP_PUNT_ERROR, RTE_MIN(o.exc_rate, TP_PUNT_ERROR_RATE),
 			 RTE_MIN(o.exc_burst, TP_PUNT_ERROR_BURST));
 	if ((ret = tp_nh_init()) < 0 || (ret = tp_neigh_init(1 << 16)) < 0 ||
-	    (ret = tp_route_init(tp.qs, 1 << 16)) < 0) {
+	    (ret = tp_route_init2(tp.qs, o.max_routes, o.tbl8_groups)) < 0) {
 		TP_LOG(ERR, "shared tables: %s", rte_strerror(-ret));
 		goto tables_fini;
 	}

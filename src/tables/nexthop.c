@@ -10,16 +10,17 @@ struct tp_nexthop *tp_nh_table;
 static uint32_t nh_free_head;
 static unsigned int nh_used;
 
-int tp_nh_init(void)
+int tp_nh_init_size(unsigned int n)
 {
 	static const uint8_t zero[6];
 
-	tp_nh_table =
-	    rte_zmalloc("tp_nexthops", sizeof(*tp_nh_table) * TP_NH_MAX, RTE_CACHE_LINE_SIZE);
+	if (n <= TP_NH_FIRST || n > TP_NH_MAX)
+		return -EINVAL;
+	tp_nh_table = rte_zmalloc("tp_nexthops", sizeof(*tp_nh_table) * n, RTE_CACHE_LINE_SIZE);
 	if (tp_nh_table == NULL)
 		return -ENOMEM;
-	for (uint32_t i = TP_NH_FIRST; i < TP_NH_MAX; i++)
-		tp_nh_table[i].next_free = i + 1 < TP_NH_MAX ? i + 1 : 0;
+	for (uint32_t i = TP_NH_FIRST; i < n; i++)
+		tp_nh_table[i].next_free = i + 1 < n ? i + 1 : 0;
 	nh_free_head = TP_NH_FIRST;
 	tp_nh_table[TP_NH_PUNT].in_use = 1;
 	tp_nh_set_l2(TP_NH_PUNT, zero, 0, TP_NH_F_PUNT);
@@ -29,6 +30,11 @@ int tp_nh_init(void)
 	}
 	nh_used = TP_NH_FIRST;
 	return 0;
+}
+
+int tp_nh_init(void)
+{
+	return tp_nh_init_size(TP_NH_MAX);
 }
 
 void tp_nh_fini(void)
@@ -71,6 +77,11 @@ void tp_nh_free(uint32_t id)
 void tp_nh_set_l2(uint32_t id, const uint8_t mac[6], uint16_t port, uint8_t flags)
 {
 	__atomic_store_n(&tp_nh_table[id].l2, tp_nh_l2_make(mac, port, flags), __ATOMIC_RELEASE);
+}
+
+bool tp_nh_full(void)
+{
+	return nh_free_head == 0;
 }
 
 unsigned int tp_nh_count(void)

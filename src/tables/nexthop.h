@@ -8,12 +8,14 @@
  * go to the control plane. Every other entry is a neighbour (gateway or host on
  * a connected subnet; entry 1 is the same for connected subnets, counted as
  * unresolved), created by the neighbour table and freed by it only
- * after an RCU grace period; except entries 2-4, what the kernel's blackhole,
- * unreachable and prohibit routes point to (neither resolved nor punt: the fast
- * path tells them by their id). Control-plane only: alloc, free, set. */
+ * after an RCU grace period; except entries 2-5, what the kernel's blackhole,
+ * unreachable and prohibit routes point to, and what a route punts through while
+ * a more specific one does not fit in the route table (neither resolved nor punt:
+ * the fast path tells them by their id). Control-plane only: alloc, free, set. */
 #ifndef TP_TABLES_NEXTHOP_H
 #define TP_TABLES_NEXTHOP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define TP_NH_MAX (1u << 16)
@@ -22,7 +24,8 @@
 #define TP_NH_BLACKHOLE 2u   /* kernel blackhole route: drop */
 #define TP_NH_UNREACHABLE 3u /* kernel unreachable (or throw) route: the kernel answers */
 #define TP_NH_PROHIBIT 4u    /* kernel prohibit route: the kernel answers */
-#define TP_NH_FIRST 5u	     /* first neighbour entry */
+#define TP_NH_UNFIT 5u	     /* a route that does not fit, or covers one: the kernel forwards */
+#define TP_NH_FIRST 6u	     /* first neighbour entry */
 
 #define TP_NH_F_RESOLVED 0x01u /* MAC known: forward */
 #define TP_NH_F_PUNT 0x02u     /* hand to the control plane */
@@ -68,7 +71,10 @@ static inline int tp_nh_special(uint32_t id)
 	return id < TP_NH_FIRST;
 }
 
-/* Allocate the table (entries 0 and 1 set up to punt). 0 or -ENOMEM. */
+/* Allocate the table of n entries (TP_NH_FIRST < n <= TP_NH_MAX; the special entries
+ * set up). 0, -EINVAL or -ENOMEM. */
+int tp_nh_init_size(unsigned int n);
+/* tp_nh_init_size(TP_NH_MAX). */
 int tp_nh_init(void);
 void tp_nh_fini(void);
 /* Take a free entry for neighbour ip on port, unresolved, refcnt 0. Id or -ENOSPC. */
@@ -77,6 +83,8 @@ int tp_nh_alloc(uint32_t ip, uint16_t port);
 void tp_nh_free(uint32_t id);
 /* Publish forwarding state for id (one atomic store). */
 void tp_nh_set_l2(uint32_t id, const uint8_t mac[6], uint16_t port, uint8_t flags);
+/* True when no entry is free. */
+bool tp_nh_full(void);
 /* Number of entries in use, the punt entry included. */
 unsigned int tp_nh_count(void);
 

@@ -67,20 +67,25 @@ static void check_tables(void)
 	while ((r = tp_route_iterate(&iter)) != NULL) {
 		must(r->depth <= 32);
 		must(r->depth == 32 || (r->ip & (uint32_t)(0xffffffffull >> r->depth)) == 0);
-		/* the routes without a port (blackhole, unreachable, prohibit, throw) have none */
-		must(r->type <= TP_ROUTE_THROW);
-		must(r->type <= TP_ROUTE_HOST ? r->port < RTE_DIM(ports)
-					      : r->port == TP_ROUTE_NO_PORT);
-		uint32_t got;
+		/* blackhole, unreachable, prohibit and throw routes have no port; they stay
+		 * when a delete does not match them exactly (another type or metric) */
+		must(r->type <= TP_ROUTE_HOST
+			 ? r->port < RTE_DIM(ports)
+			 : r->type <= TP_ROUTE_THROW && r->port == TP_ROUTE_NO_PORT);
+		must(r->n_paths > 0 && (r->unfit != TP_UNFIT_NONE) == r->listed);
+		if (!r->installed)
+			continue; /* unfit: not in the LPM (its cover punts) */
+		uint32_t got, want = r->unfit_below ? TP_NH_UNFIT : r->nh;
 		must(rte_lpm_lookup(tp_route_lpm, r->ip, &got) == 0);
-		if (got == r->nh)
+		if (got == want)
 			continue;
 		/* a more specific route covers the address */
 		const struct tp_route *o;
 		uint32_t it2 = 0;
 		int covered = 0;
 		while ((o = tp_route_iterate(&it2)) != NULL)
-			covered |= o->depth > r->depth && o->nh == got &&
+			covered |= o->depth > r->depth && o->installed &&
+				   (o->unfit_below ? TP_NH_UNFIT : o->nh) == got &&
 				   (r->ip & (uint32_t)(~0ull << (32 - o->depth))) == o->ip;
 		must(covered);
 	}

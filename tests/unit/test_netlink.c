@@ -238,6 +238,51 @@ static void test_multipath_and_depth(void **state)
 	assert_int_equal(tp_nl_stats.routes_ignored, ignored + 3);
 }
 
+/* RTM_NEWROUTE/RTM_DELROUTE for 10.8.0.0/16 dev p0 with a metric and an outgoing
+ * interface (ifindex 3: p0, 9: not a TAP). */
+static void route_msg_metric(struct msg *m, uint16_t type, uint32_t metric, uint32_t oif)
+{
+	struct rtmsg rtm = {.rtm_family = AF_INET,
+			    .rtm_dst_len = 16,
+			    .rtm_table = RT_TABLE_MAIN,
+			    .rtm_type = RTN_UNICAST};
+
+	msg_start(m, type, &rtm, sizeof(rtm));
+	put_ip(m, RTA_DST, IP(10, 8, 0, 0));
+	put(m, RTA_OIF, &oif, 4);
+	put(m, RTA_PRIORITY, &metric, 4);
+}
+
+/* The kernel deletes one of two routes of a prefix (metrics 100 and 200): the other
+ * stays (it was removed whatever the kernel deleted, and came back only at the next
+ * resync); a delete of a route through an interface that is not ours leaves ours. */
+static void test_delete_exactly_the_kernels_route(void **state)
+{
+	struct msg m;
+	const struct tp_route *r;
+
+	route_msg_metric(&m, RTM_NEWROUTE, 200, 3);
+	input(m.b, m.len);
+	route_msg_metric(&m, RTM_NEWROUTE, 100, 3);
+	input(m.b, m.len);
+	r = tp_route_find(IP(10, 8, 0, 0), 16);
+	assert_non_null(r);
+	assert_int_equal(r->n_paths, 2);
+	assert_int_equal(r->metric, 100);
+	route_msg_metric(&m, RTM_DELROUTE, 100, 3);
+	input(m.b, m.len);
+	r = tp_route_find(IP(10, 8, 0, 0), 16);
+	assert_non_null(r);
+	assert_int_equal(r->metric, 200);
+	assert_int_equal(r->n_paths, 1);
+	route_msg_metric(&m, RTM_DELROUTE, 200, 9); /* same metric, not through a TAP */
+	input(m.b, m.len);
+	assert_true(route_present(IP(10, 8, 0, 0), 16));
+	route_msg_metric(&m, RTM_DELROUTE, 200, 3);
+	input(m.b, m.len);
+	assert_false(route_present(IP(10, 8, 0, 0), 16));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +290,7 @@ int main(void)
 	    cmocka_unit_test(test_huge_length),
 	    cmocka_unit_test(test_short_header_and_attribute),
 	    cmocka_unit_test(test_multipath_and_depth),
+	    cmocka_unit_test(test_delete_exactly_the_kernels_route),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

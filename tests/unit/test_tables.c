@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Shared tables: next hops, neighbours, routes; RCU reclamation with a live reader. */
+/* Shared tables: next hops, neighbours, routes (also full ones); RCU reclamation with a
+ * live reader. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -149,6 +150,245 @@ static void test_kernel_host_route_precedence(void **state)
 	assert_int_equal(tp_route_count(), 0);
 }
 
+/* --- tables under pressure (issue 15 item 3): small tables, filled --- */
+#define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
+
+/* The route table again with max_routes rules and tbl8 tbl8 groups. */
+static void route_reinit(unsigned int max_routes, unsigned int tbl8)
+{
+	tp_route_fini();
+	tp_rcu_reclaim();
+	assert_int_equal(tp_route_init2(tp.qs, max_routes, tbl8), 0);
+}
+
+static uint32_t gw_nh(uint32_t gw)
+{
+	int nh = tp_neigh_lookup(gw);
+	assert_true(nh >= (int)TP_NH_FIRST);
+	return (uint32_t)nh;
+}
+
+static const struct tp_route *must_find(uint32_t ip, uint8_t depth)
+{
+	const struct tp_route *r = tp_route_find(ip, depth);
+	assert_non_null(r);
+	return r;
+}
+
+/* rte_lpm's rules full: the route is kept (unfit, counted), its cover punts, not
+ * forwards; a delete elsewhere frees a rule and the retry installs it. */
+static void test_unfit_lpm_rules(void **state)
+{
+	const uint32_t gw_c = IP(192, 0, 2, 1), gw_u = IP(192, 0, 2, 2);
+	uint64_t rules0 = tp_route_stats.unfit[TP_UNFIT_LPM_RULES], refit0 = tp_route_stats.refit;
+
+	route_reinit(4, 16);
+	assert_int_equal(tp_route_add(IP(10, 0, 0, 0), 8, TP_ROUTE_GATEWAY, gw_c, 1, 1), 0);
+	for (int i = 11; i <= 13; i++)
+		assert_int_equal(tp_route_add(IP(i, 0, 0, 0), 8, TP_ROUTE_CONNECTED, 0, 1, 1), 0);
+	uint32_t nh_c = gw_nh(gw_c);
+	assert_int_equal(lookup(IP(10, 1, 2, 3)), nh_c);
+
+	/* the fifth rule: no room */
+	assert_int_equal(tp_route_add(IP(10, 1, 0, 0), 16, TP_ROUTE_GATEWAY, gw_u, 1, 1),
+			 TP_UNFIT_LPM_RULES);
+	assert_int_equal(tp_route_stats.unfit[TP_UNFIT_LPM_RULES], rules0 + 1);
+	assert_int_equal(tp_route_unfit_count(), 1);
+	assert_int_equal(tp_route_unfit_covers(), 1);
+	assert_int_equal(tp_route_count(), 4);
+	const struct tp_route *u = must_find(IP(10, 1, 0, 0), 16);
+	assert_false(u->installed);
+	assert_int_equal(u->unfit, TP_UNFIT_LPM_RULES);
+	assert_string_equal(tp_route_unfit_name(TP_UNFIT_LPM_RULES), "lpm_rules");
+	/* its traffic is never sent through the /8's next hop: the /8 punts */
+	assert_int_equal(lookup(IP(10, 1, 2, 3)), TP_NH_UNFIT);
+	assert_int_equal(lookup(IP(10, 200, 0, 1)), TP_NH_UNFIT);
+	assert_int_equal(lookup(IP(11, 0, 0, 1)), TP_NH_CONNECTED); /* elsewhere as before */
+	assert_int_equal(tp_neigh_lookup(gw_u), -ENOENT); /* an unfit route holds no next hop */
+	/* the same route again (a dump) is still unfit, counted once */
+	assert_int_equal(tp_route_add(IP(10, 1, 0, 0), 16, TP_ROUTE_GATEWAY, gw_u, 1, 2),
+			 TP_UNFIT_LPM_RULES);
+	assert_int_equal(tp_route_stats.unfit[TP_UNFIT_LPM_RULES], rules0 + 1);
+	/* iterated after the installed ones, for show */
+	uint32_t it = 0;
+	unsigned int n = 0, unfit_seen = 0;
+	const struct tp_route *r;
+	while ((r = tp_route_iterate(&it)) != NULL) {
+		n++;
+		unfit_seen += r == u;
+	}
+	assert_int_equal(n, 5);
+	assert_int_equal(unfit_seen, 1);
+
+	/* nothing freed yet: a retry finds no room */
+	assert_false(tp_route_retry_wanted());
+	assert_int_equal(tp_route_retry(16), 0);
+	/* a delete elsewhere frees a rule: retried, installed, the /8 forwards again */
+	assert_int_equal(tp_route_del(IP(12, 0, 0, 0), 8), 0);
+	assert_true(tp_route_retry_wanted());
+	assert_int_equal(tp_route_retry(16), 1);
+	assert_int_equal(tp_route_stats.refit, refit0 + 1);
+	assert_int_equal(tp_route_unfit_count(), 0);
+	assert_int_equal(tp_route_unfit_covers(), 0);
+	assert_int_equal(lookup(IP(10, 1, 2, 3)), gw_nh(gw_u));
+	assert_int_equal(lookup(IP(10, 200, 0, 1)), nh_c);
+	route_reinit(1024, 1 << 12);
+}
+
+/* The cover moves: a route installed between an unfit one and its cover punts in
+ * the cover's place; the cover deleted, the next one (or none: a miss) takes over. */
+static void test_unfit_cover_moves(void **state)
+{
+	const uint32_t gw_c = IP(192, 0, 2, 1), gw_d = IP(192, 0, 2, 3);
+
+	route_reinit(3, 16);
+	assert_int_equal(tp_route_add(IP(10, 0, 0, 0), 8, TP_ROUTE_GATEWAY, gw_c, 1, 1), 0);
+	assert_int_equal(tp_route_add(IP(11, 0, 0, 0), 8, TP_ROUTE_CONNECTED, 0, 1, 1), 0);
+	assert_int_equal(tp_route_add(IP(12, 0, 0, 0), 8, TP_ROUTE_CONNECTED, 0, 1, 1), 0);
+	assert_int_equal(tp_route_add(IP(10, 1, 1, 0), 24, TP_ROUTE_GATEWAY, gw_c, 1, 1),
+			 TP_UNFIT_LPM_RULES);
+	uint32_t nh_c = gw_nh(gw_c);
+	assert_int_equal(lookup(IP(10, 9, 0, 1)), TP_NH_UNFIT);
+	/* room for one, taken by a /16 between the /24 and the /8 */
+	assert_int_equal(tp_route_del(IP(12, 0, 0, 0), 8), 0);
+	assert_int_equal(tp_route_add(IP(10, 1, 0, 0), 16, TP_ROUTE_GATEWAY, gw_d, 1, 1), 0);
+	assert_ptr_equal(must_find(IP(10, 1, 1, 0), 24)->cover, must_find(IP(10, 1, 0, 0), 16));
+	assert_int_equal(lookup(IP(10, 1, 1, 7)), TP_NH_UNFIT);
+	assert_int_equal(lookup(IP(10, 1, 2, 7)), TP_NH_UNFIT); /* the /16 punts now */
+	assert_int_equal(lookup(IP(10, 9, 0, 1)), nh_c);	/* the /8 forwards again */
+	assert_int_equal(tp_route_unfit_covers(), 1);
+	/* the /16 goes: the /8 punts again (before the /16's rule went) */
+	assert_int_equal(tp_route_del(IP(10, 1, 0, 0), 16), 0);
+	assert_ptr_equal(must_find(IP(10, 1, 1, 0), 24)->cover, must_find(IP(10, 0, 0, 0), 8));
+	assert_int_equal(lookup(IP(10, 1, 1, 7)), TP_NH_UNFIT);
+	assert_int_equal(lookup(IP(10, 1, 2, 7)), TP_NH_UNFIT);
+	/* the /8 goes too: no cover, a miss (the kernel answers or forwards) */
+	assert_int_equal(tp_route_del(IP(10, 0, 0, 0), 8), 0);
+	assert_null(must_find(IP(10, 1, 1, 0), 24)->cover);
+	assert_int_equal(lookup(IP(10, 1, 1, 7)), UINT32_MAX);
+	assert_int_equal(tp_route_unfit_covers(), 0);
+	/* deleted while unfit: gone from the list */
+	assert_int_equal(tp_route_del(IP(10, 1, 1, 0), 24), 0);
+	assert_int_equal(tp_route_unfit_count(), 0);
+	assert_null(tp_route_find(IP(10, 1, 1, 0), 24));
+	route_reinit(1024, 1 << 12);
+}
+
+/* No tbl8 group for a /25: unfit (lpm_tbl8); a /25 in a /24 that has a group still
+ * fits; a group freed by a delete (after the RCU grace period) is retried. */
+static void test_unfit_lpm_tbl8(void **state)
+{
+	const uint32_t gw_c = IP(192, 0, 2, 1), gw_u = IP(192, 0, 2, 4);
+	uint64_t tbl80 = tp_route_stats.unfit[TP_UNFIT_LPM_TBL8];
+
+	route_reinit(64, 2);
+	assert_int_equal(tp_route_add(IP(10, 0, 0, 0), 16, TP_ROUTE_GATEWAY, gw_c, 1, 1), 0);
+	assert_int_equal(tp_route_add(IP(10, 0, 1, 128), 25, TP_ROUTE_CONNECTED, 0, 1, 1), 0);
+	assert_int_equal(tp_route_add(IP(10, 0, 2, 128), 25, TP_ROUTE_CONNECTED, 0, 1, 1), 0);
+	assert_int_equal(tp_route_add(IP(10, 0, 3, 128), 25, TP_ROUTE_GATEWAY, gw_u, 1, 1),
+			 TP_UNFIT_LPM_TBL8);
+	assert_int_equal(tp_route_stats.unfit[TP_UNFIT_LPM_TBL8], tbl80 + 1);
+	assert_int_equal(lookup(IP(10, 0, 3, 200)), TP_NH_UNFIT);
+	assert_int_equal(lookup(IP(10, 0, 3, 1)), TP_NH_UNFIT);
+	/* the /24 10.0.1 has its group: another /25 there fits */
+	assert_int_equal(tp_route_add(IP(10, 0, 1, 0), 25, TP_ROUTE_CONNECTED, 0, 1, 1), 0);
+	/* 10.0.2's group freed (no reader: reclaimed when a group is wanted) */
+	assert_int_equal(tp_route_del(IP(10, 0, 2, 128), 25), 0);
+	assert_int_equal(tp_route_retry(16), 1);
+	assert_int_equal(lookup(IP(10, 0, 3, 200)), gw_nh(gw_u));
+	assert_int_equal(lookup(IP(10, 0, 3, 1)), gw_nh(gw_c));
+	route_reinit(1024, 1 << 12);
+}
+
+/* The next-hop table full: the route has its LPM rule but no neighbour entry, so
+ * it punts itself (its cover forwards the rest); a freed entry lets it in. */
+static void test_unfit_nexthops(void **state)
+{
+	const uint32_t g1 = IP(192, 0, 2, 11), g2 = IP(192, 0, 2, 12), g3 = IP(192, 0, 2, 13);
+	uint64_t nhs0 = tp_route_stats.unfit[TP_UNFIT_NEXTHOPS];
+
+	tp_route_fini();
+	tp_neigh_fini();
+	tp_rcu_reclaim();
+	tp_nh_fini();
+	assert_int_equal(tp_nh_init_size(TP_NH_FIRST + 2), 0);
+	assert_int_equal(tp_neigh_init(1024), 0);
+	assert_int_equal(tp_route_init2(tp.qs, 64, 16), 0);
+	assert_int_equal(tp_route_add(IP(10, 0, 0, 0), 8, TP_ROUTE_GATEWAY, g1, 1, 1), 0);
+	assert_int_equal(tp_route_add(IP(10, 2, 0, 0), 16, TP_ROUTE_GATEWAY, g2, 1, 1), 0);
+	assert_true(tp_nh_full());
+	assert_int_equal(tp_route_add(IP(10, 3, 0, 0), 16, TP_ROUTE_GATEWAY, g3, 1, 1),
+			 TP_UNFIT_NEXTHOPS);
+	assert_int_equal(tp_route_stats.unfit[TP_UNFIT_NEXTHOPS], nhs0 + 1);
+	const struct tp_route *r = must_find(IP(10, 3, 0, 0), 16);
+	assert_true(r->installed);
+	assert_int_equal(tp_route_unfit_count(), 1);
+	assert_int_equal(tp_route_unfit_covers(), 0);
+	assert_int_equal(lookup(IP(10, 3, 0, 1)), TP_NH_UNFIT);
+	assert_int_equal(lookup(IP(10, 4, 0, 1)), gw_nh(g1));
+	uint32_t it = 0;
+	unsigned int seen = 0;
+	const struct tp_route *o;
+	while ((o = tp_route_iterate(&it)) != NULL)
+		seen += o == r;
+	assert_int_equal(seen, 1); /* in the index and on the unfit list: listed once */
+	/* g2's only route goes; its entry is freed after the grace period */
+	assert_int_equal(tp_route_del(IP(10, 2, 0, 0), 16), 0);
+	tp_rcu_reclaim();
+	assert_false(tp_nh_full());
+	assert_true(tp_route_retry_wanted());
+	assert_int_equal(tp_route_retry(16), 1);
+	assert_int_equal(lookup(IP(10, 3, 0, 1)), gw_nh(g3));
+	assert_int_equal(tp_route_unfit_count(), 0);
+	tp_route_fini();
+	tp_neigh_fini();
+	tp_rcu_reclaim();
+	tp_nh_fini();
+	assert_int_equal(tp_nh_init(), 0);
+	assert_int_equal(tp_neigh_init(1024), 0);
+	assert_int_equal(tp_route_init(tp.qs, 1024), 0);
+}
+
+/* Several kernel routes for one prefix: the kernel's choice is installed (local
+ * table first, then the lowest metric), and a delete removes exactly the route the
+ * kernel deleted. */
+static void test_paths_exact_delete(void **state)
+{
+	const uint32_t g1 = IP(192, 0, 2, 21), g2 = IP(192, 0, 2, 22);
+	struct tp_route_path p100 = {
+	    .table = 254, .metric = 100, .gw = g1, .port = 1, .type = TP_ROUTE_GATEWAY, .gen = 1};
+	struct tp_route_path p200 = {
+	    .table = 254, .metric = 200, .gw = g2, .port = 1, .type = TP_ROUTE_GATEWAY, .gen = 1};
+	struct tp_route_path other = p200;
+
+	assert_int_equal(tp_route_add_path(IP(10, 5, 0, 0), 16, &p200, false), 0);
+	assert_int_equal(lookup(IP(10, 5, 0, 1)), gw_nh(g2));
+	assert_int_equal(tp_route_add_path(IP(10, 5, 0, 0), 16, &p100, false), 0);
+	assert_int_equal(lookup(IP(10, 5, 0, 1)), gw_nh(g1)); /* the lower metric */
+	assert_int_equal(must_find(IP(10, 5, 0, 0), 16)->n_paths, 2);
+	/* the metric 200 route goes: the metric 100 one stays, untouched */
+	assert_int_equal(tp_route_del_path(IP(10, 5, 0, 0), 16, &p200), 0);
+	assert_int_equal(lookup(IP(10, 5, 0, 1)), gw_nh(g1));
+	assert_int_equal(tp_neigh_lookup(g2), -ENOENT);
+	/* a route the kernel deleted that we do not have (another metric): nothing */
+	other.metric = 300;
+	assert_int_equal(tp_route_del_path(IP(10, 5, 0, 0), 16, &other), -ENOENT);
+	assert_int_equal(lookup(IP(10, 5, 0, 1)), gw_nh(g1));
+	/* back, then the best one goes: the other takes its place */
+	assert_int_equal(tp_route_add_path(IP(10, 5, 0, 0), 16, &p200, false), 0);
+	assert_int_equal(tp_route_del_path(IP(10, 5, 0, 0), 16, &p100), 0);
+	assert_int_equal(lookup(IP(10, 5, 0, 1)), gw_nh(g2));
+	assert_int_equal(must_find(IP(10, 5, 0, 0), 16)->metric, 200);
+	/* NLM_F_REPLACE of the metric 200 route by another gateway */
+	p100.metric = 200;
+	assert_int_equal(tp_route_add_path(IP(10, 5, 0, 0), 16, &p100, true), 0);
+	assert_int_equal(must_find(IP(10, 5, 0, 0), 16)->n_paths, 1);
+	assert_int_equal(lookup(IP(10, 5, 0, 1)), gw_nh(g1));
+	assert_int_equal(tp_route_del_path(IP(10, 5, 0, 0), 16, &p100), 0);
+	assert_int_equal(lookup(IP(10, 5, 0, 1)), UINT32_MAX);
+	assert_int_equal(tp_route_count(), 0);
+}
+
 /* --- RCU: a neighbour's next hop is not freed while a reader may hold it, and the
  * writer does not wait for the reader --- */
 static volatile int reader_holding, reader_release, reader_released, reader_stop;
@@ -219,6 +459,11 @@ int main(void)
 	    cmocka_unit_test(test_routes_connected_gateway_local),
 	    cmocka_unit_test(test_route_sweep),
 	    cmocka_unit_test(test_kernel_host_route_precedence),
+	    cmocka_unit_test(test_unfit_lpm_rules),
+	    cmocka_unit_test(test_unfit_cover_moves),
+	    cmocka_unit_test(test_unfit_lpm_tbl8),
+	    cmocka_unit_test(test_unfit_nexthops),
+	    cmocka_unit_test(test_paths_exact_delete),
 	    cmocka_unit_test(test_rcu_reclamation_waits_for_reader),
 	};
 	if (tp_test_eal_init() < 0)

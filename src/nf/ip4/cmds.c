@@ -39,6 +39,29 @@ static int kernel_err(struct tp_cmd_ctx *ctx, const char *cmd, int ret)
 	return tp_cmd_err(ctx, -ret, "%s: the kernel refused: %s", cmd, strerror(-ret));
 }
 
+/* The kernel took the route: apply what it told the sync manager, and if the route
+ * does not fit in the data plane, take it back out of the kernel (exactly that one)
+ * and say what is full, so "route add" either did all or nothing. */
+static int route_added(struct tp_cmd_ctx *ctx, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex,
+		       uint8_t type)
+{
+	const struct tp_route *r;
+	enum tp_route_unfit why;
+	char a[16];
+
+	tp_nl_drain();
+	r = tp_route_find(ip, depth);
+	if (r == NULL || r->unfit == TP_UNFIT_NONE)
+		return 0;
+	why = (enum tp_route_unfit)r->unfit;
+	tp_nl_route(false, ip, depth, gw, ifindex, type);
+	tp_nl_drain();
+	return tp_cmd_err(
+	    ctx, ENOSPC, "route add: %s/%u does not fit: %s (%u routes, %u tbl8 groups); not added",
+	    tp_ip4_fmt(ip & (depth ? (uint32_t)(~0ull << (32 - depth)) : 0), a), depth,
+	    tp_route_unfit_text(why), tp_route_max_routes(), tp_route_tbl8_groups());
+}
+
 static int address(struct tp_cmd_ctx *ctx, int argc, char **argv, bool add)
 {
 	const char *cmd = add ? "address add" : "address del";
@@ -98,7 +121,8 @@ static int route_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 					  "unreachable, prohibit)",
 					  argv[1]);
 		ret = tp_nl_route(true, ip, depth, 0, 0, kinds[i].type);
-		return ret < 0 ? kernel_err(ctx, "route add", ret) : 0;
+		return ret < 0 ? kernel_err(ctx, "route add", ret)
+			       : route_added(ctx, ip, depth, 0, 0, kinds[i].type);
 	}
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "via") == 0) {
@@ -116,7 +140,8 @@ static int route_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (gw == 0 && p == NULL)
 		return tp_cmd_err(ctx, EINVAL, "route add: give 'via GW' or 'dev PORT'");
 	ret = tp_nl_route(true, ip, depth, gw, p ? p->tap_ifindex : 0, RTN_UNICAST);
-	return ret < 0 ? kernel_err(ctx, "route add", ret) : 0;
+	return ret < 0 ? kernel_err(ctx, "route add", ret)
+		       : route_added(ctx, ip, depth, gw, p ? p->tap_ifindex : 0, RTN_UNICAST);
 }
 
 static int route_del(struct tp_cmd_ctx *ctx, int argc, char **argv)
@@ -187,6 +212,15 @@ static int show_routes(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_str(o, "via", r->gw ? tp_ip4_fmt(r->gw, g) : "");
 		tp_out_str(o, "port", r->port == TP_ROUTE_NO_PORT ? "" : port_name(r->port));
 		tp_out_u64(o, "nexthop", r->nh);
+		tp_out_u64(o, "metric", r->metric);
+		/* installed; punting (no next hop to be had, or covering routes that do not
+		 * fit: their traffic goes to the kernel); unfit (no LPM rule) */
+		tp_out_str(o, "state",
+			   !r->installed				 ? "unfit"
+			   : r->unfit != TP_UNFIT_NONE || r->unfit_below ? "punting"
+									 : "installed");
+		tp_out_str(o, "reason", tp_route_unfit_name((enum tp_route_unfit)r->unfit));
+		tp_out_u64(o, "unfit_below", r->unfit_below);
 	}
 	return 0;
 }

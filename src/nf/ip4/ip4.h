@@ -27,6 +27,7 @@
 	X(NO_ROUTE, "no_route", PUNT)                                                              \
 	X(UNREACHABLE_ROUTE, "unreachable_route", PUNT)                                            \
 	X(PROHIBITED_ROUTE, "prohibited_route", PUNT)                                              \
+	X(ROUTE_UNFIT, "route_unfit", PUNT)                                                        \
 	X(EXCEEDS_MTU, "exceeds_mtu", PUNT)
 
 /* the list macro ends each name with a comma, which clang-format cannot see */

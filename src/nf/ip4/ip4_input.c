@@ -301,8 +301,10 @@ static __rte_noinline void ip4_ttl_low(struct tp_worker *w, struct rte_mbuf *m, 
 
 /* A packet whose next hop does not forward: no route (the kernel answers Destination
  * Unreachable, RFC 1812 5.2.7.1), a kernel blackhole, unreachable or prohibit route,
- * one of our addresses, or a neighbour not resolved (the kernel resolves it and
- * forwards through the TAP, or answers Host Unreachable when that fails). */
+ * a route that does not fit in the tables or covers one that does not (the kernel,
+ * which has the route, forwards it), one of our addresses, or a neighbour not
+ * resolved (the kernel resolves it and forwards through the TAP, or answers Host
+ * Unreachable when that fails). */
 static __rte_noinline void ip4_no_forward(struct tp_worker *w, struct rte_mbuf *m, uint32_t id,
 					  uint64_t v)
 {
@@ -318,6 +320,9 @@ static __rte_noinline void ip4_no_forward(struct tp_worker *w, struct rte_mbuf *
 		return;
 	case TP_NH_PROHIBIT:
 		ip4_punt(w, m, IP4_C_PROHIBITED_ROUTE);
+		return;
+	case TP_NH_UNFIT:
+		ip4_punt(w, m, IP4_C_ROUTE_UNFIT);
 		return;
 	default:
 		if (tp_nh_l2_flags(v) & TP_NH_F_PUNT)
