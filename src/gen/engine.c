@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -463,6 +464,39 @@ static unsigned int send_burst(struct gen_stream *s, unsigned int n, uint8_t tri
 	return n;
 }
 
+/* The thread's CPU time against the TSC at a mark: how long it was off its CPU since.
+ * A system call (CLOCK_THREAD_CPUTIME_ID has no vDSO path), made every
+ * GEN_MARK_PASSES passes and after a gap, never per frame. */
+struct gen_cpu_mark {
+	uint64_t tsc;
+	uint64_t cpu_ns;
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void gen_cpu_mark(struct gen_cpu_mark *m, uint64_t tsc)
+{
+	m->tsc = tsc;
+	m->cpu_ns = thread_cpu_ns();
+}
+
+/* TSC cycles since the mark that the thread did not run */
+static uint64_t gen_cpu_off(const struct gen_cpu_mark *m, uint64_t now)
+{
+	uint64_t cpu = thread_cpu_ns();
+	double ran = (double)(cpu > m->cpu_ns ? cpu - m->cpu_ns : 0) * (double)gen.tsc_hz / 1e9;
+	double wall = (double)(now - m->tsc);
+
+	return wall > ran ? (uint64_t)(wall - ran) : 0;
+}
+
 /* Offer count frames at rate, over the trial's streams in proportion to their
  * weights (each burst to the stream furthest behind its share). */
 static void paced_send(struct gen_trial *t, uint64_t count, uint64_t ns_mult, bool measure)
@@ -470,14 +504,19 @@ static void paced_send(struct gen_trial *t, uint64_t count, uint64_t ns_mult, bo
 	double tpp = (double)gen.tsc_hz / t->rate_pps; /* TSC cycles per frame */
 	double share[TP_GEN_MAX_STREAMS] = {0};
 	uint64_t start = rte_rdtsc(), sent = 0, last = start;
-	/* A pass of this loop takes microseconds; a gap of more than GEN_STALL_US
-	 * between two passes means the thread lost its CPU. The frames due meanwhile
-	 * are not sent as one burst when it returns (a wire never carries more than
-	 * its rate, and such a burst overflows any DUT's ring): the schedule moves on
-	 * by the gap, which is counted (paused). A generator that is merely too slow
-	 * for the rate is not paused: it falls behind, and its offered rate shows it. */
+	/* A pass of this loop takes microseconds. After a gap of more than GEN_STALL_US
+	 * between two passes, the thread's CPU time tells whether it lost its CPU (a
+	 * neighbour ran) or was busy (a transmit system call doing the kernel's work, as
+	 * AF_XDP's is): only time off the CPU pauses the schedule. The frames due during a
+	 * pause are not sent as one burst when the thread returns (a wire never carries
+	 * more than its rate, and such a burst overflows any DUT's ring); the schedule
+	 * moves on by the time lost, which is counted. A generator merely too slow for
+	 * the rate is never paused: it falls behind, and its offered rate shows it. */
 	const uint64_t stall = gen.tsc_hz / 1000000 * GEN_STALL_US;
+	struct gen_cpu_mark mark;
+	unsigned int passes = 0;
 
+	gen_cpu_mark(&mark, start);
 	if (measure) {
 		t->paused_tsc = 0;
 		t->pauses = 0;
@@ -485,11 +524,20 @@ static void paced_send(struct gen_trial *t, uint64_t count, uint64_t ns_mult, bo
 	while (sent < count && gen.running) {
 		uint64_t now = rte_rdtsc();
 		if (unlikely(now - last > stall)) {
-			start += now - last;
-			if (measure) {
-				t->paused_tsc += now - last;
-				t->pauses++;
+			uint64_t off = gen_cpu_off(&mark, now);
+			if (off > stall) {
+				start += off;
+				if (measure) {
+					t->paused_tsc += off;
+					t->pauses++;
+				}
 			}
+			gen_cpu_mark(&mark, now);
+			passes = 0;
+		} else if (unlikely(++passes == GEN_MARK_PASSES)) {
+			/* the window over which time off the CPU is measured stays short */
+			gen_cpu_mark(&mark, now);
+			passes = 0;
 		}
 		last = now;
 		uint64_t due = start + (uint64_t)((double)sent * tpp);

@@ -94,6 +94,8 @@ struct gen_trial {
 
 /* a gap between two passes of the sending loop longer than this is a stall */
 #define GEN_STALL_US 50
+/* ... and the thread's CPU time is marked every this many passes */
+#define GEN_MARK_PASSES 64u
 
 struct gen_engine {
 	struct gen_port ports[TP_GEN_MAX_PORTS];
