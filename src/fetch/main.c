@@ -47,6 +47,8 @@ static void usage(FILE *f)
 	    "  -o, --output FILE      where the body goes (default: the URL's last path\n"
 	    "                         segment, index.html if it has none)\n"
 	    "      --sha256 HEX       the expected SHA-256 of the body: exit 9 if it differs\n"
+	    "      --no-digest        no SHA-256 of the body (as curl and wget; the JSON's\n"
+	    "                         sha256 is then null)\n"
 	    "      --connections N    split the file over N parallel ranges, up to 15 (1)\n"
 	    "      --json             a JSON summary on stdout\n"
 	    "      --timeout S        give up after S seconds without progress (30)\n"
@@ -137,8 +139,12 @@ static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 		d->framing);
 	fprintf(f, ", \"bytes\": %" PRIu64 ", \"written\": %" PRIu64 ", \"resumed_from\": %" PRIu64,
 		d->bytes, d->written, d->resumed_from);
-	fprintf(f, ", \"seconds\": %.6f, \"goodput_bps\": %.0f, \"sha256\": \"%s\"", secs,
-		secs > 0 ? (double)d->bytes * 8 / secs : 0.0, d->sha_hex);
+	fprintf(f, ", \"seconds\": %.6f, \"goodput_bps\": %.0f, \"digest\": %s, \"sha256\": ", secs,
+		secs > 0 ? (double)d->bytes * 8 / secs : 0.0, o->digest ? "true" : "false");
+	if (o->digest)
+		json_str(f, d->sha_hex);
+	else
+		fprintf(f, "null");
 	fprintf(f, ", \"connections\": %u, \"redirects\": %u", d->nparts ? d->nparts : 1,
 		d->redirects);
 	fprintf(f,
@@ -149,6 +155,7 @@ static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 		", \"tsc_hz\": %" PRIu64 ", \"loop_cycles\": %" PRIu64 ", \"busy_cycles\": %" PRIu64
 		", \"polls\": %" PRIu64 ", \"busy_polls\": %" PRIu64,
 		n->hz, lc->total, lc->busy, lc->passes, lc->busy_passes);
+	fprintf(f, ", \"file_writes\": %" PRIu64, d->writes);
 	fprintf(f, ", \"mbufs_outstanding\": %u, \"error\": ", outstanding);
 	if (d->exit)
 		json_str(f, d->err);
@@ -199,7 +206,17 @@ fail:
 
 int main(int argc, char **argv)
 {
-	enum { O_SHA = 256, O_CONN, O_JSON, O_TIMEOUT, O_WINDOW, O_REDIR, O_NO_HUGE, O_EAL };
+	enum {
+		O_SHA = 256,
+		O_NO_DIGEST,
+		O_CONN,
+		O_JSON,
+		O_TIMEOUT,
+		O_WINDOW,
+		O_REDIR,
+		O_NO_HUGE,
+		O_EAL
+	};
 	static const struct option lo[] = {
 	    {"port", required_argument, NULL, 'p'},
 	    {"addr", required_argument, NULL, 'a'},
@@ -212,6 +229,7 @@ int main(int argc, char **argv)
 	    {"mem", required_argument, NULL, 'm'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"sha256", required_argument, NULL, O_SHA},
+	    {"no-digest", no_argument, NULL, O_NO_DIGEST},
 	    {"connections", required_argument, NULL, O_CONN},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"timeout", required_argument, NULL, O_TIMEOUT},
@@ -222,7 +240,8 @@ int main(int argc, char **argv)
 	    {0},
 	};
 	struct tp_eal_opts eo = {.prog = PROG, .name = "fetch", .lcores = "0", .mem_mb = 512};
-	struct dl_opts o = {.window = 4u << 20, .timeout_s = 30, .max_redirects = 20};
+	struct dl_opts o = {
+	    .window = 4u << 20, .timeout_s = 30, .max_redirects = 20, .digest = true};
 	static struct fetch_net net;
 	static struct dl d;
 	const char *devargs = NULL, *addr = NULL, *gw = NULL;
@@ -273,6 +292,9 @@ int main(int argc, char **argv)
 				goto bad_value;
 			o.sha256_hex = optarg;
 			break;
+		case O_NO_DIGEST:
+			o.digest = false;
+			break;
 		case O_CONN:
 			if (parse_u64(optarg, 1, FETCH_MAX_CONN - 1, &v) < 0)
 				goto bad_value;
@@ -320,6 +342,10 @@ int main(int argc, char **argv)
 		goto usage;
 	}
 	o.url = argv[optind];
+	if (o.sha256_hex && !o.digest) {
+		fprintf(stderr, PROG ": --sha256 needs the digest: not with --no-digest\n");
+		goto usage;
+	}
 	if (devargs == NULL || addr == NULL) {
 		fprintf(stderr, PROG ": give --port DEVARGS and --addr A.B.C.D/LEN\n");
 		goto usage;
@@ -389,7 +415,7 @@ int main(int argc, char **argv)
 		for (uint16_t i = 0; i < nb; i++)
 			net_input(&net, pkts[i]);
 		tcp_poll(&net);
-		dl_poll(&d, nb == 0);
+		dl_poll(&d);
 		net_flush(&net);
 		/* one TSC read a pass, at its end, which is where the next one starts */
 		uint64_t t1 = rte_rdtsc();
