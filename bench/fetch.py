@@ -251,6 +251,7 @@ def download(
             )
             if k in summary
         }
+        r["fetch"]["port"] = summary.get("port", {})
         r["fetch"]["acks_sent"] = summary["counters"]["tcp_acks_sent"]
         r["fetch"]["segments_in"] = summary["counters"]["tcp_segments_in"]
         r["fetch"]["drops"] = {

@@ -124,7 +124,7 @@ struct loop_cycles {
 
 static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 			 const struct fetch_net *n, unsigned int outstanding,
-			 const struct loop_cycles *lc)
+			 const struct loop_cycles *lc, const struct rte_eth_stats *ps)
 {
 	uint64_t t_end = d->t_end ? d->t_end : n->now;
 	double secs = (double)(t_end - d->t_start) / (double)n->hz;
@@ -156,6 +156,12 @@ static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 		", \"polls\": %" PRIu64 ", \"busy_polls\": %" PRIu64,
 		n->hz, lc->total, lc->busy, lc->passes, lc->busy_passes);
 	fprintf(f, ", \"file_writes\": %" PRIu64, d->writes);
+	/* the port's own: frames the PMD (af_xdp: the kernel's rings) could not deliver */
+	fprintf(f,
+		", \"port\": {\"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
+		", \"ierrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 ", \"opackets\": %" PRIu64
+		", \"oerrors\": %" PRIu64 "}",
+		ps->ipackets, ps->imissed, ps->ierrors, ps->rx_nombuf, ps->opackets, ps->oerrors);
 	fprintf(f, ", \"mbufs_outstanding\": %u, \"error\": ", outstanding);
 	if (d->exit)
 		json_str(f, d->err);
@@ -445,9 +451,11 @@ int main(int argc, char **argv)
 	 * next send: 1) or leaked */
 	unsigned int in_use_end = rte_mempool_in_use_count(net.pool);
 	unsigned int outstanding = in_use_end > in_use_start ? in_use_end - in_use_start : 0;
+	struct rte_eth_stats ps = {0};
+	rte_eth_stats_get(net.port, &ps);
 	tp_ethdev_close(net.port);
 	if (json)
-		summary_json(stdout, &d, &o, &net, outstanding, &lc);
+		summary_json(stdout, &d, &o, &net, outstanding, &lc, &ps);
 	if (status)
 		fprintf(stderr, PROG ": %s\n", d.err);
 	goto pool_free;
