@@ -79,6 +79,8 @@ static void writer_add(struct dl *d, struct dl_writer *w, struct rte_mbuf *m, co
 {
 	if (w->niov == DL_IOV || w->nm == DL_IOV)
 		writer_flush(d, w);
+	if (w->niov == 0)
+		w->first_at = d->net->now;
 	if (w->niov &&
 	    (const uint8_t *)w->iov[w->niov - 1].iov_base + w->iov[w->niov - 1].iov_len == p) {
 		w->iov[w->niov - 1].iov_len += len;
@@ -338,7 +340,7 @@ static void conn_recv(void *app, struct tcp_conn *t, struct rte_mbuf *m, const u
 			}
 			/* the digest runs over the file in order: bytes at its frontier now,
 			 * others (a later part's) are caught up from the file by dl_poll */
-			if (c->next == d->hashed) {
+			if (d->o->digest && c->next == d->hashed) {
 				tp_sha256_update(&d->sha, body, blen);
 				d->hashed += blen;
 			}
@@ -446,6 +448,8 @@ static void conn_release(struct dl *d, struct dl_conn *c)
 	d->retransmits += c->tcp.retransmits;
 	d->ooo_segs += c->tcp.ooo_segs;
 	d->dup_segs += c->tcp.dup_segs;
+	d->writes += c->w.writes;
+	c->w.writes = 0;
 	tcp_free(&c->tcp);
 	c->used = false;
 }
@@ -487,6 +491,8 @@ static int resume_open(struct dl *d)
 		d->exit = DL_E_FILE;
 		return -1;
 	}
+	if (!d->o->digest)
+		off = (uint64_t)st.st_size; /* nothing to hash: the size is all we need */
 	while (off < (uint64_t)st.st_size) {
 		ssize_t k = pread(d->fd, buf, sizeof(buf), (off_t)off);
 		if (k <= 0) {
@@ -561,7 +567,7 @@ static void hash_catch_up(struct dl *d, uint64_t budget)
 {
 	static uint8_t buf[1 << 20];
 
-	while (budget && d->nparts && d->hashed < d->total && d->exit == DL_OK) {
+	while (d->o->digest && budget && d->nparts && d->hashed < d->total && d->exit == DL_OK) {
 		struct dl_conn *c = NULL;
 		for (unsigned int i = 0; i < d->nconn && c == NULL; i++) {
 			struct dl_conn *k = &d->conns[i];
@@ -592,7 +598,7 @@ static void hash_catch_up(struct dl *d, uint64_t budget)
 	}
 }
 
-void dl_poll(struct dl *d, bool idle)
+void dl_poll(struct dl *d)
 {
 	struct fetch_net *n = d->net;
 	struct dl_conn *c0 = &d->conns[0];
@@ -610,9 +616,13 @@ void dl_poll(struct dl *d, bool idle)
 		conn_open(d, c0);
 		return;
 	}
-	for (unsigned int i = 0; i < d->nconn; i++)
-		if (idle && d->conns[i].w.niov)
-			writer_flush(d, &d->conns[i].w);
+	/* spans wait for a batch (DL_WRITE_BATCH), or DL_WRITE_AGE_MS when the data
+	 * slows down: not for every quiet poll, which at this rate is every burst */
+	for (unsigned int i = 0; i < d->nconn; i++) {
+		struct dl_writer *w = &d->conns[i].w;
+		if (w->niov && n->now - w->first_at >= n->hz / 1000 * DL_WRITE_AGE_MS)
+			writer_flush(d, w);
+	}
 	/* 256 KiB a pass: a millisecond or so of hashing between two bursts */
 	hash_catch_up(d, 256 * 1024);
 	if (d->finished)
@@ -669,7 +679,7 @@ int dl_finish(struct dl *d)
 		conn_release(d, c);
 	}
 	hash_catch_up(d, UINT64_MAX);
-	if (d->exit == DL_OK && d->nparts && d->hashed != d->total) {
+	if (d->exit == DL_OK && d->o->digest && d->nparts && d->hashed != d->total) {
 		snprintf(d->err, sizeof(d->err),
 			 "internal: the digest covers %" PRIu64 " of %" PRIu64 " bytes", d->hashed,
 			 d->total);
@@ -682,10 +692,13 @@ int dl_finish(struct dl *d)
 		d->exit = DL_E_FILE;
 	}
 	d->fd = -1;
-	tp_sha256_final(&d->sha, digest);
-	for (int i = 0; i < 32; i++)
-		snprintf(d->sha_hex + 2 * i, 3, "%02x", digest[i]);
-	if (d->exit == DL_OK && d->o->sha256_hex && strcasecmp(d->o->sha256_hex, d->sha_hex) != 0) {
+	if (d->o->digest) {
+		tp_sha256_final(&d->sha, digest);
+		for (int i = 0; i < 32; i++)
+			snprintf(d->sha_hex + 2 * i, 3, "%02x", digest[i]);
+	}
+	if (d->exit == DL_OK && d->o->digest && d->o->sha256_hex &&
+	    strcasecmp(d->o->sha256_hex, d->sha_hex) != 0) {
 		snprintf(d->err, sizeof(d->err), "SHA-256 mismatch: got %s, expected %s",
 			 d->sha_hex, d->o->sha256_hex);
 		d->exit = DL_E_SHA;

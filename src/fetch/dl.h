@@ -28,13 +28,15 @@ enum dl_exit {
 	DL_E_SHA = 9,	  /* the file's SHA-256 is not --sha256's */
 };
 
-#define DL_IOV 64		    /* spans per pwritev */
+#define DL_IOV 256		    /* spans per pwritev (IOV_MAX is 1024) */
 #define DL_WRITE_BATCH (256 * 1024) /* bytes that make a pwritev due */
+#define DL_WRITE_AGE_MS 2	    /* or the first span's age, checked once a loop pass */
 
 struct dl_opts {
 	const char *url;
 	const char *out;	/* file name */
 	const char *sha256_hex; /* expected digest, or NULL */
+	bool digest;		/* compute the body's SHA-256 (--no-digest: not) */
 	uint32_t window;	/* TCP receive window, bytes */
 	unsigned int timeout_s; /* no progress for this long: failure */
 	unsigned int max_redirects;
@@ -49,7 +51,8 @@ struct dl_writer {
 	uint64_t off; /* the file offset of iov[0] */
 	unsigned int niov, nm;
 	size_t bytes;
-	int err; /* errno of the first failed write */
+	int err;	   /* errno of the first failed write */
+	uint64_t first_at; /* TSC when the first span waiting came */
 	uint64_t writes;
 	struct iovec iov[DL_IOV];
 	struct rte_mbuf *m[DL_IOV];
@@ -93,7 +96,7 @@ struct dl {
 	unsigned int nconn;    /* slots: connections + 1 */
 	unsigned int nparts;   /* ranges the body was split into (0: one GET) */
 	uint64_t total;	       /* the file's size, when a probe told it */
-	uint64_t hashed;       /* the digest covers [0, hashed) of the file */
+	uint64_t hashed;       /* the digest covers [0, hashed) of the file (if o->digest) */
 	unsigned int redirects;
 	int status;	       /* the final response's status */
 	const char *framing;   /* how its body was delimited: length, chunked, close */
@@ -103,6 +106,7 @@ struct dl {
 	uint64_t resumed_from; /* bytes of the file there before (--continue) */
 	uint64_t t_start, t_end, t_progress, t_bar;
 	uint64_t retransmits, ooo_segs, dup_segs; /* of finished connections */
+	uint64_t writes;			  /* pwritev calls of finished connections */
 	bool finished;				  /* success or failure decided */
 	int exit;
 	char err[512];
@@ -110,9 +114,9 @@ struct dl {
 
 /* Start downloading o->url. 0, or an exit status with the reason in d->err. */
 int dl_start(struct dl *d, struct fetch_net *n, const struct dl_opts *o);
-/* Once per loop pass (after tcp_poll): redirects, the writer when idle, the timeout,
- * the progress line. */
-void dl_poll(struct dl *d, bool idle);
+/* Once per loop pass (after tcp_poll): redirects, writers whose data waited
+ * DL_WRITE_AGE_MS, the timeout, the progress line. */
+void dl_poll(struct dl *d);
 /* After the loop: flush, close the file, release the connections; compare the digest.
  * The exit status. */
 int dl_finish(struct dl *d);

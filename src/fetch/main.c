@@ -47,6 +47,8 @@ static void usage(FILE *f)
 	    "  -o, --output FILE      where the body goes (default: the URL's last path\n"
 	    "                         segment, index.html if it has none)\n"
 	    "      --sha256 HEX       the expected SHA-256 of the body: exit 9 if it differs\n"
+	    "      --no-digest        no SHA-256 of the body (as curl and wget; the JSON's\n"
+	    "                         sha256 is then null)\n"
 	    "      --connections N    split the file over N parallel ranges, up to 15 (1)\n"
 	    "      --json             a JSON summary on stdout\n"
 	    "      --timeout S        give up after S seconds without progress (30)\n"
@@ -122,7 +124,7 @@ struct loop_cycles {
 
 static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 			 const struct fetch_net *n, unsigned int outstanding,
-			 const struct loop_cycles *lc)
+			 const struct loop_cycles *lc, const struct rte_eth_stats *ps)
 {
 	uint64_t t_end = d->t_end ? d->t_end : n->now;
 	double secs = (double)(t_end - d->t_start) / (double)n->hz;
@@ -137,8 +139,12 @@ static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 		d->framing);
 	fprintf(f, ", \"bytes\": %" PRIu64 ", \"written\": %" PRIu64 ", \"resumed_from\": %" PRIu64,
 		d->bytes, d->written, d->resumed_from);
-	fprintf(f, ", \"seconds\": %.6f, \"goodput_bps\": %.0f, \"sha256\": \"%s\"", secs,
-		secs > 0 ? (double)d->bytes * 8 / secs : 0.0, d->sha_hex);
+	fprintf(f, ", \"seconds\": %.6f, \"goodput_bps\": %.0f, \"digest\": %s, \"sha256\": ", secs,
+		secs > 0 ? (double)d->bytes * 8 / secs : 0.0, o->digest ? "true" : "false");
+	if (o->digest)
+		json_str(f, d->sha_hex);
+	else
+		fprintf(f, "null");
 	fprintf(f, ", \"connections\": %u, \"redirects\": %u", d->nparts ? d->nparts : 1,
 		d->redirects);
 	fprintf(f,
@@ -149,6 +155,13 @@ static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 		", \"tsc_hz\": %" PRIu64 ", \"loop_cycles\": %" PRIu64 ", \"busy_cycles\": %" PRIu64
 		", \"polls\": %" PRIu64 ", \"busy_polls\": %" PRIu64,
 		n->hz, lc->total, lc->busy, lc->passes, lc->busy_passes);
+	fprintf(f, ", \"file_writes\": %" PRIu64, d->writes);
+	/* the port's own: frames the PMD (af_xdp: the kernel's rings) could not deliver */
+	fprintf(f,
+		", \"port\": {\"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
+		", \"ierrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 ", \"opackets\": %" PRIu64
+		", \"oerrors\": %" PRIu64 "}",
+		ps->ipackets, ps->imissed, ps->ierrors, ps->rx_nombuf, ps->opackets, ps->oerrors);
 	fprintf(f, ", \"mbufs_outstanding\": %u, \"error\": ", outstanding);
 	if (d->exit)
 		json_str(f, d->err);
@@ -199,7 +212,17 @@ fail:
 
 int main(int argc, char **argv)
 {
-	enum { O_SHA = 256, O_CONN, O_JSON, O_TIMEOUT, O_WINDOW, O_REDIR, O_NO_HUGE, O_EAL };
+	enum {
+		O_SHA = 256,
+		O_NO_DIGEST,
+		O_CONN,
+		O_JSON,
+		O_TIMEOUT,
+		O_WINDOW,
+		O_REDIR,
+		O_NO_HUGE,
+		O_EAL
+	};
 	static const struct option lo[] = {
 	    {"port", required_argument, NULL, 'p'},
 	    {"addr", required_argument, NULL, 'a'},
@@ -212,6 +235,7 @@ int main(int argc, char **argv)
 	    {"mem", required_argument, NULL, 'm'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"sha256", required_argument, NULL, O_SHA},
+	    {"no-digest", no_argument, NULL, O_NO_DIGEST},
 	    {"connections", required_argument, NULL, O_CONN},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"timeout", required_argument, NULL, O_TIMEOUT},
@@ -222,7 +246,8 @@ int main(int argc, char **argv)
 	    {0},
 	};
 	struct tp_eal_opts eo = {.prog = PROG, .name = "fetch", .lcores = "0", .mem_mb = 512};
-	struct dl_opts o = {.window = 4u << 20, .timeout_s = 30, .max_redirects = 20};
+	struct dl_opts o = {
+	    .window = 4u << 20, .timeout_s = 30, .max_redirects = 20, .digest = true};
 	static struct fetch_net net;
 	static struct dl d;
 	const char *devargs = NULL, *addr = NULL, *gw = NULL;
@@ -273,6 +298,9 @@ int main(int argc, char **argv)
 				goto bad_value;
 			o.sha256_hex = optarg;
 			break;
+		case O_NO_DIGEST:
+			o.digest = false;
+			break;
 		case O_CONN:
 			if (parse_u64(optarg, 1, FETCH_MAX_CONN - 1, &v) < 0)
 				goto bad_value;
@@ -320,6 +348,10 @@ int main(int argc, char **argv)
 		goto usage;
 	}
 	o.url = argv[optind];
+	if (o.sha256_hex && !o.digest) {
+		fprintf(stderr, PROG ": --sha256 needs the digest: not with --no-digest\n");
+		goto usage;
+	}
 	if (devargs == NULL || addr == NULL) {
 		fprintf(stderr, PROG ": give --port DEVARGS and --addr A.B.C.D/LEN\n");
 		goto usage;
@@ -389,7 +421,7 @@ int main(int argc, char **argv)
 		for (uint16_t i = 0; i < nb; i++)
 			net_input(&net, pkts[i]);
 		tcp_poll(&net);
-		dl_poll(&d, nb == 0);
+		dl_poll(&d);
 		net_flush(&net);
 		/* one TSC read a pass, at its end, which is where the next one starts */
 		uint64_t t1 = rte_rdtsc();
@@ -419,9 +451,11 @@ int main(int argc, char **argv)
 	 * next send: 1) or leaked */
 	unsigned int in_use_end = rte_mempool_in_use_count(net.pool);
 	unsigned int outstanding = in_use_end > in_use_start ? in_use_end - in_use_start : 0;
+	struct rte_eth_stats ps = {0};
+	rte_eth_stats_get(net.port, &ps);
 	tp_ethdev_close(net.port);
 	if (json)
-		summary_json(stdout, &d, &o, &net, outstanding, &lc);
+		summary_json(stdout, &d, &o, &net, outstanding, &lc, &ps);
 	if (status)
 		fprintf(stderr, PROG ": %s\n", d.err);
 	goto pool_free;

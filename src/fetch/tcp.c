@@ -788,12 +788,16 @@ static void input_sync(struct tcp_conn *c, struct rte_mbuf *m, const struct tp_t
 			send_ack(c);
 		goto free;
 	}
-	/* delayed ACK: at least every second segment, within TCP_DELACK_MS (RFC 5681
-	 * 4.2); every segment while quick-acking the connection's start */
-	if (++c->segs_unacked >= 2 || c->quickack) {
-		if (c->quickack)
-			c->quickack--;
+	/* delayed ACK (RFC 5681 4.2): every segment while quick-acking the connection's
+	 * start; then one ACK per received burst once two segments are unacknowledged,
+	 * sent by tcp_poll after the burst (a stretch ACK, as Linux's for a GRO batch:
+	 * see README), a lone segment within TCP_DELACK_MS */
+	c->segs_unacked++;
+	if (c->quickack) {
+		c->quickack--;
 		send_ack(c);
+	} else if (c->segs_unacked >= 2) {
+		c->ack_now = true;
 	} else if (c->delack_at == 0) {
 		c->delack_at = n->now + ms_to_tsc(n, TCP_DELACK_MS);
 	}

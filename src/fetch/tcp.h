@@ -85,7 +85,7 @@ struct tcp_conn {
 	bool ts_ok, sack_ok;
 	uint32_t ts_recent, ts_offset;
 	uint64_t ts_recent_at;	   /* TSC when ts_recent was set */
-	unsigned int segs_unacked; /* full-sized segments since the last ACK */
+	unsigned int segs_unacked; /* data segments since the last ACK */
 	unsigned int quickack;
 	uint64_t delack_at; /* 0: no ACK pending */
 	bool ack_now;	    /* send an ACK at the end of this burst */

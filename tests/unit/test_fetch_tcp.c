@@ -218,18 +218,61 @@ static void test_in_order_and_delayed_acks(void **state)
 	establish();
 	data(0, 1000, TS_PEER + 1);
 	/* RFC 5681 4.2: one segment waits for a second or the delayed-ACK timer */
+	tcp_poll(&n);
 	assert_int_equal(take_sent(s, 4), 0);
+	/* the second, in the next burst: ACKed when that burst ends (tcp_poll) */
 	data(1000, 1000, TS_PEER + 1);
+	assert_int_equal(take_sent(s, 4), 0);
+	tcp_poll(&n);
 	assert_int_equal(take_sent(s, 4), 1);
 	assert_int_equal(s[0].h.ack, IRS + 1 + 2000);
 	assert_int_equal(s[0].o.tsecr, TS_PEER + 1);
 	data(2000, 500, TS_PEER + 2);
+	tcp_poll(&n);
 	assert_int_equal(take_sent(s, 4), 0);
 	n.now += n.hz / 1000 * (TCP_DELACK_MS + 1);
 	tcp_poll(&n);
 	assert_int_equal(take_sent(s, 4), 1);
 	assert_int_equal(s[0].h.ack, IRS + 1 + 2500);
 	check_payload(0, 2500);
+	finish();
+}
+
+/* A burst of in-order segments gets one ACK at its end, covering all of them (a
+ * stretch ACK, as Linux's for a GRO batch), echoing the timestamp of the first
+ * segment after the last ACK (RFC 7323 4.3); a hole in the burst is ACKed at once with
+ * SACK (RFC 5681 4.2), and the segment filling it too. */
+static void test_one_ack_per_burst(void **state)
+{
+	struct sent s[8];
+
+	establish();
+	for (uint32_t i = 0; i < 10; i++)
+		data(i * 1000, 1000, TS_PEER + 1 + i);
+	assert_int_equal(take_sent(s, 8), 0);
+	tcp_poll(&n);
+	assert_int_equal(take_sent(s, 8), 1);
+	assert_int_equal(s[0].h.ack, IRS + 1 + 10000);
+	assert_int_equal(s[0].o.tsecr, TS_PEER + 1);
+	assert_int_equal(s[0].o.nsack, 0);
+	assert_int_equal(n.c.tcp_acks_sent, 1); /* the SYN-ACK's rode on the request */
+	/* the next burst: two in order, then one past a hole */
+	data(10000, 1000, TS_PEER + 20);
+	data(11000, 1000, TS_PEER + 21);
+	data(13000, 1000, TS_PEER + 22);
+	assert_int_equal(take_sent(s, 8), 1); /* the duplicate ACK, at once */
+	assert_int_equal(s[0].h.ack, IRS + 1 + 12000);
+	assert_int_equal(s[0].o.nsack, 1);
+	assert_int_equal(s[0].o.sack[0][0], IRS + 1 + 13000);
+	tcp_poll(&n);
+	assert_int_equal(take_sent(s, 8), 0); /* nothing left to acknowledge */
+	data(12000, 1000, TS_PEER + 23);      /* fills the hole: ACKed at once */
+	assert_int_equal(take_sent(s, 8), 1);
+	assert_int_equal(s[0].h.ack, IRS + 1 + 14000);
+	assert_int_equal(s[0].o.nsack, 0);
+	tcp_poll(&n);
+	assert_int_equal(take_sent(s, 8), 0);
+	check_payload(0, 14000);
 	finish();
 }
 
@@ -401,6 +444,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_in_order_and_delayed_acks),
+	    cmocka_unit_test(test_one_ack_per_burst),
 	    cmocka_unit_test(test_out_of_order_and_sack),
 	    cmocka_unit_test(test_duplicates_paws_and_window),
 	    cmocka_unit_test(test_rst_syn_and_fin),
