@@ -23,8 +23,8 @@ uint32_t tp_iotgw_last_seen(int idx)
 	uint32_t t = 0;
 	for (unsigned int i = 0; i < tp.n_workers; i++) {
 		const struct tp_iotgw_dp *dp = tp_iotgw_wstate(tp.workers[i]);
-		if (dp->last_seen[idx] > t)
-			t = dp->last_seen[idx];
+		if (dp->agent[idx].seen > t)
+			t = dp->agent[idx].seen;
 	}
 	return t;
 }
