@@ -529,6 +529,42 @@ const struct tp_phd_obj_map *tp_phd_value_map_find(const struct tp_phd_value_map
 int tp_phd_fixed_values(const struct tp_phd_obj_map *om, const uint8_t *data, size_t len,
 			struct tp_phd_value *vals, struct tp_phd_error *err);
 
+/* The report path's shortcut for fixed observations: where an object's number and
+ * time stamp lie in its obs-val-data, computed once from its Attr-Val-Map (at
+ * association), so reading a report is loading fixed offsets, not walking the map
+ * and decoding every entry. It gives what tp_phd_fixed_values() gives for those
+ * two values (the unit test holds them together on the specializations' reports),
+ * and fails where it fails. */
+struct tp_phd_fixed_layout {
+	uint16_t len;	   /* obs-val-data length (the map's total) */
+	uint16_t num_off;  /* offset of the numeric value */
+	uint16_t time_off; /* offset of the AbsoluteTime; TP_PHD_FIXED_NONE: none */
+	uint8_t num_kind;  /* TP_PHD_V_SFLOAT, _FLOAT, _NU_OBS or a _CMP kind; _OCTETS: none */
+	uint8_t num_len;   /* its entry's length (a compound's count is checked against it) */
+};
+#define TP_PHD_FIXED_NONE 0xFFFF
+/* What one metric reads of a fixed observation: its number (component c of a
+ * compound, or the simple value), the unit code a NuObsValue carries (0 otherwise)
+ * and the time stamp. */
+struct tp_phd_fixed_reading {
+	struct tp_phd_num num;
+	struct tp_phd_abs_time time;
+	uint16_t unit;
+	uint8_t has_num, has_time;
+};
+#define TP_PHD_FIXED_WHOLE 0xFF /* component: the simple value, not a compound's part */
+/* The layout of om's values: 0, or -TP_PHD_E_INVALID when om's map has what only
+ * tp_phd_fixed_values() decodes (more than one numeric value or time stamp, a
+ * value of variable form such as a string, an entry whose length its type
+ * forbids): the caller then uses tp_phd_fixed_values(). */
+int tp_phd_fixed_layout_build(const struct tp_phd_obj_map *om, struct tp_phd_fixed_layout *l);
+/* Read component c (TP_PHD_FIXED_WHOLE: the simple value) and the time stamp of a
+ * fixed observation of len bytes at data. has_num is 0 when the layout has no such
+ * value (a simple value asked of a compound, a component past its count). 0, or a
+ * negative error where tp_phd_fixed_values() fails (length, compound form, time). */
+int tp_phd_fixed_read(const struct tp_phd_fixed_layout *l, const uint8_t *data, size_t len,
+		      unsigned int c, struct tp_phd_fixed_reading *out, struct tp_phd_error *err);
+
 /* Standard configurations the codec knows (mder_stdconf.c: the 104xx specializations'
  * tables, 0x0190 and 0x0191 pulse oximeter, 0x02BC blood pressure, 0x0320
  * thermometer, 0x05DC weighing scale, 0x06A4 glucose meter): the ConfigReport

@@ -871,3 +871,123 @@ int tp_phd_fixed_values(const struct tp_phd_obj_map *om, const uint8_t *data, si
 	rc = rd_done(&r, "obs-val-data");
 	return rc < 0 ? rc : om->n;
 }
+
+/* ---- fixed observations at precomputed offsets (the report path) ---- */
+
+static int num_kind(enum tp_phd_vkind k)
+{
+	return k == TP_PHD_V_SFLOAT || k == TP_PHD_V_FLOAT || k == TP_PHD_V_NU_OBS ||
+	       k == TP_PHD_V_SFLOAT_CMP || k == TP_PHD_V_FLOAT_CMP || k == TP_PHD_V_NU_OBS_CMP;
+}
+
+int tp_phd_fixed_layout_build(const struct tp_phd_obj_map *om, struct tp_phd_fixed_layout *l)
+{
+	uint32_t off = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->num_kind = TP_PHD_V_OCTETS;
+	l->time_off = TP_PHD_FIXED_NONE;
+	if (om->n > TP_PHD_MAX_AVM)
+		return -TP_PHD_E_INVALID;
+	for (uint16_t i = 0; i < om->n; i++) {
+		enum tp_phd_vkind k = tp_phd_attr_kind(om->e[i].attr_id);
+		size_t fixed = kind_size(k), len = om->e[i].len;
+
+		if (num_kind(k)) {
+			/* the compound forms: count and length, then at least one element */
+			if (l->num_kind != TP_PHD_V_OCTETS || (fixed && len != fixed) ||
+			    (!fixed && (len < 4 || len > 0xFF)))
+				return -TP_PHD_E_INVALID;
+			l->num_kind = (uint8_t)k;
+			l->num_off = (uint16_t)off;
+			l->num_len = (uint8_t)len;
+		} else if (k == TP_PHD_V_ABS_TIME) {
+			if (l->time_off != TP_PHD_FIXED_NONE || len != fixed)
+				return -TP_PHD_E_INVALID;
+			l->time_off = (uint16_t)off;
+		} else if (k != TP_PHD_V_OCTETS && (fixed == 0 || len != fixed)) {
+			/* a value of variable form, or a length its type forbids: the generic
+			 * decoder checks (and fails) it */
+			return -TP_PHD_E_INVALID;
+		}
+		off += len;
+	}
+	if (off != om->total_len || off >= TP_PHD_FIXED_NONE)
+		return -TP_PHD_E_INVALID;
+	l->len = (uint16_t)off;
+	return 0;
+}
+
+/* element c of a compound of kind k at p (count and length checked by the caller) */
+static void cmp_elem(enum tp_phd_vkind k, const uint8_t *p, unsigned int c,
+		     struct tp_phd_fixed_reading *out)
+{
+	if (k == TP_PHD_V_SFLOAT_CMP) {
+		tp_phd_sfloat_decode((uint16_t)(p[2 * c] << 8 | p[2 * c + 1]), &out->num);
+	} else if (k == TP_PHD_V_FLOAT_CMP) {
+		p += 4 * c;
+		tp_phd_float_decode((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+					(uint32_t)p[2] << 8 | p[3],
+				    &out->num);
+	} else { /* NuObsValue: metric-id, state, unit-code, FLOAT */
+		p += 10 * c;
+		out->unit = (uint16_t)(p[4] << 8 | p[5]);
+		tp_phd_float_decode((uint32_t)p[6] << 24 | (uint32_t)p[7] << 16 |
+					(uint32_t)p[8] << 8 | p[9],
+				    &out->num);
+	}
+}
+
+static size_t cmp_elem_size(enum tp_phd_vkind k)
+{
+	return k == TP_PHD_V_SFLOAT_CMP ? 2 : k == TP_PHD_V_FLOAT_CMP ? 4 : 10;
+}
+
+int tp_phd_fixed_read(const struct tp_phd_fixed_layout *l, const uint8_t *data, size_t len,
+		      unsigned int c, struct tp_phd_fixed_reading *out, struct tp_phd_error *err)
+{
+	struct mder_rd r;
+	enum tp_phd_vkind k = (enum tp_phd_vkind)l->num_kind;
+
+	out->has_num = out->has_time = 0;
+	out->unit = 0;
+	if (len != l->len) {
+		rd_init(&r, data, len, err);
+		return rd_fail(&r, TP_PHD_E_MAP_MISMATCH, "obs-val-data", l->len, len);
+	}
+	if (k == TP_PHD_V_SFLOAT_CMP || k == TP_PHD_V_FLOAT_CMP || k == TP_PHD_V_NU_OBS_CMP) {
+		/* 20601 Annex A, BasicNuObsValueCmp and the others: count, length, elements
+		 * filling the entry exactly, as dec_value() requires */
+		const uint8_t *p = data + l->num_off;
+		uint16_t count = (uint16_t)(p[0] << 8 | p[1]), clen = (uint16_t)(p[2] << 8 | p[3]);
+		if (count > TP_PHD_MAX_CMP || clen != l->num_len - 4u ||
+		    (size_t)count * cmp_elem_size(k) != clen) {
+			rd_init(&r, data, len, err);
+			r.off = l->num_off;
+			return rd_fail(&r, TP_PHD_E_LENGTH, "compound-value.length", clen,
+				       l->num_len - 4u);
+		}
+		if (c != TP_PHD_FIXED_WHOLE && c < count) {
+			cmp_elem(k, p + 4, c, out);
+			out->has_num = 1;
+		}
+	} else if (c == TP_PHD_FIXED_WHOLE && k != TP_PHD_V_OCTETS) {
+		const uint8_t *p = data + l->num_off;
+		if (k == TP_PHD_V_SFLOAT)
+			cmp_elem(TP_PHD_V_SFLOAT_CMP, p, 0, out);
+		else if (k == TP_PHD_V_FLOAT)
+			cmp_elem(TP_PHD_V_FLOAT_CMP, p, 0, out);
+		else
+			cmp_elem(TP_PHD_V_NU_OBS_CMP, p, 0, out);
+		out->has_num = 1;
+	}
+	if (l->time_off != TP_PHD_FIXED_NONE) {
+		if (tp_phd_abs_time_decode(data + l->time_off, &out->time) < 0) {
+			rd_init(&r, data, len, err);
+			r.off = l->time_off;
+			return rd_fail(&r, TP_PHD_E_BAD_TIME, "absolute-time", 0, 0);
+		}
+		out->has_time = 1;
+	}
+	return 0;
+}

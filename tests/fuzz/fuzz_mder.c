@@ -59,6 +59,18 @@ static void fixed_values(const struct tp_phd_value_map *map, const struct tp_phd
 		check_err(rc, &err, s->obs[i].data.p, s->obs[i].data.len);
 		if (rc >= 0)
 			must(rc == om->n);
+		/* the report path's precomputed layout fails where the generic decoder fails */
+		struct tp_phd_fixed_layout lay;
+		struct tp_phd_fixed_reading fr;
+		if (tp_phd_fixed_layout_build(om, &lay) < 0)
+			continue;
+		for (unsigned int c = 0; c <= TP_PHD_MAX_CMP; c++) {
+			int rf = tp_phd_fixed_read(&lay, s->obs[i].data.p, s->obs[i].data.len,
+						   c == TP_PHD_MAX_CMP ? TP_PHD_FIXED_WHOLE : c,
+						   &fr, &err);
+			check_err(rf, &err, s->obs[i].data.p, s->obs[i].data.len);
+			must((rf < 0) == (rc < 0));
+		}
 	}
 }
 

@@ -1803,6 +1803,160 @@ static void test_scale_and_oximeter_reports(void **state)
 			 -TP_PHD_E_TRUNCATED);
 }
 
+/* What the report path takes of a fixed observation's values decoded whole (as
+ * src/nf/iotgw/report.c picks it): component c of a compound, or the simple value,
+ * the unit code of a NuObsValue, the first time stamp. */
+struct pick {
+	const struct tp_phd_num *num;
+	const struct tp_phd_abs_time *time;
+	int has_unit;
+	uint16_t unit;
+};
+static struct pick pick_of(const struct tp_phd_value *v, int n, unsigned int c)
+{
+	struct pick p = {0};
+
+	for (int k = 0; k < n; k++) {
+		int cmp = v[k].kind == TP_PHD_V_SFLOAT_CMP || v[k].kind == TP_PHD_V_FLOAT_CMP ||
+			  v[k].kind == TP_PHD_V_NU_OBS_CMP;
+		int whole = v[k].kind == TP_PHD_V_SFLOAT || v[k].kind == TP_PHD_V_FLOAT ||
+			    v[k].kind == TP_PHD_V_NU_OBS;
+		if (p.num == NULL && whole && c == TP_PHD_FIXED_WHOLE) {
+			p.num = v[k].kind == TP_PHD_V_NU_OBS ? &v[k].u.nu.num : &v[k].u.num;
+			p.has_unit = v[k].kind == TP_PHD_V_NU_OBS;
+			p.unit = v[k].u.nu.unit;
+		} else if (p.num == NULL && cmp && c != TP_PHD_FIXED_WHOLE && c < v[k].n) {
+			p.num = v[k].kind == TP_PHD_V_NU_OBS_CMP ? &v[k].u.nu_cmp[c].num
+								 : &v[k].u.cmp[c];
+			p.has_unit = v[k].kind == TP_PHD_V_NU_OBS_CMP;
+			p.unit = v[k].u.nu_cmp[c].unit;
+		} else if (p.time == NULL && v[k].kind == TP_PHD_V_ABS_TIME) {
+			p.time = &v[k].u.abs;
+		}
+	}
+	return p;
+}
+
+/* Every observation of a fixed scan report (event-info) against map: read at the
+ * precomputed layout, each component and the simple value give what the generic
+ * decoder gives; returns the number of values compared. */
+static int layout_vs_generic(const uint8_t *info, size_t len, uint16_t type,
+			     const struct tp_phd_value_map *map)
+{
+	static struct tp_phd_scan_report sr;
+	struct tp_phd_value vals[TP_PHD_MAX_AVM];
+	struct tp_phd_fixed_layout lay;
+	struct tp_phd_fixed_reading fr;
+	int compared = 0;
+
+	assert_int_equal(tp_phd_decode_scan_report(type, info, len, &sr, NULL), 0);
+	for (unsigned int i = 0; i < sr.nobs; i++) {
+		const struct tp_phd_observation *o = &sr.obs[i];
+		const struct tp_phd_obj_map *om = tp_phd_value_map_find(map, o->handle);
+		if (om == NULL)
+			continue; /* not configured (05DC's BMI): neither decodes it */
+		assert_int_equal(tp_phd_fixed_layout_build(om, &lay), 0);
+		int n = tp_phd_fixed_values(om, o->data.p, o->data.len, vals, NULL);
+		assert_int_equal(n, om->n);
+		for (unsigned int c = 0; c <= TP_PHD_MAX_CMP; c++) {
+			unsigned int comp = c == TP_PHD_MAX_CMP ? TP_PHD_FIXED_WHOLE : c;
+			struct pick p = pick_of(vals, n, comp);
+			assert_int_equal(
+			    tp_phd_fixed_read(&lay, o->data.p, o->data.len, comp, &fr, NULL), 0);
+			assert_int_equal(fr.has_num, p.num != NULL);
+			assert_int_equal(fr.has_time, p.time != NULL);
+			if (p.num != NULL) {
+				assert_int_equal(fr.num.mantissa, p.num->mantissa);
+				assert_int_equal(fr.num.exponent, p.num->exponent);
+				assert_int_equal(fr.num.special, p.num->special);
+				assert_int_equal(fr.unit, p.has_unit ? p.unit : 0);
+				compared++;
+			}
+			if (p.time != NULL)
+				assert_memory_equal(&fr.time, p.time, sizeof(fr.time));
+		}
+		/* and they fail together: one byte short, a bad BCD digit in the time */
+		int g = tp_phd_fixed_values(om, o->data.p, o->data.len - 1u, vals, NULL);
+		int f = tp_phd_fixed_read(&lay, o->data.p, o->data.len - 1u, TP_PHD_FIXED_WHOLE,
+					  &fr, NULL);
+		assert_true(g < 0 && f < 0);
+		if (lay.time_off != TP_PHD_FIXED_NONE) {
+			uint8_t bad[64];
+			assert_true(o->data.len <= sizeof(bad));
+			memcpy(bad, o->data.p, o->data.len);
+			bad[lay.time_off + 1] = 0x1A;
+			assert_true(tp_phd_fixed_values(om, bad, o->data.len, vals, NULL) < 0);
+			assert_int_equal(tp_phd_fixed_read(&lay, bad, o->data.len, 0, &fr, NULL),
+					 -TP_PHD_E_BAD_TIME);
+		}
+		if (lay.num_kind == TP_PHD_V_SFLOAT_CMP) {
+			uint8_t bad[64];
+			memcpy(bad, o->data.p, o->data.len);
+			bad[lay.num_off + 1]++; /* count one more than the length holds */
+			assert_true(tp_phd_fixed_values(om, bad, o->data.len, vals, NULL) < 0);
+			assert_true(tp_phd_fixed_read(&lay, bad, o->data.len, 0, &fr, NULL) < 0);
+		}
+	}
+	return compared;
+}
+
+/* The precomputed-layout path of fixed observations against the generic decoder, on
+ * the specializations' example reports (10404, 10407, 10415) and 20601 Annex H's. */
+static void test_fixed_layout(void **state)
+{
+	struct tp_phd_value_map map;
+	struct tp_phd_apdu a;
+	uint8_t m[512];
+	size_t n;
+	static const struct {
+		uint16_t config;
+		const char *hex;
+		int values; /* numbers compared: each component, each simple value */
+	} v[] = {
+	    {0x0190, h241_0190, 2}, /* SpO2, pulse rate */
+	    {0x02BC, h241_02bc, 4}, /* systolic, diastolic, mean; pulse */
+	    {0x05DC, h241_05dc, 2}, /* body weight twice (BMI is not configured) */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		assert_int_equal(tp_phd_std_value_map(v[i].config, &map), 0);
+		n = unhex(v[i].hex, m, sizeof(m));
+		assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+		assert_int_equal(layout_vs_generic(a.u.prst.u.evt.info.p, a.u.prst.u.evt.info.len,
+						   a.u.prst.u.evt.type, &map),
+				 v[i].values);
+	}
+	/* Annex H: the extended configuration and the scan report of the data response */
+	static struct tp_phd_config_report cfg;
+	n = unhex(h221, m, sizeof(m));
+	assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+	assert_int_equal(
+	    tp_phd_decode_config_report(a.u.prst.u.evt.info.p, a.u.prst.u.evt.info.len, &cfg, NULL),
+	    0);
+	assert_int_equal(tp_phd_value_map_build(&cfg, &map, NULL), 0);
+	n = unhex(h244, m, sizeof(m));
+	assert_int_equal(tp_phd_decode_apdu(m, n, &a, NULL), 0);
+	struct tp_phd_data_response r;
+	assert_int_equal(tp_phd_decode_data_response(a.u.prst.u.action.args.p,
+						     a.u.prst.u.action.args.len, &r, NULL),
+			 0);
+	assert_true(layout_vs_generic(r.event_info.p, r.event_info.len, r.event_type, &map) > 0);
+
+	/* what the layout leaves to the generic decoder: two numbers, a string */
+	struct tp_phd_obj_map om = {.handle = 1, .n = 2, .total_len = 4};
+	struct tp_phd_fixed_layout lay;
+	om.e[0] = (struct tp_phd_avm_entry){MDC_ATTR_NU_VAL_OBS_BASIC, 2};
+	om.e[1] = (struct tp_phd_avm_entry){MDC_ATTR_NU_VAL_OBS_BASIC, 2};
+	assert_int_equal(tp_phd_fixed_layout_build(&om, &lay), -TP_PHD_E_INVALID);
+	om.e[1] = (struct tp_phd_avm_entry){MDC_ATTR_TIME_STAMP_ABS, 2}; /* 8 bytes, not 2 */
+	assert_int_equal(tp_phd_fixed_layout_build(&om, &lay), -TP_PHD_E_INVALID);
+	om.e[1] = (struct tp_phd_avm_entry){MDC_ATTR_TIME_STAMP_ABS, 8};
+	om.total_len = 10;
+	assert_int_equal(tp_phd_fixed_layout_build(&om, &lay), 0);
+	assert_int_equal(lay.time_off, 2);
+}
+
 static void test_set_time(void **state)
 {
 	/* SetTimeInvoke: 2024-05-17 10:30:00.00, accuracy 0 */
@@ -1850,6 +2004,7 @@ int main(void)
 	    cmocka_unit_test(test_std_configs),
 	    cmocka_unit_test(test_blood_pressure_session),
 	    cmocka_unit_test(test_scale_and_oximeter_reports),
+	    cmocka_unit_test(test_fixed_layout),
 	    cmocka_unit_test(test_set_time),
 	};
 	return cmocka_run_group_tests_name("mder", tests, setup, NULL);

@@ -113,9 +113,15 @@ void tp_ae_set_state(int idx, enum tp_ae_state s)
 	 * does not fit (a long path) stays empty: the general encoder makes its requests */
 	if (s == TP_AE_READY)
 		for (unsigned int m = 0; m < e->n_metrics && m < TP_AE_MAX_METRICS; m++) {
-			struct tp_m2m_create r = tp_iotgw_cin_create(e, &e->metric[m]);
-			if (tp_m2m_create_tmpl(&e->metric[m].cin, &r) < 0)
-				e->metric[m].cin.len = 0;
+			struct tp_ae_metric *mt = &e->metric[m];
+			struct tp_m2m_create r = tp_iotgw_cin_create(e, mt);
+			if (tp_m2m_create_tmpl(&mt->cin, &r) < 0)
+				mt->cin.len = 0;
+			/* the value's offsets; an object the layout cannot describe is
+			 * decoded by tp_phd_fixed_values() */
+			const struct tp_phd_obj_map *om =
+			    tp_phd_value_map_find(&e->map, mt->handle);
+			mt->fixed = om != NULL && tp_phd_fixed_layout_build(om, &mt->lay) == 0;
 		}
 	__atomic_store_n(&tp_ae_table[idx].state, (uint8_t)s, __ATOMIC_RELEASE);
 }

@@ -23,8 +23,8 @@ uint32_t tp_iotgw_last_seen(int idx)
 	uint32_t t = 0;
 	for (unsigned int i = 0; i < tp.n_workers; i++) {
 		const struct tp_iotgw_dp *dp = tp_iotgw_wstate(tp.workers[i]);
-		if (dp->last_seen[idx] > t)
-			t = dp->last_seen[idx];
+		if (dp->agent[idx].seen > t)
+			t = dp->agent[idx].seen;
 	}
 	return t;
 }
@@ -60,8 +60,9 @@ static inline void count_drop(struct tp_iotgw_dp *dp, struct rte_mbuf *m, enum t
 	rte_pktmbuf_free(m);
 }
 
-uint8_t *tp_iotgw_frame_to(struct tp_iotgw_dp *dp, struct rte_mempool *pool, uint32_t dst,
-			   struct rte_mbuf **mp, size_t *room)
+/* The next hop's L2 word for dst (host order), or 0 when it has no resolved route
+ * (counted in dp). */
+static uint64_t route_l2(struct tp_iotgw_dp *dp, uint32_t dst)
 {
 	uint32_t nh;
 	uint64_t l2;
@@ -70,23 +71,40 @@ uint8_t *tp_iotgw_frame_to(struct tp_iotgw_dp *dp, struct rte_mempool *pool, uin
 	if (nh == UINT32_MAX || !(tp_nh_l2_flags(l2 = tp_nh_l2_load(nh)) & TP_NH_F_RESOLVED)) {
 		/* the registrar's exchange with the IN-CSE resolves it before any agent is ready */
 		dp->ctr[TP_IOTGW_NO_ROUTE]++;
-		return NULL;
+		return 0;
 	}
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	if (m == NULL) {
-		dp->ctr[TP_IOTGW_NOMBUF]++;
-		return NULL;
-	}
+	return l2;
+}
+
+/* Ethernet header of a frame to next hop l2 in m; where its UDP payload goes */
+static uint8_t *frame_init(struct rte_mbuf *m, uint64_t l2, size_t *room)
+{
 	uint16_t out = tp_nh_l2_port(l2);
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+
 	memcpy(eth, &l2, 6);
 	memcpy(eth + 6, &tp_iface_table[out].mac, 6);
 	eth[12] = 0x08;
 	eth[13] = 0x00;
 	m->port = out;
-	*mp = m;
 	*room = rte_pktmbuf_tailroom(m) - TP_IOTGW_HDR_LEN;
 	return eth + TP_IOTGW_HDR_LEN;
+}
+
+uint8_t *tp_iotgw_frame_to(struct tp_iotgw_dp *dp, struct rte_mempool *pool, uint32_t dst,
+			   struct rte_mbuf **mp, size_t *room)
+{
+	uint64_t l2 = route_l2(dp, dst);
+
+	if (l2 == 0)
+		return NULL;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	if (m == NULL) {
+		dp->ctr[TP_IOTGW_NOMBUF]++;
+		return NULL;
+	}
+	*mp = m;
+	return frame_init(m, l2, room);
 }
 
 void tp_iotgw_frame_send(struct tp_worker *w, struct rte_mbuf *m, uint32_t dst, uint16_t sport,
@@ -109,10 +127,39 @@ void tp_iotgw_frame_send(struct tp_worker *w, struct rte_mbuf *m, uint32_t dst, 
 	tp_worker_tx_enqueue(w, m, m->port);
 }
 
+/* A report's requests share one route lookup and one allocation: the IN-CSE's next
+ * hop is resolved at the first measurement, and as many mbufs as the agent has
+ * metrics are taken from the pool at once; what is left returns after the report. */
 struct emit_ctx {
 	struct tp_worker *w;
 	struct rte_mempool *pool;
+	uint64_t l2;	   /* the IN-CSE's next hop, once looked up */
+	uint8_t looked_up; /* l2 is set (0 there: no resolved route) */
+	uint8_t n, next;   /* mbufs in m[], the next one to use */
+	struct rte_mbuf *m[TP_AE_MAX_METRICS];
 };
+
+/* An mbuf for the next request: from the report's batch, refilled with as many as
+ * the agent has metrics (one at a time when the pool cannot give them all). */
+static struct rte_mbuf *emit_mbuf(struct emit_ctx *c, struct tp_iotgw_dp *dp,
+				  const struct tp_ae *ae)
+{
+	if (c->next == c->n) {
+		unsigned int k = ae->n_metrics;
+		if (k < 1 || k > TP_AE_MAX_METRICS)
+			k = 1;
+		c->next = c->n = 0;
+		if (rte_pktmbuf_alloc_bulk(c->pool, c->m, k) == 0)
+			c->n = (uint8_t)k;
+		else if ((c->m[0] = rte_pktmbuf_alloc(c->pool)) != NULL)
+			c->n = 1;
+		else {
+			dp->ctr[TP_IOTGW_NOMBUF]++;
+			return NULL;
+		}
+	}
+	return c->m[c->next++];
+}
 
 /* One measurement: a CoAP NON POST to the IN-CSE, routed like any packet. */
 static void emit_cin(void *arg, struct tp_iotgw_dp *dp, const struct tp_ae *ae,
@@ -121,10 +168,16 @@ static void emit_cin(void *arg, struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 	struct emit_ctx *c = arg;
 	struct rte_mbuf *m;
 	size_t room;
-	uint8_t *coap = tp_iotgw_frame_to(dp, c->pool, tp_iotgw.cse_ip, &m, &room);
 
-	if (coap == NULL)
+	if (!c->looked_up) {
+		c->l2 = route_l2(dp, tp_iotgw.cse_ip);
+		c->looked_up = 1;
+	} else if (c->l2 == 0) {
+		dp->ctr[TP_IOTGW_NO_ROUTE]++;
+	}
+	if (c->l2 == 0 || (m = emit_mbuf(c, dp, ae)) == NULL)
 		return;
+	uint8_t *coap = frame_init(m, c->l2, &room);
 	uint16_t mid = dp->mid;
 	int cl = tp_iotgw_cin_request(dp, coap, room, ae, mt, meas);
 	if (cl < 0) {
@@ -135,6 +188,13 @@ static void emit_cin(void *arg, struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 	dp->ctr[TP_IOTGW_CIN_SENT]++;
 	tp_iotgw_frame_send(c->w, m, tp_iotgw.cse_ip, TP_IOTGW_COAP_SPORT, tp_iotgw.cse_port,
 			    (size_t)cl, mid);
+}
+
+/* The batch's mbufs the report did not use go back to the pool. */
+static inline void emit_done(struct emit_ctx *c)
+{
+	if (c->next < c->n)
+		rte_pktmbuf_free_bulk(&c->m[c->next], c->n - c->next);
 }
 
 void tp_iotgw_reply(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t *l4,
@@ -173,7 +233,7 @@ static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, ui
 	struct tp_iotgw_dp *dp = tp_iotgw_wstate(w);
 	uint8_t *end = rte_pktmbuf_mtod(m, uint8_t *) + rte_pktmbuf_data_len(m);
 	uint16_t ulen = (uint16_t)(l4[4] << 8 | l4[5]);
-	struct emit_ctx ctx = {w, m->pool};
+	struct emit_ctx ctx = {.w = w, .pool = m->pool};
 	enum tp_iotgw_ctr drop;
 	struct tp_phd_apdu a;
 	uint32_t sip;
@@ -186,7 +246,10 @@ static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, ui
 	memcpy(&sip, l3 + 12, 4);
 	uint32_t ip = rte_be_to_cpu_32(sip);
 	uint16_t port = (uint16_t)(l4[0] << 8 | l4[1]);
-	switch (tp_iotgw_report(dp, l4 + 8, ulen - 8u, ip, port, &a, emit_cin, &ctx, &drop)) {
+	enum tp_iotgw_verdict v =
+	    tp_iotgw_report(dp, l4 + 8, ulen - 8u, ip, port, &a, emit_cin, &ctx, &drop);
+	emit_done(&ctx);
+	switch (v) {
 	case TP_IOTGW_V_SIGNALING:
 		if (tp_iotgw.single_plane) {
 			dp->ctr[TP_IOTGW_SIGNALING_INLINE]++;

@@ -49,13 +49,18 @@ enum tp_ae_state {
 #define TP_AE_LABELS 3	 /* manufacturer, model, system type (from the MDS attributes) */
 #define TP_AE_LABEL_MAX 48
 
+/* One metric of an agent. What a report reads comes first, in the order it reads it
+ * (handle, the value's layout, unit, request template): a report's lines of one
+ * metric are consecutive, and the cold names after them are not loaded. */
 struct tp_ae_metric {
-	uint16_t handle;	   /* the 11073 object */
-	uint8_t component;	   /* index in the object's compound value, or TP_AE_WHOLE */
-	char unit[16];		   /* unit symbol: "%" */
-	struct tp_coap_tmpl cin;   /* its contentInstance requests' CoAP template (READY) */
-	char label[24];		   /* container name: "spo2", "systolic" */
-	char path[TP_AE_PATH_MAX]; /* CoAP path of the container: "/cse-in/PHD-.../spo2" */
+	uint16_t handle;		/* the 11073 object */
+	uint8_t component;		/* index in the object's compound value, or TP_AE_WHOLE */
+	uint8_t fixed;			/* lay is made (READY): fixed observations read at it */
+	struct tp_phd_fixed_layout lay; /* where its number and time lie in obs-val-data */
+	char unit[16];			/* unit symbol: "%" */
+	struct tp_coap_tmpl cin;	/* its contentInstance requests' CoAP template (READY) */
+	char label[24];			/* container name: "spo2", "systolic" */
+	char path[TP_AE_PATH_MAX];	/* CoAP path of the container: "/cse-in/PHD-.../spo2" */
 };
 
 /* One associated agent. Written by the control plane only; workers read it
@@ -158,9 +163,12 @@ struct tp_iotgw_dp {
 	uint64_t proc_cycles; /* TSC cycles in tp_iotgw_report(), with tp_iotgw.profile */
 	uint16_t mid;
 	uint32_t rqi;
-	unsigned int id;		 /* worker id, in request ids */
-	uint32_t last_invoke[TP_AE_MAX]; /* gen << 16 | invoke-id + 1: duplicates */
-	uint32_t last_seen[TP_AE_MAX];	 /* tp_iotgw_now_s when a report was last seen */
+	unsigned int id; /* worker id, in request ids */
+	/* per agent, side by side (one line per report, not two) */
+	struct {
+		uint32_t invoke; /* gen << 16 | invoke-id + 1 of its last confirmed report */
+		uint32_t seen;	 /* tp_iotgw_now_s when a report was last seen */
+	} agent[TP_AE_MAX];
 };
 
 /* One measurement to send: the caller builds the CoAP request (tp_iotgw_cin_request)

@@ -42,14 +42,40 @@ static void time_fmt(char *o, const struct tp_phd_abs_time *t)
 	*o = '\0';
 }
 
+/* Fill r from the number num (NULL: none), the unit code of the NuObsValue it came
+ * from (has_unit) and the time stamp t (NULL: none). An unset (all-zero) time stamp
+ * is the gateway's receive time. */
+static void reading_set(struct reading *r, const struct tp_phd_num *num, int has_unit,
+			uint16_t unit, const struct tp_phd_abs_time *t, char *unit_buf,
+			size_t unit_len)
+{
+	if (t != NULL) {
+		if (t->unset)
+			tp_m2m_time_from_epoch(tp_iotgw_wall_s, r->time);
+		else
+			time_fmt(r->time, t);
+		r->has_time = 1;
+	}
+	if (num == NULL)
+		return;
+	if (has_unit)
+		r->unit = tp_phd_unit_symbol(unit, unit_buf, unit_len);
+	r->has_value = 1;
+	if (num->special != TP_PHD_FINITE ||
+	    tp_m2m_decimal(r->value, sizeof(r->value), num->mantissa, num->exponent) < 0)
+		r->value[0] = '\0';
+}
+
 /* The number metric mt takes from an observation's values: component mt->component of
- * its compound value, or its simple value; and the observation's time stamp. An
- * unset (all-zero) time stamp is the gateway's receive time. */
+ * its compound value, or its simple value; and the observation's first time stamp. */
 static void reading_of(struct reading *r, const struct tp_ae_metric *mt,
 		       const struct tp_phd_value *vals, int n, char *unit_buf, size_t unit_len)
 {
 	const struct tp_phd_num *num = NULL;
+	const struct tp_phd_abs_time *t = NULL;
 	unsigned int c = mt->component;
+	int has_unit = 0;
+	uint16_t unit = 0;
 
 	for (int k = 0; k < n; k++) {
 		const struct tp_phd_value *v = &vals[k];
@@ -62,7 +88,8 @@ static void reading_of(struct reading *r, const struct tp_ae_metric *mt,
 		case TP_PHD_V_NU_OBS:
 			if (num == NULL && c == TP_AE_WHOLE) {
 				num = &v->u.nu.num;
-				r->unit = tp_phd_unit_symbol(v->u.nu.unit, unit_buf, unit_len);
+				has_unit = 1;
+				unit = v->u.nu.unit;
 			}
 			break;
 		case TP_PHD_V_SFLOAT_CMP:
@@ -74,29 +101,33 @@ static void reading_of(struct reading *r, const struct tp_ae_metric *mt,
 		case TP_PHD_V_NU_OBS_CMP:
 			if (num == NULL && c != TP_AE_WHOLE && c < v->n) {
 				num = &v->u.nu_cmp[c].num;
-				r->unit =
-				    tp_phd_unit_symbol(v->u.nu_cmp[c].unit, unit_buf, unit_len);
+				has_unit = 1;
+				unit = v->u.nu_cmp[c].unit;
 			}
 			break;
 		case TP_PHD_V_ABS_TIME:
-			if (r->has_time)
-				break;
-			if (v->u.abs.unset)
-				tp_m2m_time_from_epoch(tp_iotgw_wall_s, r->time);
-			else
-				time_fmt(r->time, &v->u.abs);
-			r->has_time = 1;
+			if (t == NULL)
+				t = &v->u.abs;
 			break;
 		default:
 			break;
 		}
 	}
-	if (num == NULL)
-		return;
-	r->has_value = 1;
-	if (num->special != TP_PHD_FINITE ||
-	    tp_m2m_decimal(r->value, sizeof(r->value), num->mantissa, num->exponent) < 0)
-		r->value[0] = '\0';
+	reading_set(r, num, has_unit, unit, t, unit_buf, unit_len);
+}
+
+/* The same from a fixed observation read at mt's layout: 0, or a decode error. */
+static int reading_fixed(struct reading *r, const struct tp_ae_metric *mt,
+			 const struct tp_phd_observation *o, char *unit_buf, size_t unit_len)
+{
+	struct tp_phd_fixed_reading fr;
+
+	if (tp_phd_fixed_read(&mt->lay, o->data.p, o->data.len, mt->component, &fr, NULL) < 0)
+		return -1;
+	reading_set(r, fr.has_num ? &fr.num : NULL,
+		    mt->lay.num_kind == TP_PHD_V_NU_OBS || mt->lay.num_kind == TP_PHD_V_NU_OBS_CMP,
+		    fr.unit, fr.has_time ? &fr.time : NULL, unit_buf, unit_len);
+	return 0;
 }
 
 /* The same object observed with the same bytes earlier in this report: a repeat. */
@@ -128,10 +159,47 @@ static int repeated(const struct tp_phd_scan_report *sr, unsigned int i)
 	return 0;
 }
 
+/* Every value of observation o by the generic decoder: their number (0 when none
+ * decodes), or a negative error. */
+static int decode_values(const struct tp_ae *ae, const struct tp_phd_scan_report *sr,
+			 const struct tp_phd_observation *o, struct tp_phd_value *vals,
+			 struct tp_phd_error *err)
+{
+	int n = 0;
+
+	if (sr->form == TP_PHD_SCAN_FIXED) {
+		const struct tp_phd_obj_map *om = tp_phd_value_map_find(&ae->map, o->handle);
+		return om ? tp_phd_fixed_values(om, o->data.p, o->data.len, vals, err) : -1;
+	}
+	for (unsigned int a = 0; a < o->nattrs && n < TP_PHD_MAX_AVM; a++) {
+		const struct tp_phd_ava *ava = &sr->attr[o->attr_first + a];
+		if (tp_phd_attr_value_decode(ava->id, ava->val.p, ava->val.len, &vals[n], err) == 0)
+			n++;
+	}
+	return n;
+}
+
+/* One measurement of metric mt from reading r, if it has a value. */
+static void reading_emit(struct tp_iotgw_dp *dp, const struct tp_ae *ae,
+			 const struct tp_ae_metric *mt, const struct reading *r,
+			 tp_iotgw_emit_fn emit, void *ctx)
+{
+	if (!r->has_value)
+		return;
+	struct tp_m2m_measure meas = {
+	    .value = r->value[0] ? r->value : NULL,
+	    .unit = r->unit ? r->unit : (mt->unit[0] ? mt->unit : NULL),
+	    .time = r->has_time ? r->time : NULL,
+	};
+	emit(ctx, dp, ae, mt, &meas);
+}
+
 /* Convert every observation of a scan report: one emit() per metric of the observed
  * object (a compound's components are metrics of their own). An observation
  * repeated with the same bytes in one report is stored once; an object observed
- * twice with different values or times is stored twice, once per observation. */
+ * twice with different values or times is stored twice, once per observation.
+ * A fixed observation of an object with a layout (every standard configuration's)
+ * is read at its metrics' offsets; any other is decoded whole. */
 static void convert(struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 		    const struct tp_phd_scan_report *sr, tp_iotgw_emit_fn emit, void *ctx)
 {
@@ -141,25 +209,13 @@ static void convert(struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 
 	for (unsigned int i = 0; i < sr->nobs; i++) {
 		const struct tp_phd_observation *o = &sr->obs[i];
-		int n = 0, found = 0;
+		int n = 0, found = 0, decoded = 0, bad = 0;
 
 		if (sr->form == TP_PHD_SCAN_GROUPED)
 			continue; /* needs the scanner's handle map: not converted */
 		if (repeated(sr, i)) {
 			dp->ctr[TP_IOTGW_REPEATED_OBS]++;
 			continue;
-		}
-		if (sr->form == TP_PHD_SCAN_FIXED) {
-			const struct tp_phd_obj_map *om =
-			    tp_phd_value_map_find(&ae->map, o->handle);
-			n = om ? tp_phd_fixed_values(om, o->data.p, o->data.len, vals, &err) : -1;
-		} else {
-			for (unsigned int a = 0; a < o->nattrs && n < TP_PHD_MAX_AVM; a++) {
-				const struct tp_phd_ava *ava = &sr->attr[o->attr_first + a];
-				if (tp_phd_attr_value_decode(ava->id, ava->val.p, ava->val.len,
-							     &vals[n], &err) == 0)
-					n++;
-			}
 		}
 		for (unsigned int m = 0; m < ae->n_metrics; m++) {
 			const struct tp_ae_metric *mt = &ae->metric[m];
@@ -168,30 +224,33 @@ static void convert(struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 			if (mt->handle != o->handle)
 				continue;
 			found = 1;
-			if (n <= 0)
-				break;
 			r.unit = NULL;
 			r.has_value = r.has_time = 0;
-			reading_of(&r, mt, vals, n, unit_buf, sizeof(unit_buf));
-			if (!r.has_value)
-				continue;
-			struct tp_m2m_measure meas = {
-			    .value = r.value[0] ? r.value : NULL,
-			    .unit = r.unit ? r.unit : (mt->unit[0] ? mt->unit : NULL),
-			    .time = r.has_time ? r.time : NULL,
-			};
-			emit(ctx, dp, ae, mt, &meas);
+			if (sr->form == TP_PHD_SCAN_FIXED && mt->fixed) {
+				if ((bad =
+					 reading_fixed(&r, mt, o, unit_buf, sizeof(unit_buf)) < 0))
+					break;
+			} else {
+				if (!decoded) {
+					decoded = 1;
+					n = decode_values(ae, sr, o, vals, &err);
+				}
+				if ((bad = n <= 0))
+					break;
+				reading_of(&r, mt, vals, n, unit_buf, sizeof(unit_buf));
+			}
+			reading_emit(dp, ae, mt, &r, emit, ctx);
 		}
 		if (!found)
 			dp->ctr[TP_IOTGW_UNKNOWN_OBJ]++;
-		else if (n <= 0)
+		else if (bad)
 			dp->ctr[TP_IOTGW_DECODE_ERR]++;
 	}
 }
 
 /* Start loading what a report of agent idx reads (its entry's state, the first
- * metrics with their request templates, the value map's first objects, the
- * worker's duplicate and last-seen slots) while the APDU is decoded: the table
+ * metrics with their value layouts and request templates, the worker's duplicate
+ * and last-seen slot) while the APDU is decoded: the table
  * is far bigger than the caches and a report finds its agent's lines cold.
  * Measured with bench/iotgw.py (memif, 1,000 agents): without it, the first
  * reads of the entry and of a metric stalled for most of the report path's cycles. */
@@ -205,11 +264,7 @@ static void ae_prefetch(const struct tp_iotgw_dp *dp, int idx)
 		for (size_t off = 0; off < offsetof(struct tp_ae_metric, label); off += 64)
 			__builtin_prefetch(mt + off);
 	}
-	__builtin_prefetch(&ae->map.obj[0]);
-	__builtin_prefetch(&ae->map.obj[1]);
-	__builtin_prefetch(&ae->map.obj[2]);
-	__builtin_prefetch(&dp->last_invoke[idx]);
-	__builtin_prefetch(&dp->last_seen[idx]);
+	__builtin_prefetch(&dp->agent[idx]);
 }
 
 static enum tp_iotgw_verdict report(struct tp_iotgw_dp *dp, const uint8_t *apdu, size_t len,
@@ -241,10 +296,10 @@ static enum tp_iotgw_verdict report(struct tp_iotgw_dp *dp, const uint8_t *apdu,
 		*drop = TP_IOTGW_NOT_READY;
 		return TP_IOTGW_V_DROP;
 	}
-	dp->last_seen[idx] = tp_iotgw_now_s;
+	dp->agent[idx].seen = tp_iotgw_now_s;
 	int confirmed = a->u.prst.choice == TP_PHD_ROIV_CONF_EVENT_REPORT;
 	uint32_t tag = (uint32_t)ae->gen << 16 | (uint16_t)(a->u.prst.invoke_id + 1);
-	if (confirmed && dp->last_invoke[idx] == tag) {
+	if (confirmed && dp->agent[idx].invoke == tag) {
 		/* a retransmission: answer again, forward nothing twice */
 		dp->ctr[TP_IOTGW_DUPLICATES]++;
 		return TP_IOTGW_V_ANSWER;
@@ -257,7 +312,7 @@ static enum tp_iotgw_verdict report(struct tp_iotgw_dp *dp, const uint8_t *apdu,
 	convert(dp, ae, &sr, emit, ctx);
 	if (!confirmed)
 		return TP_IOTGW_V_DONE;
-	dp->last_invoke[idx] = tag;
+	dp->agent[idx].invoke = tag;
 	return TP_IOTGW_V_ANSWER;
 }
 

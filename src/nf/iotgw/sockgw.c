@@ -145,7 +145,7 @@ static struct tp_iotgw_io io = {.send = agent_send, .registration = sync_registr
 
 static uint32_t last_seen(int idx)
 {
-	return dp.last_seen[idx];
+	return dp.agent[idx].seen;
 }
 
 static void write_stats(void)
