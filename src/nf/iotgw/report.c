@@ -214,6 +214,8 @@ static enum tp_iotgw_verdict report(struct tp_iotgw_dp *dp, const uint8_t *apdu,
 		return TP_IOTGW_V_DROP;
 	}
 	dp->last_seen[idx] = tp_iotgw_now_s;
+	if (dp->defer)
+		return TP_IOTGW_V_SIGNALING; /* confirmed delivery: the control plane's */
 	int confirmed = a->u.prst.choice == TP_PHD_ROIV_CONF_EVENT_REPORT;
 	uint32_t tag = (uint32_t)ae->gen << 16 | (uint16_t)(a->u.prst.invoke_id + 1);
 	if (confirmed && dp->last_invoke[idx] == tag) {
@@ -280,13 +282,14 @@ int tp_iotgw_cin_request(struct tp_iotgw_dp *dp, uint8_t *buf, size_t cap, const
 	rqi_format(rqi, dp->id, dp->rqi++);
 	struct tp_m2m_create req = {
 	    /* rt=5: noResponse (TS-0004 response type): ACME otherwise answers every NON
-	     * create, a datagram per reading the gateway has no use for */
-	    .type = TP_COAP_NON,
+	     * create, a datagram per reading the gateway has no use for; confirmed
+	     * delivery (dp->con) wants the answer, piggybacked on the ACK */
+	    .type = dp->con ? TP_COAP_CON : TP_COAP_NON,
 	    .mid = mid,
 	    .token = tok,
 	    .tkl = 2,
 	    .path = mt->path,
-	    .query = "rt=5",
+	    .query = dp->con ? NULL : "rt=5",
 	    .ty = TP_M2M_TY_CIN,
 	    .from = ae->origin,
 	    .rqi = rqi,
