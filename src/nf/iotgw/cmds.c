@@ -211,6 +211,9 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	F(ignored);
 #undef F
 	tp_out_u64(o, "forget_sent_while_down", tp_iotgw_delivery_forget_lost());
+	c = tp_out_obj(o, "report_path"); /* the reports converted on the control plane */
+	for (unsigned int i = 0; i < TP_IOTGW_CTR_MAX; i++)
+		tp_out_u64(c, tp_iotgw_ctr_names[i], tp_iotgw_delivery_counter(i));
 	return 0;
 }
 

@@ -422,6 +422,11 @@ bool tp_iotgw_delivery_cse_up(void)
 	return cse_up;
 }
 
+uint64_t tp_iotgw_delivery_counter(enum tp_iotgw_ctr c)
+{
+	return ctr[c];
+}
+
 uint64_t tp_iotgw_delivery_forget_lost(void)
 {
 	uint64_t n = tp_iotgw_deliv.forget_sent_while_down;

@@ -298,6 +298,8 @@ void tp_iotgw_delivery_tick(uint64_t now_ms);
 /* Measurements waiting (queued or in flight); whether the IN-CSE answers. */
 unsigned int tp_iotgw_delivery_pending(void);
 bool tp_iotgw_delivery_cse_up(void);
+/* A counter of the control plane's report path (the reports it converts). */
+uint64_t tp_iotgw_delivery_counter(enum tp_iotgw_ctr c);
 /* Fire-and-forget: NONs the workers sent while the IN-CSE was known down (so far). */
 uint64_t tp_iotgw_delivery_forget_lost(void);
 
