@@ -145,7 +145,7 @@ def test_confirmed_delivery_across_cse_restarts(daemon_lab: Callable[..., Router
         agent.close()
     assert systolic(acme, at_least=3) == [120, 130, 140]  # each once, in order
     d = show(lab)["delivery"]
-    assert d["pending"] == 0 and d["cse_up"] and d["cse_down"] >= 1, d
+    assert d["pending"] == 0 and d["cse_up"] and d["went_down"] >= 1, d
     assert d["cin_stored"] == 12 and d["cin_refused"] == 0 and d["cin_lost"] == 0, d
     assert d["answered"] + d["answered_again"] >= 3
 

@@ -204,11 +204,12 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	F(answered_again);
 	F(duplicates_pending);
 	F(reports_refused_full);
-	F(cse_down);
-	F(cse_up);
+	F(went_down);
+	F(came_back);
 	F(probes);
 	F(probes_answered);
 	F(ignored);
+	F(server_errors);
 #undef F
 	tp_out_u64(o, "forget_sent_while_down", tp_iotgw_delivery_forget_lost());
 	c = tp_out_obj(o, "report_path"); /* the reports converted on the control plane */

@@ -16,6 +16,13 @@
  * answered. The queue is bounded (tp_iotgw.max_pending): a report that does not fit
  * is refused whole and counted (the agent keeps it and sends it again).
  *
+ * Each contentInstance is named (rn "m<boot>-<n>": a random number per start, a
+ * count): a request the IN-CSE carried out but whose ACK was lost, sent again, is
+ * answered 4.09 Conflict (rsc 4105, the name exists) and taken as stored, so a
+ * retransmission never stores a measurement twice, whether or not the server
+ * deduplicates message ids (RFC 7252 4.5; ACME does not while it starts). Server
+ * errors (5.xx) are tried again, up to SERVER_ERRORS times, then counted refused.
+ *
  * The probe runs in either mode, every PROBE_UP_MS while the IN-CSE answers: it keeps
  * the kernel's neighbour entry of the IN-CSE confirmed (MSG_CONFIRM after an answer,
  * so it never goes stale, and the data plane's copy stays resolved), and in
@@ -24,6 +31,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -33,6 +41,7 @@
 #include "../../control/control.h"
 #include "../../core/log.h"
 #include "../../proto/coap.h"
+#include "../../proto/onem2m.h"
 #include "iotgw.h"
 
 #define WINDOW 64	      /* requests in flight (RFC 7252 4.7's NSTART, raised: decision) */
@@ -41,13 +50,14 @@
 #define PROBE_DOWN_MS 1000    /* how soon a returning IN-CSE is noticed */
 #define PROBE_TIMEOUT_MS 2000 /* a probe unanswered this long: the IN-CSE is down */
 #define PEND_BUF 512
+#define SERVER_ERRORS 8
 
 enum { P_FREE, P_QUEUED, P_FLIGHT };
 
 struct pend {	      /* one measurement: a CON POST creating a contentInstance */
 	uint32_t rep; /* its report */
 	uint16_t len, mid;
-	uint8_t state, tries;
+	uint8_t state, tries, errors;
 	uint32_t timeout_ms;
 	uint64_t due_ms;
 	uint8_t buf[PEND_BUF];
@@ -72,10 +82,27 @@ static struct rep *reps;
 static uint32_t *pfree, *rfree, *queue; /* free lists; the queue, a ring of max_pending */
 static uint32_t n_pfree, n_rfree, q_head, q_len, cap;
 static uint32_t flight[WINDOW], n_flight;
-static uint32_t delivered_tag[TP_AE_MAX]; /* per session: the last report answered */
+/* per session, its last RECENT confirmed reports taken (gen << 16 | invoke-id + 1):
+ * an agent's retransmission of one is answered again once delivered, not before */
+#define RECENT 4
+static struct {
+	uint32_t tag;
+	bool delivered;
+} recent[TP_AE_MAX][RECENT];
+static uint8_t recent_next[TP_AE_MAX];
+
+static int recent_find(int idx, uint32_t tag)
+{
+	for (int k = 0; k < RECENT; k++)
+		if (recent[idx][k].tag == tag)
+			return k;
+	return -1;
+}
 static uint16_t next_mid, probe_mid;
 static uint64_t probe_sent_ms, probe_due_ms, now;
 static bool probe_out, confirm_next;
+static uint32_t boot_id;     /* the random part of the contentInstances' names */
+static uint64_t cin_count;   /* their count */
 static uint64_t forget_base; /* workers' cin_sent when the IN-CSE went down */
 /* the report being converted */
 static uint32_t cur_rep, cur_n;
@@ -148,7 +175,7 @@ static void cse_went_down(void)
 	if (!cse_up)
 		return;
 	cse_up = false;
-	tp_iotgw_deliv.cse_down++;
+	tp_iotgw_deliv.went_down++;
 	forget_base = tp_iotgw_counter(TP_IOTGW_CIN_SENT);
 	TP_LOG(WARNING, "iotgw: the IN-CSE does not answer; %u measurements wait",
 	       q_len + n_flight);
@@ -163,7 +190,7 @@ static void cse_came_back(void)
 	if (cse_up)
 		return;
 	cse_up = true;
-	tp_iotgw_deliv.cse_up++;
+	tp_iotgw_deliv.came_back++;
 	if (tp_iotgw.delivery == TP_IOTGW_DELIVERY_FORGET)
 		tp_iotgw_deliv.forget_sent_while_down +=
 		    tp_iotgw_counter(TP_IOTGW_CIN_SENT) - forget_base;
@@ -180,7 +207,9 @@ static void answer(struct rep *r)
 	if (tp_ae_lookup(r->ip, r->port) != r->idx ||
 	    (uint16_t)(r->tag >> 16) != tp_ae_table[r->idx].gen)
 		return; /* released meanwhile: nobody to answer */
-	delivered_tag[r->idx] = r->tag;
+	int k = recent_find(r->idx, r->tag);
+	if (k >= 0)
+		recent[r->idx][k].delivered = true;
 	if (agent_io->send(agent_io, r->answer, r->answer_len, r->ip, r->port) == 0)
 		tp_iotgw_deliv.answered++;
 }
@@ -261,7 +290,15 @@ static void sock_readable(int fd, void *arg)
 		uint32_t p = flight[i];
 		flight[i] = flight[--n_flight];
 		cse_came_back();
-		bool stored = m.type == TP_COAP_ACK && TP_COAP_CODE_CLASS(m.code) == 2;
+		if (m.type == TP_COAP_ACK && TP_COAP_CODE_CLASS(m.code) == 5 &&
+		    ++pend[p].errors < SERVER_ERRORS) {
+			tp_iotgw_deliv.server_errors++;
+			queue_push_back(p); /* again, as a new exchange, after what waits */
+			continue;
+		}
+		/* created; or the name exists: an earlier try of this request was */
+		bool stored = m.type == TP_COAP_ACK && (TP_COAP_CODE_CLASS(m.code) == 2 ||
+							tp_m2m_rsc(&m) == TP_M2M_RSC_CONFLICT);
 		if (stored)
 			tp_iotgw_deliv.cin_stored++;
 		else
@@ -269,6 +306,27 @@ static void sock_readable(int fd, void *arg)
 		pend_done(p, stored);
 	}
 	pump();
+}
+
+/* Name the contentInstance that request p creates: "rn" first in its m2m:cin object
+ * (the builder's JSON is the payload, after the options). Unnamed if it does not
+ * fit or the payload is not what we expect (then delivered at least once). */
+static void name_cin(struct pend *e)
+{
+	static const char obj[] = "{\"m2m:cin\":{";
+	struct tp_coap_msg m;
+	char rn[48];
+	int n = snprintf(rn, sizeof(rn), "\"rn\":\"m%08x-%llu\",", boot_id,
+			 (unsigned long long)cin_count++);
+
+	if (tp_coap_decode(e->buf, e->len, &m) < 0 || m.payload == NULL ||
+	    m.payload_len < sizeof(obj) - 1 || memcmp(m.payload, obj, sizeof(obj) - 1) != 0 ||
+	    e->len + (size_t)n > sizeof(e->buf))
+		return;
+	uint8_t *at = e->buf + (m.payload - e->buf) + sizeof(obj) - 1;
+	memmove(at + n, at, (size_t)(e->buf + e->len - at));
+	memcpy(at, rn, (size_t)n);
+	e->len = (uint16_t)(e->len + n);
 }
 
 /* One measurement of the report being converted: queued, or the report overflows. */
@@ -289,6 +347,8 @@ static void emit(void *arg, struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 	n_pfree--;
 	pend[p].len = (uint16_t)n;
 	pend[p].rep = cur_rep;
+	pend[p].errors = 0;
+	name_cin(&pend[p]);
 	queue_push_back(p);
 	cur_n++;
 }
@@ -318,7 +378,25 @@ bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t
 		tp_iotgw_deliv.reports_refused_full++;
 		return true;
 	}
-	uint64_t dups = ctr[TP_IOTGW_DUPLICATES];
+	/* a retransmission of a confirmed report taken already (not only the last one:
+	 * report.c's check): answered again if delivered, else it waits for that */
+	if (tp_phd_decode_apdu(apdu, len, &a, NULL) == 0 && a.type == TP_PHD_PRST &&
+	    a.u.prst.choice == TP_PHD_ROIV_CONF_EVENT_REPORT) {
+		int i = tp_ae_lookup(ip, port), k;
+		if (i >= 0 && tp_ae_table[i].state == TP_AE_READY &&
+		    (k = recent_find(i, (uint32_t)tp_ae_table[i].gen << 16 |
+					    (uint16_t)(a.u.prst.invoke_id + 1))) >= 0) {
+			if (recent[i][k].delivered) {
+				uint8_t rsp[64];
+				int n = tp_iotgw_answer(&a.u.prst, rsp, sizeof(rsp));
+				if (n > 0 && io->send(io, rsp, (size_t)n, ip, port) == 0)
+					tp_iotgw_deliv.answered_again++;
+			} else {
+				tp_iotgw_deliv.duplicates_pending++;
+			}
+			return true;
+		}
+	}
 	cur_rep = rfree[n_rfree - 1];
 	cur_n = 0;
 	cur_overflow = false;
@@ -335,23 +413,10 @@ bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t
 	tp_iotgw_deliv.reports++;
 	int idx = tp_ae_lookup(ip, port);
 	int confirmed = a.u.prst.choice == TP_PHD_ROIV_CONF_EVENT_REPORT;
-	uint32_t tag =
-	    idx < 0 ? 0 : (uint32_t)tp_ae_table[idx].gen << 16 | (uint16_t)(a.u.prst.invoke_id + 1);
-	struct rep *r = &reps[cur_rep];
 	if (idx < 0)
 		return true; /* cannot happen: report() found it */
-	if (ctr[TP_IOTGW_DUPLICATES] != dups) {
-		/* a retransmission: answered again if it was delivered, else it waits */
-		if (delivered_tag[idx] == tag) {
-			uint8_t rsp[64];
-			int n = tp_iotgw_answer(&a.u.prst, rsp, sizeof(rsp));
-			if (n > 0 && io->send(io, rsp, (size_t)n, ip, port) == 0)
-				tp_iotgw_deliv.answered_again++;
-		} else {
-			tp_iotgw_deliv.duplicates_pending++;
-		}
-		return true;
-	}
+	uint32_t tag = (uint32_t)tp_ae_table[idx].gen << 16 | (uint16_t)(a.u.prst.invoke_id + 1);
+	struct rep *r = &reps[cur_rep];
 	if (cur_overflow) {
 		/* bounded: the whole report is refused, none of it half-stored */
 		unqueue_current();
@@ -371,6 +436,9 @@ bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t
 	if (confirmed) {
 		int n = tp_iotgw_answer(&a.u.prst, r->answer, sizeof(r->answer));
 		r->answer_len = n > 0 ? (uint8_t)n : 0;
+		uint8_t k = recent_next[idx]++ % RECENT;
+		recent[idx][k].tag = tag;
+		recent[idx][k].delivered = false;
 	}
 	tp_iotgw_deliv.cin_queued += cur_n;
 	r->outstanding = (uint16_t)cur_n;
@@ -449,6 +517,7 @@ int tp_iotgw_delivery_init(struct tp_iotgw_io *io)
 		seed = (unsigned int)tp_ctl_now_ms();
 	srandom(seed);
 	next_mid = (uint16_t)random();
+	boot_id = (uint32_t)random();
 	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (sock < 0)
 		return -errno;

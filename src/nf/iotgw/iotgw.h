@@ -283,7 +283,7 @@ int tp_iotgw_register_sync(int idx, struct tp_iotgw_reg_link *l);
 struct tp_iotgw_delivery_stats {
 	uint64_t reports, cin_queued, cin_stored, cin_refused, cin_lost, retransmissions;
 	uint64_t answered, answered_again, duplicates_pending, reports_refused_full;
-	uint64_t cse_down, cse_up, probes, probes_answered, ignored;
+	uint64_t went_down, came_back, probes, probes_answered, ignored, server_errors;
 	uint64_t forget_sent_while_down; /* fire-and-forget: NONs sent into an IN-CSE known down */
 };
 extern struct tp_iotgw_delivery_stats tp_iotgw_deliv;
