@@ -351,11 +351,13 @@ static void emit(void *arg, struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 	name_cin(&pend[p]);
 	queue_push_back(p);
 	cur_n++;
+	ctr[TP_IOTGW_CIN_SENT]++; /* queued for the IN-CSE */
 }
 
 /* Take back the measurements of the report being converted (the last cur_n queued). */
 static void unqueue_current(void)
 {
+	ctr[TP_IOTGW_CIN_SENT] -= cur_n;
 	while (cur_n--) {
 		uint32_t p = queue[(q_head + --q_len) % cap];
 		pend[p].state = P_FREE;
