@@ -209,7 +209,6 @@ def test_weighing_scale_session_from_10415_examples(gw_lab: tuple[RouterLab, Acm
     after = iotgw(lab)["delivery"]["report_path"]
     # BMI (handle 3) is not in 0x05DC: both of its observations counted, none stored;
     # the report is counted once however often the agent had to send it
-    print("DEBUG", json.dumps(iotgw(lab)))
     assert after["drop_unknown_object"] - before["drop_unknown_object"] == 2
     assert after["cin_sent"] - before["cin_sent"] == 2
     assert "model:TheScaleABC" in labels(acme, ae)
