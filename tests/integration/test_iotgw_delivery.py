@@ -113,9 +113,11 @@ def systolic(acme: Acme, at_least: int = 0, wait: float = 5.0) -> list[Any]:
 
 def test_confirmed_delivery_across_cse_restarts(daemon_lab: Callable[..., RouterLab]) -> None:
     """Registration retried until the IN-CSE returns; each confirmed report answered
-    only once ACME holds its measurements; the IN-CSE stopped and restarted with two
-    reports in the gateway's hands: both stored once, nothing lost; containers with mni."""
-    lab, acme = gw_lab(daemon_lab, "reg-timeout 200", "ack-timeout 300", "mni 50")
+    only once ACME holds its measurements; the IN-CSE stopped and restarted with one
+    report in the gateway's hands and one it had no room for (bounded, counted, kept
+    by the agent): both stored once, nothing lost; containers with mni."""
+    # room for one report's four measurements
+    lab, acme = gw_lab(daemon_lab, "reg-timeout 200", "ack-timeout 300", "mni 50", "max-pending 4")
     agent = Agent(lab, 41200)
     try:
         agent.get_rsp = vec("bp_get_rsp")
@@ -133,9 +135,10 @@ def test_confirmed_delivery_across_cse_restarts(daemon_lab: Callable[..., Router
 
         acme.stop()
         no_answer(agent, bp_report(0x55, 130), 2.0)  # the IN-CSE has not stored it
-        no_answer(agent, bp_report(0x56, 140), 1.0)
+        no_answer(agent, bp_report(0x56, 140), 1.0)  # no room: refused, the agent keeps it
         d = show(lab)["delivery"]
-        assert d["pending"] == 8 and not d["cse_up"], d  # two reports, four values each
+        assert d["pending"] == 4 and not d["cse_up"], d  # bounded: one report's four values
+        assert d["reports_refused_full"] >= 1, d
         assert d["duplicates_pending"] >= 2  # the retransmissions: not answered, not queued
         acme.restart()
         answered(agent, bp_report(0x55, 130))  # answered (again) once stored

@@ -105,7 +105,7 @@ static uint32_t boot_id;     /* the random part of the contentInstances' names *
 static uint64_t cin_count;   /* their count */
 static uint64_t forget_base; /* workers' cin_sent when the IN-CSE went down */
 /* the report being converted */
-static uint32_t cur_rep, cur_n;
+static uint32_t cur_rep, cur_n, cur_dropped;
 static bool cur_overflow;
 
 static void queue_push_back(uint32_t p)
@@ -334,8 +334,10 @@ static void emit(void *arg, struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 		 const struct tp_ae_metric *mt, const struct tp_m2m_measure *meas)
 {
 	(void)arg;
-	if (n_pfree == 0) {
+	/* no measurement, or no report record, left (as many reports as measurements) */
+	if (n_pfree == 0 || n_rfree == 0) {
 		cur_overflow = true;
+		cur_dropped++;
 		return;
 	}
 	uint32_t p = pfree[n_pfree - 1];
@@ -374,12 +376,6 @@ bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t
 	if (!active)
 		return false;
 	now = io->now_ms;
-	if (n_rfree == 0) { /* as many reports as measurements: the queue is full */
-		if (apdu[0] != (TP_PHD_PRST >> 8))
-			return false;
-		tp_iotgw_deliv.reports_refused_full++;
-		return true;
-	}
 	/* a retransmission of a confirmed report taken already (not only the last one:
 	 * report.c's check): answered again if delivered, else it waits for that */
 	if (tp_phd_decode_apdu(apdu, len, &a, NULL) == 0 && a.type == TP_PHD_PRST &&
@@ -399,8 +395,8 @@ bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t
 			return true;
 		}
 	}
-	cur_rep = rfree[n_rfree - 1];
-	cur_n = 0;
+	cur_rep = n_rfree ? rfree[n_rfree - 1] : 0; /* taken below, if the report fits */
+	cur_n = cur_dropped = 0;
 	cur_overflow = false;
 	switch (tp_iotgw_report(&cdp, apdu, len, ip, port, &a, emit, NULL, &drop)) {
 	case TP_IOTGW_V_SIGNALING:
@@ -421,12 +417,20 @@ bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t
 	struct rep *r = &reps[cur_rep];
 	if (cur_overflow) {
 		/* bounded: the whole report is refused, none of it half-stored */
+		uint32_t lost = cur_n + cur_dropped;
 		unqueue_current();
 		tp_iotgw_deliv.reports_refused_full++;
 		if (confirmed)
 			cdp.last_invoke[idx] = 0; /* its retransmission is a new report */
 		else
-			tp_iotgw_deliv.cin_lost++; /* an unconfirmed report is not sent again */
+			tp_iotgw_deliv.cin_lost += lost; /* an unconfirmed one is not sent again */
+		return true;
+	}
+	if (cur_n == 0) { /* nothing to store (objects unknown): answered at once */
+		uint8_t rsp[64];
+		int n = confirmed ? tp_iotgw_answer(&a.u.prst, rsp, sizeof(rsp)) : 0;
+		if (n > 0 && io->send(io, rsp, (size_t)n, ip, port) == 0)
+			tp_iotgw_deliv.answered++;
 		return true;
 	}
 	n_rfree--;
@@ -444,11 +448,6 @@ bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t
 	}
 	tp_iotgw_deliv.cin_queued += cur_n;
 	r->outstanding = (uint16_t)cur_n;
-	if (cur_n == 0) { /* nothing to store (objects unknown): answered at once */
-		answer(r);
-		rep_free(cur_rep);
-		return true;
-	}
 	pump();
 	return true;
 }
