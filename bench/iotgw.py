@@ -209,8 +209,11 @@ class Bed:
                 f"neigh add {AGENT_IP} lladdr {D.GEN_MAC[0]} dev p0",
                 f"neigh add {CSE_IP} lladdr {D.GEN_MAC[1]} dev p1",
                 # the generator's agents do not answer the MDS GET (seed 000's never
-                # asked): registrations without it, as the paper measured
-                f"iotgw enable cse {CSE_IP} timeout 3600 max-sessions 8192 mds-get no",
+                # asked): registrations without it, as the paper measured; NON
+                # contentInstances answered at once, as seed 000's system sent them
+                # (the generator's IN-CSE is a sink); its agents share one address
+                f"iotgw enable cse {CSE_IP} timeout 3600 max-sessions 8192 mds-get no"
+                " delivery fire-and-forget max-per-source 0",
                 "iotgw profile on",
                 "",
             ]

@@ -103,7 +103,9 @@ def coap() -> dict[str, bytes]:
     from twinplane.lab.daemon import build_dir
 
     tool = str(build_dir() / "tests" / "tools" / "coap-tool")
-    dev0, dev1 = "00000100", "01000100"  # index and generation, as register.c writes them
+    # index, generation and the random part, as register.c writes them; fuzz_coap.c gives
+    # its two registrations that random part and message ids 1 (dev0) and 5 (dev1)
+    dev0, dev1 = "000001005eed0001", "010001005eed0001"
     ae0, ae1 = "PHD-0011223344556677", "PHD-AABBCCDDEEFF0001"
     # name, token, type, path, ty, originator, body
     steps = [

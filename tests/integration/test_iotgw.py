@@ -69,7 +69,8 @@ def test_full_session_of_each_device_type(gw_lab: tuple[RouterLab, Acme]) -> Non
             assert "time" in con
     c = iotgw(lab)
     assert c["control_plane"]["released"] >= 3
-    assert c["data_plane"]["cin_sent"] == 3 * sum(len(v) for v in DEVICES.values())
+    # confirmed delivery (the default): every measurement stored, acknowledged by ACME
+    assert c["delivery"]["cin_stored"] == 3 * sum(len(v) for v in DEVICES.values())
     assert lab.ctl("show", "iotgw", "sessions")["sessions"] == []  # released
 
 

@@ -189,7 +189,7 @@ def test_blood_pressure_session_from_10407_examples(gw_lab: tuple[RouterLab, Acm
 
 def test_weighing_scale_session_from_10415_examples(gw_lab: tuple[RouterLab, Acme]) -> None:
     lab, acme = gw_lab
-    before = iotgw(lab)["data_plane"]
+    before = iotgw(lab)["delivery"]["report_path"]  # confirmed delivery converts there
     agent = Agent(lab, 41001)
     try:
         agent.get_rsp = vec("ws_get_rsp")
@@ -206,7 +206,7 @@ def test_weighing_scale_session_from_10415_examples(gw_lab: tuple[RouterLab, Acm
         {"value": 76.2, "unit": "kg", "time": "20071206T121000"},
         {"value": 76, "unit": "kg", "time": "20071206T200500"},
     ]
-    after = iotgw(lab)["data_plane"]
+    after = iotgw(lab)["delivery"]["report_path"]
     # BMI (handle 3) is not in 0x05DC: both of its observations counted, none stored;
     # the report is counted once however often the agent had to send it
     assert after["drop_unknown_object"] - before["drop_unknown_object"] == 2

@@ -135,6 +135,7 @@ class Acme(Process):
         admin: str = ADMIN,
         log_level: str = "info",
         binary: Path | None = None,
+        database: str = "memory",
     ) -> None:
         self.workdir = Path(workdir)
         self.ns = ns
@@ -146,6 +147,8 @@ class Acme(Process):
         self.cse_name = cse_name
         self.admin = admin
         self.log_level = log_level
+        # "memory", or "tinydb": resources kept in the work directory across a restart
+        self.database = database
         self.binary = binary or acme_binary()
         self.config_path = self.workdir / "acme.ini"
         self.out_path = self.workdir / "acme.out"
@@ -206,7 +209,7 @@ adminID={self.admin}
 networkInterface={self.address}
 cseHost={self.address}
 httpPort={self.http_port}
-databaseType=memory
+databaseType={self.database}
 logLevel={self.log_level}
 consoleType=simple
 
@@ -269,6 +272,13 @@ path={self.workdir / "logs"}
                 self.close()
                 raise
         raise AssertionError("unreachable")
+
+    def restart(self, timeout: float = 60.0) -> Self:
+        """Stop ACME and start it again on the same ports (with ``database="tinydb"``
+        it keeps its resources, as an IN-CSE that restarts does)."""
+        self.stop()
+        self.proc = None
+        return self.start(timeout)
 
     def _spawn(self) -> None:
         # a failed attempt's log is kept aside, out of the way of _bind_failed

@@ -34,7 +34,9 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		    ctx, EINVAL,
 		    "iotgw enable: usage: iotgw enable cse A.B.C.D "
 		    "[cse-port N] [cse-name NAME] [port N] [timeout S] [reg-timeout MS] "
-		    "[max-sessions N] [mds-get yes|no]");
+		    "[max-sessions N] [mds-get yes|no] [delivery confirmed|fire-and-forget] "
+		    "[max-pending N] [ack-timeout MS] [mni N] [max-per-source N] "
+		    "[evict-idle S]");
 	for (int i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *val = argv[i + 1];
 		if (strcmp(k, "cse") == 0) {
@@ -68,6 +70,46 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 				return tp_cmd_err(
 				    ctx, EINVAL, "iotgw enable: bad mds-get '%s' (yes or no)", val);
 			c.no_mds_get = strcmp(val, "no") == 0;
+		} else if (strcmp(k, "delivery") == 0) {
+			if (strcmp(val, "confirmed") == 0)
+				c.delivery = TP_IOTGW_DELIVERY_CONFIRMED;
+			else if (strcmp(val, "fire-and-forget") == 0)
+				c.delivery = TP_IOTGW_DELIVERY_FORGET;
+			else
+				return tp_cmd_err(ctx, EINVAL,
+						  "iotgw enable: bad delivery '%s' "
+						  "(confirmed or fire-and-forget)",
+						  val);
+		} else if (strcmp(k, "max-pending") == 0) {
+			if (num(val, 1, 65536, &v) < 0)
+				return tp_cmd_err(ctx, EINVAL,
+						  "iotgw enable: bad max-pending '%s' (1-65536)",
+						  val);
+			c.max_pending = (uint32_t)v;
+		} else if (strcmp(k, "ack-timeout") == 0) {
+			if (num(val, 10, 60000, &v) < 0)
+				return tp_cmd_err(
+				    ctx, EINVAL, "iotgw enable: bad ack-timeout '%s' (10-60000 ms)",
+				    val);
+			c.ack_timeout_ms = (uint32_t)v;
+		} else if (strcmp(k, "mni") == 0) {
+			if (num(val, 0, UINT32_MAX, &v) < 0)
+				return tp_cmd_err(ctx, EINVAL,
+						  "iotgw enable: bad mni '%s' (0: unbounded)", val);
+			c.mni = (uint32_t)v;
+		} else if (strcmp(k, "max-per-source") == 0) {
+			if (num(val, 0, TP_AE_MAX, &v) < 0)
+				return tp_cmd_err(ctx, EINVAL,
+						  "iotgw enable: bad max-per-source '%s' "
+						  "(0-%d, 0: no limit)",
+						  val, TP_AE_MAX);
+			c.max_per_source = (uint32_t)v;
+		} else if (strcmp(k, "evict-idle") == 0) {
+			if (num(val, 1, 86400, &v) < 0)
+				return tp_cmd_err(ctx, EINVAL,
+						  "iotgw enable: bad evict-idle '%s' (1-86400 s)",
+						  val);
+			c.evict_idle_ms = (uint32_t)v * 1000;
 		} else if (strcmp(k, "timeout") == 0) {
 			if (num(val, 1, 86400, &v) < 0)
 				return tp_cmd_err(
@@ -77,7 +119,8 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			return tp_cmd_err(
 			    ctx, EINVAL,
 			    "iotgw enable: unknown keyword '%s' "
-			    "(cse cse-port cse-name port timeout reg-timeout max-sessions mds-get)",
+			    "(cse cse-port cse-name port timeout reg-timeout max-sessions mds-get "
+			    "delivery max-pending ack-timeout mni max-per-source evict-idle)",
 			    k);
 		}
 	}
@@ -109,6 +152,11 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(ctx->out, "sessions", tp_ae_count());
 	tp_out_u64(ctx->out, "max_sessions", tp_iotgw.max_sessions);
 	tp_out_bool(ctx->out, "mds_get", !tp_iotgw.no_mds_get);
+	tp_out_str(ctx->out, "delivery",
+		   tp_iotgw.delivery == TP_IOTGW_DELIVERY_CONFIRMED ? "confirmed"
+								    : "fire-and-forget");
+	tp_out_u64(ctx->out, "max_per_source", tp_iotgw.max_per_source);
+	tp_out_u64(ctx->out, "mni", tp_iotgw.mni);
 	c = tp_out_obj(ctx->out, "data_plane");
 	for (unsigned int i = 0; i < TP_IOTGW_CTR_MAX; i++)
 		tp_out_u64(c, tp_iotgw_ctr_names[i], tp_iotgw_counter(i));
@@ -134,7 +182,39 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	F(reg_retries);
 	F(reg_ready);
 	F(reg_failed);
+	F(reg_ignored);
+	F(rejected_duplicate);
+	F(rejected_source);
+	F(evicted);
 #undef F
+	/* what became of the measurements on their way to the IN-CSE */
+	const struct tp_iotgw_delivery_stats *d = &tp_iotgw_deliv;
+	o = tp_out_obj(ctx->out, "delivery");
+	tp_out_bool(o, "cse_up", tp_iotgw_delivery_cse_up());
+	tp_out_u64(o, "pending", tp_iotgw_delivery_pending());
+	tp_out_u64(o, "max_pending", tp_iotgw.max_pending);
+#define F(x) tp_out_u64(o, #x, d->x)
+	F(reports);
+	F(cin_queued);
+	F(cin_stored);
+	F(cin_refused);
+	F(cin_lost);
+	F(retransmissions);
+	F(answered);
+	F(answered_again);
+	F(duplicates_pending);
+	F(reports_refused_full);
+	F(went_down);
+	F(came_back);
+	F(probes);
+	F(probes_answered);
+	F(ignored);
+	F(server_errors);
+#undef F
+	tp_out_u64(o, "forget_sent_while_down", tp_iotgw_delivery_forget_lost());
+	c = tp_out_obj(o, "report_path"); /* the reports converted on the control plane */
+	for (unsigned int i = 0; i < TP_IOTGW_CTR_MAX; i++)
+		tp_out_u64(c, tp_iotgw_ctr_names[i], tp_iotgw_delivery_counter(i));
 	return 0;
 }
 
@@ -178,7 +258,9 @@ TP_CMD_REGISTER(c_profile)
 
 static struct tp_cmd c_enable = {"iotgw enable",
 				 "cse A.B.C.D [cse-port N] [cse-name NAME] [port N] [timeout S] "
-				 "[reg-timeout MS] [max-sessions N] [mds-get yes|no]",
+				 "[reg-timeout MS] [max-sessions N] [mds-get yes|no] "
+				 "[delivery confirmed|fire-and-forget] [max-pending N] "
+				 "[ack-timeout MS] [mni N] [max-per-source N] [evict-idle S]",
 				 "start the IoT gateway (11073 PHD to oneM2M)", enable, NULL};
 static struct tp_cmd c_show = {"show iotgw", NULL, "the gateway's counters", show, NULL};
 static struct tp_cmd c_sessions = {"show iotgw sessions", NULL, "associated agents", show_sessions,

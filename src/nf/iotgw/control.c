@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The dual plane's control side: the session manager on an ordinary UDP socket
- * that the kernel feeds from the TAPs (the exception path), the asynchronous
- * registrar, and the timeouts, all on the control thread. In single-plane mode
+ * that the kernel feeds from the TAPs (the exception path), confirmed delivery of
+ * the reports that come the same way (delivery.c), the asynchronous registrar, and
+ * the timeouts, all on the control thread. In single-plane mode
  * only the timeouts run here, under the lock the worker takes for signaling. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include "../../control/control.h"
 #include "../../control/timer.h"
 #include "../../core/tp.h"
+#include "fast.h"
 #include "iotgw.h"
 #include "single.h"
 
@@ -37,7 +39,8 @@ static void async_registration(struct tp_iotgw_io *io, int idx)
 	tp_iotgw_registrar_start(idx);
 }
 
-static struct tp_iotgw_io io = {.send = sock_send, .registration = async_registration};
+static struct tp_iotgw_io io = {
+    .send = sock_send, .registration = async_registration, .last_seen = tp_iotgw_last_seen};
 
 static void sock_readable(int fd, void *arg)
 {
@@ -52,12 +55,15 @@ static void sock_readable(int fd, void *arg)
 		if (n <= 0)
 			return;
 		io.now_ms = tp_ctl_now_ms();
+		if (tp_iotgw_delivery_input(&io, buf, (size_t)n, ntohl(from.sin_addr.s_addr),
+					    ntohs(from.sin_port)))
+			continue;
 		tp_iotgw_session_input(&io, buf, (size_t)n, ntohl(from.sin_addr.s_addr),
 				       ntohs(from.sin_port));
 	}
 }
 
-/* Every 100 ms: session timeouts, the registrar's retries. */
+/* Every 100 ms: session timeouts, the registrar's and the delivery's retries. */
 static void control_tick(struct tp_timer *t)
 {
 	uint64_t now = tp_ctl_now_ms();
@@ -75,6 +81,7 @@ static void control_tick(struct tp_timer *t)
 	io.now_ms = now;
 	tp_iotgw_session_tick(&io); /* unanswered GETs: register without the attributes */
 	tp_iotgw_registrar_tick();
+	tp_iotgw_delivery_tick(now);
 	tp_iotgw_session_expire(now, tp_iotgw_last_seen);
 }
 
@@ -84,14 +91,20 @@ int tp_iotgw_control_start(void)
 	int one = 1, ret;
 
 	if (tp_iotgw.single_plane) {
+		/* seed 000's old system: NON from the worker that converts */
+		tp_iotgw.delivery = TP_IOTGW_DELIVERY_FORGET;
 		if ((ret = tp_iotgw_single_init()) < 0)
 			return ret;
 		tp_timer_init(&tick, "iotgw", control_tick, NULL);
 		tp_timer_every(&tick, 100);
 		return 0;
 	}
-	if ((ret = tp_iotgw_registrar_init()) < 0)
+	if ((ret = tp_iotgw_registrar_init()) < 0 || (ret = tp_iotgw_delivery_init(&io)) < 0)
 		return ret;
+	/* confirmed delivery: the workers hand reports over (before they get any) */
+	for (unsigned int i = 0; i < tp.n_workers; i++)
+		tp_iotgw_wstate(tp.workers[i])->defer =
+		    tp_iotgw.delivery == TP_IOTGW_DELIVERY_CONFIRMED;
 	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (sock < 0)
 		return -errno;

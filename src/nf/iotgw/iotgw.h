@@ -86,6 +86,7 @@ struct tp_ae {
 	uint8_t reg_step, reg_tries;
 	uint64_t reg_due_ms;
 	uint16_t reg_mid;
+	uint8_t reg_nonce[4]; /* the random half of the current request's token */
 };
 
 struct tp_iotgw_conf {
@@ -100,6 +101,19 @@ struct tp_iotgw_conf {
 	uint32_t reg_timeout_ms; /* a registration step's first wait (doubles per try) */
 	uint32_t max_sessions;	 /* bound of the AE table, <= TP_AE_MAX */
 	bool no_mds_get;	 /* register at once, without reading the MDS attributes */
+	uint32_t max_per_source; /* sessions of one agent address, at most (0: no limit) */
+	uint32_t evict_idle_ms;	 /* a full table evicts a session silent for this long */
+	uint32_t mni;		 /* maxNrOfInstances of the containers created (0: unset) */
+	uint8_t delivery;	 /* enum tp_iotgw_delivery */
+	uint32_t max_pending;	 /* confirmed delivery: measurements waiting, at most */
+	uint32_t ack_timeout_ms; /* confirmed delivery: RFC 7252 ACK_TIMEOUT */
+};
+
+enum tp_iotgw_delivery {
+	/* the agent's report answered once the IN-CSE accepted its measurements (CON) */
+	TP_IOTGW_DELIVERY_CONFIRMED = 0,
+	/* NON from the workers, answered at once; losses the gateway sees are counted */
+	TP_IOTGW_DELIVERY_FORGET,
 };
 
 /* The defaults: PHD on UDP 6024, the IN-CSE's CoAP on 5683, 60 s sessions. */
@@ -107,6 +121,9 @@ struct tp_iotgw_conf {
 	{                                                                                          \
 		.port = 6024, .cse_port = 5683, .cse_name = "cse-in", .session_timeout_ms = 60000, \
 		.reg_timeout_ms = TP_IOTGW_REG_TIMEOUT_MS, .max_sessions = TP_AE_MAX,              \
+		.max_per_source = 256, .evict_idle_ms = 10000, .mni = 1000,                        \
+		.delivery = TP_IOTGW_DELIVERY_CONFIRMED, .max_pending = 4096,                      \
+		.ack_timeout_ms = 2000,                                                            \
 	}
 
 extern struct tp_iotgw_conf tp_iotgw;
@@ -164,6 +181,8 @@ struct tp_iotgw_dp {
 	uint16_t mid;
 	uint32_t rqi;
 	unsigned int id; /* worker id, in request ids */
+	bool defer;	 /* hand reports to the control plane: confirmed delivery (delivery.c) */
+	bool con;	 /* build confirmable requests that want an answer (delivery.c's) */
 	/* per agent, side by side (one line per report, not two) */
 	struct {
 		uint32_t invoke; /* gen << 16 | invoke-id + 1 of its last confirmed report */
@@ -204,7 +223,9 @@ static inline struct tp_m2m_create tp_iotgw_cin_create(const struct tp_ae *ae,
 	};
 }
 /* The CoAP NON POST creating meas under mt's container (rt=5: no response): from
- * the template mt->cin when it is made, else by the general encoder (the same bytes). */
+ * the template mt->cin when it is made, else by the general encoder (the same bytes);
+ * with dp->con (confirmed delivery, delivery.c) a CON POST without rt=5, whose
+ * answer comes piggybacked on the ACK, by the general encoder. */
 int tp_iotgw_cin_request(struct tp_iotgw_dp *dp, uint8_t *buf, size_t cap, const struct tp_ae *ae,
 			 const struct tp_ae_metric *mt, const struct tp_m2m_measure *meas);
 /* The 0201 answer to the confirmed report d. */
@@ -230,7 +251,8 @@ struct tp_iotgw_session_stats {
 	uint64_t received, sent, send_errors, bad, ignored, unassociated;
 	uint64_t associated, configured, rejected, rejected_full, released, aborted, timed_out;
 	uint64_t mds_queried, mds_answered, mds_unanswered;
-	uint64_t reg_requests, reg_retries, reg_ready, reg_failed;
+	uint64_t reg_requests, reg_retries, reg_ready, reg_failed, reg_ignored;
+	uint64_t rejected_duplicate, rejected_source, evicted;
 };
 extern struct tp_iotgw_session_stats tp_iotgw_sess;
 
@@ -240,6 +262,8 @@ struct tp_iotgw_io {
 		    uint16_t port);
 	/* the agent's configuration is known: register it (start, or do it all) */
 	void (*registration)(struct tp_iotgw_io *io, int idx);
+	/* when the data plane last saw a report of agent idx (s), or NULL */
+	uint32_t (*last_seen)(int idx);
 	uint64_t now_ms; /* the caller's clock, set before each call */
 };
 
@@ -262,6 +286,9 @@ enum tp_iotgw_reg {
 };
 #define TP_IOTGW_REG_TIMEOUT_MS 1000 /* the default of tp_iotgw.reg_timeout_ms */
 #define TP_IOTGW_REG_TRIES 5
+/* the dual plane's registrar never gives up on an IN-CSE that does not answer: after
+ * TP_IOTGW_REG_TRIES it goes on at the longest wait, reg_timeout << REG_BACKOFF_MAX */
+#define TP_IOTGW_REG_BACKOFF_MAX 4
 
 /* Fill an entry's metrics from its value map; state REGISTERING, step 0 (the AE). */
 void tp_iotgw_reg_begin(int idx);
@@ -279,6 +306,30 @@ struct tp_iotgw_reg_link {
 };
 /* 0 when the entry is ready, -errno when the IN-CSE refused or never answered. */
 int tp_iotgw_register_sync(int idx, struct tp_iotgw_reg_link *l);
+
+/* --- confirmed delivery (delivery.c): the dual plane's control side --- */
+struct tp_iotgw_delivery_stats {
+	uint64_t reports, cin_queued, cin_stored, cin_refused, cin_lost, retransmissions;
+	uint64_t answered, answered_again, duplicates_pending, reports_refused_full;
+	uint64_t went_down, came_back, probes, probes_answered, ignored, server_errors;
+	uint64_t forget_sent_while_down; /* fire-and-forget: NONs sent into an IN-CSE known down */
+};
+extern struct tp_iotgw_delivery_stats tp_iotgw_deliv;
+/* Start it (its socket connected to the IN-CSE, its probe); answers go through io. */
+int tp_iotgw_delivery_init(struct tp_iotgw_io *io);
+/* A datagram of agent ip:port on the control plane: true if it was a report (taken,
+ * queued for the IN-CSE), false if it is the session manager's. */
+bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t len, uint32_t ip,
+			     uint16_t port);
+/* Every control tick: retransmissions, the IN-CSE's probe. */
+void tp_iotgw_delivery_tick(uint64_t now_ms);
+/* Measurements waiting (queued or in flight); whether the IN-CSE answers. */
+unsigned int tp_iotgw_delivery_pending(void);
+bool tp_iotgw_delivery_cse_up(void);
+/* A counter of the control plane's report path (the reports it converts). */
+uint64_t tp_iotgw_delivery_counter(enum tp_iotgw_ctr c);
+/* Fire-and-forget: NONs the workers sent while the IN-CSE was known down (so far). */
+uint64_t tp_iotgw_delivery_forget_lost(void);
 
 /* --- the dual plane's control side (control.c, registrar.c) --- */
 int tp_iotgw_control_start(void);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "../../proto/phd_nomenclature.h"
 #include "iotgw.h"
@@ -99,12 +100,20 @@ void tp_iotgw_reg_begin(int idx)
 int tp_iotgw_reg_request(int idx, uint8_t *buf, size_t cap, uint16_t mid)
 {
 	struct tp_ae *e = &tp_ae_table[idx];
-	uint8_t tok[4];
+	uint8_t tok[8];
 	char json[512], path[96], rqi[24];
 	int jl;
 
+	/* the entry, and 32 random bits a source that sees no request cannot guess
+	 * (RFC 7252 5.3.1); a new token per request, retransmissions included */
+	if (getrandom(e->reg_nonce, sizeof(e->reg_nonce), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(e->reg_nonce)) {
+		uint64_t t = (uint64_t)mid * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)e;
+		memcpy(e->reg_nonce, &t, sizeof(e->reg_nonce)); /* no entropy yet: weaker */
+	}
 	memcpy(tok, &idx, 2);
 	memcpy(tok + 2, &e->gen, 2);
+	memcpy(tok + 4, e->reg_nonce, 4);
 	if (e->reg_step == 0) {
 		snprintf(path, sizeof(path), "/%s", tp_iotgw.cse_name);
 		const char *lbl[TP_AE_LABELS];
@@ -114,7 +123,9 @@ int tp_iotgw_reg_request(int idx, uint8_t *buf, size_t cap, uint16_t mid)
 					TP_AE_LABELS);
 	} else {
 		snprintf(path, sizeof(path), "/%s/%s", tp_iotgw.cse_name, e->ae_name);
-		jl = tp_m2m_cnt_json(json, sizeof(json), e->metric[e->reg_step - 1].label, 0);
+		/* bounded on the IN-CSE: it keeps the latest mni instances (TS-0004 7.4.6) */
+		jl = tp_m2m_cnt_json(json, sizeof(json), e->metric[e->reg_step - 1].label,
+				     tp_iotgw.mni);
 	}
 	snprintf(rqi, sizeof(rqi), "reg-%d-%u", idx, e->reg_step);
 	e->reg_mid = mid;
@@ -122,7 +133,7 @@ int tp_iotgw_reg_request(int idx, uint8_t *buf, size_t cap, uint16_t mid)
 	    .type = TP_COAP_CON,
 	    .mid = mid,
 	    .token = tok,
-	    .tkl = 4,
+	    .tkl = sizeof(tok),
 	    .path = path,
 	    .ty = e->reg_step == 0 ? TP_M2M_TY_AE : TP_M2M_TY_CNT,
 	    .from = e->origin,
@@ -138,15 +149,26 @@ enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx
 	struct tp_coap_msg m;
 	uint16_t idx, gen;
 
-	if (tp_coap_decode(buf, len, &m) < 0 || m.tkl != 4)
+	if (tp_coap_decode(buf, len, &m) < 0 || m.tkl != 8) {
+		tp_iotgw_sess.reg_ignored++;
 		return TP_IOTGW_REG_IGNORE;
+	}
 	memcpy(&idx, m.token, 2);
 	memcpy(&gen, m.token + 2, 2);
-	if (idx >= TP_AE_MAX)
+	if (idx >= TP_AE_MAX) {
+		tp_iotgw_sess.reg_ignored++;
 		return TP_IOTGW_REG_IGNORE;
+	}
 	struct tp_ae *e = &tp_ae_table[idx];
-	if (e->gen != gen || e->state != TP_AE_REGISTERING)
-		return TP_IOTGW_REG_IGNORE; /* late answer for a gone or finished registration */
+	/* the piggybacked answer to the request in flight (RFC 7252 5.2.1): an ACK with
+	 * its message id and token; a late answer (to an earlier try, a gone or finished
+	 * registration), a reset or anything else is not it */
+	if (e->gen != gen || e->state != TP_AE_REGISTERING || m.type != TP_COAP_ACK ||
+	    m.mid != e->reg_mid || memcmp(m.token + 4, e->reg_nonce, 4) != 0 ||
+	    TP_COAP_CODE_CLASS(m.code) == 0) {
+		tp_iotgw_sess.reg_ignored++;
+		return TP_IOTGW_REG_IGNORE;
+	}
 	*idx_out = idx;
 	int rsc = tp_m2m_rsc(&m);
 	/* created, or there already (a device that associates again) */

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The dual plane's registrar (control plane): the steps of register.c as
- * confirmable CoAP requests on a kernel socket, answered asynchronously, retried
- * on timeout, at most REG_WINDOW registrations in flight (the next one starts as
- * one finishes); the data plane never waits. */
+ * confirmable CoAP requests on a kernel socket connected to the IN-CSE (the kernel
+ * drops datagrams from anyone else), answered asynchronously, retried on timeout
+ * with a doubling wait and, once the IN-CSE has missed TP_IOTGW_REG_TRIES, on at the
+ * longest wait until it answers (an IN-CSE that restarts finds the devices that
+ * associated meanwhile); at most REG_WINDOW registrations in flight (the next one
+ * starts as one finishes); the data plane never waits. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -30,15 +33,14 @@ static unsigned int wq_head, wq_tail;
 static void reg_send(int idx)
 {
 	struct tp_ae *e = &tp_ae_table[idx];
-	struct sockaddr_in to = {.sin_family = AF_INET,
-				 .sin_port = htons(tp_iotgw.cse_port),
-				 .sin_addr.s_addr = htonl(tp_iotgw.cse_ip)};
 	uint8_t buf[1024];
 	int n = tp_iotgw_reg_request(idx, buf, sizeof(buf), next_mid++);
+	unsigned int shift =
+	    e->reg_tries < TP_IOTGW_REG_BACKOFF_MAX ? e->reg_tries : TP_IOTGW_REG_BACKOFF_MAX;
 
-	if (n > 0 && sendto(sock, buf, (size_t)n, 0, (struct sockaddr *)&to, sizeof(to)) > 0)
+	if (n > 0 && send(sock, buf, (size_t)n, 0) > 0)
 		tp_iotgw_sess.reg_requests++;
-	e->reg_due_ms = tp_ctl_now_ms() + (uint64_t)tp_iotgw.reg_timeout_ms * (1u << e->reg_tries);
+	e->reg_due_ms = tp_ctl_now_ms() + (uint64_t)tp_iotgw.reg_timeout_ms * (1u << shift);
 }
 
 void tp_iotgw_registrar_start(int idx)
@@ -76,6 +78,8 @@ static void sock_readable(int fd, void *arg)
 	(void)arg;
 	for (int budget = 256; budget > 0; budget--) {
 		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && errno == ECONNREFUSED)
+			continue; /* the IN-CSE's port is closed (ICMP): the retries go on */
 		if (n <= 0)
 			return;
 		switch (tp_iotgw_reg_response(buf, (size_t)n, &idx)) {
@@ -118,13 +122,9 @@ void tp_iotgw_registrar_tick(void)
 			in_flight++;
 			reg_send(i);
 		} else if (now >= e->reg_due_ms) {
-			if (++e->reg_tries >= TP_IOTGW_REG_TRIES) {
-				e->reg_due_ms = 0;
-				tp_iotgw_sess.reg_failed++;
-				tp_ae_set_state(i, TP_AE_FAILED);
-				in_flight--;
-				continue;
-			}
+			/* no answer: again, waiting longer (the counter stops at 255) */
+			if (e->reg_tries < UINT8_MAX)
+				e->reg_tries++;
 			tp_iotgw_sess.reg_retries++;
 			reg_send(i);
 		}
@@ -133,8 +133,23 @@ void tp_iotgw_registrar_tick(void)
 
 int tp_iotgw_registrar_init(void)
 {
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons(tp_iotgw.cse_port),
+				 .sin_addr.s_addr = htonl(tp_iotgw.cse_ip)};
+	int ret;
+
 	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (sock < 0)
 		return -errno;
-	return tp_ctl_add_fd(sock, sock_readable, NULL);
+	if (connect(sock, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		ret = -errno;
+		goto close_sock;
+	}
+	if ((ret = tp_ctl_add_fd(sock, sock_readable, NULL)) < 0)
+		goto close_sock;
+	return 0;
+close_sock:
+	close(sock);
+	sock = -1;
+	return ret;
 }

@@ -297,6 +297,8 @@ static enum tp_iotgw_verdict report(struct tp_iotgw_dp *dp, const uint8_t *apdu,
 		return TP_IOTGW_V_DROP;
 	}
 	dp->agent[idx].seen = tp_iotgw_now_s;
+	if (dp->defer)
+		return TP_IOTGW_V_SIGNALING; /* confirmed delivery: the control plane's */
 	int confirmed = a->u.prst.choice == TP_PHD_ROIV_CONF_EVENT_REPORT;
 	uint32_t tag = (uint32_t)ae->gen << 16 | (uint16_t)(a->u.prst.invoke_id + 1);
 	if (confirmed && dp->agent[idx].invoke == tag) {
@@ -359,7 +361,7 @@ int tp_iotgw_cin_request(struct tp_iotgw_dp *dp, uint8_t *buf, size_t cap, const
 	size_t rl = rqi_format(rqi, dp->id, dp->rqi++);
 
 	memcpy(tok, &mid, 2);
-	if (mt->cin.len != 0) {
+	if (mt->cin.len != 0 && !dp->con) {
 		/* the template's options, then RQI and the JSON written in place: one pass */
 		struct tp_coap_writer w;
 		size_t room;
@@ -378,6 +380,11 @@ int tp_iotgw_cin_request(struct tp_iotgw_dp *dp, uint8_t *buf, size_t cap, const
 	if (jl < 0)
 		return jl;
 	struct tp_m2m_create req = tp_iotgw_cin_create(ae, mt);
+	if (dp->con) {
+		/* confirmed delivery wants the answer, piggybacked on the ACK */
+		req.type = TP_COAP_CON;
+		req.query = NULL;
+	}
 	req.mid = mid;
 	req.token = tok;
 	req.rqi = rqi;

@@ -18,6 +18,132 @@ static uint32_t queryq[TP_AE_MAX];
 static unsigned int qq_head, qq_tail;
 static const uint8_t manager_sysid[8] = {0x74, 0x70, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01};
 
+/* The sessions this manager holds, indexed two more ways: by system id (one session
+ * per device, wherever it comes from) and by agent address (a bound per source).
+ * Both are the manager's own: it is the table's only writer. */
+#define SYS_BUCKETS 4096				 /* a power of two */
+static int16_t sys_head[SYS_BUCKETS];			 /* index + 1; 0: empty */
+static int16_t sys_next[TP_AE_MAX], sys_prev[TP_AE_MAX]; /* index + 1 */
+static bool linked[TP_AE_MAX];
+#define SRC_SLOTS (2 * TP_AE_MAX) /* a power of two: open addressing, never emptied */
+static struct {
+	uint32_t ip, n;
+} src_slot[SRC_SLOTS];
+static unsigned int src_used;
+static uint64_t evict_none_before; /* no session can be evicted before this (ms) */
+
+static unsigned int sys_hash(const uint8_t id[8])
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (int i = 0; i < 8; i++)
+		h = (h ^ id[i]) * 1099511628211ull;
+	return (unsigned int)(h ^ h >> 32) & (SYS_BUCKETS - 1);
+}
+
+/* The live session of system id id, or -1. */
+static int sys_find(const uint8_t id[8])
+{
+	for (int i = sys_head[sys_hash(id)] - 1; i >= 0; i = sys_next[i] - 1)
+		if (memcmp(tp_ae_table[i].sysid, id, 8) == 0)
+			return i;
+	return -1;
+}
+
+/* The count of sessions of address ip (its slot, created if need be). */
+static uint32_t *src_count(uint32_t ip)
+{
+	unsigned int h = (ip * 2654435761u) & (SRC_SLOTS - 1);
+
+	while (src_slot[h].ip != 0 && src_slot[h].ip != ip)
+		h = (h + 1) & (SRC_SLOTS - 1);
+	if (src_slot[h].ip == 0) {
+		src_slot[h].ip = ip;
+		src_used++;
+	}
+	return &src_slot[h].n;
+}
+
+/* Addresses whose sessions are all gone keep their slot: rebuild the table from the
+ * live sessions when it fills up (at most once per TP_AE_MAX new addresses). */
+static void src_rebuild(void)
+{
+	memset(src_slot, 0, sizeof(src_slot));
+	src_used = 0;
+	for (int i = 0; i < TP_AE_MAX; i++)
+		if (linked[i])
+			(*src_count(tp_ae_table[i].ip))++;
+}
+
+static void session_link(int idx)
+{
+	struct tp_ae *e = &tp_ae_table[idx];
+	unsigned int b = sys_hash(e->sysid);
+
+	sys_prev[idx] = 0;
+	sys_next[idx] = sys_head[b];
+	if (sys_head[b])
+		sys_prev[sys_head[b] - 1] = (int16_t)(idx + 1);
+	sys_head[b] = (int16_t)(idx + 1);
+	linked[idx] = true;
+	if (src_used >= SRC_SLOTS / 2)
+		src_rebuild(); /* counts idx too: it is linked */
+	else
+		(*src_count(e->ip))++;
+}
+
+/* Delete a session, and its entries in the indexes. */
+static void session_delete(int idx)
+{
+	if (linked[idx]) {
+		if (sys_prev[idx])
+			sys_next[sys_prev[idx] - 1] = sys_next[idx];
+		else
+			sys_head[sys_hash(tp_ae_table[idx].sysid)] = sys_next[idx];
+		if (sys_next[idx])
+			sys_prev[sys_next[idx] - 1] = sys_prev[idx];
+		uint32_t *n = src_count(tp_ae_table[idx].ip);
+		if (*n)
+			(*n)--;
+		linked[idx] = false;
+	}
+	tp_ae_delete(idx);
+}
+
+/* Last sign of life of a session (ms): signaling, or a report on the data plane. */
+static uint64_t last_active(const struct tp_iotgw_io *io, int i)
+{
+	uint64_t seen = io->last_seen ? (uint64_t)io->last_seen(i) * 1000 : 0;
+	return seen > tp_ae_table[i].last_ms ? seen : tp_ae_table[i].last_ms;
+}
+
+/* The table is full: evict the session silent for longest, if it has been silent for
+ * evict_idle_ms (a flood's half-open associations, agents gone without a release), so
+ * a real agent is not refused for them. 0 if one went. */
+static int evict_idle(struct tp_iotgw_io *io)
+{
+	uint64_t oldest = UINT64_MAX;
+	int victim = -1;
+
+	if (io->now_ms < evict_none_before)
+		return -ENOSPC; /* the last look found none, and none has aged enough since */
+	for (int i = 0; i < TP_AE_MAX; i++) {
+		if (!linked[i])
+			continue;
+		uint64_t t = last_active(io, i);
+		if (t < oldest) {
+			oldest = t;
+			victim = i;
+		}
+	}
+	if (victim < 0 || io->now_ms - oldest < tp_iotgw.evict_idle_ms) {
+		evict_none_before = victim < 0 ? io->now_ms + 100 : oldest + tp_iotgw.evict_idle_ms;
+		return -ENOSPC;
+	}
+	session_delete(victim);
+	tp_iotgw_sess.evicted++;
+	return 0;
+}
+
 static void send_apdu(struct tp_iotgw_io *io, const struct tp_phd_apdu *a, uint32_t ip,
 		      uint16_t port)
 {
@@ -70,7 +196,7 @@ static void release_entry(uint32_t ip, uint16_t port)
 {
 	int idx = tp_ae_lookup(ip, port);
 	if (idx >= 0) {
-		tp_ae_delete(idx);
+		session_delete(idx);
 		tp_iotgw_sess.released++;
 	}
 }
@@ -205,14 +331,30 @@ static void on_aarq(struct tp_iotgw_io *io, const struct tp_phd_aarq *q, uint32_
 		return;
 	}
 	release_entry(ip, port); /* a new association replaces the old one */
-	idx = tp_ae_count() < tp_iotgw.max_sessions ? tp_ae_create(ip, port, ai->system_id.p)
-						    : -ENOSPC;
+	if (sys_find(ai->system_id.p) >= 0) {
+		/* the device is associated from another address or port: one of the two is
+		 * not the device; the session it has is kept (it ends by release, abort or
+		 * timeout, then the device may associate again: transient) */
+		tp_iotgw_sess.rejected_duplicate++;
+		send_aare(io, ip, port, TP_PHD_REJECTED_TRANSIENT);
+		return;
+	}
+	if (tp_iotgw.max_per_source && *src_count(ip) >= tp_iotgw.max_per_source) {
+		/* a flood from one address fills its own share, not the table */
+		tp_iotgw_sess.rejected_source++;
+		send_aare(io, ip, port, TP_PHD_REJECTED_TRANSIENT);
+		return;
+	}
+	idx = -ENOSPC;
+	if (tp_ae_count() < tp_iotgw.max_sessions || evict_idle(io) == 0)
+		idx = tp_ae_create(ip, port, ai->system_id.p);
 	if (idx < 0) {
 		/* the table is full: bounded, whatever the agents do */
 		tp_iotgw_sess.rejected_full++;
 		send_aare(io, ip, port, TP_PHD_REJECTED_TRANSIENT);
 		return;
 	}
+	session_link(idx);
 	struct tp_ae *e = &tp_ae_table[idx];
 	e->config_id = ai->dev_config_id;
 	e->last_ms = io->now_ms;
@@ -322,7 +464,7 @@ void tp_iotgw_session_expire(uint64_t now, uint32_t (*last_seen)(int idx))
 		uint64_t seen = (uint64_t)last_seen(i) * 1000;
 		uint64_t last = seen > e->last_ms ? seen : e->last_ms;
 		if (now - last > tp_iotgw.session_timeout_ms) {
-			tp_ae_delete(i);
+			session_delete(i);
 			tp_iotgw_sess.timed_out++;
 		}
 	}

@@ -229,6 +229,7 @@ void tp_iotgw_single_input(struct tp_worker *w, struct rte_mbuf *m, const uint8_
 	    /* the control thread's clock: it runs the timeouts (vDSO, no system call) */
 	    .io = {.send = agent_send,
 		   .registration = sync_registration,
+		   .last_seen = tp_iotgw_last_seen,
 		   .now_ms = tp_ctl_now_ms()},
 	    .link = {.send = cse_send, .recv = cse_recv, .now_ms = link_now},
 	    .w = w,

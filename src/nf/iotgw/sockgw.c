@@ -241,6 +241,11 @@ int main(int argc, char **argv)
 	/* seed 000's socket baseline registers at once, without reading the MDS
 	 * attributes (as the single plane; README, Decisions) */
 	tp_iotgw.no_mds_get = true;
+	/* nor did it bound the sessions of one source: the benchmark's agents share one
+	 * address */
+	tp_iotgw.max_per_source = 0;
+	io.last_seen = last_seen;
+	tp_iotgw.delivery = TP_IOTGW_DELIVERY_FORGET; /* NON, as its old system */
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		char *colon;
 		switch (c) {
