@@ -163,7 +163,9 @@ def test_fire_and_forget_counts_every_loss(daemon_lab: Callable[..., RouterLab])
         agent.get_rsp = vec("po_get_rsp")
         assert agent.associate(vec("po_aarq")) == 0
         agent.report(po_report(0x1238, 98))
+        # both measurements of the first report stored before the IN-CSE stops
         assert len(acme.instances(f"cse-in/{PO}/spo2", at_least=1)) == 1
+        assert len(acme.instances(f"cse-in/{PO}/pulse-rate", at_least=1)) == 1
         acme.stop()
         wait_for("the gateway to see the IN-CSE down", lambda: not show(lab)["delivery"]["cse_up"])
         for i in range(3):  # answered by the gateway, stored nowhere
