@@ -415,8 +415,20 @@ static long plain_len(const char *s)
 #define CIN_UNIT ",\\\"unit\\\":\\\""
 #define CIN_TIME ",\\\"time\\\":\\\""
 #define CIN_QUOTE "\\\""
+
 #define CIN_TAIL "}\"}}"
 #define SLEN(s) (sizeof(s) - 1)
+
+/* key, then len plain bytes of val, then the closing escaped quote, at o; past them */
+static char *put_field(char *o, const char *key, size_t klen, const char *val, size_t len)
+{
+	memcpy(o, key, klen);
+	o += klen;
+	memcpy(o, val, len);
+	o += len;
+	memcpy(o, CIN_QUOTE, SLEN(CIN_QUOTE));
+	return o + SLEN(CIN_QUOTE);
+}
 
 int tp_m2m_cin_measure_put(char *dst, size_t cap, const struct tp_m2m_measure *m)
 {
@@ -463,22 +475,10 @@ int tp_m2m_cin_measure_put(char *dst, size_t cap, const struct tp_m2m_measure *m
 	o += SLEN(CIN_HEAD);
 	memcpy(o, m->value != NULL ? m->value : "null", (size_t)vl);
 	o += vl;
-	if (m->unit != NULL) {
-		memcpy(o, CIN_UNIT, SLEN(CIN_UNIT));
-		o += SLEN(CIN_UNIT);
-		memcpy(o, m->unit, (size_t)ul);
-		o += ul;
-		memcpy(o, CIN_QUOTE, SLEN(CIN_QUOTE));
-		o += SLEN(CIN_QUOTE);
-	}
-	if (m->time != NULL) {
-		memcpy(o, CIN_TIME, SLEN(CIN_TIME));
-		o += SLEN(CIN_TIME);
-		memcpy(o, m->time, (size_t)tl);
-		o += tl;
-		memcpy(o, CIN_QUOTE, SLEN(CIN_QUOTE));
-		o += SLEN(CIN_QUOTE);
-	}
+	if (m->unit != NULL)
+		o = put_field(o, CIN_UNIT, SLEN(CIN_UNIT), m->unit, (size_t)ul);
+	if (m->time != NULL)
+		o = put_field(o, CIN_TIME, SLEN(CIN_TIME), m->time, (size_t)tl);
 	memcpy(o, CIN_TAIL, SLEN(CIN_TAIL));
 	o += SLEN(CIN_TAIL);
 	return (int)(o - dst);

@@ -507,9 +507,6 @@ uint64_t tp_iotgw_delivery_forget_lost(void)
 
 int tp_iotgw_delivery_init(struct tp_iotgw_io *io)
 {
-	struct sockaddr_in to = {.sin_family = AF_INET,
-				 .sin_port = htons(tp_iotgw.cse_port),
-				 .sin_addr.s_addr = htonl(tp_iotgw.cse_ip)};
 	unsigned int seed;
 	int ret;
 
@@ -519,12 +516,11 @@ int tp_iotgw_delivery_init(struct tp_iotgw_io *io)
 	srandom(seed);
 	next_mid = (uint16_t)random();
 	boot_id = (uint32_t)random();
-	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (sock < 0)
-		return -errno;
-	if (connect(sock, (struct sockaddr *)&to, sizeof(to)) < 0) {
-		ret = -errno;
-		goto close_sock;
+	sock = tp_iotgw_cse_socket();
+	if (sock < 0) {
+		ret = sock;
+		sock = -1;
+		return ret;
 	}
 	if (tp_iotgw.delivery == TP_IOTGW_DELIVERY_CONFIRMED) {
 		cap = tp_iotgw.max_pending;
@@ -559,7 +555,6 @@ free_queue:
 	free(rfree);
 	free(queue);
 	active = false;
-close_sock:
 	close(sock);
 	sock = -1;
 	return ret;

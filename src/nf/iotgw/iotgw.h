@@ -335,6 +335,10 @@ uint64_t tp_iotgw_delivery_forget_lost(void);
 int tp_iotgw_control_start(void);
 void tp_iotgw_registrar_start(int idx);
 void tp_iotgw_registrar_tick(void);
+/* A UDP socket connected to the IN-CSE (non-blocking): its fd, or -errno. The
+ * registrar's and delivery's own; a connected socket takes datagrams from the
+ * IN-CSE's address and port only. */
+int tp_iotgw_cse_socket(void);
 int tp_iotgw_registrar_init(void);
 
 /* --- single plane (single.c): signaling inline on the worker --- */

@@ -131,19 +131,32 @@ void tp_iotgw_registrar_tick(void)
 	}
 }
 
-int tp_iotgw_registrar_init(void)
+int tp_iotgw_cse_socket(void)
 {
 	struct sockaddr_in to = {.sin_family = AF_INET,
 				 .sin_port = htons(tp_iotgw.cse_port),
 				 .sin_addr.s_addr = htonl(tp_iotgw.cse_ip)};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		int ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int tp_iotgw_registrar_init(void)
+{
 	int ret;
 
-	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (sock < 0)
-		return -errno;
-	if (connect(sock, (struct sockaddr *)&to, sizeof(to)) < 0) {
-		ret = -errno;
-		goto close_sock;
+	sock = tp_iotgw_cse_socket();
+	if (sock < 0) {
+		ret = sock;
+		sock = -1;
+		return ret;
 	}
 	if ((ret = tp_ctl_add_fd(sock, sock_readable, NULL)) < 0)
 		goto close_sock;
