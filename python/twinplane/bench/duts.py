@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import json
 import os
 import platform
 import re
@@ -215,6 +216,49 @@ def cpu_busy(seconds: float = 1.0, cpus: tuple[int, ...] = (DUT_CPU, GEN_CPU)) -
         total = sum(d.values())
         out[c] = (total - d["idle"] - d["iowait"]) / total if total else 0.0
     return out
+
+
+def xcpu_probe_binary() -> Path:
+    return Path(os.environ.get("TP_XCPU_PROBE", build_dir() / "src" / "tp-xcpu-probe"))
+
+
+def xcpu_probe(cpus: tuple[int, int] = (DUT_CPU, GEN_CPU)) -> dict[str, Any] | None:
+    """The host placement of two vCPUs, as the round trip of a cache line between
+    them (``src/tools/xcpu-probe.c``): about 50-90 ns when the host runs them on
+    cores that share a cache, 150-400 ns or 1,100+ ns when it does not. Every frame
+    on a memif wire crosses between the generator's CPU and the DUT's, so a DUT's
+    cycles per packet there move by up to 3x with this (docs/results/README.md).
+
+    Runs for ~20-30 ms under SCHED_FIFO, so it preempts the busy-polling generator
+    and DUT: call it between trials, never during one. None when the probe is not
+    built or fails."""
+    exe = xcpu_probe_binary()
+    if not exe.exists():
+        return None
+    try:
+        out = subprocess.run(
+            ["chrt", "-f", "50", str(exe), str(cpus[0]), str(cpus[1]), "1000", "7"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    try:
+        d = json.loads(out.stdout)
+    except ValueError:
+        return None
+    return {"rtt_ns": d["rtt_ns"], "rtt_ns_min": d["rtt_ns_min"]}
+
+
+def placement(rtt_ns: float | None) -> str | None:
+    """A probe's round trip as a class: ``near`` (the two vCPUs share a cache, under
+    120 ns), ``mid`` (under 600 ns) or ``far``."""
+    if rtt_ns is None:
+        return None
+    return "near" if rtt_ns < 120 else "mid" if rtt_ns < 600 else "far"
 
 
 def wait_quiet(
@@ -786,6 +830,7 @@ class Testbed:
         gen_eal: str | None = None,
         disturb_ms: float = 2.0,
         nice: int | None = -20,
+        probe: bool = True,
     ) -> None:
         if wire not in WIRES:
             raise ValueError(f"unknown wire {wire!r}")
@@ -805,6 +850,8 @@ class Testbed:
         self.gen_eal = gen_eal
         self.disturb_ms = disturb_ms
         self.nice = nice
+        # tp-xcpu-probe before each trial: the vCPUs' placement (xcpu_probe)
+        self.probe = probe
         self.reniced: dict[int, int] = {}  # tid -> nice before, for threads not ours
         self.watch = CpuWatch()
         self.namespaces: list[Netns] = []
@@ -974,9 +1021,12 @@ class Testbed:
         def fn(rate: float, duration: float) -> TrialResult:
             if not self.dut.running():
                 raise DutError(f"{self.wire}/{self.dut_name}: the DUT died\n{self.dut.logs()}")
+            probe = xcpu_probe() if self.probe else None
             a = self.watch.snapshot()
             r = inner(rate, duration)
             b = self.watch.snapshot()
+            if probe is not None:
+                r.extra["xcpu_rtt_ns"] = probe["rtt_ns"]
             w = self.watch.wait_ms(a, b)
             r.extra["cpu_wait_ms"] = {k: round(v, 3) for k, v in w.items()}
             r.extra["others_share"] = self.watch.others_share(a, b)
