@@ -91,6 +91,7 @@ MODES: dict[str, dict[str, Any]] = {
         "loss_stop_after_zero": 0,
         "latency_duration": 1.0,
         "cost_duration": 3.0,
+        "cost_rounds": 10,
         "retries": 1,
         "search": "mlr",
     },
@@ -107,6 +108,7 @@ MODES: dict[str, dict[str, Any]] = {
         "loss_stop_after_zero": 0,
         "latency_duration": 0.5,
         "cost_duration": 2.0,
+        "cost_rounds": 2,
         "retries": 1,
         "search": "mlr",
     },
@@ -127,6 +129,7 @@ MODES: dict[str, dict[str, Any]] = {
         "search": "binary",
         "latency_duration": 120.0,
         "cost_duration": 10.0,
+        "cost_rounds": 0,
         "retries": 0,
     },
 }
@@ -211,6 +214,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=float,
         default=0.9,
         help="cost trial rate as a fraction of the DUT's 64 B PDR in the same repetition",
+    )
+    ap.add_argument(
+        "--cost-rounds",
+        type=int,
+        help="after the repetitions, this many rounds of back-to-back cost trials of "
+        "--cost-round-duts, each with the host-placement probe (default 10; quick 2)",
+    )
+    ap.add_argument(
+        "--cost-round-duts",
+        default="twinplane_memif,l3fwd_memif,kernel_veth",
+        help="DUT_WIRE keys of the cost rounds",
     )
     ap.add_argument(
         "--memif-rsize",
@@ -306,6 +320,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.plan = [(w, d) for w in args.wires for d in want if w in D.DUT_CLASSES[d].wires]
     if args.nice == 99:
         args.nice = None
+    args.cost_round_keys = tuple(
+        k
+        for k in args.cost_round_duts.split(",")
+        if k and (k.rsplit("_", 1)[-1], k.rsplit("_", 1)[0]) in args.plan
+    )
+    for k in args.cost_round_duts.split(","):
+        if k and k not in COST_KEYS:
+            ap.error(f"--cost-round-duts: unknown key {k!r} (one of {', '.join(COST_KEYS)})")
     return args
 
 
@@ -350,7 +372,7 @@ class Runner:
                 total += len(a.loss_sizes) * 1.0
             if not a.no_cost and f"{d}_{w}" in COST_KEYS:
                 total += 0.3
-        return total * a.reps
+        return total * a.reps + 0.4 * len(a.cost_round_keys) * max(0, a.cost_rounds)
 
     def advance(self, units: float, status: str | None = None) -> None:
         self.units_done += units
@@ -532,7 +554,13 @@ class Runner:
         )
 
     def cost(
-        self, tb: D.Testbed, rep: int, key: str, pdr_by_size: dict[int, float], label: str
+        self,
+        tb: D.Testbed,
+        rep: int,
+        key: str,
+        pdr_by_size: dict[int, float],
+        label: str,
+        round_no: int | None = None,
     ) -> None:
         a = self.a
         size = 64 if 64 in pdr_by_size else min(pdr_by_size)
@@ -548,9 +576,15 @@ class Runner:
         c = tb.dut.cost(before, after) if before is not None else None
         if c is None:
             return
+        after_probe = D.xcpu_probe()
         c.update(
             {
-                "rep": rep + 1,
+                "rep": rep + 1 if round_no is None else None,
+                "phase": "repetition" if round_no is None else "round",
+                "round": round_no,
+                "xcpu_rtt_ns": r.extra.get("xcpu_rtt_ns"),
+                "xcpu_rtt_ns_after": after_probe["rtt_ns"] if after_probe else None,
+                "placement": D.placement(r.extra.get("xcpu_rtt_ns")),
                 "size": size,
                 "load_pps": rate,
                 "load_fraction_of_pdr": a.cost_load,
@@ -562,6 +596,8 @@ class Runner:
             c["implied_core_capacity_pps"] = self.hz / c["cycles_per_pkt"]
         self.raw["cost"].setdefault(key, []).append(c)
         cpp = c.get("cycles_per_pkt")
+        if c["xcpu_rtt_ns"] is not None:
+            label += f" (probe {c['xcpu_rtt_ns']:.0f} ns, {c['placement']})"
         self.say(
             f"[{label}] cost at {rate / 1e6:.3f} Mpps ({size} B): "
             + (f"{cpp:.0f} cycles/packet" if cpp else "no packets forwarded")
@@ -595,6 +631,8 @@ class Runner:
             if not a.no_isolate:
                 self.iso = stack.enter_context(D.CpuIsolation(D.DUT_CPU))
             self.run_plan(done)
+            if a.cost_rounds > 0 and not a.no_cost and a.cost_round_keys:
+                self.cost_rounds()
         self.progress.close()
         self.finish(partial=False)
         print(
@@ -662,6 +700,57 @@ class Runner:
                         "of a CPU): results dropped, redoing"
                     )
                 self.finish(partial=True)  # keep what we have so far
+
+    def cost_rounds(self) -> None:
+        """Rounds of back-to-back cost trials, one per key of --cost-round-duts in
+        turn (the order rotating by round), each at the load of the repetitions' cost
+        trials (cost_load x the median 64 B PDR), each with the placement probe before
+        and after: costs compared within a round ran seconds apart, mostly in one
+        placement of the host's vCPUs, and the probe says when not (docs: *Cost*)."""
+        a = self.a
+        pdr: dict[str, float] = {}
+        for key in a.cost_round_keys:
+            dut, wire = key.rsplit("_", 1)
+            runs = self.raw["search"].get(wire, {}).get(dut, {}).get("64", [])
+            vals = [r["pdr_rate_pps"] for r in runs if r.get("pdr_rate_pps")]
+            if vals:
+                pdr[key] = statistics.median(vals)
+            else:
+                self.say(f"[cost rounds] {key}: no 64 B PDR from the repetitions, left out")
+        keys = [k for k in a.cost_round_keys if k in pdr]
+        for rnd in range(a.cost_rounds):
+            order = keys[rnd % len(keys) :] + keys[: rnd % len(keys)] if keys else []
+            for key in order:
+                dut, wire = key.rsplit("_", 1)
+                label = f"cost round {rnd + 1}/{a.cost_rounds} {wire}/{dut}"
+                if self.iso is not None:
+                    self.iso.sweep()
+                try:
+                    tb = D.Testbed(
+                        wire,
+                        dut,
+                        self.work,
+                        bins=self.bins,
+                        tsc=self.hz,
+                        memif_rsize=a.memif_rsize,
+                        nice=a.nice,
+                    )
+                    self.status(f"{label}: starting")
+                    tb.start((64,))
+                    try:
+                        # settle: the first frames through a fresh DUT warm its caches
+                        self.trial_fn(tb, 64, label, retries=False)(a.cost_load * pdr[key], 0.3)
+                        self.cost(tb, -1, key, {64: pdr[key]}, label, round_no=rnd + 1)
+                    finally:
+                        tb.close()
+                except Exception as e:  # noqa: BLE001 - reported, the rest goes on
+                    msg = f"{type(e).__name__}: {e}"
+                    self.errors.append(
+                        {"phase": "cost rounds", "round": rnd + 1, "key": key, "error": msg}
+                    )
+                    self.say(f"[{label}] FAILED: {msg}")
+                self.advance(0.4)
+            self.finish(partial=True)
 
     def load_partial(self, path: Path) -> set[tuple[int, str, str]]:
         """Take the finished wire/DUT pairs of an interrupted run; drop what an
@@ -770,6 +859,16 @@ def summarize_cost(
             cost[key]["busy_share"] = spread(r.get("busy_share") for r in runs)
             cost[key]["unaccounted_share"] = spread(r.get("unaccounted_share") for r in runs)
 
+        by_pl: dict[str, list[float]] = {}
+        for r in runs:
+            if r.get("placement") and r.get("cycles_per_pkt"):
+                by_pl.setdefault(r["placement"], []).append(r["cycles_per_pkt"])
+        if by_pl:
+            cost[key]["cycles_per_pkt_by_placement"] = {
+                pl: spread(v)
+                for pl, v in sorted(by_pl.items(), key=lambda kv: PLACEMENTS.index(kv[0]))
+            }
+
     def cmed(k: str) -> float | None:
         return (cost.get(k) or {}).get("cycles_per_pkt", {}).get("median")
 
@@ -785,7 +884,57 @@ def summarize_cost(
         n, d = cmed(num), cmed(den)
         if n and d:
             ratios[f"{num}_over_{den}"] = n / d
+    ratios["paired"] = paired_cost_ratios(raw)
     return cost, ratios
+
+
+PLACEMENTS = ("near", "mid", "far")
+PAIRED = (
+    ("kernel_veth", "twinplane_memif"),
+    ("kernel_veth", "l3fwd_memif"),
+    ("twinplane_memif", "l3fwd_memif"),
+)
+
+
+def run_placement(r: dict[str, Any]) -> str | None:
+    """A cost trial's placement when the probes before and after it agree, else None."""
+    a, b = D.placement(r.get("xcpu_rtt_ns")), D.placement(r.get("xcpu_rtt_ns_after"))
+    return a if a is not None and a == b else None
+
+
+def paired_cost_ratios(raw: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Cost ratios within each cost round (trials seconds apart): per round, and
+    their median and spread over all rounds and over the rounds whose two trials
+    ran in one placement of the host's vCPUs (both probes of both trials agree)."""
+    out: dict[str, Any] = {}
+    by_round: dict[str, dict[int, dict[str, Any]]] = {}
+    for key, runs in raw.items():
+        for r in runs:
+            if r.get("phase") == "round" and r.get("cycles_per_pkt"):
+                by_round.setdefault(key, {})[r["round"]] = r
+    for num, den in PAIRED:
+        rounds = []
+        for rnd in sorted(set(by_round.get(num, {})) & set(by_round.get(den, {}))):
+            n, d = by_round[num][rnd], by_round[den][rnd]
+            pn, pd = run_placement(n), run_placement(d)
+            rounds.append(
+                {
+                    "round": rnd,
+                    "ratio": n["cycles_per_pkt"] / d["cycles_per_pkt"],
+                    "placement": pn if pn == pd else None,
+                    "placements": [pn, pd],
+                    "xcpu_rtt_ns": [n.get("xcpu_rtt_ns"), d.get("xcpu_rtt_ns")],
+                }
+            )
+        if not rounds:
+            continue
+        e: dict[str, Any] = {"all": spread(x["ratio"] for x in rounds), "rounds": rounds}
+        for pl in PLACEMENTS:
+            v = [x["ratio"] for x in rounds if x["placement"] == pl]
+            if v:
+                e[pl] = spread(v)
+        out[f"{num}_over_{den}"] = e
+    return out
 
 
 def build_doc(run: Runner, partial: bool) -> dict[str, Any]:
@@ -825,6 +974,8 @@ def build_doc(run: Runner, partial: bool) -> dict[str, Any]:
             "loss_stop_after_zero": a.loss_stop_after_zero,
             "latency_trial_s": a.latency_duration,
             "cost_trial_s": a.cost_duration,
+            "cost_rounds": a.cost_rounds,
+            "cost_round_keys": list(a.cost_round_keys),
             "cost_load_fraction_of_pdr": a.cost_load,
             "memif_rsize": a.memif_rsize,
             "nice": a.nice,
@@ -1233,6 +1384,21 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
             + ". The veth figures of the DPDK DUTs include the AF_XDP system calls their core "
             "makes; see *Cost*."
         )
+    kt = (r.get("paired") or {}).get("kernel_veth_over_twinplane_memif")
+    if kt:
+        L.append(
+            "- Paired within cost rounds (trials half a minute apart), kernel on veth / "
+            f"twinplane on memif: all rounds **{kt['all']['median']:.1f}x** "
+            f"({kt['all']['min']:.1f}-{kt['all']['max']:.1f}, {kt['all']['n']} rounds)"
+            + "".join(
+                f"; {pl} placement **{kt[pl]['median']:.1f}x** ({kt[pl]['min']:.1f}-"
+                f"{kt[pl]['max']:.1f}, {kt[pl]['n']})"
+                for pl in PLACEMENTS
+                if kt.get(pl)
+            )
+            + ". The placement is that of the host's two vCPUs (*Cost*: a memif DUT pays "
+            "the cross-CPU transfer of every frame, 3x dearer when they share no cache)."
+        )
     L.append("")
 
     # NDR tables
@@ -1358,6 +1524,67 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
                     "entry to the interrupt), so wall - idle is the figure to trust."
                 ),
             ]
+        bypl = {
+            k: c["cycles_per_pkt_by_placement"]
+            for k, c in cost.items()
+            if c.get("cycles_per_pkt_by_placement")
+        }
+        if bypl:
+            L += [
+                "",
+                "### The host's placement of the two vCPUs",
+                "",
+                (
+                    "This machine is a KVM guest whose host moves its two vCPUs, every minute "
+                    "or two, between cores that share a cache and cores that do not. "
+                    "`tp-xcpu-probe` (src/tools/xcpu-probe.c) measures it between trials: "
+                    f"the round trip of one cache line between CPU {dut_cpu} and the generator's "
+                    "CPU (two threads under SCHED_FIFO handing it back and forth; median of 7 "
+                    "blocks of 1,000). Classes: *near* under 120 ns (a shared cache; ~50 ns "
+                    "here), *mid* under 600 ns (~180-400 ns), *far* above (~1,200 ns). Every "
+                    "frame on memif crosses between the two CPUs twice through shared memory "
+                    "(the generator writes it, the DUT copies it in; the DUT copies it out, "
+                    "the generator reads it), so a memif DUT's cycles per packet follow the "
+                    "placement; the kernel's far larger cost on veth moves less."
+                ),
+                "",
+                "Cycles per packet by placement (probe before the trial; all cost trials: "
+                "repetitions and rounds), median (min-max) [trials]:",
+                "",
+                "| DUT | wire | " + " | ".join(PLACEMENTS) + " |",
+                "|---|---|" + "---:|" * len(PLACEMENTS),
+            ]
+            for k in COST_KEYS:
+                if k not in bypl:
+                    continue
+                c = cost[k]
+                cells = []
+                for pl in PLACEMENTS:
+                    v = bypl[k].get(pl)
+                    cells.append(f"{_cell(v, 1, 0)} [{v['n']}]" if v else "-")
+                L.append(f"| {c['dut']} | {c['wire']} | " + " | ".join(cells) + " |")
+        pr = (r or {}).get("paired") or {}
+        if pr:
+            L += [
+                "",
+                (
+                    f"**Cost rounds**: {p.get('cost_rounds', 0)} rounds of back-to-back cost "
+                    "trials (" + ", ".join(p.get("cost_round_keys") or []) + ", a fresh "
+                    "testbed each, the order rotating by round), each at the load of the "
+                    "repetitions' cost trials for that DUT; a round's trials run within about "
+                    "half a minute, so their ratio is paired. A pair counts for a placement "
+                    "when the probes before and after both its trials agree."
+                ),
+                "",
+                "| ratio (per round) | all rounds | " + " | ".join(PLACEMENTS) + " |",
+                "|---|---:|" + "---:|" * len(PLACEMENTS),
+            ]
+            for name, e in pr.items():
+                cells = [f"{_cell(e['all'], 1, 2)} [{e['all']['n']}]"]
+                for pl in PLACEMENTS:
+                    v = e.get(pl)
+                    cells.append(f"{_cell(v, 1, 2)} [{v['n']}]" if v else "-")
+                L.append(f"| {name.replace('_over_', ' / ')} | " + " | ".join(cells) + " |")
         if r:
             L += [
                 "",

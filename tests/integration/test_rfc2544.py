@@ -473,3 +473,44 @@ def test_xcpu_probe_measures_a_round_trip_between_busy_cpus() -> None:
     ):
         r = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=10)
         assert r.returncode == 2 and reason in r.stderr, (args, r.stderr)
+
+
+def test_cost_rounds_pair_ratios_by_placement() -> None:
+    """bench/rfc2544_ip4.py: a cost round's ratio counts for a placement only when the
+    probes before and after both trials agree; every round counts for 'all'."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "rfc2544_ip4.py"
+    spec = importlib.util.spec_from_file_location("rfc2544_ip4_bench", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+
+    def run(rnd: int, cpp: float, before: float, after: float) -> dict:
+        return {
+            "phase": "round",
+            "round": rnd,
+            "cycles_per_pkt": cpp,
+            "xcpu_rtt_ns": before,
+            "xcpu_rtt_ns_after": after,
+        }
+
+    raw = {
+        "kernel_veth": [
+            run(1, 2700, 50, 52),
+            run(2, 3900, 400, 390),
+            run(3, 2800, 55, 1200),
+            {"phase": "repetition", "round": None, "cycles_per_pkt": 1.0},
+        ],
+        "twinplane_memif": [run(1, 135, 51, 53), run(2, 390, 1250, 1180), run(3, 140, 50, 50)],
+    }
+    pr = mod.paired_cost_ratios(raw)
+    e = pr["kernel_veth_over_twinplane_memif"]
+    assert [x["round"] for x in e["rounds"]] == [1, 2, 3]
+    assert e["all"]["n"] == 3
+    assert e["all"]["median"] == pytest.approx(2800 / 140)
+    assert e["near"]["n"] == 1 and e["near"]["median"] == pytest.approx(20.0)
+    assert "mid" not in e and "far" not in e  # round 2: mid vs far; round 3: probes disagree
+    assert e["rounds"][1]["placements"] == ["mid", "far"]
+    assert e["rounds"][2]["placement"] is None
+    assert "kernel_veth_over_l3fwd_memif" not in pr
