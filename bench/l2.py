@@ -60,6 +60,19 @@ CHAIN_LENGTHS = (1, 2, 3, 4)
 # chain DUTs: the switch between the generator's two memif ports, n NFs hung on it
 
 
+def search_placement(rtts: list[float | None]) -> dict[str, Any]:
+    """A search's placement (duts.placement) from its trials' probes: the class of at
+    least 80 % of them, else None (the host moved the vCPUs during the search)."""
+    classes = [D.placement(x) for x in rtts if x is not None]
+    if not classes:
+        return {"placement": None, "xcpu_rtt_ns": None}
+    top = max(set(classes), key=classes.count)
+    return {
+        "placement": top if classes.count(top) >= 0.8 * len(classes) else None,
+        "xcpu_rtt_ns": statistics.median(x for x in rtts if x is not None),
+    }
+
+
 def nf_ports_client(backend: str, socks: tuple[str, str]) -> tuple[str, str]:
     if backend == "memif":
         return (
@@ -284,11 +297,13 @@ class Runner:
                         "attempts",
                         "retried_loss",
                         "retried_cpu_wait_ms",
+                        "xcpu_rtt_ns",
                     )
                 }
                 for t in res.trials
             ],
         }
+        out.update(search_placement([t.get("xcpu_rtt_ns") for t in res.trials]))
         self.say(
             f"{label} {size}B: NDR {out['ndr_pps'] / 1e6:.3f} PDR {out['pdr_pps'] / 1e6:.3f} Mpps"
         )
@@ -533,6 +548,23 @@ class Runner:
                 ratios.append(t["64"]["ndr_pps"] / o["64"]["ndr_pps"])
         out["ndr_64_twinplane_over_ovsdpdk"] = spread(ratios) if ratios else None
         out["ndr_64_ratio_per_rep"] = ratios
+        # the same pairs, classed by the host's placement of the two vCPUs when both
+        # searches of the pair ran in one (duts.xcpu_probe; README Decisions)
+        by_pl: dict[str, list[float]] = {}
+        pairs = []
+        for t in sw.get("memif/twinplane-l2", []):
+            o = ovs_by_rep.get(t.get("rep"))
+            if not (o and "64" in t and "64" in o and o["64"]["ndr_pps"]):
+                continue
+            pt, po = t["64"].get("placement"), o["64"].get("placement")
+            ratio = t["64"]["ndr_pps"] / o["64"]["ndr_pps"]
+            pairs.append({"rep": t.get("rep"), "ratio": ratio, "placements": [pt, po]})
+            if pt is not None and pt == po:
+                by_pl.setdefault(pt, []).append(ratio)
+        out["ndr_64_pairs"] = pairs
+        out["ndr_64_twinplane_over_ovsdpdk_by_placement"] = {
+            pl: spread(v) for pl, v in sorted(by_pl.items())
+        }
         table = {}
         for key in sw:
             table[key] = {
@@ -627,6 +659,30 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
                  "NDR moves by 2x from one minute to the next on this machine (a neighbour "
                  "taking a CPU for a millisecond loses frames whatever the switch): hence "
                  "many pairs and their median.\n")  # fmt: skip
+    bp = s.get("ndr_64_twinplane_over_ovsdpdk_by_placement") or {}
+    if s.get("ndr_64_pairs"):
+        L.append(
+            "The host moves this guest's two vCPUs between cores that share a cache and "
+            "cores that do not, every minute or two, and every frame on memif crosses "
+            "between them: `tp-xcpu-probe` times a cache line's round trip between the two "
+            "CPUs before each trial (*near* under 120 ns, *mid* under 600, *far* above; "
+            "README Decisions). A search's placement is its trials' when at least 80 % of "
+            "them agree. Pairs whose two searches ran in one placement: "
+            + (
+                ", ".join(
+                    f"{pl} {v['median']:.2f}x ({v['min']:.2f}-{v['max']:.2f}, {v['n']} pairs)"
+                    for pl, v in bp.items()
+                )
+                if bp
+                else "none"
+            )
+            + "; each pair's placements: "
+            + ", ".join(
+                f"{x['ratio']:.2f} ({'/'.join(pl or 'mixed' for pl in x['placements'])})"
+                for x in s["ndr_64_pairs"]
+            )
+            + ".\n"
+        )
     L.append("## Switching (RFC 2544, NDR / PDR 0.5 %, Mpps; median of repetitions, "
              "64 B on memif also over part ndr64's searches)\n")  # fmt: skip
     sizes = doc["params"]["sizes"]
