@@ -889,6 +889,46 @@ def summarize_cost(
 
 
 PLACEMENTS = ("near", "mid", "far")
+
+
+def ndr_ratios_by_placement(doc: dict[str, Any]) -> dict[str, Any]:
+    """twinplane's and l3fwd's NDR on each wire and size: the ratio per repetition
+    (the two searches of a repetition run minutes apart), and by the placement of the
+    host's vCPUs that each search ran in (duts.search_placement: 80 % of its trials
+    agreeing), the ratio of the medians of the searches in that placement."""
+    out: dict[str, Any] = {}
+    for wire in ("memif", "veth"):
+        t_by = doc.get(wire, {}).get("twinplane", {})
+        l_by = doc.get(wire, {}).get("l3fwd", {})
+        for size in sorted(set(t_by) & set(l_by), key=int):
+            t_reps = {r["rep"]: r for r in t_by[size]["reps"]}
+            l_reps = {r["rep"]: r for r in l_by[size]["reps"]}
+            per_rep = [
+                t_reps[k]["ndr_pps"] / l_reps[k]["ndr_pps"]
+                for k in sorted(set(t_reps) & set(l_reps))
+                if l_reps[k]["ndr_pps"]
+            ]
+            by: dict[str, dict[str, list[float]]] = {}
+            for dut, reps in (("twinplane", t_reps), ("l3fwd", l_reps)):
+                for r in reps.values():
+                    pl = D.search_placement([t.get("xcpu_rtt_ns") for t in r.get("trials", [])])
+                    if pl["placement"]:
+                        by.setdefault(pl["placement"], {}).setdefault(dut, []).append(r["ndr_pps"])
+            bp = {}
+            for pl in PLACEMENTS:
+                e = by.get(pl, {})
+                if e.get("twinplane") and e.get("l3fwd"):
+                    tm, lm = statistics.median(e["twinplane"]), statistics.median(e["l3fwd"])
+                    bp[pl] = {
+                        "ratio": tm / lm if lm else None,
+                        "twinplane_ndr_pps": spread(e["twinplane"]),
+                        "l3fwd_ndr_pps": spread(e["l3fwd"]),
+                    }
+            out.setdefault(f"ndr_twinplane_over_l3fwd_{wire}_per_rep", {})[size] = per_rep
+            out.setdefault(f"ndr_twinplane_over_l3fwd_{wire}_by_placement", {})[size] = bp
+    return out
+
+
 PAIRED = (
     ("kernel_veth", "twinplane_memif"),
     ("kernel_veth", "l3fwd_memif"),
@@ -1043,6 +1083,7 @@ def build_doc(run: Runner, partial: bool) -> dict[str, Any]:
             l3 = doc.get(wire, {}).get("l3fwd", {}).get(size, {}).get("ndr_pps", {}).get("median")
             if t and l3:
                 ratios.setdefault(f"ndr_twinplane_over_l3fwd_{wire}", {})[size] = t / l3
+    ratios.update(ndr_ratios_by_placement(doc))
     doc["ratios"] = ratios
     # which results the wire (or the generator) limits: NDR within 10 % of the loopback's
     limited: dict[str, Any] = {}
@@ -1384,6 +1425,28 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
             + ". The veth figures of the DPDK DUTs include the AF_XDP system calls their core "
             "makes; see *Cost*."
         )
+    for wire in ("memif", "veth"):
+        for size, v in (r.get(f"ndr_twinplane_over_l3fwd_{wire}") or {}).items():
+            per = (r.get(f"ndr_twinplane_over_l3fwd_{wire}_per_rep") or {}).get(size) or []
+            bp = (r.get(f"ndr_twinplane_over_l3fwd_{wire}_by_placement") or {}).get(size) or {}
+            L.append(
+                f"- NDR twinplane / l3fwd on {wire} at {size} B: {v:.2f} (ratio of the "
+                "medians)"
+                + ("; per repetition " + ", ".join(f"{x:.2f}" for x in per) if per else "")
+                + (
+                    "; by the placement each search ran in: "
+                    + ", ".join(
+                        f"{pl} {e['ratio']:.2f} ({e['twinplane_ndr_pps']['median'] / 1e6:.2f} "
+                        f"vs {e['l3fwd_ndr_pps']['median'] / 1e6:.2f} Mpps, "
+                        f"{e['twinplane_ndr_pps']['n']} and {e['l3fwd_ndr_pps']['n']} searches)"
+                        for pl, e in bp.items()
+                        if e.get("ratio")
+                    )
+                    if bp
+                    else ""
+                )
+                + "."
+            )
     kt = (r.get("paired") or {}).get("kernel_veth_over_twinplane_memif")
     if kt:
         L.append(
@@ -1783,6 +1846,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         doc["cost"] = cost
         doc.setdefault("ratios", {}).update(ratios)
+        doc["ratios"].update(ndr_ratios_by_placement(doc))
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / f"{STEM}.json").write_text(json.dumps(doc, indent=1) + "\n")
         write_report(doc, args.out)
