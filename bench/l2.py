@@ -60,19 +60,6 @@ CHAIN_LENGTHS = (1, 2, 3, 4)
 # chain DUTs: the switch between the generator's two memif ports, n NFs hung on it
 
 
-def search_placement(rtts: list[float | None]) -> dict[str, Any]:
-    """A search's placement (duts.placement) from its trials' probes: the class of at
-    least 80 % of them, else None (the host moved the vCPUs during the search)."""
-    classes = [D.placement(x) for x in rtts if x is not None]
-    if not classes:
-        return {"placement": None, "xcpu_rtt_ns": None}
-    top = max(set(classes), key=classes.count)
-    return {
-        "placement": top if classes.count(top) >= 0.8 * len(classes) else None,
-        "xcpu_rtt_ns": statistics.median(x for x in rtts if x is not None),
-    }
-
-
 def nf_ports_client(backend: str, socks: tuple[str, str]) -> tuple[str, str]:
     if backend == "memif":
         return (
@@ -303,7 +290,7 @@ class Runner:
                 for t in res.trials
             ],
         }
-        out.update(search_placement([t.get("xcpu_rtt_ns") for t in res.trials]))
+        out.update(D.search_placement([t.get("xcpu_rtt_ns") for t in res.trials]))
         self.say(
             f"{label} {size}B: NDR {out['ndr_pps'] / 1e6:.3f} PDR {out['pdr_pps'] / 1e6:.3f} Mpps"
         )

@@ -43,6 +43,7 @@ import re
 import secrets
 import shlex
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -259,6 +260,23 @@ def placement(rtt_ns: float | None) -> str | None:
     if rtt_ns is None:
         return None
     return "near" if rtt_ns < 120 else "mid" if rtt_ns < 600 else "far"
+
+
+PLACEMENTS = ("near", "mid", "far")
+
+
+def search_placement(rtts: list[float | None]) -> dict[str, Any]:
+    """A search's placement (``placement``) from its trials' probes: the class of at
+    least 80 % of them, else None (the host moved the vCPUs during the search); and
+    the probes' median round trip."""
+    classes = [placement(x) for x in rtts if x is not None]
+    if not classes:
+        return {"placement": None, "xcpu_rtt_ns": None}
+    top = max(set(classes), key=classes.count)
+    return {
+        "placement": top if classes.count(top) >= 0.8 * len(classes) else None,
+        "xcpu_rtt_ns": statistics.median(x for x in rtts if x is not None),
+    }
 
 
 def wait_quiet(
