@@ -476,7 +476,8 @@ static inline uint32_t ndn_pcc_find(const struct ndn_fwd *f, const uint8_t *key,
 {
 	for (uint32_t i = f->bucket[h & f->bucket_mask]; i; i = f->pcc[i].next) {
 		const struct ndn_pcc *e = &f->pcc[i];
-		if (e->hash == h && e->key_len == len && memcmp(ndn_pcc_key(f, e), key, len) == 0)
+		if (e->hash == h && e->key_len == len &&
+		    tp_ndn_bytes_eq(ndn_pcc_key(f, e), key, len))
 			return i;
 	}
 	return 0;
