@@ -307,8 +307,10 @@ struct ndn_fwd_stats {
 /* One forwarding context: owned by one lcore, read by the control plane for show. */
 struct ndn_fwd {
 	unsigned int idx, worker;
-	/* by enum ndn_pkt_type - 1; [3]: packets the control plane hands back to the
-	 * input stage (the first packet of an on-demand face, management's answers) */
+	/* by enum ndn_pkt_type - 1 (NULL with one data-plane lcore: it runs every stage
+	 * to completion, nothing is enqueued); [3]: packets the control plane hands back
+	 * to the input stage (the first packet of an on-demand face, management's
+	 * answers) */
 	struct tp_ring *ring[4];
 	/* PCCT */
 	uint32_t bucket_mask;
