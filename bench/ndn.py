@@ -1329,11 +1329,13 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
     L.append("## Cycles per exchange")
     L.append("")
     L.append(
-        f"At {cr / 1e3:.0f}k Interests/s, {p['cost_seconds']:g} s per trial after a 0.3 s "
-        "warm-up trial of the same stream. **Definition**: the forwarder worker's "
-        "`busy_cycles` (`show workers`: TSC cycles of the loop iterations that did any "
-        "work: receive, PIT-CS, FIB, transmit, their rings and per-loop hooks; empty polls "
-        "excluded) over the trial and its 0.2 s drain, divided by the Data packets the "
+        f"At {cr / 1e3:.0f}k Interests/s, {p['cost_seconds']:g} s per measurement "
+        f"({p.get('cost_pieces', 1)} back-to-back pieces of "
+        f"{p['cost_seconds'] / p.get('cost_pieces', 1):g} s, each after its placement probe) "
+        "after a 0.3 s warm-up trial of the same stream. **Definition**: the forwarder "
+        "worker's `busy_cycles` (`show workers`: TSC cycles of the loop iterations that did "
+        "any work: receive, PIT-CS, FIB, transmit, their rings and per-loop hooks; empty polls "
+        "excluded) over the pieces and their 0.2 s drains, divided by the Data packets the "
         "forwarder sent on the consumer's face (`ndn face show`: `tx_data` of the p0 face) "
         "over the same window. Each exchange is one Interest and one Data through the "
         "forwarder; every name is new (CS miss, PIT insert, Data into a full CS, "
