@@ -130,7 +130,7 @@ def test_fetch_from_self_registered_producer_and_cs(ndn_lab: RouterLab) -> None:
     # (each on-demand face's first packet, the registration's answer)
     rings = {r["name"]: r for r in lab.ctl("show", "rings")["rings"]}
     assert not any(n.startswith(("ndn-interest", "ndn-data", "ndn-nack")) for n in rings), rings
-    assert rings["ndn-handback-0"]["enqueued"] >= 2, rings
+    assert rings["ndn-handback-0"]["dequeued"] >= 2, rings
 
 
 def test_can_be_prefix_and_must_be_fresh(ndn_lab: RouterLab) -> None:
