@@ -31,7 +31,9 @@ Set-up (one *bed*, started afresh per repetition and Data payload size)::
 Measurements (each repetition goes through every bed; repetitions interleave):
 
 - cost: ``--cost-rate`` Interests/s (500k) for ``--cost-seconds`` (2 s) per
-  name length, after a 0.3 s warm-up trial of the same stream (fills the CS).
+  name length, after a 0.3 s warm-up trial of the same stream (fills the CS), as
+  ``--cost-pieces`` (4) back-to-back trials, each after its own placement probe,
+  combined (their summed counters); the pieces are also classed by placement.
   Cycles per exchange = the forwarder worker's ``busy_cycles`` (``show
   workers``: TSC cycles of loop iterations that did any work) over the trial
   and its drain, divided by the Data the forwarder sent to the consumer's face
@@ -53,6 +55,11 @@ Measurements (each repetition goes through every bed; repetitions interleave):
   100k and at the cost rate; IPv4 one-way latency at the cost rate's packets/s;
 - wire ceiling: the generator's consumer straight into its producer (memif
   loopback in one process, no forwarder), its capacity by the same search.
+- the host's placement of the two vCPUs (duts.xcpu_probe: ~20 ms under SCHED_FIFO)
+  before every measured trial, never during one; kept per trial (``xcpu_rtt_ns``,
+  ``placement``). Costs are reported overall and by placement, capacity by
+  placement, and each sweep point is judged against the capacity of its own
+  placement (README, Decisions: "The host's placement of the vCPUs").
 
 Usage (root; runs under the venv):
     .venv/bin/python bench/ndn.py --quick      # ~3-5 min, 1 repetition, a subset
@@ -346,12 +353,23 @@ class Bed:
         return snap
 
     def trial(
-        self, stream: str, rate: float, duration: float, drain: float = 0.2
+        self,
+        stream: str,
+        rate: float,
+        duration: float,
+        drain: float = 0.2,
+        probe: bool = True,
+        keep_hist: bool = False,
     ) -> dict[str, Any]:
-        """One trial; the generator's view and the forwarder's counters over it."""
+        """One trial; the generator's view and the forwarder's counters over it.
+        ``probe``: the host's placement of the two vCPUs measured first
+        (duts.xcpu_probe, ~20 ms under SCHED_FIFO, before the counters' first
+        snapshot so that it is no part of the trial); ``keep_hist``: the RTT
+        histogram kept (``latency_hist``) for merging trials."""
         assert self.gen is not None
         if self.daemon is not None and not self.daemon.running():
             raise RuntimeError(f"twinplane died\n{self.daemon.logs()}")
+        pr = D.xcpu_probe() if probe else None
         a, wa, sa = self.dut_snapshot(), self.watch.snapshot(), cpu_stat()
         raw = self.gen.trial_raw(stream, rate, duration=duration, drain=drain)
         b, wb, sb = self.dut_snapshot(), self.watch.snapshot(), cpu_stat()
@@ -372,9 +390,14 @@ class Bed:
             "softirq_ms": {k: round(sb[k][1] - sa[k][1], 1) for k in sa},
             "others_share": self.watch.others_share(wa, wb),
         }
+        if probe:
+            out["xcpu_rtt_ns"] = pr["rtt_ns"] if pr else None
+            out["placement"] = D.placement(out["xcpu_rtt_ns"])
         s = raw["streams"][0]
         lat = s.get("latency_ns") or {}
         out["latency_ns"] = {k: v for k, v in lat.items() if k != "hist"}
+        if keep_hist:
+            out["latency_hist"] = lat.get("hist") or []
         nr = ndn_results(raw).get(stream)
         if nr is not None:
             out["satisfied"] = nr.satisfied
@@ -419,6 +442,8 @@ class Bed:
                     "busy_ratio": r.get("busy_ratio"),
                     "cycles_per_exchange": r.get("cycles_per_exchange"),
                     "satisfied_of_accepted": r["satisfied"] / r["tx"] if r["tx"] else None,
+                    "xcpu_rtt_ns": r.get("xcpu_rtt_ns"),
+                    "placement": r.get("placement"),
                 },
             )
 
@@ -428,7 +453,7 @@ class Bed:
         """Small trials until one comes back whole (memif links up, mode switched)."""
         deadline = time.monotonic() + timeout
         while True:
-            r = self.trial(stream, 20000, 0.05, drain=0.1)
+            r = self.trial(stream, 20000, 0.05, drain=0.1, probe=False)
             if r["offered"] and r["lost"] == 0:
                 return
             if time.monotonic() > deadline:
@@ -472,7 +497,11 @@ def capacity(
         )
     above = [t for t in res.trials if t["rate_pps"] > res.ndr.rate_pps + 1 and t["lost"]]
     fail = min(above, key=lambda t: t["rate_pps"]) if above else None
+    # the search's placement of the host's vCPUs: its trials' probes, 80 % agreeing
+    pl = D.search_placement([t.get("xcpu_rtt_ns") for t in res.trials])
     return {
+        "placement": pl["placement"],
+        "xcpu_rtt_ns": pl["xcpu_rtt_ns"],
         "capacity_pps": res.ndr.rate_pps,
         "busy_ratio_at_capacity": (res.ndr.trial or {}).get("busy_ratio"),
         "first_failure": fail,
@@ -485,9 +514,89 @@ def capacity(
     }
 
 
-def cost_trial(bed: Bed, stream: str, args: argparse.Namespace) -> dict[str, Any]:
-    bed.trial(stream, args.cost_rate, 0.3)  # warm-up: fills the CS, PIT at steady state
-    return bed.trial(stream, args.cost_rate, args.cost_seconds)
+def merge_hist(hists: list[list[list[int]]], lo: int, hi: int) -> dict[str, int]:
+    """Percentiles of the sum of the generator's RTT histograms (pairs of bucket
+    upper bound and count), by the generator's rule (tp_rxstats_quantile: the
+    bucket's upper bound, clamped to the smallest and largest samples)."""
+    acc: dict[int, int] = {}
+    for h in hists:
+        for upper, n in h:
+            acc[upper] = acc.get(upper, 0) + n
+    total = sum(acc.values())
+    out = {"min": lo, "max": hi}
+    for key, q in (("p50", 0.5), ("p99", 0.99), ("p999", 0.999)):
+        want = min(int(q * total), total - 1)
+        run, val = 0, hi
+        for upper in sorted(acc):
+            run += acc[upper]
+            if run > want:
+                val = min(max(upper, lo), hi)
+                break
+        out[key] = val if total else 0
+    return out
+
+
+SUMMED = ("offered", "tx", "tx_full", "tx_nombuf", "rx", "lost", "satisfied", "exchanges",
+          "cs_hits")  # fmt: skip
+
+
+def combine(pieces: list[dict[str, Any]]) -> dict[str, Any]:
+    """One cost measurement from back-to-back pieces (each with its own placement
+    probe): counters summed, so its cycles per exchange (or per packet, or per CS
+    hit) are the pieces' total busy cycles over their total exchanges, as one long
+    trial's; RTT percentiles from the summed histograms; ``placement`` the pieces'
+    when they all agree, else None. The pieces are kept under ``pieces``."""
+    out: dict[str, Any] = {
+        "stream": pieces[0]["stream"],
+        "rate_pps": pieces[0]["rate_pps"],
+        "duration_s": sum(p["duration_s"] for p in pieces),
+        "elapsed_s": sum(p["elapsed_s"] for p in pieces),
+    }
+    for k in SUMMED:
+        if all(k in p for p in pieces):
+            out[k] = sum(p[k] for p in pieces)
+    for k in ("cpu_wait_ms", "steal_ms", "softirq_ms", "dut", "dut_ndn", "nacks",
+              "dut_face_consumer", "dut_face_producer"):  # fmt: skip
+        if all(isinstance(p.get(k), dict) for p in pieces):
+            keys = pieces[0][k].keys()
+            out[k] = {x: sum(p[k].get(x) or 0 for p in pieces) for x in keys}
+    if "satisfied" in out:
+        out["satisfaction"] = out["satisfied"] / out["offered"] if out["offered"] else 0.0
+    d = out.get("dut")
+    if d:
+        busy = d["busy_cycles"]
+        if "exchanges" in out:
+            ex, hits = out["exchanges"], out.get("cs_hits", 0)
+            out["cycles_per_exchange"] = busy / ex if ex else None
+            out["cycles_per_cs_hit"] = busy / hits if hits else None
+        else:
+            out["cycles_per_packet"] = busy / d["tx"] if d["tx"] else None
+        out["busy_ratio"] = busy / d["total_cycles"] if d["total_cycles"] else None
+    lats = [p["latency_ns"] for p in pieces if p.get("latency_ns")]
+    if lats and all("latency_hist" in p for p in pieces):
+        out["latency_ns"] = merge_hist(
+            [p["latency_hist"] for p in pieces],
+            min(x.get("min", 0) for x in lats),
+            max(x.get("max", 0) for x in lats),
+        )
+    pls = {p.get("placement") for p in pieces}
+    out["placement"] = pls.pop() if len(pls) == 1 else None
+    rtts = [p["xcpu_rtt_ns"] for p in pieces if p.get("xcpu_rtt_ns") is not None]
+    out["xcpu_rtt_ns"] = sorted(rtts)[len(rtts) // 2] if rtts else None
+    out["pieces"] = [{k: v for k, v in p.items() if k != "latency_hist"} for p in pieces]
+    return out
+
+
+def cost_trial(
+    bed: Bed, stream: str, args: argparse.Namespace, rate: float | None = None
+) -> dict[str, Any]:
+    """A warm-up trial (fills the CS, the PIT at steady state), then ``--cost-pieces``
+    back-to-back trials of ``--cost-seconds`` in all, each after a placement probe,
+    combined (``combine``)."""
+    rate = rate or args.cost_rate
+    bed.trial(stream, rate, 0.3, probe=False)
+    each = args.cost_seconds / args.cost_pieces
+    return combine([bed.trial(stream, rate, each, keep_hist=True) for _ in range(args.cost_pieces)])
 
 
 def perf_profile(bed: Bed, stream: str, rate: float, seconds: float) -> dict[str, Any]:
@@ -573,8 +682,7 @@ def run_bed(
             bed.set_mode("l3")
             ip = bed.ip_stream(64)
             bed.wait_path(ip)
-            bed.trial(ip, 2 * args.cost_rate, 0.3)
-            out["ipv4"] = bed.trial(ip, 2 * args.cost_rate, args.cost_seconds)
+            out["ipv4"] = cost_trial(bed, ip, args, 2 * args.cost_rate)
             prog.advance(1, f"rep {rep + 1} payload {payload}: ipv4")
             bed.set_mode("ndn")
             out["cost"] = {}
@@ -595,8 +703,7 @@ def run_bed(
                 out["telemetry_cost"] = tel
                 prog.advance(1, f"rep {rep + 1} payload {payload}: telemetry cost")
             hit = bed.ndn_stream(3, seq_mod=HIT_NAMES)
-            bed.trial(hit, args.cost_rate, 0.3)
-            out["cs_hit"] = bed.trial(hit, args.cost_rate, args.cost_seconds)
+            out["cs_hit"] = cost_trial(bed, hit, args)
             prog.advance(1)
             if payload == args.payloads[0]:
                 out["latency"] = {}
@@ -615,10 +722,7 @@ def run_bed(
                     cap = out["capacity"][str(comps)]["capacity_pps"]
                     if cap:
                         st = bed.ndn_stream(comps)
-                        bed.trial(st, 0.8 * cap, 0.3)
-                        out["cost_near_capacity"][str(comps)] = bed.trial(
-                            st, 0.8 * cap, args.cost_seconds
-                        )
+                        out["cost_near_capacity"][str(comps)] = cost_trial(bed, st, args, 0.8 * cap)
                 out["sweep"] = {}
                 for comps in args.comps:
                     st = bed.ndn_stream(comps)
@@ -695,6 +799,24 @@ def _sp(vals: list[float]) -> dict[str, Any]:
     return {k: s[k] for k in ("median", "min", "max", "n")} | {"values": vals}
 
 
+def _by_placement(runs: list[dict[str, Any]], what: str, key: str, *sub: str) -> dict[str, Any]:
+    """``key`` of every piece of the cost measurement ``what`` (then ``sub``) of the
+    runs, by the placement its probe found: per placement the pieces' median
+    (min-max), ``n`` pieces, from ``beds`` beds."""
+    by: dict[str, list[float]] = {}
+    beds: dict[str, set[int]] = {}
+    for i, r in enumerate(runs):
+        m: Any = r.get(what)
+        for k in sub:
+            m = m.get(k) if isinstance(m, dict) else None
+        for pc in (m or {}).get("pieces") or []:
+            v, pl = pc.get(key), pc.get("placement")
+            if pl and isinstance(v, int | float):
+                by.setdefault(pl, []).append(float(v))
+                beds.setdefault(pl, set()).add(i)
+    return {pl: _sp(by[pl]) | {"beds": len(beds[pl])} for pl in D.PLACEMENTS if pl in by}
+
+
 def summarize(doc: dict[str, Any]) -> dict[str, Any]:
     beds = [r for r in doc["runs"] if "error" not in r]
     loops = [r for r in doc["loopback"] if "error" not in r]
@@ -712,6 +834,22 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
         }
         cpe[str(c)] = {**by_p[str(payloads[0])], "payload": payloads[0], "by_payload": by_p}
     s["cycles_per_exchange"] = cpe
+    # the same by the host's placement of the two vCPUs (each piece's probe)
+    cpe_pl: dict[str, Any] = {}
+    for c in comps:
+        by_p = {
+            str(p): _by_placement(
+                [r for r in beds if r["payload"] == p], "cost", "cycles_per_exchange", str(c)
+            )
+            for p in payloads
+        }
+        cpe_pl[str(c)] = {**by_p[str(payloads[0])], "payload": payloads[0], "by_payload": by_p}
+    s["cycles_per_exchange_by_placement"] = cpe_pl
+    s["ipv4_cycles_per_packet_by_placement"] = _by_placement(beds, "ipv4", "cycles_per_packet")
+    s["cs_hit_cycles_by_placement"] = {
+        str(p): _by_placement([r for r in beds if r["payload"] == p], "cs_hit", "cycles_per_cs_hit")
+        for p in payloads
+    }
     ip = _vals(beds, "ipv4", "cycles_per_packet")
     s["ipv4_cycles_per_packet"] = _sp(ip)
     s["ipv4_cycles_per_packet_by_payload_bed"] = {
@@ -754,6 +892,23 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
     s["capacity_pps"] = {
         str(c): _sp(_vals(first, "capacity", str(c), "capacity_pps")) for c in comps
     }
+    # capacity by placement: the searches whose trials' probes agreed (80 %)
+    cap_pl: dict[str, Any] = {}
+    for c in comps:
+        by: dict[str, list[float]] = {}
+        mixed = 0
+        for r in first:
+            cr = (r.get("capacity") or {}).get(str(c))
+            if not cr or cr.get("capacity_pps") is None:
+                continue
+            if cr.get("placement"):
+                by.setdefault(cr["placement"], []).append(cr["capacity_pps"])
+            else:
+                mixed += 1
+        cap_pl[str(c)] = {pl: _sp(by[pl]) for pl in D.PLACEMENTS if pl in by} | {
+            "searches_in_no_one_placement": mixed
+        }
+    s["capacity_pps_by_placement"] = cap_pl
     s["capacity_0p1_pps"] = {
         str(c): _sp(_vals(first, "capacity", str(c), "capacity_0p1_pps")) for c in comps
     }
@@ -780,6 +935,7 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
     s["latency_ns"] = lat
     sweep: dict[str, Any] = {}
     below_cap_short: list[dict[str, Any]] = []
+    unjudged: list[dict[str, Any]] = []
     for c in comps:
         pts = []
         for i, rate in enumerate(doc["params"]["sweep"]):
@@ -796,16 +952,28 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
                 }
             )
         sweep[str(c)] = pts
+        # each point against the capacity measured in its own placement
         for r in first:
-            cap = (r.get("capacity", {}).get(str(c)) or {}).get("capacity_pps")
+            cap_rep = (r.get("capacity", {}).get(str(c)) or {}).get("capacity_pps")
             for t in (r.get("sweep") or {}).get(str(c), []):
-                if cap and t["rate_pps"] < cap and t["satisfaction"] < 1.0:
+                pl = t.get("placement")
+                cap = (cap_pl[str(c)].get(pl) or {}).get("median") if pl else None
+                if cap is None:
+                    unjudged.append(
+                        {"rep": r["rep"], "comps": c, "rate_pps": t["rate_pps"],
+                         "placement": pl, "satisfaction": t["satisfaction"],
+                         "capacity_same_rep_pps": cap_rep}
+                    )  # fmt: skip
+                elif t["rate_pps"] < cap and t["satisfaction"] < 1.0:
                     below_cap_short.append(
                         {
                             "rep": r["rep"],
                             "comps": c,
                             "rate_pps": t["rate_pps"],
+                            "placement": pl,
+                            "xcpu_rtt_ns": t.get("xcpu_rtt_ns"),
                             "capacity_pps": cap,
+                            "capacity_same_rep_pps": cap_rep,
                             "satisfaction": t["satisfaction"],
                             "others_share": t["others_share"],
                             "cpu_wait_ms": t["cpu_wait_ms"],
@@ -843,6 +1011,7 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
                 )
     s["first_failures_above_capacity"] = fails
     s["below_capacity_unsatisfied"] = below_cap_short
+    s["sweep_points_unjudged"] = unjudged
     # the cost trials themselves: all satisfied?
     short = []
     for r in beds:
@@ -860,6 +1029,11 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
         "median": c3,
         "met": bool(c3 is not None and c3 <= BAR_CYCLES and comps[0] == 3),
         "satisfaction_below_capacity_met": not below_cap_short,
+        "by_placement": {
+            pl: {"median": v["median"], "met": v["median"] <= BAR_CYCLES and comps[0] == 3}
+            for pl, v in cpe_pl[str(comps[0])].items()
+            if pl in D.PLACEMENTS
+        },
     }
     s["errors"] = [
         {"rep": r["rep"], "payload": r.get("payload"), "error": r["error"].splitlines()[0]}
@@ -1007,6 +1181,27 @@ def _f(sp: dict[str, Any], scale: float = 1.0, nd: int = 0, pct: bool = False) -
     return f"{m} ({lo}-{hi})" if sp["n"] > 1 else m
 
 
+def _fpl(sp: dict[str, Any] | None, scale: float = 1.0, nd: int = 0) -> str:
+    """A by-placement cell: median (min-max) [n] or [n, beds]."""
+    if not sp or not sp.get("n"):
+        return "-"
+    n = f"{sp['n']}, {sp['beds']}" if "beds" in sp else f"{sp['n']}"
+    return f"{_f(sp, scale, nd)} [{n}]"
+
+
+def _placement_line(by: dict[str, Any], bar: dict[str, Any] | None) -> str:
+    """The headline's cost by placement, and where the bar holds."""
+    cells = [f"{pl} {_fpl(by.get(pl))}" for pl in D.PLACEMENTS if by.get(pl)]
+    if not cells:
+        return ""
+    met = [pl for pl, v in (bar or {}).items() if v.get("met")]
+    return (
+        " By placement of the vCPUs (pieces, beds): "
+        + "; ".join(cells)
+        + (f"; the bar holds in: {', '.join(met)}." if met else "; the bar holds in none.")
+    )
+
+
 def write_report(doc: dict[str, Any], out: Path) -> None:
     s = doc["summary"]
     p = doc["params"]
@@ -1042,6 +1237,24 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         else "**Isolation**: none (`--no-isolate`, or a report from before it existed)."
     )
     L.append("")
+    L.append(
+        "**Placement of the two vCPUs**: this KVM host runs the guest's two vCPUs sometimes "
+        "on cores that share a cache and sometimes not, and moves them every minute or two. "
+        "Every frame on memif crosses between the generator's CPU and the forwarder's, so "
+        "the forwarder's cycles per packet follow that placement (up to 3x for the IPv4 "
+        "router; README, [Decisions](../../README.md#decisions), *The host's placement of "
+        "the vCPUs*). Before each measured trial (cost pieces, sweep points, capacity search "
+        "trials, latency trials; never during one) `tp-xcpu-probe` (src/tools/xcpu-probe.c) "
+        "times a cache line's round trip between the two CPUs for ~20 ms under SCHED_FIFO: "
+        "*near* under 120 ns (a shared cache, ~50 ns), *mid* under 600 ns (~180-400 ns), "
+        "*far* above (~1,200 ns). Each trial keeps `xcpu_rtt_ns` and `placement` in the "
+        "JSON; each cost trial is "
+        f"{p.get('cost_pieces', 1)} back-to-back pieces of "
+        f"{p['cost_seconds'] / p.get('cost_pieces', 1):g} s, each after its own probe, so "
+        "that every placement the run meets gets samples; a capacity search has the "
+        "placement of at least 80 % of its trials' probes, else none."
+    )
+    L.append("")
     b = s["bar"]
     c0 = str(comps[0])
     ipm = s["ipv4_cycles_per_packet"]["median"]
@@ -1052,6 +1265,7 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         f"{_f(s['cycles_per_exchange'][c0])} at {cr / 1e3:.0f}k Interests/s. "
         f"Bar: at most {BAR_CYCLES:,.0f}: **{'met' if b['met'] else 'not met'}**"
         + (f" ({b['median'] / BAR_CYCLES:.2f}x the bar)." if b["median"] else ".")
+        + _placement_line(s["cycles_per_exchange_by_placement"][c0], b.get("by_placement"))
     )
     L.append(
         f"- **IPv4 floor** (twinplane l3 mode, same worker, same wire, same run, 64 B at "
@@ -1069,13 +1283,25 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         f"{_f(s['loopback_capacity_pps'], 1e-6, 3)} M/s."
     )
     short = s["below_capacity_unsatisfied"]
+    unj = s.get("sweep_points_unjudged") or []
     L.append(
-        "- **100 % satisfaction below capacity**: "
+        "- **100 % satisfaction below capacity** (each sweep point against the capacity "
+        "measured in its own placement): "
         + (
-            "every sweep point below the repetition's measured capacity was fully satisfied."
+            "every sweep point below that capacity was fully satisfied"
             if not short
-            else f"{len(short)} sweep point(s) below the measured capacity lost Interests "
-            "(listed under *Satisfaction* below)."
+            else f"{len(short)} sweep point(s) below it lost Interests ("
+            + ", ".join(
+                f"{x['comps']} components {x['rate_pps'] / 1e6:.2f} M/s {x['placement']}"
+                for x in short
+            )
+            + "; listed under *Satisfaction* below)"
+        )
+        + (
+            f"; {len(unj)} point(s) not judged (no capacity measured in their placement, "
+            f"{sum(1 for x in unj if x['satisfaction'] < 1.0)} of them lost Interests)."
+            if unj
+            else "."
         )
     )
     L.append(f"- **CS hit**: {_f(s['cs_hit_cycles'][str(payloads[0])])} cycles per Interest "
@@ -1103,11 +1329,13 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
     L.append("## Cycles per exchange")
     L.append("")
     L.append(
-        f"At {cr / 1e3:.0f}k Interests/s, {p['cost_seconds']:g} s per trial after a 0.3 s "
-        "warm-up trial of the same stream. **Definition**: the forwarder worker's "
-        "`busy_cycles` (`show workers`: TSC cycles of the loop iterations that did any "
-        "work: receive, PIT-CS, FIB, transmit, their rings and per-loop hooks; empty polls "
-        "excluded) over the trial and its 0.2 s drain, divided by the Data packets the "
+        f"At {cr / 1e3:.0f}k Interests/s, {p['cost_seconds']:g} s per measurement "
+        f"({p.get('cost_pieces', 1)} back-to-back pieces of "
+        f"{p['cost_seconds'] / p.get('cost_pieces', 1):g} s, each after its placement probe) "
+        "after a 0.3 s warm-up trial of the same stream. **Definition**: the forwarder "
+        "worker's `busy_cycles` (`show workers`: TSC cycles of the loop iterations that did "
+        "any work: receive, PIT-CS, FIB, transmit, their rings and per-loop hooks; empty polls "
+        "excluded) over the pieces and their 0.2 s drains, divided by the Data packets the "
         "forwarder sent on the consumer's face (`ndn face show`: `tx_data` of the p0 face) "
         "over the same window. Each exchange is one Interest and one Data through the "
         "forwarder; every name is new (CS miss, PIT insert, Data into a full CS, "
@@ -1137,6 +1365,41 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         + "."
     )
     L.append("")
+    cpl = s.get("cycles_per_exchange_by_placement") or {}
+    if any(pl in cpl.get(str(c), {}) for c in comps for pl in D.PLACEMENTS):
+        L.append(
+            f"By placement ({payloads[0]} B Data; each cost piece classed by its own probe): "
+            "median (min-max) over the pieces [pieces, beds]. The IPv4 row is per packet."
+        )
+        L.append("")
+        L.append("| | " + " | ".join(D.PLACEMENTS) + " |")
+        L.append("|---|" + "---|" * len(D.PLACEMENTS))
+        rows = [(f"{c} components", cpl[str(c)]) for c in comps]
+        rows.append(
+            (
+                "CS hit, 3 components",
+                (s.get("cs_hit_cycles_by_placement") or {}).get(str(payloads[0])) or {},
+            )
+        )
+        rows.append(("IPv4 64 B, per packet", s.get("ipv4_cycles_per_packet_by_placement") or {}))
+        for lab, row in rows:
+            L.append(f"| {lab} | " + " | ".join(_fpl(row.get(pl)) for pl in D.PLACEMENTS) + " |")
+        L.append("")
+        if len(payloads) > 1:
+            L.append(
+                f"{comps[0]} components by payload and placement: "
+                + "; ".join(
+                    f"{q} B "
+                    + ", ".join(
+                        f"{pl} {_f(v)}"
+                        for pl, v in cpl[str(comps[0])]["by_payload"][str(q)].items()
+                        if pl in D.PLACEMENTS
+                    )
+                    for q in payloads
+                )
+                + "."
+            )
+            L.append("")
     L.append("## Capacity and satisfaction")
     L.append("")
     L.append(
@@ -1169,6 +1432,24 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         f"| generator loopback, no forwarder | {_f(s['loopback_capacity_pps'], 1e-6, 3)} | | | |"
     )
     L.append("")
+    cap_pl = s.get("capacity_pps_by_placement") or {}
+    if cap_pl:
+        L.append(
+            "Capacity by placement (payload 0; a search counts for the placement of at least "
+            "80 % of its trials' probes), M Interests/s, median (min-max) [searches]; the "
+            "satisfaction sweep is judged against these:"
+        )
+        L.append("")
+        L.append("| | " + " | ".join(D.PLACEMENTS) + " | searches in no one placement |")
+        L.append("|---|" + "---|" * (len(D.PLACEMENTS) + 1))
+        for c in comps:
+            row = cap_pl.get(str(c)) or {}
+            L.append(
+                f"| {c} components | "
+                + " | ".join(_fpl(row.get(pl), 1e-6, 3) for pl in D.PLACEMENTS)
+                + f" | {row.get('searches_in_no_one_placement', 0)} |"
+            )
+        L.append("")
     fails = s["first_failures_above_capacity"]
     if fails:
         ring = sum(f["refused_by_ring"] for f in fails)
@@ -1214,8 +1495,11 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         L.append("")
         for x in short:
             L.append(
-                f"- rep {x['rep'] + 1}, {x['comps']} components, {x['rate_pps'] / 1e6:.2f} M/s "
-                f"(capacity {x['capacity_pps'] / 1e6:.3f}): {x['satisfaction'] * 100:.3f} %, "
+                f"- rep {x['rep'] + 1}, {x['comps']} components, {x['rate_pps'] / 1e6:.2f} M/s, "
+                f"placement {x.get('placement')} (probe {x.get('xcpu_rtt_ns') or 0:.0f} ns; "
+                f"capacity there {x['capacity_pps'] / 1e6:.3f}, this repetition's "
+                f"{(x.get('capacity_same_rep_pps') or 0) / 1e6:.3f}): "
+                f"{x['satisfaction'] * 100:.3f} %, "
                 f"{x.get('refused_by_ring', '?')} of {x.get('unsatisfied', '?')} unsatisfied "
                 f"refused by the memif ring; the forwarder thread waited "
                 f"{x.get('cpu_wait_ms', {}).get('dut', '?')} ms for its CPU; other tasks' share "
@@ -1227,6 +1511,19 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
                 )
                 + ("; after one retry" if x.get("retried") else "")
             )
+        L.append("")
+    unj_lost = [x for x in unj if x["satisfaction"] < 1.0]
+    if unj_lost:
+        L.append(
+            f"Sweep points not judged (no capacity search in their placement): {len(unj)}, "
+            f"{len(unj) - len(unj_lost)} of them fully satisfied; those that lost Interests: "
+            + "; ".join(
+                f"rep {x['rep'] + 1} {x['comps']} components {x['rate_pps'] / 1e6:.2f} M/s "
+                f"{x['placement'] or 'no probe'} {x['satisfaction'] * 100:.3f} %"
+                for x in unj_lost
+            )
+            + "."
+        )
         L.append("")
     if s["cost_trials_unsatisfied"]:
         L.append("Cost trials that were not fully satisfied:")
@@ -1331,6 +1628,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--payloads", default=None, help="Data payloads in bytes (0,300,600,900,1200)")
     ap.add_argument("--cost-rate", type=float, default=COST_RATE, help="Interests/s (500000)")
     ap.add_argument("--cost-seconds", type=float, default=None, help="per cost trial (2; 0.5)")
+    ap.add_argument(
+        "--cost-pieces",
+        type=int,
+        default=None,
+        help="each cost trial as this many back-to-back trials, each after its own "
+        "placement probe (4; 2)",
+    )
     ap.add_argument("--search-seconds", type=float, default=None, help="per trial (1; 0.5)")
     ap.add_argument("--resolution", type=float, default=None, help="search (0.02; 0.05)")
     ap.add_argument("--no-profile", dest="profile", action="store_false",
@@ -1354,6 +1658,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     a.payloads = tuple(int(x) for x in a.payloads.split(",")) if a.payloads else (
         QUICK_PAYLOADS if a.quick else PAYLOADS)  # fmt: skip
     a.cost_seconds = a.cost_seconds or (0.5 if a.quick else 2.0)
+    a.cost_pieces = max(1, a.cost_pieces or (2 if a.quick else 4))
     a.search_seconds = a.search_seconds or (0.5 if a.quick else 1.0)
     a.resolution = a.resolution or (0.05 if a.quick else 0.02)
     a.sweep = QUICK_SWEEP if a.quick else SWEEP_RATES
@@ -1377,6 +1682,7 @@ def build_doc(
             "payloads": list(args.payloads),
             "cost_rate": args.cost_rate,
             "cost_seconds": args.cost_seconds,
+            "cost_pieces": args.cost_pieces,
             "search_seconds": args.search_seconds,
             "resolution": args.resolution,
             "sweep": list(args.sweep),
@@ -1400,6 +1706,10 @@ def finish(doc: dict[str, Any]) -> dict[str, Any]:
     s = doc["summary"]
     doc["cycles_per_exchange"] = s["cycles_per_exchange"]
     doc["ipv4_cycles_per_packet"] = s["ipv4_cycles_per_packet"]
+    doc["cycles_per_exchange_by_placement"] = s["cycles_per_exchange_by_placement"]
+    doc["ipv4_cycles_per_packet_by_placement"] = s["ipv4_cycles_per_packet_by_placement"]
+    doc["cs_hit_cycles_by_placement"] = s["cs_hit_cycles_by_placement"]
+    doc["capacity_pps_by_placement"] = s["capacity_pps_by_placement"]
     doc["capacity_pps"] = s["capacity_pps"]
     doc["cs_hit_cycles"] = s["cs_hit_cycles"]
     doc["latency_ns"] = s["latency_ns"]

@@ -888,7 +888,7 @@ def summarize_cost(
     return cost, ratios
 
 
-PLACEMENTS = ("near", "mid", "far")
+PLACEMENTS = D.PLACEMENTS
 
 
 def ndr_ratios_by_placement(doc: dict[str, Any]) -> dict[str, Any]:

@@ -125,6 +125,12 @@ def test_fetch_from_self_registered_producer_and_cs(ndn_lab: RouterLab) -> None:
     s = show(lab)
     assert s["totals"]["cs_hits"] >= 1 and s["totals"]["pit_satisfied"] >= 1, s
     assert s["cs_entries"] >= 1
+    # one data-plane lcore runs every stage to completion: its context has no Interest,
+    # Data or Nack ring to poll, only the one the control plane hands packets back on
+    # (each on-demand face's first packet, the registration's answer)
+    rings = {r["name"]: r for r in lab.ctl("show", "rings")["rings"]}
+    assert not any(n.startswith(("ndn-interest", "ndn-data", "ndn-nack")) for n in rings), rings
+    assert rings["ndn-handback-0"]["dequeued"] >= 2, rings
 
 
 def test_can_be_prefix_and_must_be_fresh(ndn_lab: RouterLab) -> None:

@@ -598,6 +598,35 @@ static void test_truncated_and_corrupted(void **state)
 	}
 }
 
+/* tp_ndn_bytes_eq against memcmp: every length to past its inline limit, equal
+ * copies and a difference at each position (one bit, the high or the low one), in
+ * exact-size heap copies (under ASan, a read outside them fails the run) */
+static void test_bytes_eq(void **state)
+{
+	(void)state;
+	for (size_t len = 0; len <= 80; len++) {
+		uint8_t *a = malloc(len ? len : 1), *b = malloc(len ? len : 1);
+		assert_non_null(a);
+		assert_non_null(b);
+		for (size_t i = 0; i < len; i++)
+			a[i] = (uint8_t)(i * 37 + len);
+		memcpy(b, a, len);
+		assert_true(tp_ndn_bytes_eq(a, b, len));
+		for (size_t pos = 0; pos < len; pos++)
+			for (unsigned int bit = 0; bit < 8; bit += 7) {
+				b[pos] ^= (uint8_t)(1u << bit);
+				assert_int_equal(tp_ndn_bytes_eq(a, b, len),
+						 memcmp(a, b, len) == 0);
+				assert_false(tp_ndn_bytes_eq(a, b, len));
+				assert_false(tp_ndn_bytes_eq(b, a, len));
+				b[pos] ^= (uint8_t)(1u << bit);
+			}
+		assert_true(tp_ndn_bytes_eq(b, a, len));
+		free(a);
+		free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,6 +642,7 @@ int main(void)
 	    cmocka_unit_test(test_reassembly),
 	    cmocka_unit_test(test_names_and_uris),
 	    cmocka_unit_test(test_truncated_and_corrupted),
+	    cmocka_unit_test(test_bytes_eq),
 	};
 	return cmocka_run_group_tests_name("ndn", tests, NULL, NULL);
 }

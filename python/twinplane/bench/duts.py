@@ -262,9 +262,13 @@ def placement(rtt_ns: float | None) -> str | None:
     return "near" if rtt_ns < 120 else "mid" if rtt_ns < 600 else "far"
 
 
+PLACEMENTS = ("near", "mid", "far")
+
+
 def search_placement(rtts: list[float | None]) -> dict[str, Any]:
-    """A search's placement (duts.placement) from its trials' probes: the class of at
-    least 80 % of them, else None (the host moved the vCPUs during the search)."""
+    """A search's placement (``placement``) from its trials' probes: the class of at
+    least 80 % of them, else None (the host moved the vCPUs during the search); and
+    the probes' median round trip."""
     classes = [placement(x) for x in rtts if x is not None]
     if not classes:
         return {"placement": None, "xcpu_rtt_ns": None}

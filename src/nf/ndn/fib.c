@@ -65,7 +65,7 @@ const struct ndn_fib_entry *ndn_fib_lpm(const struct tp_ndn_name *n, const uint3
 		    __atomic_load_n(&buckets[h & (FIB_BUCKETS - 1)], __ATOMIC_ACQUIRE);
 		for (; e; e = __atomic_load_n(&e->next, __ATOMIC_ACQUIRE))
 			if (e->hash == h && e->n_comps == k && e->name_len == len &&
-			    memcmp(e->name, n->value, len) == 0)
+			    tp_ndn_bytes_eq(e->name, n->value, len))
 				return e;
 	}
 	return __atomic_load_n(&root, __ATOMIC_ACQUIRE);

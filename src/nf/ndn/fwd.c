@@ -51,7 +51,7 @@ static inline bool is_localhost(const struct tp_ndn_name *n)
 	uint16_t len;
 	const uint8_t *c = tp_ndn_name_comp(n, 0, &len);
 
-	return len == sizeof(localhost_comp) && memcmp(c, localhost_comp, len) == 0;
+	return len == sizeof(localhost_comp) && tp_ndn_bytes_eq(c, localhost_comp, len);
 }
 
 /* A copy of m for one more recipient, or NULL (counted). */
@@ -288,13 +288,13 @@ static bool data_matches(const struct ndn_fwd *f, uint32_t idx, const struct tp_
 	const uint8_t *key = ndn_pcc_key(f, e);
 
 	if (e->key_len == d->len)
-		return memcmp(key, d->value, d->len) == 0;
+		return tp_ndn_bytes_eq(key, d->value, d->len);
 	if (e->key_len < d->len) /* a prefix, for CanBePrefix, on a component boundary */
 		return (p->slot & 1) && e->n_comps <= d->n_comps &&
 		       tp_ndn_name_prefix_len(d, e->n_comps) == e->key_len &&
-		       memcmp(key, d->value, e->key_len) == 0;
+		       tp_ndn_bytes_eq(key, d->value, e->key_len);
 	/* one more component: the Data's implicit digest, checked by the caller */
-	return e->n_comps == d->n_comps + 1 && memcmp(key, d->value, d->len) == 0 &&
+	return e->n_comps == d->n_comps + 1 && tp_ndn_bytes_eq(key, d->value, d->len) &&
 	       key[d->len] == TP_NDN_T_IMPLICIT_DIGEST;
 }
 

@@ -174,6 +174,14 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		static const char *const kinds[4] = {"interest", "data", "nack", "handback"};
 		for (unsigned int k = 0; k < 4; k++) {
 			char name[TP_RING_NAME_MAX];
+			/* one data-plane lcore runs every stage to completion: it is the
+			 * input lcore of every port and hands packets to its own context
+			 * directly, so nothing would ever enqueue an Interest, Data or
+			 * Nack, and the loop would poll three empty rings on every pass */
+			if (k < 3 && tp.n_workers == 1) {
+				f->ring[k] = NULL;
+				continue;
+			}
 			if (c.shared_queue && (k == 1 || k == 2)) { /* the Interests' ring */
 				f->ring[k] = f->ring[0];
 				continue;
@@ -205,11 +213,13 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	    (ret = tp_ethertype_register(NDN_ETHERTYPE, ndn_ether_input, "ndn")) < 0 ||
 	    (ret = tp_ctl_add_poller(ndn_mgmt_poll)) < 0)
 		return tp_cmd_err(ctx, -ret, "ndn enable: %s", strerror(-ret));
-	__atomic_store_n(&ndn_conf.enabled, true, __ATOMIC_RELEASE);
+	/* each lcore's context before the first packet: the input stage hands the
+	 * lcore's own context its packets directly, the others through their rings */
 	for (unsigned int i = 0; i < c.n_fwd; i++) {
 		struct tp_worker *w = tp.workers[c.fwd_worker[i]];
 		__atomic_store_n(&ndn_lcore(w)->fwd, ndn_fwd[i], __ATOMIC_RELEASE);
 	}
+	__atomic_store_n(&ndn_conf.enabled, true, __ATOMIC_RELEASE);
 	tp_out_u64(ctx->out, "forwarding_lcores", c.n_fwd);
 	tp_out_u64(ctx->out, "output_lcores", c.n_out);
 	return 0;

@@ -307,8 +307,10 @@ struct ndn_fwd_stats {
 /* One forwarding context: owned by one lcore, read by the control plane for show. */
 struct ndn_fwd {
 	unsigned int idx, worker;
-	/* by enum ndn_pkt_type - 1; [3]: packets the control plane hands back to the
-	 * input stage (the first packet of an on-demand face, management's answers) */
+	/* by enum ndn_pkt_type - 1 (NULL with one data-plane lcore: it runs every stage
+	 * to completion, nothing is enqueued); [3]: packets the control plane hands back
+	 * to the input stage (the first packet of an on-demand face, management's
+	 * answers) */
 	struct tp_ring *ring[4];
 	/* PCCT */
 	uint32_t bucket_mask;
@@ -476,7 +478,8 @@ static inline uint32_t ndn_pcc_find(const struct ndn_fwd *f, const uint8_t *key,
 {
 	for (uint32_t i = f->bucket[h & f->bucket_mask]; i; i = f->pcc[i].next) {
 		const struct ndn_pcc *e = &f->pcc[i];
-		if (e->hash == h && e->key_len == len && memcmp(ndn_pcc_key(f, e), key, len) == 0)
+		if (e->hash == h && e->key_len == len &&
+		    tp_ndn_bytes_eq(ndn_pcc_key(f, e), key, len))
 			return i;
 	}
 	return 0;
