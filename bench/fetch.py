@@ -25,7 +25,13 @@ downloader's lab (python/twinplane/lab/fetch.py)::
   that do not fit are left out and the report says so.
 - **CPUs**: the client on CPU 0 every time (twinplane-fetch's lcore ``0@(0)``,
   ``taskset -c 0`` for curl and wget), nginx (master and worker) and this script on
-  CPU 1.
+  CPU 1. The router receives what the client sends on CPU 1 too (RPS on its
+  client-facing veth ``r0``, ``FetchLab(router_cpu=...)``): a veth runs a frame's
+  receive on the sending CPU, so without it every ACK a client sends was forwarded,
+  and answered by nginx's TCP with its next segments, on the client's CPU inside the
+  client's system call (twinplane-fetch's AF_XDP kick, curl's ACKs from ``recv``).
+  The same for every tool; twinplane-fetch's port runs without busy polling
+  (``busy_budget=0``: its idle polls make no system call).
 - **Measures**, per download: time (twinplane-fetch's own from its first SYN to the
   last body byte; curl's ``time_total``; wget's process wall time), goodput (body
   bits / time), and the client's CPU cycles per body byte:
@@ -252,6 +258,10 @@ def download(
             if k in summary
         }
         r["fetch"]["port"] = summary.get("port", {})
+        # the busy cycles by stage, per body byte (rx, stack, write: pwritev, tx: the kick)
+        r["fetch"]["busy_split_per_byte"] = {
+            k: v / size for k, v in summary.get("busy_split", {}).items()
+        }
         r["fetch"]["acks_sent"] = summary["counters"]["tcp_acks_sent"]
         r["fetch"]["segments_in"] = summary["counters"]["tcp_segments_in"]
         r["fetch"]["drops"] = {
@@ -326,7 +336,10 @@ def run(args: argparse.Namespace, tsc: float, workdir: Path) -> dict[str, Any]:
         for rep in range(args.reps):
             quiet = D.wait_quiet(args.quiet_busy, args.quiet_timeout)
             order = tools[rep % len(tools) :] + tools[: rep % len(tools)]
-            with D.lab_lock(args.lock) as waited, FetchLab(server_cpu=SERVER_CPU) as lab:
+            with (
+                D.lab_lock(args.lock) as waited,
+                FetchLab(server_cpu=SERVER_CPU, router_cpu=SERVER_CPU) as lab,
+            ):
                 reps_meta.append({"rep": rep, "quiet": quiet, "lock_wait_s": round(waited, 1)})
                 for s in sizes:
                     name, path, digest = files[s]
@@ -427,7 +440,12 @@ def build_doc(
         "reps": args.reps,
         "sizes": res["sizes"],
         "tools": res["tools"],
-        "cpu": {"client": CLIENT_CPU, "server_nginx": SERVER_CPU, "this_script": SERVER_CPU},
+        "cpu": {
+            "client": CLIENT_CPU,
+            "server_nginx": SERVER_CPU,
+            "router_rx": SERVER_CPU,
+            "this_script": SERVER_CPU,
+        },
         "disk": res["disk"],
         # the issue's keys: twinplane-fetch's (and the others') goodput over curl's in the
         # same repetition and size, every size together and per size
@@ -501,8 +519,14 @@ def write_report(doc: dict[str, Any], out: Path) -> Path:
         "Set-up: nginx in namespace `s` behind a Linux router (`r`), the client on veth `c0` "
         "in `c`; "
         f"the client pinned to CPU {doc['cpu']['client']} every time (twinplane-fetch's lcore, "
-        f"`taskset` for curl and wget), nginx and this script on CPU {doc['cpu']['server_nginx']}. "
-        "twinplane-fetch on `net_af_xdp` over c0, curl and wget over kernel sockets on the "
+        f"`taskset` for curl and wget), nginx and this script on CPU {doc['cpu']['server_nginx']}, "
+        + (
+            f"the router's receive from the client on CPU {doc['cpu']['router_rx']} "
+            "(RPS on its veth `r0`, for every tool). "
+            if doc["cpu"].get("router_rx") is not None
+            else ""
+        )
+        + "twinplane-fetch on `net_af_xdp` over c0, curl and wget over kernel sockets on the "
         "same c0; "
         "offloads (TX checksum, SG, TSO, GSO) off on every veth of the path for all three "
         "(what the DPDK port needs), and on again for curl and wget as their best case.",
@@ -599,11 +623,10 @@ def write_report(doc: dict[str, Any], out: Path) -> Path:
         "wget's process wall time.",
         "",
         "On veth, a frame's receive processing runs on the CPU that sent it: the server's data "
-        "crosses the router in softirq on nginx's CPU, while each ACK the client sends is "
-        "delivered, routed and handled by nginx's TCP (which may send the next segments) in "
-        "softirq "
-        "on the client's CPU. That is the wire's way for every tool alike and is part of every "
-        "client figure above; the both-CPUs column shows where the total went.",
+        "crosses the router in softirq on nginx's CPU; what the client sends (its ACKs) is "
+        "received by the router on the CPU named above (RPS on `r0`; without it, routing the "
+        "ACKs and nginx's answers to them ran on the client's CPU inside its system calls), "
+        "for every tool alike; the both-CPUs column shows where the total went.",
         "",
         "![fetch results](fetch.png)",
         "",

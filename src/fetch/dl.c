@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include <rte_cycles.h>
+
 #include "../proto/ip4.h"
 #include "dl.h"
 
@@ -43,6 +45,7 @@ static void writer_flush(struct dl *d, struct dl_writer *w)
 	struct iovec *iov = w->iov;
 	unsigned int n = w->niov;
 
+	uint64_t t0 = rte_rdtsc();
 	while (n && !w->err) {
 		ssize_t k = pwritev(w->fd, iov, (int)n /* DL_IOV, under IOV_MAX */, (off_t)w->off);
 		if (k < 0) {
@@ -65,6 +68,7 @@ static void writer_flush(struct dl *d, struct dl_writer *w)
 			iov->iov_len -= (size_t)k;
 		}
 	}
+	d->write_cycles += rte_rdtsc() - t0;
 	for (unsigned int i = 0; i < w->nm; i++)
 		rte_pktmbuf_free(w->m[i]);
 	w->niov = w->nm = 0;

@@ -107,6 +107,7 @@ struct dl {
 	uint64_t t_start, t_end, t_progress, t_bar;
 	uint64_t retransmits, ooo_segs, dup_segs; /* of finished connections */
 	uint64_t writes;			  /* pwritev calls of finished connections */
+	uint64_t write_cycles;			  /* TSC cycles in pwritev, every connection */
 	bool finished;				  /* success or failure decided */
 	int exit;
 	char err[512];

@@ -114,12 +114,15 @@ static void json_str(FILE *f, const char *s)
 }
 
 /* The loop's own cost: every pass's cycles, and those of the passes that did something
- * (received, sent, wrote or hashed), as the workers' busy_cycles. */
+ * (received, sent, wrote or hashed), as the workers' busy_cycles; the busy passes' cycles
+ * split by stage: the PMD's receive, our stack and the download (file writes apart), the
+ * file writes (pwritev, dl.write_cycles), the PMD's transmit (af_xdp: the sendto kick). */
 struct loop_cycles {
 	uint64_t total;
 	uint64_t busy;
 	uint64_t passes;
 	uint64_t busy_passes;
+	uint64_t rx, stack, tx;
 };
 
 static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
@@ -155,6 +158,11 @@ static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 		", \"tsc_hz\": %" PRIu64 ", \"loop_cycles\": %" PRIu64 ", \"busy_cycles\": %" PRIu64
 		", \"polls\": %" PRIu64 ", \"busy_polls\": %" PRIu64,
 		n->hz, lc->total, lc->busy, lc->passes, lc->busy_passes);
+	fprintf(f,
+		", \"busy_split\": {\"rx\": %" PRIu64 ", \"stack\": %" PRIu64
+		", \"write\": %" PRIu64 ", \"tx\": %" PRIu64 "}",
+		lc->rx, lc->stack > d->write_cycles ? lc->stack - d->write_cycles : 0,
+		d->write_cycles, lc->tx);
 	fprintf(f, ", \"file_writes\": %" PRIu64, d->writes);
 	/* the port's own: frames the PMD (af_xdp: the kernel's rings) could not deliver */
 	fprintf(f,
@@ -418,17 +426,22 @@ int main(int argc, char **argv)
 		uint64_t tx0 = net.c.tx_frames, wr0 = d.written, h0 = d.hashed;
 		net.now = t0;
 		uint16_t nb = rte_eth_rx_burst(net.port, 0, pkts, FETCH_BURST);
+		uint64_t t_rx = rte_rdtsc();
 		for (uint16_t i = 0; i < nb; i++)
 			net_input(&net, pkts[i]);
 		tcp_poll(&net);
 		dl_poll(&d);
+		uint64_t t_stack = rte_rdtsc();
 		net_flush(&net);
-		/* one TSC read a pass, at its end, which is where the next one starts */
+		/* the pass ends where the next one starts */
 		uint64_t t1 = rte_rdtsc();
 		lc.passes++;
 		if (nb || net.c.tx_frames != tx0 || d.written != wr0 || d.hashed != h0) {
 			lc.busy += t1 - t0;
 			lc.busy_passes++;
+			lc.rx += t_rx - t0;
+			lc.stack += t_stack - t_rx;
+			lc.tx += t1 - t_stack;
 		}
 		t0 = t1;
 		if (d.finished) {

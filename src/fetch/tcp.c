@@ -363,6 +363,10 @@ void tcp_poll(struct fetch_net *n)
 		}
 		if (c->delack_at && n->now >= c->delack_at)
 			c->ack_now = true;
+		/* the flow paused: what waits is acknowledged (see input_sync) */
+		if (c->segs_unacked >= 2 &&
+		    n->now - c->last_seg_at >= n->hz / 1000000 * TCP_ACK_IDLE_US)
+			c->ack_now = true;
 		if (c->ack_now && c->state != TCP_SYN_SENT)
 			send_ack(c);
 	}
@@ -789,14 +793,16 @@ static void input_sync(struct tcp_conn *c, struct rte_mbuf *m, const struct tp_t
 		goto free;
 	}
 	/* delayed ACK (RFC 5681 4.2): every segment while quick-acking the connection's
-	 * start; then one ACK per received burst once two segments are unacknowledged,
-	 * sent by tcp_poll after the burst (a stretch ACK, as Linux's for a GRO batch:
-	 * see README), a lone segment within TCP_DELACK_MS */
+	 * start; then a stretch ACK, as Linux's for a GRO batch (see README): sent by
+	 * tcp_poll after the burst in which TCP_ACK_STRETCH segments are waiting, or in
+	 * the first pass TCP_ACK_IDLE_US after the last segment once two wait; a lone
+	 * segment within TCP_DELACK_MS */
 	c->segs_unacked++;
+	c->last_seg_at = n->now;
 	if (c->quickack) {
 		c->quickack--;
 		send_ack(c);
-	} else if (c->segs_unacked >= 2) {
+	} else if (c->segs_unacked >= TCP_ACK_STRETCH) {
 		c->ack_now = true;
 	} else if (c->delack_at == 0) {
 		c->delack_at = n->now + ms_to_tsc(n, TCP_DELACK_MS);

@@ -22,6 +22,8 @@
 #define TCP_RTO_MAX_MS 60000 /* RFC 6298 2.5 */
 #define TCP_DELACK_MS 40     /* Linux's minimum delayed-ACK timeout (RFC 5681: < 500) */
 #define TCP_QUICKACK_SEGS 16 /* every segment ACKed at first, as Linux's quick-ack mode */
+#define TCP_ACK_STRETCH 44   /* segments an ACK may cover: 64 KB, Linux's GRO batch */
+#define TCP_ACK_IDLE_US 50   /* or once no segment came for this long (see README) */
 #define TCP_RETRIES_MAX 12   /* retransmissions of one segment before giving up */
 
 enum tcp_state {
@@ -87,8 +89,9 @@ struct tcp_conn {
 	uint64_t ts_recent_at;	   /* TSC when ts_recent was set */
 	unsigned int segs_unacked; /* data segments since the last ACK */
 	unsigned int quickack;
-	uint64_t delack_at; /* 0: no ACK pending */
-	bool ack_now;	    /* send an ACK at the end of this burst */
+	uint64_t delack_at;   /* 0: no ACK pending */
+	uint64_t last_seg_at; /* TSC of the pass the last in-order segment came in */
+	bool ack_now;	      /* send an ACK at the end of this burst */
 
 	/* out-of-order queue, by sequence, no overlaps */
 	unsigned int nooo;

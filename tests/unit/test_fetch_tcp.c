@@ -220,9 +220,13 @@ static void test_in_order_and_delayed_acks(void **state)
 	/* RFC 5681 4.2: one segment waits for a second or the delayed-ACK timer */
 	tcp_poll(&n);
 	assert_int_equal(take_sent(s, 4), 0);
-	/* the second, in the next burst: ACKed when that burst ends (tcp_poll) */
+	/* the second, in the next burst: ACKed by the first pass TCP_ACK_IDLE_US after it
+	 * (tcp_poll), not while segments keep coming */
 	data(1000, 1000, TS_PEER + 1);
 	assert_int_equal(take_sent(s, 4), 0);
+	tcp_poll(&n);
+	assert_int_equal(take_sent(s, 4), 0);
+	n.now += n.hz / 1000000 * TCP_ACK_IDLE_US;
 	tcp_poll(&n);
 	assert_int_equal(take_sent(s, 4), 1);
 	assert_int_equal(s[0].h.ack, IRS + 1 + 2000);
@@ -238,41 +242,68 @@ static void test_in_order_and_delayed_acks(void **state)
 	finish();
 }
 
-/* A burst of in-order segments gets one ACK at its end, covering all of them (a
- * stretch ACK, as Linux's for a GRO batch), echoing the timestamp of the first
- * segment after the last ACK (RFC 7323 4.3); a hole in the burst is ACKed at once with
- * SACK (RFC 5681 4.2), and the segment filling it too. */
+/* In-order segments get one ACK covering all of them once the flow pauses (a stretch
+ * ACK, as Linux's for a GRO batch), echoing the timestamp of the first segment after
+ * the last ACK (RFC 7323 4.3), or at the end of the burst that makes TCP_ACK_STRETCH
+ * wait; a hole is ACKed at once with SACK (RFC 5681 4.2), and the segment filling it
+ * too. */
 static void test_one_ack_per_burst(void **state)
 {
 	struct sent s[8];
 
 	establish();
-	for (uint32_t i = 0; i < 10; i++)
-		data(i * 1000, 1000, TS_PEER + 1 + i);
+	/* TCP_ACK_STRETCH - 1 segments over two passes: no ACK while they come */
+	for (uint32_t i = 0; i + 1 < TCP_ACK_STRETCH; i++) {
+		data(i * 1000, 1000, TS_PEER + 1);
+		if (i == TCP_ACK_STRETCH / 2) {
+			tcp_poll(&n);
+			n.now += n.hz / 1000000 * (TCP_ACK_IDLE_US / 2);
+		}
+	}
+	tcp_poll(&n);
+	assert_int_equal(take_sent(s, 8), 0);
+	/* one more makes the stretch: ACKed when this burst ends */
+	data((TCP_ACK_STRETCH - 1) * 1000, 1000, TS_PEER + 2);
 	assert_int_equal(take_sent(s, 8), 0);
 	tcp_poll(&n);
 	assert_int_equal(take_sent(s, 8), 1);
-	assert_int_equal(s[0].h.ack, IRS + 1 + 10000);
+	assert_int_equal(s[0].h.ack, IRS + 1 + TCP_ACK_STRETCH * 1000);
 	assert_int_equal(s[0].o.tsecr, TS_PEER + 1);
-	assert_int_equal(s[0].o.nsack, 0);
 	assert_int_equal(n.c.tcp_acks_sent, 1); /* the SYN-ACK's rode on the request */
-	/* the next burst: two in order, then one past a hole */
-	data(10000, 1000, TS_PEER + 20);
-	data(11000, 1000, TS_PEER + 21);
-	data(13000, 1000, TS_PEER + 22);
-	assert_int_equal(take_sent(s, 8), 1); /* the duplicate ACK, at once */
-	assert_int_equal(s[0].h.ack, IRS + 1 + 12000);
-	assert_int_equal(s[0].o.nsack, 1);
-	assert_int_equal(s[0].o.sack[0][0], IRS + 1 + 13000);
-	tcp_poll(&n);
-	assert_int_equal(take_sent(s, 8), 0); /* nothing left to acknowledge */
-	data(12000, 1000, TS_PEER + 23);      /* fills the hole: ACKed at once */
-	assert_int_equal(take_sent(s, 8), 1);
-	assert_int_equal(s[0].h.ack, IRS + 1 + 14000);
-	assert_int_equal(s[0].o.nsack, 0);
+	/* a burst of 10, then the flow pauses: one ACK for the 10 */
+	for (uint32_t i = 0; i < 10; i++)
+		data(TCP_ACK_STRETCH * 1000 + i * 1000, 1000, TS_PEER + 3 + i);
+	assert_int_equal(take_sent(s, 8), 0);
 	tcp_poll(&n);
 	assert_int_equal(take_sent(s, 8), 0);
-	check_payload(0, 14000);
+	n.now += n.hz / 1000000 * TCP_ACK_IDLE_US;
+	tcp_poll(&n);
+	assert_int_equal(take_sent(s, 8), 1);
+	/* the rest of the test in sequence numbers from here */
+	uint32_t base = TCP_ACK_STRETCH * 1000;
+	assert_int_equal(s[0].h.ack, IRS + 1 + base + 10000);
+	assert_int_equal(s[0].o.tsecr, TS_PEER + 3);
+	assert_int_equal(s[0].o.nsack, 0);
+	assert_int_equal(n.c.tcp_acks_sent, 2);
+	/* the next burst: two in order, then one past a hole */
+	data(base + 10000, 1000, TS_PEER + 20);
+	data(base + 11000, 1000, TS_PEER + 21);
+	data(base + 13000, 1000, TS_PEER + 22);
+	assert_int_equal(take_sent(s, 8), 1); /* the duplicate ACK, at once */
+	assert_int_equal(s[0].h.ack, IRS + 1 + base + 12000);
+	assert_int_equal(s[0].o.nsack, 1);
+	assert_int_equal(s[0].o.sack[0][0], IRS + 1 + base + 13000);
+	n.now += n.hz / 1000000 * TCP_ACK_IDLE_US;
+	tcp_poll(&n);
+	assert_int_equal(take_sent(s, 8), 0);	/* nothing left to acknowledge */
+	data(base + 12000, 1000, TS_PEER + 23); /* fills the hole: ACKed at once */
+	assert_int_equal(take_sent(s, 8), 1);
+	assert_int_equal(s[0].h.ack, IRS + 1 + base + 14000);
+	assert_int_equal(s[0].o.nsack, 0);
+	n.now += n.hz / 1000000 * TCP_ACK_IDLE_US;
+	tcp_poll(&n);
+	assert_int_equal(take_sent(s, 8), 0);
+	check_payload(0, base + 14000);
 	finish();
 }
 

@@ -37,6 +37,10 @@ from twinplane.proc import Process, ProcessError, remove_dpdk_runtime
 CLIENT_ADDR = "10.0.1.2/24"
 GW = "10.0.1.1"
 SERVER = "10.0.2.2"
+# net_af_xdp without busy polling: an empty poll of the downloader's loop makes no system
+# call (with it, each one is a recvfrom that runs c0's NAPI, the kernel's receive work,
+# on the client's CPU in passes the loop counts as idle); see README, Decisions
+PORT_OPTS = "busy_budget=0"
 
 
 def fetch_binary() -> Path:
@@ -176,14 +180,18 @@ class FetchLab(Lab):
         slow_rate: str = "2m",
         dut: list[str] | None = None,
         server_cpu: int | None = None,
+        router_cpu: int | None = None,
         keep: bool | None = None,
     ) -> None:
         """``dut``: put tp-testdut with these options (``--drop-every 100``...) between
         the client and the router, in namespace ``d`` (c0 - d0 [tp-testdut] d1 - r0).
-        ``server_cpu``: nginx (master and worker) pinned to that CPU."""
+        ``server_cpu``: nginx (master and worker) pinned to that CPU. ``router_cpu``:
+        what the client sends is received by the router on that CPU (RPS on ``r0``),
+        not on the client's: see ``steer_router``."""
         super().__init__(keep=keep)
         self.dut_args = dut
         self.server_cpu = server_cpu
+        self.router_cpu = router_cpu
         self.kernel_client = False
         self.www = self.workdir / "www"
         self.www.mkdir()
@@ -212,6 +220,8 @@ class FetchLab(Lab):
         r.sysctl({"net.ipv4.ip_forward": "1"})
         s.run(["ip", "addr", "add", f"{SERVER}/24", "dev", "s0"])
         s.run(["ip", "route", "add", "default", "via", "10.0.2.1"])
+        if self.router_cpu is not None:
+            self.steer_router(self.router_cpu)
         if self.dut_args is not None:
             self._start_dut()
         self.nginx = Nginx(s.name, self.workdir, self.www, SERVER, slow_rate, self.server_cpu)
@@ -324,6 +334,24 @@ class FetchLab(Lab):
             ends += [("d", "d0"), ("d", "d1")]
         return ends
 
+    def steer_router(self, cpu: int) -> None:
+        """RPS on the router's client-facing veth (``r0``, every receive queue): the
+        frames the client sends are routed, and handled by the server's TCP, on ``cpu``.
+        A veth runs a frame's receive path on the sending CPU; without this, each ACK a
+        client sends (twinplane-fetch's AF_XDP transmit kick, curl's ACKs from its
+        ``recv``) has the router forward it and nginx answer it with its next segments
+        on the client's CPU, inside the client's system call. Two machines would not
+        share that work; the same for every tool."""
+        mask = format(1 << cpu, "x")
+        # /sys as the router's namespace sees it (ip netns exec mounts it)
+        self.ns["r"].run(
+            [
+                "sh",
+                "-c",
+                f"for f in /sys/class/net/r0/queues/rx-*/rps_cpus; do echo {mask} > $f; done",
+            ]
+        )
+
     def set_offloads(self, on: bool) -> None:
         """TX checksum offload, scatter-gather, TSO and GSO on every veth of the path:
         off (the lab's default, what a DPDK port needs) or on (a veth's defaults: the
@@ -383,7 +411,7 @@ class FetchLab(Lab):
             str(binary),
             "--name", name,
             "--lcores", lcores,
-            "--port", "net_af_xdp0,iface=c0,start_queue=0,queue_count=1",
+            "--port", f"net_af_xdp0,iface=c0,start_queue=0,queue_count=1,{PORT_OPTS}",
             "--addr", CLIENT_ADDR,
             "--gw", GW,
             "--json", "--quiet",
