@@ -41,7 +41,11 @@ Figures (docs/results/iotgw.json keys fig3..fig6, series per system):
 - fig6: throughput against control messages per second (1,000..40,000; AARQ
   and RLRQ in turn, each association registering on the sink) at a fixed
   total of 1 Gbit/s worth of 512-byte messages;
-- cost: CPU cycles per message at a load all carry.
+- cost: CPU cycles per message at a load all carry: --cost-samples short
+  measurements (5 x 1 s) per repetition, each right after tp-xcpu-probe (the
+  host's placement of the DUT's and the generator's vCPUs: memif costs move with
+  it), summarized over all of them and by placement (near, mid, far); Fig. 3's
+  trials are probed the same way (xcpu_rtt_ns and placement in the raw JSON).
 
 Usage (root):
     .venv/bin/python bench/iotgw.py --quick      # a few minutes: a subset, 1 repetition
