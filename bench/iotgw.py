@@ -836,7 +836,7 @@ def _headline(s: dict[str, Any]) -> list[str]:
         out.append(
             f"- Report path on memif (`report_cycles_memif`): {r['median']:,.0f} cycles per "
             f"pulse-oximeter report ({r['min']:,.0f}-{r['max']:,.0f}; target 1,500), of "
-            f"{d['cycles_per_msg']['median']:,.0f} worker cycles per report in all; "
+            f"{d['cycles_per_msg']['median']:,.0f} worker cycles per report in all ("
             f"{r['n']} samples)."
             + (
                 " By the vCPUs' placement: "
