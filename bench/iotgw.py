@@ -41,7 +41,11 @@ Figures (docs/results/iotgw.json keys fig3..fig6, series per system):
 - fig6: throughput against control messages per second (1,000..40,000; AARQ
   and RLRQ in turn, each association registering on the sink) at a fixed
   total of 1 Gbit/s worth of 512-byte messages;
-- cost: CPU cycles per message at a load all carry.
+- cost: CPU cycles per message at a load all carry: --cost-samples short
+  measurements (5 x 1 s) per repetition, each right after tp-xcpu-probe (the
+  host's placement of the DUT's and the generator's vCPUs: memif costs move with
+  it), summarized over all of them and by placement (near, mid, far); Fig. 3's
+  trials are probed the same way (xcpu_rtt_ns and placement in the raw JSON).
 
 Usage (root):
     .venv/bin/python bench/iotgw.py --quick      # a few minutes: a subset, 1 repetition
@@ -95,6 +99,7 @@ GW_IP, CSE_IP = "198.18.0.1", "198.19.1.2"
 AGENT_IP = D.GEN_IP[0]
 SEARCH_HI = {"veth": 1.0e6, "memif": 4.0e6}
 MEMIF_RSIZE = 14
+PLACEMENTS = ("near", "mid", "far")  # D.placement(): the vCPUs share a cache, or not
 
 
 def line_rate_1g(size: int) -> float:
@@ -414,12 +419,14 @@ def fig3(bed: Bed, ns: tuple[int, ...]) -> list[dict[str, Any]]:
     # and a cold AE table (measured: 4-5x the cycles of a warm report)
     bed.trial([name], FIG3_RATE, duration=1.0)
     for n in ns:
+        pr = probe()  # the vCPUs' placement, before the trial (never during it)
         r = bed.trial([name], FIG3_RATE, count=n)
         d = r["delta"]
         tt, tp = d["thread_cycles"], d["report_cycles"]
         out.append(
             {
                 "n": n,
+                **pr,
                 "or": (tt - tp) / tt if tt else None,
                 "thread_cycles": tt,
                 "report_cycles": tp,
@@ -512,22 +519,76 @@ def fig6(bed: Bed, controls: tuple[int, ...], duration: float) -> list[dict[str,
     return out
 
 
-def cost(bed: Bed, duration: float) -> dict[str, Any]:
+def probe() -> dict[str, Any]:
+    """The vCPUs' placement right before a measurement (tp-xcpu-probe: a cache line's
+    round trip between the DUT's CPU and the generator's; ~20 ms under SCHED_FIFO,
+    so between trials only): ``xcpu_rtt_ns`` and ``placement`` (near|mid|far), None
+    when the probe is not built."""
+    p = D.xcpu_probe()
+    rtt = p["rtt_ns"] if p else None
+    return {"xcpu_rtt_ns": rtt, "placement": D.placement(rtt)}
+
+
+def cost_sample(bed: Bed, duration: float) -> dict[str, Any]:
+    """One cost measurement: the probe, then a trial at COST_RATE for duration."""
+    c: dict[str, Any] = probe()
     r = bed.trial([bed.stream(128)], COST_RATE, duration)
     d = r["delta"]
     msgs = r["delivered"]
+    c.update(
+        {
+            "duration_s": duration,
+            "method": d["thread_method"],
+            "reports": r["reports"],
+            "messages": msgs,
+            "loss": r["loss"],
+            "thread_cycles": d["thread_cycles"],
+            "report_cycles": d["report_cycles"],
+        }
+    )
+    if "irq_cycles" in d:
+        c["irq_cycles"] = d["irq_cycles"]
+    return c
+
+
+def per_msg(c: dict[str, Any]) -> dict[str, Any]:
+    """Cycles per delivered message of a measurement (or of several, summed)."""
+    out: dict[str, Any] = {}
+    msgs = c["messages"]
+    if msgs:
+        out["cycles_per_msg"] = c["thread_cycles"] / msgs
+        out["report_path_cycles_per_msg"] = c["report_cycles"] / msgs
+        if "irq_cycles" in c:
+            out["irq_cycles_per_msg"] = c["irq_cycles"] / msgs
+            out["cycles_per_msg_with_irq"] = (c["thread_cycles"] + c["irq_cycles"]) / msgs
+    return out
+
+
+def cost(bed: Bed, samples: int, duration: float) -> dict[str, Any]:
+    """CPU cycles per message at COST_RATE: `samples` short measurements, each after
+    its own probe of the vCPUs' placement (memif costs move with it, up to 3x), so
+    that every placement the host gives during a run gets samples of its own. The
+    totals over the samples give the repetition's figures (the keys of before)."""
+    # warm-up, not recorded: the first reports after association find cold caches
+    bed.trial([bed.stream(128)], COST_RATE, duration=0.5)
+    ss = []
+    for _ in range(samples):
+        s = cost_sample(bed, duration)
+        s.update(per_msg(s))
+        ss.append(s)
+    tot = {
+        k: sum(s[k] for s in ss)
+        for k in ("reports", "messages", "thread_cycles", "report_cycles", "irq_cycles")
+        if all(k in s for s in ss)
+    }
     c: dict[str, Any] = {
         "rate_pps": COST_RATE,
-        "messages": msgs,
-        "loss": r["loss"],
-        "method": d["thread_method"],
+        "messages": tot["messages"],
+        "loss": 1 - tot["messages"] / tot["reports"] if tot["reports"] else None,
+        "method": ss[0]["method"],
+        "samples": ss,
+        **per_msg(tot),
     }
-    if msgs:
-        c["cycles_per_msg"] = d["thread_cycles"] / msgs
-        c["report_path_cycles_per_msg"] = d["report_cycles"] / msgs
-        if "irq_cycles" in d:
-            c["irq_cycles_per_msg"] = d["irq_cycles"] / msgs
-            c["cycles_per_msg_with_irq"] = (d["thread_cycles"] + d["irq_cycles"]) / msgs
     return c
 
 
@@ -545,7 +606,7 @@ def run_one(
         bed.associate()
         res["describe"] = bed.describe()
         for key, fn in (
-            ("cost", lambda: cost(bed, args.duration)),
+            ("cost", lambda: cost(bed, args.cost_samples, args.cost_sample_s)),
             ("fig3", lambda: fig3(bed, args.fig3_n)),
             ("fig4", lambda: fig4(bed, args.sizes, args.quick)),
             ("fig5", lambda: fig5(bed, args.sizes, args.duration)),
@@ -605,15 +666,23 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
                 for r in runs
                 if r["wire"] == wire and r["system"] == system and "cost" in r
             ]
-            if reps:
-                out["cost"].setdefault(wire, {})[system] = {
-                    k: median_spread([c.get(k) for c in reps])
-                    for k in (
-                        "cycles_per_msg",
-                        "cycles_per_msg_with_irq",
-                        "report_path_cycles_per_msg",
+            if not reps:
+                continue
+            # every cost sample of every repetition (a repetition of before, without
+            # samples, counts as one); and the same by the vCPUs' placement
+            samples = [s for c in reps for s in c.get("samples", [c])]
+            keys = ("cycles_per_msg", "cycles_per_msg_with_irq", "report_path_cycles_per_msg")
+            cs: dict[str, Any] = {k: median_spread([x.get(k) for x in samples]) for k in keys}
+            for pl in PLACEMENTS:
+                at = [x for x in samples if x.get("placement") == pl]
+                if at:
+                    cs.setdefault("by_placement", {})[pl] = {
+                        k: median_spread([x.get(k) for x in at]) for k in keys
+                    }
+                    cs["by_placement"][pl]["xcpu_rtt_ns"] = median_spread(
+                        [x.get("xcpu_rtt_ns") for x in at]
                     )
-                }
+            out["cost"].setdefault(wire, {})[system] = cs
     return out
 
 
@@ -767,7 +836,19 @@ def _headline(s: dict[str, Any]) -> list[str]:
         out.append(
             f"- Report path on memif (`report_cycles_memif`): {r['median']:,.0f} cycles per "
             f"pulse-oximeter report ({r['min']:,.0f}-{r['max']:,.0f}; target 1,500), of "
-            f"{d['cycles_per_msg']['median']:,.0f} worker cycles per report in all."
+            f"{d['cycles_per_msg']['median']:,.0f} worker cycles per report in all ("
+            f"{r['n']} samples)."
+            + (
+                " By the vCPUs' placement: "
+                + ", ".join(
+                    f"{pl} {v['report_path_cycles_per_msg']['median']:,.0f} "
+                    f"(worker {v['cycles_per_msg']['median']:,.0f}, n={v['cycles_per_msg']['n']})"
+                    for pl, v in d["by_placement"].items()
+                )
+                + "."
+                if d.get("by_placement")
+                else ""
+            )
         )
     f4 = s.get("fig4", {}).get("veth", {})
     if f4.get("dual") and f4.get("socket"):
@@ -866,9 +947,41 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
             "delivered message; the kernel's veth and AF_XDP work happens outside the worker "
             "and is not in it. sockgw: its thread's run time (/proc/PID/schedstat), and with "
             "the softirq time of CPU 0 (/proc/stat irq+softirq) where the kernel receives for "
-            "it. Each system on its cheapest wire: dual and single on memif, socket on veth.",
+            "it. Each system on its cheapest wire: dual and single on memif, socket on veth."
+            + (
+                f" Each repetition takes {doc['cost_samples']} measurements of "
+                f"{doc['cost_sample_s']:g} s after a 0.5 s warm-up; the median (min-max) is "
+                "over all of them."
+                if doc.get("cost_samples")
+                else ""
+            ),
             "",
         ]
+        rows = [
+            (wire, system, pl, v)
+            for wire, systems in s["cost"].items()
+            for system, c in systems.items()
+            for pl, v in c.get("by_placement", {}).items()
+        ]
+        if rows:
+            L += [
+                "By the vCPUs' placement: before each measurement, tp-xcpu-probe times a "
+                "cache line's round trip between the DUT's CPU and the generator's (~20 ms "
+                "under SCHED_FIFO, between trials), the host's placement of the two vCPUs: "
+                "near (< 120 ns, they share a cache), mid (< 600 ns) or far. Every memif frame "
+                "crosses between the two CPUs, so memif costs move with it.",
+                "",
+                "| wire | system | placement | round trip ns | cycles/msg "
+                "| of which report path | samples |",
+                "|---|---|---|---|---|---|---|",
+            ]
+            for wire, system, pl, v in rows:
+                L.append(
+                    f"| {wire} | {system} | {pl} | {_m(v['xcpu_rtt_ns'], nd=0)} "
+                    f"| {_m(v['cycles_per_msg'], nd=0)} "
+                    f"| {_m(v['report_path_cycles_per_msg'], nd=0)} | {v['cycles_per_msg']['n']} |"
+                )
+            L.append("")
     if s.get("fig3"):
         L += [
             "## Fig. 3: overhead ratio OR(N) = (tT - tP) / tT",
@@ -1000,6 +1113,8 @@ def build_doc(
         "quick": args.quick,
         "fig3_n": list(args.fig3_n),
         "cse_delay_us": args.cse_delay_us,
+        "cost_samples": args.cost_samples,
+        "cost_sample_s": args.cost_sample_s,
         "cpu": {"dut": D.DUT_CPU, "generator": D.GEN_CPU, "twinplane_control_plane": D.GEN_CPU},
         "summary": summary,
         "ratios": ratios(summary),
@@ -1011,6 +1126,13 @@ def build_doc(
     if cm:
         doc["report_cycles_memif"] = cm["report_path_cycles_per_msg"]
         doc["worker_cycles_per_report_memif"] = cm["cycles_per_msg"]
+        bp = cm.get("by_placement", {})
+        doc["report_cycles_memif_by_placement"] = {
+            pl: v["report_path_cycles_per_msg"] for pl, v in bp.items()
+        }
+        doc["worker_cycles_per_report_memif_by_placement"] = {
+            pl: v["cycles_per_msg"] for pl, v in bp.items()
+        }
     f6 = summary["fig6"].get("memif", {}).get("dual")
     if f6:
         top = max(f6, key=lambda p: p["control_per_s"])
@@ -1042,6 +1164,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--only", default="cost,fig3,fig4,fig5,fig6", help="figures to measure")
     ap.add_argument(
         "--duration", type=float, default=None, help="seconds per trial (1; --quick 0.5)"
+    )
+    ap.add_argument(
+        "--cost-samples",
+        type=int,
+        default=5,
+        help="cost: measurements per repetition, each after its own placement probe (5)",
+    )
+    ap.add_argument(
+        "--cost-sample-s", type=float, default=1.0, help="cost: seconds per measurement (1)"
     )
     ap.add_argument(
         "--cse-delay-us",
@@ -1093,6 +1224,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             ap.error("--fig3-n: message counts must be positive")
     else:
         a.fig3_n = (1000, 5000, 10000) if a.quick else FIG3_N
+    if a.cost_samples < 1 or a.cost_sample_s <= 0:
+        ap.error("--cost-samples must be at least 1 and --cost-sample-s positive")
     a.only = set(a.only.split(","))
     return a
 
@@ -1146,6 +1279,9 @@ def main(argv: list[str] | None = None) -> int:
         merged = build_doc(old["runs"], args, tsc, argv)
         for k in ("command", "date", "git", "machine", "tsc_hz", "reps", "quick", "cse_delay_us"):
             merged[k] = old[k]
+        if "cost" not in figures:
+            for k in ("cost_samples", "cost_sample_s"):
+                merged[k] = old.get(k)
         merged["fig3_n"] = list(args.fig3_n) if "fig3" in figures else old.get("fig3_n")
         merged["updates"] = old.get("updates", []) + [
             {

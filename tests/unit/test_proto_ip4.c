@@ -36,6 +36,37 @@ static void test_cksum_matches_dpdk(void **state)
 	}
 }
 
+/* Headers written by scapy (IP(src, dst, ttl, proto=17, id, flags=0, len)), a
+ * real implementation: tp_ip4_write gives the same 20 bytes, checksum included. */
+static void test_write_matches_scapy(void **state)
+{
+	static const struct {
+		uint32_t src, dst;
+		uint8_t ttl;
+		uint16_t len, id;
+		uint8_t hdr[20];
+	} v[] = {
+	    {0xc6120001, 0xc6130102, 64, 120, 0x1234, {0x45, 0x00, 0x00, 0x8c, 0x12, 0x34, 0x00,
+						       0x00, 0x40, 0x11, 0xdb, 0x04, 0xc6, 0x12,
+						       0x00, 0x01, 0xc6, 0x13, 0x01, 0x02}},
+	    {0xfffffffe, 0xffffffff, 255, 65515, 0xffff, {0x45, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00,
+							  0x00, 0xff, 0x11, 0xbb, 0xee, 0xff, 0xff,
+							  0xff, 0xfe, 0xff, 0xff, 0xff, 0xff}},
+	    {0x0a000001, 0x0a000002, 1, 8, 0, {0x45, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00,
+					       0x00, 0x01, 0x11, 0xa5, 0xcf, 0x0a, 0x00,
+					       0x00, 0x01, 0x0a, 0x00, 0x00, 0x02}},
+	};
+	uint8_t ip[20];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		memset(ip, 0xa5, sizeof(ip));
+		assert_int_equal(tp_ip4_write(ip, htonl(v[i].src), htonl(v[i].dst), 17, v[i].ttl,
+					      v[i].len, v[i].id),
+				 20);
+		assert_memory_equal(ip, v[i].hdr, 20);
+	}
+}
+
 static void test_ttl_dec_incremental(void **state)
 {
 	uint8_t ip[20];
@@ -120,6 +151,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cksum_matches_dpdk),
+	    cmocka_unit_test(test_write_matches_scapy),
 	    cmocka_unit_test(test_ttl_dec_incremental),
 	    cmocka_unit_test(test_ttl_dec_edge_checksums),
 	    cmocka_unit_test(test_check_verdicts),
