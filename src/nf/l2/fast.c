@@ -47,7 +47,46 @@ static inline uint32_t key_slot(const struct l2_key *k)
 	memcpy(&v, k, 8);
 	v ^= (uint64_t)k->bridge << 48;
 	v *= 0x9e3779b97f4a7c15ull;
-	return (uint32_t)(v >> 56) % L2_LEARN_CACHE;
+	return (uint32_t)(v >> 56);
+}
+_Static_assert(L2_LEARN_CACHE == 256 && L2_LOOKUP_CACHE == 256, "key_slot gives 0..255");
+
+/* The burst's nk distinct keys looked up: hits (bit per key) and data (entry
+ * indexes), from this lcore's cache of entries found while l2_gen stayed gen, the
+ * others with one bulk lookup of the table (and cached when found). */
+static inline void lookup_keys(struct l2_lcore *lc, const struct l2_key *keys, unsigned int nk,
+			       uint64_t gen, uint64_t *hits, void **data)
+{
+	const void *kp[2 * TP_BURST];
+	void *md[2 * TP_BURST];
+	uint8_t miss[2 * TP_BURST], slot[2 * TP_BURST];
+	uint64_t mh = 0, h = 0;
+	unsigned int nm = 0;
+
+	for (unsigned int j = 0; j < nk; j++) {
+		uint32_t s = key_slot(&keys[j]);
+		if (lc->found[s].gen == gen && key_eq(&lc->found[s].key, &keys[j])) {
+			h |= 1ull << j;
+			data[j] = (void *)(uintptr_t)lc->found[s].idx;
+			continue;
+		}
+		slot[nm] = (uint8_t)s;
+		miss[nm] = (uint8_t)j;
+		kp[nm++] = &keys[j];
+	}
+	if (nm != 0) {
+		rte_hash_lookup_bulk_data(l2_macs, kp, nm, &mh, md);
+		for (unsigned int q = 0; q < nm; q++) {
+			if (!(mh >> q & 1))
+				continue;
+			h |= 1ull << miss[q];
+			data[miss[q]] = md[q];
+			lc->found[slot[q]].key = keys[miss[q]];
+			lc->found[slot[q]].idx = (uint32_t)(uintptr_t)md[q];
+			lc->found[slot[q]].gen = gen;
+		}
+	}
+	*hits = h;
 }
 
 /* Ask the control plane to learn key on port, once per 10 ms per lcore. */
@@ -172,7 +211,8 @@ static inline bool macs12_eq(const struct l2_macs12 *x, const struct l2_macs12 *
  * flood). Frames of one flow follow each other: a frame whose MACs and VLAN are
  * the previous one's reuses its checks and keys in pass 1, and in pass 2 its
  * verdict when that was "source known on this port, unicast to op" (nothing
- * per frame left then but the tag and the transmit buffer). Counters are summed
+ * per frame left then but the tag and the transmit buffer). Keys found in earlier
+ * bursts come from the lcore's cache, not the table (l2.h). Counters are summed
  * over the burst where every frame counts. */
 void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -182,8 +222,8 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	const struct l2_members *mb = __atomic_load_n(&br->members, __ATOMIC_ACQUIRE);
 	struct l2_lcore *lc = tp_nf_lcore(w, &tp_l2_nf);
 	uint64_t *ctr = w->ctr[in];
+	const uint64_t gen = __atomic_load_n(&l2_gen, __ATOMIC_ACQUIRE);
 	struct l2_key keys[2 * TP_BURST]; /* the burst's distinct keys */
-	const void *kp[2 * TP_BURST];
 	void *data[2 * TP_BURST];
 	struct rte_mbuf *ok[TP_BURST];
 	uint16_t vids[TP_BURST];
@@ -272,9 +312,7 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	}
 	if (k == 0)
 		return;
-	for (unsigned int j = 0; j < nk; j++)
-		kp[j] = &keys[j];
-	rte_hash_lookup_bulk_data(l2_macs, kp, nk, &hits, data);
+	lookup_keys(lc, keys, nk, gen, &hits, data);
 
 	const struct l2_port *fwd_op = NULL; /* the previous frame's verdict, if reusable */
 	unsigned int unicast = 0;
