@@ -8,6 +8,7 @@
 #include <rte_ether.h>
 #include <rte_hash.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include "../../core/tp.h"
 #include "../../core/worker.h"
@@ -46,7 +47,46 @@ static inline uint32_t key_slot(const struct l2_key *k)
 	memcpy(&v, k, 8);
 	v ^= (uint64_t)k->bridge << 48;
 	v *= 0x9e3779b97f4a7c15ull;
-	return (uint32_t)(v >> 56) % L2_LEARN_CACHE;
+	return (uint32_t)(v >> 56);
+}
+_Static_assert(L2_LEARN_CACHE == 256 && L2_LOOKUP_CACHE == 256, "key_slot gives 0..255");
+
+/* The burst's nk distinct keys looked up: hits (bit per key) and data (entry
+ * indexes), from this lcore's cache of entries found while l2_gen stayed gen, the
+ * others with one bulk lookup of the table (and cached when found). */
+static inline void lookup_keys(struct l2_lcore *lc, const struct l2_key *keys, unsigned int nk,
+			       uint64_t gen, uint64_t *hits, void **data)
+{
+	const void *kp[2 * TP_BURST];
+	void *md[2 * TP_BURST];
+	uint8_t miss[2 * TP_BURST], slot[2 * TP_BURST];
+	uint64_t mh = 0, h = 0;
+	unsigned int nm = 0;
+
+	for (unsigned int j = 0; j < nk; j++) {
+		uint32_t s = key_slot(&keys[j]);
+		if (lc->found[s].gen == gen && key_eq(&lc->found[s].key, &keys[j])) {
+			h |= 1ull << j;
+			data[j] = (void *)(uintptr_t)lc->found[s].idx;
+			continue;
+		}
+		slot[nm] = (uint8_t)s;
+		miss[nm] = (uint8_t)j;
+		kp[nm++] = &keys[j];
+	}
+	if (nm != 0) {
+		rte_hash_lookup_bulk_data(l2_macs, kp, nm, &mh, md);
+		for (unsigned int q = 0; q < nm; q++) {
+			if (!(mh >> q & 1))
+				continue;
+			h |= 1ull << miss[q];
+			data[miss[q]] = md[q];
+			lc->found[slot[q]].key = keys[miss[q]];
+			lc->found[slot[q]].idx = (uint32_t)(uintptr_t)md[q];
+			lc->found[slot[q]].gen = gen;
+		}
+	}
+	*hits = h;
 }
 
 /* Ask the control plane to learn key on port, once per 10 ms per lcore. */
@@ -145,6 +185,35 @@ static void flood(struct tp_worker *w, struct rte_mbuf *m, bool tagged, uint16_t
 	send_one(w, m, tagged, vid, to[t - 1], in);
 }
 
+/* The 12 bytes of destination and source MAC, as two words: what consecutive frames
+ * of a flow share (they then share the checks on these bytes and their keys). */
+struct l2_macs12 {
+	uint64_t a;
+	uint32_t b;
+};
+
+static inline void macs12_load(struct l2_macs12 *x, const void *eh)
+{
+	memcpy(&x->a, eh, 8);
+	memcpy(&x->b, (const uint8_t *)eh + 8, 4);
+}
+
+static inline bool macs12_eq(const struct l2_macs12 *x, const struct l2_macs12 *y)
+{
+	return ((x->a ^ y->a) | (uint64_t)(x->b ^ y->b)) == 0;
+}
+
+#define L2_PREFETCH_AHEAD 4
+
+/* A bridged burst in two passes: (1) the frame checks and each frame's destination
+ * and source keys, deduplicated, (2) one bulk lookup of the burst's distinct keys,
+ * then each frame's source (learn, refresh, move) and destination (unicast or
+ * flood). Frames of one flow follow each other: a frame whose MACs and VLAN are
+ * the previous one's reuses its checks and keys in pass 1, and in pass 2 its
+ * verdict when that was "source known on this port, unicast to op" (nothing
+ * per frame left then but the tag and the transmit buffer). Keys found in earlier
+ * bursts come from the lcore's cache, not the table (l2.h). Counters are summed
+ * over the burst where every frame counts. */
 void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	const uint16_t in = pkts[0]->port;
@@ -152,41 +221,56 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	const struct l2_bridge *br = lp->br;
 	const struct l2_members *mb = __atomic_load_n(&br->members, __ATOMIC_ACQUIRE);
 	struct l2_lcore *lc = tp_nf_lcore(w, &tp_l2_nf);
+	uint64_t *ctr = w->ctr[in];
+	const uint64_t gen = __atomic_load_n(&l2_gen, __ATOMIC_ACQUIRE);
 	struct l2_key keys[2 * TP_BURST]; /* the burst's distinct keys */
-	const void *kp[2 * TP_BURST];
 	void *data[2 * TP_BURST];
 	struct rte_mbuf *ok[TP_BURST];
 	uint16_t vids[TP_BURST];
 	uint8_t tagged[TP_BURST];
 	uint8_t di[TP_BURST], si[TP_BURST]; /* each packet's destination and source key */
 	int last[2] = {-1, -1};		    /* the last destination and source added */
+	struct l2_macs12 prev = {0, 0};	    /* the last accepted frame's MACs... */
+	uint16_t prev_vid = 0;		    /* ...and VLAN (0: none yet) */
+	uint8_t prev_tag = 0;
 	uint64_t hits = 0;
-	unsigned int k = 0, nk = 0;
+	unsigned int k = 0, nk = 0, i;
 
-	for (uint16_t i = 0; i < n; i++) {
+	ctr[L2_CTR(RX)] += n;
+	for (i = 0; i < L2_PREFETCH_AHEAD && i < n; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		struct l2_macs12 cur;
 		uint16_t vid = lp->pvid;
 		bool tag = false;
 
-		tp_count(w, in, L2_CTR(RX));
+		if (i + L2_PREFETCH_AHEAD < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + L2_PREFETCH_AHEAD], void *));
 		if (unlikely(rte_pktmbuf_data_len(m) < sizeof(*eh))) {
 			tp_drop(w, m, L2_CTR(RUNT));
 			continue;
 		}
-		if (unlikely(rte_is_multicast_ether_addr(&eh->src_addr) ||
-			     rte_is_zero_ether_addr(&eh->src_addr))) {
-			tp_drop(w, m, L2_CTR(BAD_SRC_MAC));
-			continue;
-		}
-		/* 01:80:c2:00:00:0x (STP, LACP, LLDP, 802.1X...): never forwarded (802.1Q 8.6.3) */
-		if (unlikely(eh->dst_addr.addr_bytes[0] == 0x01 &&
-			     eh->dst_addr.addr_bytes[1] == 0x80 &&
-			     eh->dst_addr.addr_bytes[2] == 0xc2 &&
-			     eh->dst_addr.addr_bytes[3] == 0 && eh->dst_addr.addr_bytes[4] == 0 &&
-			     (eh->dst_addr.addr_bytes[5] & 0xf0) == 0)) {
-			tp_drop(w, m, L2_CTR(LINK_LOCAL));
-			continue;
+		macs12_load(&cur, eh);
+		bool same = prev_vid != 0 && macs12_eq(&cur, &prev);
+		if (!same) {
+			if (unlikely(rte_is_multicast_ether_addr(&eh->src_addr) ||
+				     rte_is_zero_ether_addr(&eh->src_addr))) {
+				tp_drop(w, m, L2_CTR(BAD_SRC_MAC));
+				continue;
+			}
+			/* 01:80:c2:00:00:0x (STP, LACP, LLDP, 802.1X...): never forwarded
+			 * (802.1Q 8.6.3) */
+			if (unlikely(eh->dst_addr.addr_bytes[0] == 0x01 &&
+				     eh->dst_addr.addr_bytes[1] == 0x80 &&
+				     eh->dst_addr.addr_bytes[2] == 0xc2 &&
+				     eh->dst_addr.addr_bytes[3] == 0 &&
+				     eh->dst_addr.addr_bytes[4] == 0 &&
+				     (eh->dst_addr.addr_bytes[5] & 0xf0) == 0)) {
+				tp_drop(w, m, L2_CTR(LINK_LOCAL));
+				continue;
+			}
 		}
 		if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
 			if (unlikely(rte_pktmbuf_data_len(m) < sizeof(*eh) + 4)) {
@@ -209,35 +293,56 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			tp_drop(w, m, L2_CTR(UNTAGGED_ON_TRUNK));
 			continue;
 		}
-		struct l2_key dk = {.mac = eh->dst_addr, .vlan = vid, .bridge = br->id};
-		struct l2_key sk = {.mac = eh->src_addr, .vlan = vid, .bridge = br->id};
-		di[k] = key_index(keys, &nk, last, &dk);
-		last[0] = di[k];
-		si[k] = key_index(keys, &nk, last, &sk);
-		last[1] = si[k];
+		if (same && vid == prev_vid) { /* the previous accepted frame's keys */
+			di[k] = di[k - 1];
+			si[k] = si[k - 1];
+		} else {
+			struct l2_key dk = {.mac = eh->dst_addr, .vlan = vid, .bridge = br->id};
+			struct l2_key sk = {.mac = eh->src_addr, .vlan = vid, .bridge = br->id};
+			di[k] = key_index(keys, &nk, last, &dk);
+			last[0] = di[k];
+			si[k] = key_index(keys, &nk, last, &sk);
+			last[1] = si[k];
+			prev = cur;
+			prev_vid = vid;
+		}
 		vids[k] = vid;
 		tagged[k] = tag;
 		ok[k++] = m;
 	}
 	if (k == 0)
 		return;
-	for (unsigned int j = 0; j < nk; j++)
-		kp[j] = &keys[j];
-	rte_hash_lookup_bulk_data(l2_macs, kp, nk, &hits, data);
+	lookup_keys(lc, keys, nk, gen, &hits, data);
 
-	for (unsigned int i = 0; i < k; i++) {
+	const struct l2_port *fwd_op = NULL; /* the previous frame's verdict, if reusable */
+	unsigned int unicast = 0;
+	prev_vid = 0;
+	for (i = 0; i < k; i++) {
 		struct rte_mbuf *m = ok[i];
+
+		if (fwd_op != NULL && di[i] == di[i - 1] && si[i] == si[i - 1] &&
+		    vids[i] == prev_vid && tagged[i] == prev_tag) {
+			unicast++;
+			send_one(w, m, tagged[i], vids[i], fwd_op, in);
+			continue;
+		}
+		fwd_op = NULL;
+		prev_vid = vids[i];
+		prev_tag = tagged[i];
+
 		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		bool src_home = false; /* the source is known on this port */
 
 		/* source: learn, refresh, or notice a move */
 		if (hits >> si[i] & 1) {
 			struct l2_mac *e = &l2_mac_table[(uintptr_t)data[si[i]]];
 			uint16_t at = __atomic_load_n(&e->port, __ATOMIC_RELAXED);
 			if (likely(at == in)) {
+				src_home = true;
 				if (unlikely(w->now - e->seen > tp.tsc_hz))
 					__atomic_store_n(&e->seen, w->now, __ATOMIC_RELAXED);
 			} else if (e->is_static) {
-				tp_count(w, in, L2_CTR(STATIC_CONFLICT));
+				ctr[L2_CTR(STATIC_CONFLICT)]++;
 			} else {
 				learn(w, lc, &keys[si[i]], in);
 			}
@@ -259,7 +364,9 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 				continue;
 			}
 			if (likely(op != NULL && l2_vlan_allowed(op, vids[i]))) {
-				tp_count(w, in, L2_CTR(UNICAST));
+				unicast++;
+				if (src_home)
+					fwd_op = op;
 				send_one(w, m, tagged[i], vids[i], op, in);
 				continue;
 			}
@@ -267,6 +374,7 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		}
 		flood(w, m, tagged[i], vids[i], mb, in);
 	}
+	ctr[L2_CTR(UNICAST)] += unicast;
 }
 
 void l2_chain_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)

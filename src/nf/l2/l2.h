@@ -34,7 +34,8 @@
 #define L2_MACS_DEFAULT 65536
 #define L2_AGING_DEFAULT 300 /* seconds, as 802.1D's default */
 #define L2_LEARN_RING 4096
-#define L2_LEARN_CACHE 256 /* per lcore: learn events recently sent */
+#define L2_LEARN_CACHE 256  /* per lcore: learn events recently sent */
+#define L2_LOOKUP_CACHE 256 /* per lcore: MAC table lookups that found an entry */
 #define L2_NO_PORT UINT16_MAX
 
 /* X(enum suffix, name, kind) */
@@ -128,6 +129,11 @@ struct l2_lcore {
 		uint16_t port;
 		uint64_t tsc;
 	} sent[L2_LEARN_CACHE];
+	struct {
+		struct l2_key key;
+		uint32_t idx;
+		uint64_t gen; /* l2_gen when found; 0: empty */
+	} found[L2_LOOKUP_CACHE];
 };
 
 /* chain ports: where what the port receives goes */
@@ -138,6 +144,7 @@ struct l2_xc {
 
 extern struct rte_hash *l2_macs;
 extern struct l2_mac *l2_mac_table;
+extern uint64_t l2_gen; /* bumped before an entry is removed (starts at 1) */
 extern struct l2_bridge l2_bridges[L2_BRIDGES_MAX];
 
 void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);

@@ -29,6 +29,7 @@
 
 struct rte_hash *l2_macs;
 struct l2_mac *l2_mac_table;
+uint64_t l2_gen = 1;
 struct l2_bridge l2_bridges[L2_BRIDGES_MAX];
 
 static uint32_t mac_cap = L2_MACS_DEFAULT;
@@ -108,6 +109,8 @@ static void mac_remove(uint32_t idx)
 	if (e->used != 1)
 		return;
 	e->used = 2;
+	/* workers drop the indexes they kept (l2.h) before the slot can be reused */
+	__atomic_fetch_add(&l2_gen, 1, __ATOMIC_RELEASE);
 	if (!e->is_static && e->port < TP_MAX_PORTS) {
 		n_dyn[e->port]--;
 		set_limit_flag(e->port);
