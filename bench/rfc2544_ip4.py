@@ -417,15 +417,7 @@ class Runner:
                 self.say(
                     f"[{label}] waited {q['waited_s']:.0f} s for other tasks to leave the CPUs"
                 )
-        tb = D.Testbed(
-            wire,
-            dut,
-            self.work,
-            bins=self.bins,
-            tsc=self.hz,
-            memif_rsize=a.memif_rsize,
-            nice=a.nice,
-        )
+        tb = self.testbed(wire, dut)
         self.status(f"{label}: starting")
         t0 = time.monotonic()
         tb.start(a.sizes)
@@ -448,6 +440,18 @@ class Runner:
                 self.advance(0.3)
         finally:
             tb.close()
+
+    def testbed(self, wire: str, dut: str) -> D.Testbed:
+        a = self.a
+        return D.Testbed(
+            wire,
+            dut,
+            self.work,
+            bins=self.bins,
+            tsc=self.hz,
+            memif_rsize=a.memif_rsize,
+            nice=a.nice,
+        )
 
     def trial_fn(self, tb: D.Testbed, size: int, label: str, retries: bool = True) -> Any:
         a = self.a
@@ -726,15 +730,7 @@ class Runner:
                 if self.iso is not None:
                     self.iso.sweep()
                 try:
-                    tb = D.Testbed(
-                        wire,
-                        dut,
-                        self.work,
-                        bins=self.bins,
-                        tsc=self.hz,
-                        memif_rsize=a.memif_rsize,
-                        nice=a.nice,
-                    )
+                    tb = self.testbed(wire, dut)
                     self.status(f"{label}: starting")
                     tb.start((64,))
                     try:
