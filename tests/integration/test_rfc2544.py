@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import random
 import statistics
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -412,6 +413,11 @@ def test_cpu_isolation_moves_others_off_the_dut_cpu_and_restores() -> None:
     free = subprocess.Popen(["sleep", "30"])
     pinned = subprocess.Popen(["taskset", "-c", "0", "sleep", "30"])
     try:
+        # taskset pins itself after it starts: an isolation reading its affinity before
+        # and writing after would undo the pin (a race of this test, not of a benchmark)
+        deadline = time.monotonic() + 5
+        while os.sched_getaffinity(pinned.pid) != {0} and time.monotonic() < deadline:
+            time.sleep(0.01)
         both = os.sched_getaffinity(free.pid)
         assert 0 in both and len(both) > 1
         with duts.CpuIsolation(0) as iso:
