@@ -10,7 +10,7 @@
  *                      one trial to the next as a real agent's do, and the gateway
  *                      never takes a report of a new trial for a duplicate
  *   report-unconfirmed the same with roiv-cmip-event-report (0100)
- *   aarq               an association request; system-id from the identity index
+ *   aarq               an association request; system-id from the endpoint
  *   rlrq               a release request
  *   churn              aarq then rlrq for each identity (control-plane load)
  * Devices and their configurations are phd-sim's (src/tools/phd-sim.c): the
@@ -59,12 +59,16 @@ struct phd {
 	struct tp_phd_abs_time stamp; /* the observations' time stamp: stream creation */
 };
 
-/* The APDU of identity id (is_rlrq: churn's second frame); its length or a
- * negative tp_phd_err. */
-static int encode_apdu(const struct phd *t, uint32_t id, int is_rlrq, uint8_t *buf, size_t size)
+/* The APDU of identity id at endpoint src:sport (is_rlrq: churn's second frame);
+ * its length or a negative tp_phd_err. The system id is the endpoint's, "\x02tpg",
+ * the source address's low 16 bits and the source port, not the identity index:
+ * two streams on different ports never announce the same system id (the gateway
+ * refuses one associated from another endpoint, as a real manager should). */
+static int encode_apdu(const struct phd *t, uint32_t id, uint32_t src, uint32_t sport, int is_rlrq,
+		       uint8_t *buf, size_t size)
 {
 	struct tp_phd_apdu a;
-	uint8_t sysid[8] = {0x02, 0x74, 0x70, 0x67, 0x65, 0x6e, 0, 0}; /* "\x02tpgen" + index */
+	uint8_t sysid[8] = {0x02, 0x74, 0x70, 0x67, 0, 0, 0, 0};
 	uint8_t info[APDU_MAX], obs[TP_PHD_MAX_CFG_OBJS][64];
 
 	memset(&a, 0, sizeof(a));
@@ -74,8 +78,10 @@ static int encode_apdu(const struct phd *t, uint32_t id, int is_rlrq, uint8_t *b
 		return tp_phd_encode_apdu(&a, buf, size);
 	}
 	if (t->kind == K_AARQ || t->kind == K_CHURN) {
-		sysid[6] = (uint8_t)(id >> 8);
-		sysid[7] = (uint8_t)id;
+		sysid[4] = (uint8_t)(src >> 8);
+		sysid[5] = (uint8_t)src;
+		sysid[6] = (uint8_t)(sport >> 8);
+		sysid[7] = (uint8_t)sport;
 		tp_phd_device_aarq(t->dev, sysid, &a);
 		return tp_phd_encode_apdu(&a, buf, size);
 	}
@@ -134,7 +140,7 @@ static int max_apdu_len(const struct phd *t)
 	for (int r = 0; r < (t->kind == K_CHURN ? 2 : 1); r++) {
 		uint32_t ids[2] = {0, t->identities - 1};
 		for (int k = 0; k < 2; k++) {
-			int n = encode_apdu(t, ids[k], r, buf, sizeof(buf));
+			int n = encode_apdu(t, ids[k], t->src.lo, t->sport.lo, r, buf, sizeof(buf));
 			if (n < 0)
 				return n;
 			if (n > max)
@@ -272,7 +278,7 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 		/* the invoke-id update() writes is where the encoding put it */
 		uint8_t buf[APDU_MAX];
 		struct tp_phd_apdu a;
-		encode_apdu(t, 0, 0, buf, sizeof(buf));
+		encode_apdu(t, 0, t->src.lo, t->sport.lo, 0, buf, sizeof(buf));
 		buf[INVOKE_ID_OFF] = 0xa5;
 		buf[INVOKE_ID_OFF + 1] = 0x5a;
 		if (tp_phd_decode_apdu(buf, (size_t)apdu, &a, NULL) < 0 || a.type != TP_PHD_PRST ||
@@ -311,7 +317,8 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 
 	memset(buf, 0, frame_len);
 	/* parse() checked that the longest APDU fits before the signature */
-	int n = encode_apdu(t, id, is_rlrq, udp + 8, frame_len - HDR_LEN - TP_GEN_SIG_LEN);
+	int n =
+	    encode_apdu(t, id, src, sport, is_rlrq, udp + 8, frame_len - HDR_LEN - TP_GEN_SIG_LEN);
 	if (n < 0)
 		n = 0; /* cannot happen: parse() encoded the same */
 	uint16_t udp_len = (uint16_t)(8 + n);

@@ -121,6 +121,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case TP_IOTGW_REG_FAILED:
 			must(e->state == TP_AE_FAILED && e->reg_step == b->reg_step);
 			break;
+		case TP_IOTGW_REG_AGAIN: /* a transient refusal: the same step, later */
+			must(e->state == TP_AE_REGISTERING && e->reg_step == b->reg_step &&
+			     e->reg_errors == b->reg_errors + 1);
+			break;
 		default:
 			abort();
 		}

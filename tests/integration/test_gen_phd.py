@@ -98,7 +98,10 @@ def test_phd_kinds(tmp_path: Path, kind: str) -> None:
         elif kind == "aarq":
             assert j["apdu"] == "AARQ"
             info = j["data_protos"][0]["phd_association_information"]
-            assert info["system_id"].endswith(f"{i % 8:04x}")
+            # the endpoint's: "\x02tpg", the address's low 16 bits, the port
+            _, _, c, d = (int(x) for x in src.split("."))
+            want = bytes([2, 0x74, 0x70, 0x67, c, d]) + sport.to_bytes(2, "big")
+            assert info["system_id"] == want.hex()
         else:
             assert j["apdu"] == "RLRQ"
 

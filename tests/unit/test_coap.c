@@ -16,6 +16,7 @@
 #include "../../src/proto/coap.h"
 #include "../../src/proto/mder.h"
 #include "../../src/proto/onem2m.h"
+#include "eal_fixture.h"
 
 /* Bytes placed right before a PROT_NONE page: reading or writing one byte past
  * the end faults, so "never touches past the buffer" is tested without a sanitizer. */
@@ -1001,6 +1002,80 @@ static void test_cin_template_identical(void **state)
 	assert_int_equal(mt->cin.len, 0);
 }
 
+/* The IN-CSE's answer to the registration step in flight (its message id and token),
+ * with code and, if rsc > 0, the oneM2M response status code. */
+static int reg_answer(int idx, uint8_t code, int rsc, uint8_t *buf, size_t cap)
+{
+	uint8_t req[1024];
+	struct tp_coap_msg m;
+	struct tp_coap_writer w;
+	int n = tp_iotgw_reg_request(idx, req, sizeof(req), (uint16_t)(0x4000 + idx));
+
+	assert_true(n > 0);
+	assert_int_equal(tp_coap_decode(req, (size_t)n, &m), 0);
+	tp_coap_begin(&w, buf, cap, TP_COAP_ACK, code, m.mid, m.token, m.tkl);
+	if (rsc > 0)
+		tp_coap_put_uint(&w, TP_M2M_OPT_RSC, (uint32_t)rsc);
+	return tp_coap_end(&w);
+}
+
+/* What the registrar makes of refusals: 4.00 Bad Request (what ACME answers to valid
+ * requests while it starts: README Decisions) and 5.xx are transient, the same step
+ * is sent again, up to TP_IOTGW_SERVER_ERRORS answers; other 4.xx end the
+ * registration at once; a success moves on and forgets the transient ones. */
+static void test_registration_refusals(void **state)
+{
+	static const uint8_t sysid[8] = {0, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77};
+	uint8_t buf[256];
+	int got = -1, n;
+
+	(void)state;
+	assert_int_equal(tp_test_eal_init(), 0);
+	assert_int_equal(tp_ae_init(), 0);
+	int idx = tp_ae_create(0x0a000102u, 6024, sysid);
+	assert_true(idx >= 0);
+	assert_int_equal(tp_phd_std_value_map(0x0190, &tp_ae_table[idx].map), 0);
+	struct tp_ae *e = &tp_ae_table[idx];
+
+	tp_iotgw_reg_begin(idx);
+	uint64_t counted = tp_iotgw_sess.reg_server_errors;
+	for (int i = 1; i < TP_IOTGW_SERVER_ERRORS; i++) {
+		n = reg_answer(idx, TP_COAP_CODE(4, 0), TP_M2M_RSC_BAD_REQUEST, buf, sizeof(buf));
+		assert_int_equal(tp_iotgw_reg_response(buf, (size_t)n, &got), TP_IOTGW_REG_AGAIN);
+		assert_int_equal(got, idx);
+		assert_int_equal(e->state, TP_AE_REGISTERING);
+		assert_int_equal(e->reg_step, 0);
+	}
+	assert_int_equal(tp_iotgw_sess.reg_server_errors - counted, TP_IOTGW_SERVER_ERRORS - 1);
+	/* created: the next step, the transient count forgotten */
+	n = reg_answer(idx, TP_COAP_CREATED, TP_M2M_RSC_CREATED, buf, sizeof(buf));
+	assert_int_equal(tp_iotgw_reg_response(buf, (size_t)n, &got), TP_IOTGW_REG_NEXT);
+	assert_int_equal(e->reg_step, 1);
+	assert_int_equal(e->reg_errors, 0);
+	/* 5.03 with no status code: transient too */
+	n = reg_answer(idx, TP_COAP_CODE(5, 3), 0, buf, sizeof(buf));
+	assert_int_equal(tp_iotgw_reg_response(buf, (size_t)n, &got), TP_IOTGW_REG_AGAIN);
+	assert_int_equal(e->reg_step, 1);
+	/* too many in a row: refused */
+	for (int i = 1; i < TP_IOTGW_SERVER_ERRORS - 1; i++) {
+		n = reg_answer(idx, TP_COAP_CODE(5, 0), 5000, buf, sizeof(buf));
+		assert_int_equal(tp_iotgw_reg_response(buf, (size_t)n, &got), TP_IOTGW_REG_AGAIN);
+	}
+	n = reg_answer(idx, TP_COAP_CODE(5, 0), 5000, buf, sizeof(buf));
+	assert_int_equal(tp_iotgw_reg_response(buf, (size_t)n, &got), TP_IOTGW_REG_FAILED);
+	assert_int_equal(e->state, TP_AE_FAILED);
+
+	/* 4.03 No Privilege: final at the first answer */
+	tp_iotgw_reg_begin(idx);
+	n = reg_answer(idx, TP_COAP_CODE(4, 3), TP_M2M_RSC_NO_PRIVILEGE, buf, sizeof(buf));
+	assert_int_equal(tp_iotgw_reg_response(buf, (size_t)n, &got), TP_IOTGW_REG_FAILED);
+	assert_int_equal(e->state, TP_AE_FAILED);
+	/* 4.09 Conflict (the AE is there): on to the next step */
+	tp_iotgw_reg_begin(idx);
+	n = reg_answer(idx, TP_COAP_CODE(4, 9), TP_M2M_RSC_CONFLICT, buf, sizeof(buf));
+	assert_int_equal(tp_iotgw_reg_response(buf, (size_t)n, &got), TP_IOTGW_REG_NEXT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1022,6 +1097,7 @@ int main(void)
 	    cmocka_unit_test(test_decimal),
 	    cmocka_unit_test(test_coap_template),
 	    cmocka_unit_test(test_cin_template_identical),
+	    cmocka_unit_test(test_registration_refusals),
 	};
 	return cmocka_run_group_tests_name("coap", tests, setup, teardown);
 }

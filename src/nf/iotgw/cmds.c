@@ -182,6 +182,7 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	F(reg_retries);
 	F(reg_ready);
 	F(reg_failed);
+	F(reg_server_errors);
 	F(reg_ignored);
 	F(rejected_duplicate);
 	F(rejected_source);

@@ -20,8 +20,10 @@
  * count): a request the IN-CSE carried out but whose ACK was lost, sent again, is
  * answered 4.09 Conflict (rsc 4105, the name exists) and taken as stored, so a
  * retransmission never stores a measurement twice, whether or not the server
- * deduplicates message ids (RFC 7252 4.5; ACME does not while it starts). Server
- * errors (5.xx) are tried again, up to SERVER_ERRORS times, then counted refused.
+ * deduplicates message ids (RFC 7252 4.5; ACME does not while it starts). Transient
+ * refusals (5.xx; 4.00, which ACME answers while it starts: iotgw.h) hold the queue
+ * for a doubling wait from ACK_TIMEOUT and send the request again, up to
+ * TP_IOTGW_SERVER_ERRORS times, then it counts refused.
  *
  * The probe runs in either mode, every PROBE_UP_MS while the IN-CSE answers: it keeps
  * the kernel's neighbour entry of the IN-CSE confirmed (MSG_CONFIRM after an answer,
@@ -50,7 +52,6 @@
 #define PROBE_DOWN_MS 1000    /* how soon a returning IN-CSE is noticed */
 #define PROBE_TIMEOUT_MS 2000 /* a probe unanswered this long: the IN-CSE is down */
 #define PEND_BUF 512
-#define SERVER_ERRORS 8
 
 enum { P_FREE, P_QUEUED, P_FLIGHT };
 
@@ -100,6 +101,7 @@ static int recent_find(int idx, uint32_t tag)
 }
 static uint16_t next_mid, probe_mid;
 static uint64_t probe_sent_ms, probe_due_ms, now;
+static uint64_t hold_until; /* after a transient refusal: nothing sent before */
 static bool probe_out, confirm_next;
 static uint32_t boot_id;     /* the random part of the contentInstances' names */
 static uint64_t cin_count;   /* their count */
@@ -144,7 +146,7 @@ static uint32_t first_timeout(void)
 /* Start sending what the queue holds, oldest first, while the window has room. */
 static void pump(void)
 {
-	while (cse_up && n_flight < WINDOW && q_len) {
+	while (cse_up && now >= hold_until && n_flight < WINDOW && q_len) {
 		uint32_t p = queue[q_head];
 		struct pend *e = &pend[p];
 
@@ -290,10 +292,12 @@ static void sock_readable(int fd, void *arg)
 		uint32_t p = flight[i];
 		flight[i] = flight[--n_flight];
 		cse_came_back();
-		if (m.type == TP_COAP_ACK && TP_COAP_CODE_CLASS(m.code) == 5 &&
-		    ++pend[p].errors < SERVER_ERRORS) {
+		if (tp_iotgw_transient_refusal(&m) && ++pend[p].errors < TP_IOTGW_SERVER_ERRORS) {
+			unsigned int k = pend[p].errors < 5 ? pend[p].errors - 1u : 4u;
 			tp_iotgw_deliv.server_errors++;
-			queue_push_back(p); /* again, as a new exchange, after what waits */
+			hold_until = now + ((uint64_t)tp_iotgw.ack_timeout_ms << k);
+			queue_push_front(
+			    p); /* again, as a new exchange, first once the wait ends */
 			continue;
 		}
 		/* created; or the name exists: an earlier try of this request was */
@@ -547,6 +551,7 @@ int tp_iotgw_delivery_init(struct tp_iotgw_io *io)
 	if ((ret = tp_ctl_add_fd(sock, sock_readable, NULL)) < 0)
 		goto free_queue;
 	probe_due_ms = tp_ctl_now_ms();
+	hold_until = 0;
 	return 0;
 free_queue:
 	free(pend);

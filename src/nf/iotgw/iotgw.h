@@ -82,8 +82,8 @@ struct tp_ae {
 	uint16_t get_invoke;			   /* invoke-id of our GET of the MDS attributes */
 	uint64_t query_due_ms;			   /* register without them after this */
 	uint64_t last_ms;
-	uint16_t pending_invoke; /* invoke-id of the config report being answered */
-	uint8_t reg_step, reg_tries;
+	uint16_t pending_invoke;		 /* invoke-id of the config report being answered */
+	uint8_t reg_step, reg_tries, reg_errors; /* reg_errors: transient refusals */
 	uint64_t reg_due_ms;
 	uint16_t reg_mid;
 	uint8_t reg_nonce[4]; /* the random half of the current request's token */
@@ -251,7 +251,7 @@ struct tp_iotgw_session_stats {
 	uint64_t received, sent, send_errors, bad, ignored, unassociated;
 	uint64_t associated, configured, rejected, rejected_full, released, aborted, timed_out;
 	uint64_t mds_queried, mds_answered, mds_unanswered;
-	uint64_t reg_requests, reg_retries, reg_ready, reg_failed, reg_ignored;
+	uint64_t reg_requests, reg_retries, reg_ready, reg_failed, reg_ignored, reg_server_errors;
 	uint64_t rejected_duplicate, rejected_source, evicted;
 };
 extern struct tp_iotgw_session_stats tp_iotgw_sess;
@@ -282,13 +282,20 @@ enum tp_iotgw_reg {
 	TP_IOTGW_REG_IGNORE,
 	TP_IOTGW_REG_NEXT,
 	TP_IOTGW_REG_READY,
-	TP_IOTGW_REG_FAILED
+	TP_IOTGW_REG_FAILED,
+	TP_IOTGW_REG_AGAIN /* a transient refusal: the same step again after the wait */
 };
 #define TP_IOTGW_REG_TIMEOUT_MS 1000 /* the default of tp_iotgw.reg_timeout_ms */
 #define TP_IOTGW_REG_TRIES 5
 /* the dual plane's registrar never gives up on an IN-CSE that does not answer: after
  * TP_IOTGW_REG_TRIES it goes on at the longest wait, reg_timeout << REG_BACKOFF_MAX */
 #define TP_IOTGW_REG_BACKOFF_MAX 4
+/* Transient refusals of one request before it counts as refused (registration and
+ * contentInstances alike): 5.xx, and 4.00 Bad Request, which ACME answers to valid
+ * requests for about a second after it starts (its attribute policies are not loaded
+ * yet: measured, README Decisions); other 4.xx are final. */
+#define TP_IOTGW_SERVER_ERRORS 8
+bool tp_iotgw_transient_refusal(const struct tp_coap_msg *m);
 
 /* Fill an entry's metrics from its value map; state REGISTERING, step 0 (the AE). */
 void tp_iotgw_reg_begin(int idx);

@@ -93,6 +93,7 @@ void tp_iotgw_reg_begin(int idx)
 	metrics_from_map(e);
 	e->reg_step = 0;
 	e->reg_tries = 0;
+	e->reg_errors = 0;
 	e->reg_due_ms = 0;
 	tp_ae_set_state(idx, TP_AE_REGISTERING);
 }
@@ -144,6 +145,13 @@ int tp_iotgw_reg_request(int idx, uint8_t *buf, size_t cap, uint16_t mid)
 	return tp_m2m_create_req(buf, cap, &req);
 }
 
+bool tp_iotgw_transient_refusal(const struct tp_coap_msg *m)
+{
+	return m->type == TP_COAP_ACK &&
+	       (TP_COAP_CODE_CLASS(m->code) == 5 ||
+		(TP_COAP_CODE_CLASS(m->code) == 4 && tp_m2m_rsc(m) == TP_M2M_RSC_BAD_REQUEST));
+}
+
 enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx_out)
 {
 	struct tp_coap_msg m;
@@ -170,6 +178,10 @@ enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx
 		return TP_IOTGW_REG_IGNORE;
 	}
 	*idx_out = idx;
+	if (tp_iotgw_transient_refusal(&m) && ++e->reg_errors < TP_IOTGW_SERVER_ERRORS) {
+		tp_iotgw_sess.reg_server_errors++;
+		return TP_IOTGW_REG_AGAIN; /* the caller's timeout sends the same step again */
+	}
 	int rsc = tp_m2m_rsc(&m);
 	/* created, or there already (a device that associates again) */
 	if (TP_COAP_CODE_CLASS(m.code) != 2 && rsc != TP_M2M_RSC_CONFLICT &&
@@ -180,6 +192,7 @@ enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx
 		return TP_IOTGW_REG_FAILED;
 	}
 	e->reg_tries = 0;
+	e->reg_errors = 0;
 	if (++e->reg_step > e->n_metrics) {
 		e->reg_due_ms = 0;
 		tp_iotgw_sess.reg_ready++;

@@ -184,7 +184,8 @@ static void write_stats(void)
 	F(reg_requests, ", ");
 	F(reg_retries, ", ");
 	F(reg_ready, ", ");
-	F(reg_failed, "");
+	F(reg_failed, ", ");
+	F(reg_server_errors, "");
 #undef F
 	fprintf(f, "}}\n");
 	fclose(f);
