@@ -9,7 +9,7 @@ APT_PKGS=(dpdk libdpdk-dev dpdk-dev dpdk-doc meson ninja-build pkg-config gcc li
           libmnl-dev libcmocka-dev frr iproute2 ethtool libpcap-dev libelf-dev
           python3-venv python3-dev iputils-ping procps curl wget clang libclang-rt-14-dev tcpdump
           clang-format openvswitch-switch-dpdk iperf3 nginx nftables)
-PIP_PKGS=(pytest scapy pyroute2 numpy matplotlib acmecse aiocoap python-ndn scipy statsmodels stormpy ruff MLRsearch==1.2.1)
+PIP_PKGS=(pytest pytest-timeout scapy pyroute2 numpy matplotlib acmecse aiocoap python-ndn scipy statsmodels stormpy ruff MLRsearch==1.2.1)
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "setup.sh: run as root (it installs packages and reserves hugepages)" >&2
@@ -24,14 +24,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "setup.sh: installing ${missing[*]}"
     apt-get update -q
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+    echo "setup.sh: packages took ${SECONDS} s"
 fi
 
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import pytest, scapy, pyroute2, numpy, matplotlib, acmecse, aiocoap, ndn, scipy, statsmodels, stormpy, MLRsearch" 2>/dev/null ||
+if ! .venv/bin/python -c "import pytest, pytest_timeout, scapy, pyroute2, numpy, matplotlib, acmecse, aiocoap, ndn, scipy, statsmodels, stormpy, MLRsearch" 2>/dev/null ||
    [ ! -x .venv/bin/ruff ]; then
     .venv/bin/pip install -q --disable-pip-version-check "${PIP_PKGS[@]}"
+    echo "setup.sh: venv ready at ${SECONDS} s"
 fi
 
 # 2 MiB hugepages: 1 GiB, enough for the daemon, a generator and l3fwd side by side
@@ -52,4 +54,6 @@ if [ ! -f build/build.ninja ]; then
 elif [ -n "${CI:-}" ]; then
     meson configure build -Dwerror=true
 fi
+t0=$SECONDS
 ninja -C build
+echo "setup.sh: build took $((SECONDS - t0)) s"

@@ -5,7 +5,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# each phase's wall time, so a slow CI machine shows where its minutes went
+phase_t=$SECONDS
+phase() { echo "test.sh: $1 took $((SECONDS - phase_t)) s (${SECONDS} s in all)"; phase_t=$SECONDS; }
+
 ./scripts/setup.sh || { echo "test.sh: set-up failed"; echo "0 passed, 1 failed"; exit 1; }
+phase "set-up"
 
 unit_pass=0
 unit_fail=0
@@ -20,6 +25,7 @@ for t in build/tests/unit/test_*; do
     unit_fail=$((unit_fail + ${f:-0}))
 done
 echo "unit: ${unit_pass} passed, ${unit_fail} failed"
+phase "unit tests"
 
 # every parser of untrusted bytes under libFuzzer (ASan+UBSan), each bounded (mder and
 # ndn twice as long): one more test. 20 s a target: 220 s in all, after the build
@@ -29,6 +35,8 @@ if ./scripts/fuzz.sh "${TP_FUZZ_SECONDS:-20}" > build/fuzz.log 2>&1; then
 else
     unit_fail=$((unit_fail + 1)); echo "fuzz: FAILED"; tail -40 build/fuzz.log
 fi
+
+phase "fuzz (build and runs)"
 
 # style: C files changed since the format base follow .clang-format; Python is ruff clean
 if ./scripts/check-format.sh > build/format.log 2>&1; then
@@ -43,9 +51,15 @@ else
     unit_fail=$((unit_fail + 1)); echo "ruff: FAILED"; cat build/ruff.log
 fi
 
+phase "style"
+
+# unbuffered: what a killed run printed is kept; the slowest tests are listed at the end;
+# a test that hangs fails after pytest.ini's timeout instead of eating the CI's time
 report=$(mktemp)
-.venv/bin/python -m pytest -ra -p no:cacheprovider --junitxml="$report" "$@"
+PYTHONUNBUFFERED=1 .venv/bin/python -m pytest -ra -p no:cacheprovider --durations=15 \
+    --junitxml="$report" "$@"
 rc=$?
+phase "pytest"
 read -r int_pass int_fail int_skip < <(.venv/bin/python - "$report" <<'PY'
 import sys, xml.etree.ElementTree as ET
 try:
