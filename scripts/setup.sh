@@ -9,7 +9,7 @@ APT_PKGS=(dpdk libdpdk-dev dpdk-dev dpdk-doc meson ninja-build pkg-config gcc li
           libmnl-dev libcmocka-dev frr iproute2 ethtool libpcap-dev libelf-dev
           python3-venv python3-dev iputils-ping procps curl wget clang libclang-rt-14-dev tcpdump
           clang-format openvswitch-switch-dpdk iperf3 nginx nftables)
-PIP_PKGS=(pytest pytest-timeout scapy pyroute2 numpy matplotlib acmecse aiocoap python-ndn scipy statsmodels stormpy ruff MLRsearch==1.2.1)
+PIP_PKGS=(pytest pytest-timeout pytest-rerunfailures scapy pyroute2 numpy matplotlib acmecse aiocoap python-ndn scipy statsmodels stormpy ruff MLRsearch==1.2.1)
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "setup.sh: run as root (it installs packages and reserves hugepages)" >&2
@@ -30,9 +30,13 @@ fi
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import pytest, pytest_timeout, scapy, pyroute2, numpy, matplotlib, acmecse, aiocoap, ndn, scipy, statsmodels, stormpy, MLRsearch" 2>/dev/null ||
+if ! .venv/bin/python -c "import pytest, pytest_timeout, pytest_rerunfailures, scapy, pyroute2, numpy, matplotlib, acmecse, aiocoap, ndn, scipy, statsmodels, stormpy, MLRsearch" 2>/dev/null ||
    [ ! -x .venv/bin/ruff ]; then
-    .venv/bin/pip install -q --disable-pip-version-check "${PIP_PKGS[@]}"
+    # uv (from PyPI) downloads and installs in parallel: pip alone took 7 minutes of a
+    # fresh CI run; pip stays the fallback
+    .venv/bin/pip install -q --disable-pip-version-check uv &&
+        .venv/bin/uv pip install -q --python .venv/bin/python "${PIP_PKGS[@]}" ||
+        .venv/bin/pip install -q --disable-pip-version-check "${PIP_PKGS[@]}"
     echo "setup.sh: venv ready at ${SECONDS} s"
 fi
 

@@ -81,7 +81,7 @@ class Daemon(Process):
             label="daemon",
             netns=ns,
             stop_signal=signal.SIGTERM,
-            stop_timeout=5.0,
+            stop_timeout=20.0,  # a stalled host: a clean exit took more than 5 s once
             side_logs=[("log", self.log_path)],
             cleanup=functools.partial(remove_dpdk_runtime, name),
             error=DaemonError,
