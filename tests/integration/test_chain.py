@@ -49,7 +49,7 @@ def send_seq(lab: ChainLab, n: int = N, tag: bytes = b"chain") -> list[int]:
         udp_send(
             lab.ns["h1"], "10.0.0.2", 7000, lambda i: tag + b" %06d" % i, count=n, interval=0.0005
         )
-        got = rx.wait(n, timeout=5.0)
+        got = rx.wait(n, timeout=15.0)
     return [int(g.split()[-1]) for g in got if g.startswith(tag)]
 
 

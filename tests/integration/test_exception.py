@@ -32,7 +32,7 @@ def add_jumbo_link(lab: RouterLab, port_mtu: int) -> None:
 
 def ping(lab: RouterLab, size: int, count: int = 3) -> str:
     return lab.run(
-        "h3", ["ping", "-n", "-c", str(count), "-i", "0.2", "-W", "2", "-M", "do", "-s",
+        "h3", ["ping", "-n", "-c", str(count), "-i", "0.2", "-W", "6", "-M", "do", "-s",
                str(size), R2], check=False,
     )  # fmt: skip
 

@@ -84,7 +84,7 @@ def test_ospf_route_learned_and_forwarded(router_lab: RouterLab) -> None:
             count=n,
             interval=0.002,
         )
-        got = len(rx.wait(n, timeout=3.0))
+        got = len(rx.wait(n, timeout=10.0))
     c1 = lab.counters()
     assert got == n, f"{got}/{n} datagrams to {STUB_ADDR} arrived"
     tx = c1["ports"]["p1"]["tx"] - c0["ports"]["p1"]["tx"]

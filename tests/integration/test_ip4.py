@@ -44,7 +44,7 @@ def exchange(
             count=count,
             interval=interval,
         )
-        return len(rx.wait(count, timeout=3.0))
+        return len(rx.wait(count, timeout=10.0))
 
 
 def delta(after: dict[str, Any], before: dict[str, Any], *path: str) -> int:
@@ -149,7 +149,7 @@ def test_ttl_expired_gets_time_exceeded_from_router(router_lab: RouterLab) -> No
 
     with IcmpListener(lab.ns["h1"]) as icmp, UdpReceiver(lab.ns["h2"], PORT) as rx:
         udp_send(lab.ns["h1"], H2, PORT, b"ttl1", count=3, interval=0.2, ttl=1)
-        reply = icmp.wait(time_exceeded, timeout=3.0)
+        reply = icmp.wait(time_exceeded, timeout=10.0)
         assert reply is not None, "no ICMP time exceeded from 10.0.1.1 for a TTL=1 datagram"
         assert rx.wait(1, timeout=0.5) == [], "a TTL=1 datagram was forwarded"
 

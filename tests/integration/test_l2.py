@@ -88,7 +88,7 @@ def test_learning_and_forwarding_three_hosts(switch_lab: Callable[..., SwitchLab
     s2, s3 = sniff(lab, "h2", b"uni-h1h2"), sniff(lab, "h3", b"uni-h1h2")
     uni0 = ctr(lab, "p0", "unicast")
     send_from(lab, "h1", [frame(m1, m2, b"uni-h1h2%02d" % i) for i in range(20)])
-    got2, got3 = s2.wait(20, 3.0), s3.wait(1, 0.5)
+    got2, got3 = s2.wait(20, 10.0), s3.wait(1, 0.5)
     assert len(got2) == 20 and got3 == []
     assert [bytes(p[Raw])[-2:] for p in got2] == [b"%02d" % i for i in range(20)]
     assert ctr(lab, "p0", "unicast") - uni0 >= 20
@@ -101,7 +101,7 @@ def test_flood_unknown_unicast_and_broadcast(switch_lab: Callable[..., SwitchLab
         s2, s3 = sniff(lab, "h2", tag), sniff(lab, "h3", tag)
         fl0 = ctr(lab, "p0", "flooded")
         send_from(lab, "h1", [frame(m1, dst, tag) for _ in range(5)])
-        got2, got3 = s2.wait(5, 3.0), s3.wait(5, 3.0)
+        got2, got3 = s2.wait(5, 10.0), s3.wait(5, 10.0)
         assert len(got2) == 5 and len(got3) == 5, (dst, len(got2), len(got3))
         assert all(p[Ether].dst.lower() == dst for p in got2 + got3)
         assert ctr(lab, "p0", "flooded") - fl0 == 5
@@ -136,7 +136,7 @@ def test_station_move(switch_lab: Callable[..., SwitchLab]) -> None:
     # traffic to it now goes to h3 only
     s1, s3 = sniff(lab, "h1", b"to-roam"), sniff(lab, "h3", b"to-roam")
     send_from(lab, "h2", [frame(lab.host_mac("h2"), roam, b"to-roam") for _ in range(3)])
-    assert len(s3.wait(3, 3.0)) == 3 and s1.wait(1, 0.5) == []
+    assert len(s3.wait(3, 10.0)) == 3 and s1.wait(1, 0.5) == []
 
 
 VLAN_HOSTS = (
@@ -153,14 +153,14 @@ def test_vlan_isolation_and_trunk_tagging(switch_lab: Callable[..., SwitchLab]) 
     # h1 (access 10) floods a broadcast: h4 (access 10) untagged, h3 (trunk) tagged 10, h2 not
     s2, s3, s4 = (sniff(lab, h, b"from-v10") for h in ("h2", "h3", "h4"))
     send_from(lab, "h1", [frame(m1, BCAST, b"from-v10") for _ in range(3)])
-    got3, got4, got2 = s3.wait(3, 3.0), s4.wait(3, 3.0), s2.wait(1, 0.5)
+    got3, got4, got2 = s3.wait(3, 10.0), s4.wait(3, 10.0), s2.wait(1, 0.5)
     assert got2 == [], "VLAN 20 saw VLAN 10's broadcast"
     assert len(got4) == 3 and not any(tagged(p) for p in got4)
     assert len(got3) == 3 and all(tagged(p) and p[Dot1Q].vlan == 10 for p in got3)
     # h3 sends tagged 20: h2 gets it untagged, h1 and h4 nothing
     s1, s2, s4 = (sniff(lab, h, b"from-trunk-20") for h in ("h1", "h2", "h4"))
     send_from(lab, "h3", [frame(m3, BCAST, b"from-trunk-20", vlan=20) for _ in range(3)])
-    got2 = s2.wait(3, 3.0)
+    got2 = s2.wait(3, 10.0)
     assert len(got2) == 3 and not any(tagged(p) for p in got2)
     assert s1.wait(1, 0.5) == [] and s4.wait(1, 0.2) == []
     # the same MAC learned separately per VLAN; unicast to h2 from VLAN 10 never crosses
@@ -201,7 +201,7 @@ def test_trunk_native_vlan(switch_lab: Callable[..., SwitchLab]) -> None:
     assert ping(lab.ns["h1"], "10.0.0.2", count=2) == 2
     s1 = sniff(lab, "h1", b"native-tagged")
     send_from(lab, "h2", [frame(lab.host_mac("h2"), BCAST, b"native-tagged", vlan=1)])
-    got = s1.wait(1, 3.0)
+    got = s1.wait(1, 10.0)
     assert len(got) == 1 and not tagged(got[0])
 
 
@@ -218,7 +218,7 @@ def test_static_mac_and_limit(switch_lab: Callable[..., SwitchLab]) -> None:
     # to it: only p1
     s2, s3 = sniff(lab, "h2", b"to-static"), sniff(lab, "h3", b"to-static")
     send_from(lab, "h1", [frame("02:00:00:00:01:01", static, b"to-static")])
-    assert len(s2.wait(1, 3.0)) == 1 and s3.wait(1, 0.3) == []
+    assert len(s2.wait(1, 10.0)) == 1 and s3.wait(1, 0.3) == []
     wait_mac(lab, "02:00:00:00:01:01", "p0")
     # the limit: room for one more on p0 (whatever the host itself has had learned)
     have = lab.port_l2("p0")["macs"]
@@ -235,7 +235,7 @@ def test_static_mac_and_limit(switch_lab: Callable[..., SwitchLab]) -> None:
     # known sources still pass
     s2 = sniff(lab, "h2", b"under-limit")
     send_from(lab, "h1", [frame("02:00:00:00:01:02", UNKNOWN, b"under-limit")])
-    assert len(s2.wait(1, 3.0)) == 1
+    assert len(s2.wait(1, 10.0)) == 1
     with pytest.raises(Exception, match="bad unicast MAC"):
         lab.ctl("bridge", "mac", "add", "br0", "01:00:5e:00:00:01", "port", "p1")
     with pytest.raises(Exception, match="no port"):

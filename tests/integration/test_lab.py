@@ -171,6 +171,6 @@ def test_scapy_send_and_sniff_in_namespaces() -> None:
                 sock.send(frame)
             finally:
                 sock.close()
-            got = sniffer.wait(1, timeout=3.0)
+            got = sniffer.wait(1, timeout=10.0)
         assert len(got) == 1
         assert got[0][IP].ttl == 63

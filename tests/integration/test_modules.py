@@ -196,4 +196,4 @@ def test_port_deleted_with_mbufs_out_then_added_again(
         lab.ns["h1"], "eth0", lambda p: seq_of(p) == 7 and p[Ether].src == p0_mac
     ) as sniffer:
         send_frames(lab, "h1", [frame(h1_mac, p0_mac, 7)])
-        assert len(sniffer.wait(1, timeout=3.0)) == 1
+        assert len(sniffer.wait(1, timeout=10.0)) == 1

@@ -112,8 +112,9 @@ class IcmpListener(Closing):
         return None
 
 
-def ping(ns: Netns, dst: str, count: int = 3, interval: float = 0.2, wait: float = 2.0) -> int:
-    """Run ``ping`` in ``ns``; return the number of replies received."""
+def ping(ns: Netns, dst: str, count: int = 3, interval: float = 0.2, wait: float = 6.0) -> int:
+    """Run ``ping`` in ``ns``; return the number of replies received. ``wait`` is long
+    because a shared host can hold a reply back for seconds; it costs only when none come."""
     res = ns.run(
         [
             "ping",
