@@ -361,9 +361,10 @@ path={self.workdir / "logs"}
         body: Json | None = None,
         ty: int | None = None,
         query: str | None = None,
-        timeout: float = 10.0,
+        timeout: float = 30.0,
     ) -> Response:
-        """One oneM2M request over HTTP; ``path`` is CSE-relative ("cse-in/ae/cnt")."""
+        """One oneM2M request over HTTP; ``path`` is CSE-relative ("cse-in/ae/cnt").
+        ``timeout`` is long: on a stalling host ACME once took more than 10 s to answer."""
         url = "/" + path.lstrip("/") + (f"?{query}" if query else "")
         headers = {
             "X-M2M-Origin": originator or self.admin,
