@@ -48,7 +48,7 @@ static void metric_add(struct tp_ae *e, const struct tp_phd_obj_map *om, uint8_t
 		if (strcmp(e->metric[i].label, label) == 0) {
 			char base[sizeof(label)];
 			memcpy(base, label, sizeof(base));
-			snprintf(label, sizeof(label), "%.14s-%u-%u", base, om->handle,
+			snprintf(label, sizeof(label), "%.13s-%u-%u", base, om->handle,
 				 component == TP_AE_WHOLE ? 0u : component + 1u);
 			break;
 		}
