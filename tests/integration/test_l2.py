@@ -139,6 +139,38 @@ def test_station_move(switch_lab: Callable[..., SwitchLab]) -> None:
     assert len(s3.wait(3, 10.0)) == 3 and s1.wait(1, 0.5) == []
 
 
+def test_removed_entries_leave_the_lookup_cache(switch_lab: Callable[..., SwitchLab]) -> None:
+    """The worker keeps the MAC entries its lookups found across bursts; an entry
+    removed by ``bridge mac del`` or ``flush`` must not be used from there, also once
+    its slot holds another station: the removed MAC is unknown again and flooded."""
+    lab = switch_lab()
+    roam, m2 = "02:00:00:00:00:43", lab.host_mac("h2")
+    for n, how in enumerate(("del", "flush")):
+        send_from(lab, "h1", [frame(roam, UNKNOWN, b"c-learn")])
+        wait_mac(lab, roam, "p0")
+        # known unicast to roam: h1 only (the worker now holds roam's entry)
+        tag = b"c-known-%d-" % n
+        s1, s3 = sniff(lab, "h1", tag), sniff(lab, "h3", tag)
+        send_from(lab, "h2", [frame(m2, roam, tag + b"%02d" % i) for i in range(5)])
+        assert len(s1.wait(5, 10.0)) == 5 and s3.wait(1, 0.3) == []
+        if how == "del":
+            lab.ctl("bridge", "mac", "del", "br0", roam)
+        else:
+            assert int(lab.ctl("bridge", "mac", "flush", "br0")["flushed"]) >= 1
+        assert lab.mac_port(roam) is None
+        # a new station takes a freed slot (after the grace period)
+        other = "02:00:00:00:00:%02x" % (0x50 + n)
+        send_from(lab, "h3", [frame(other, UNKNOWN, b"c-other")])
+        wait_mac(lab, other, "p2")
+        # roam is unknown: flooded to h1 and h3, not sent to one port from a stale index
+        tag = b"c-gone-%d-" % n
+        s1, s3 = sniff(lab, "h1", tag), sniff(lab, "h3", tag)
+        fl0 = ctr(lab, "p1", "flooded")
+        send_from(lab, "h2", [frame(m2, roam, tag + b"%02d" % i) for i in range(5)])
+        assert len(s1.wait(5, 10.0)) == 5 and len(s3.wait(5, 10.0)) == 5, how
+        assert ctr(lab, "p1", "flooded") - fl0 == 5, how
+
+
 VLAN_HOSTS = (
     SwitchHost("p0", "h1", "10.0.0.1/24", "vlan 10"),
     SwitchHost("p1", "h2", "10.0.0.2/24", "vlan 20"),

@@ -144,7 +144,7 @@ struct l2_xc {
 
 extern struct rte_hash *l2_macs;
 extern struct l2_mac *l2_mac_table;
-extern uint64_t l2_gen; /* bumped before an entry is removed (starts at 1) */
+extern uint64_t l2_gen; /* bumped once a removed entry left the hash (starts at 1) */
 extern struct l2_bridge l2_bridges[L2_BRIDGES_MAX];
 
 void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);

@@ -109,14 +109,19 @@ static void mac_remove(uint32_t idx)
 	if (e->used != 1)
 		return;
 	e->used = 2;
-	/* workers drop the indexes they kept (l2.h) before the slot can be reused */
-	__atomic_fetch_add(&l2_gen, 1, __ATOMIC_RELEASE);
 	if (!e->is_static && e->port < TP_MAX_PORTS) {
 		n_dyn[e->port]--;
 		set_limit_flag(e->port);
 	}
 	if (tp_rcu_hash_del(l2_macs, &e->key, release_idx) < 0)
 		TP_LOG(ERR, "l2: MAC entry %u not in the table", idx);
+	/* Workers drop the indexes they kept (l2.h) before the slot can be reused: the
+	 * bump comes after the key left the hash, so a worker that reads the new gen
+	 * can no longer find the key and cache its index under that gen (bumped
+	 * before, a lookup between the bump and the delete cached the dying index
+	 * under the new gen, and it outlived the slot's reuse by another station);
+	 * the slot is reused only after a grace period, later than this bump. */
+	__atomic_fetch_add(&l2_gen, 1, __ATOMIC_RELEASE);
 }
 
 /* Add or move key to port. 0, -ENOSPC (table full), -EDQUOT (port at its limit). */
