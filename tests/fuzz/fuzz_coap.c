@@ -71,7 +71,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (tp_ae_init() < 0)
 		abort();
 	for (int k = 0; k < 2; k++) {
-		dev[k] = tp_ae_create(0x0a000100u + (uint32_t)k, 6024, sysid[k]);
+		dev[k] = tp_ae_create(0x0a000100u + (uint32_t)k, 6024, sysid[k], 0);
 		/* a pulse oximeter (IEEE 11073-10404 standard configuration 0x0190) */
 		if (dev[k] < 0 || tp_phd_std_value_map(0x0190, &tp_ae_table[dev[k]].map) < 0)
 			abort();

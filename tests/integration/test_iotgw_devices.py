@@ -20,10 +20,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from scapy.layers.inet import IP, UDP, IPOption_Router_Alert, fragment
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
 
 from twinplane.lab import RouterLab
 from twinplane.lab.acme import Acme, acme_available, cin_content
 from twinplane.lab.daemon import build_dir
+from twinplane.lab.traffic import l2_socket
 
 PHD_SIM = build_dir() / "src" / "phd-sim"
 GW = ("10.0.1.1", 6024)
@@ -312,5 +316,90 @@ def test_release_abort_and_report_from_another_source_are_ignored(
     finally:
         agent.close()
         spoof.close()
+    cins = acme.instances("cse-in/PHD-1122334455667707/systolic", at_least=2)
+    assert [cin_content(c)["value"] for c in cins] == [120, 130]
+
+
+def test_session_bound_to_its_aarqs_port_and_mac(gw_lab: tuple[RouterLab, Acme]) -> None:
+    """A session is bound to where its AARQ came from: the ingress port and the
+    source MAC. The agent's own address and UDP port from another MAC (a host on
+    the agent's segment forging them) or through another port (h2's side) end or
+    feed nothing: the workers drop them (``drop_spoofed_source``) before the
+    session manager sees them. Nor do the ways around the workers' check from the
+    agent's own MAC: the RLRQ as IP fragments (the kernel would reassemble it), with
+    an IP option or to the broadcast address (the router hands those to the kernel,
+    which would deliver them to the session manager's socket)."""
+    lab, acme = gw_lab
+    agent = Agent(lab, 41005)
+    h1_mac = lab.ns["h1"].mac("eth0")
+    forged = "02:00:00:00:66:66"
+    # a report the agent never sent: another invoke-id, systolic 140
+    fake_report = bytearray(vec("bp_report"))
+    fake_report[6:8] = b"\x00\x60"
+    fake_report[38:40] = bytes.fromhex("008c")
+    apdus = (vec("rlrq"), bytes.fromhex("e60000020002"), bytes(fake_report))
+    try:
+        agent.get_rsp = vec("bp_get_rsp")
+        assert agent.associate(vec("bp_aarq")) == 0
+        agent.report(vec("bp_report"))
+        (sess,) = [
+            s for s in lab.ctl("show", "iotgw", "sessions")["sessions"]
+            if s["agent"] == "10.0.1.2:41005"
+        ]  # fmt: skip
+        assert sess["state"] == "ready" and sess["port"] == "p0" and sess["mac"] == h1_mac
+        before = iotgw(lab)
+        for host, port, src in (("h1", "p0", forged), ("h2", "p1", h1_mac)):
+            sock = l2_socket(lab.ns[host], "eth0")
+            try:
+                for apdu in apdus:
+                    sock.send(
+                        Ether(src=src, dst=lab.port(port)["mac"])
+                        / IP(src="10.0.1.2", dst="10.0.1.1")
+                        / UDP(sport=41005, dport=6024)
+                        / Raw(apdu)
+                    )
+            finally:
+                sock.close()
+        rlrq = UDP(sport=41005, dport=6024) / Raw(vec("rlrq"))
+        p0 = lab.port("p0")["mac"]
+        sock = l2_socket(lab.ns["h1"], "eth0")
+        try:
+            for f in fragment(IP(src="10.0.1.2", dst="10.0.1.1", id=77) / rlrq, fragsize=8):
+                sock.send(Ether(src=h1_mac, dst=p0) / f)
+            ra = IP(src="10.0.1.2", dst="10.0.1.1", options=[IPOption_Router_Alert()])
+            sock.send(Ether(src=h1_mac, dst=p0) / ra / rlrq)
+            bcast = IP(src="10.0.1.2", dst="10.0.1.255") / rlrq
+            sock.send(Ether(src=h1_mac, dst="ff:ff:ff:ff:ff:ff") / bcast)
+        finally:
+            sock.close()
+
+        def dropped(after: dict[str, Any]) -> tuple[int, int, int]:
+            return (
+                after["data_plane"]["drop_spoofed_source"]
+                - before["data_plane"]["drop_spoofed_source"],
+                after["data_plane"]["drop_fragment"] - before["data_plane"]["drop_fragment"],
+                after["control_plane"]["unchecked"] - before["control_plane"]["unchecked"],
+            )
+
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline:
+            after = iotgw(lab)
+            if all(d >= w for d, w in zip(dropped(after), (6, 1, 2), strict=True)):
+                break
+            time.sleep(0.05)
+        after = iotgw(lab)
+        assert dropped(after) == (6, 1, 2), after["control_plane"]
+        for k in ("received", "released", "aborted", "unassociated"):
+            assert after["control_plane"][k] == before["control_plane"][k], k
+        sessions = lab.ctl("show", "iotgw", "sessions")["sessions"]
+        assert [s["state"] for s in sessions if s["agent"] == "10.0.1.2:41005"] == ["ready"]
+        # the real agent goes on: its next report is answered and stored
+        report = bytearray(vec("bp_report"))
+        report[6:8] = b"\x00\x55"
+        report[38:40] = bytes.fromhex("0082")  # systolic 130
+        agent.report(bytes(report))
+        agent.release()
+    finally:
+        agent.close()
     cins = acme.instances("cse-in/PHD-1122334455667707/systolic", at_least=2)
     assert [cin_content(c)["value"] for c in cins] == [120, 130]

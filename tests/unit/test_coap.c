@@ -1032,7 +1032,7 @@ static void test_registration_refusals(void **state)
 	(void)state;
 	assert_int_equal(tp_test_eal_init(), 0);
 	assert_int_equal(tp_ae_init(), 0);
-	int idx = tp_ae_create(0x0a000102u, 6024, sysid);
+	int idx = tp_ae_create(0x0a000102u, 6024, sysid, 0);
 	assert_true(idx >= 0);
 	assert_int_equal(tp_phd_std_value_map(0x0190, &tp_ae_table[idx].map), 0);
 	struct tp_ae *e = &tp_ae_table[idx];

@@ -519,6 +519,21 @@ static void test_local_udp_network_function(void **state)
 	ip_of(m)[23] = 0x61;
 	run(m);
 	assert_int_equal(hook_calls, 2);
+	/* the first fragment of a datagram to it is the function's too (it drops what
+	 * it cannot take whole, so the kernel never reassembles one past its checks) */
+	m = frame(IP(10, 0, 1, 1), 64, 10, NULL);
+	ip_of(m)[6] = 0x20; /* MF, offset 0 */
+	refresh_cksum(m);
+	ip_of(m)[22] = 0x1e;
+	ip_of(m)[23] = 0x61;
+	run(m);
+	assert_int_equal(hook_calls, 3);
+	/* a later fragment carries no port: the kernel's */
+	m = frame(IP(10, 0, 1, 1), 64, 10, NULL);
+	ip_of(m)[6] = 0x00; /* last fragment, offset 8 */
+	ip_of(m)[7] = 0x01;
+	refresh_cksum(m);
+	expect_punt(m, IP4_CTR(LOCAL), TP_PUNT_OTHER);
 	/* another port of ours still goes to the kernel */
 	expect_punt(frame(IP(10, 0, 1, 1), 64, 10, NULL), IP4_CTR(LOCAL), TP_PUNT_OTHER);
 	/* a transit packet to that port is forwarded, not taken */
@@ -526,7 +541,7 @@ static void test_local_udp_network_function(void **state)
 	ip_of(m)[22] = 0x1e;
 	ip_of(m)[23] = 0x61;
 	run(m);
-	assert_int_equal(hook_calls, 2);
+	assert_int_equal(hook_calls, 3);
 	assert_int_equal(w->txb[1].n, 1);
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base + 1);
 }

@@ -62,7 +62,7 @@ int tp_ae_lookup(uint32_t ip, uint16_t port)
 	return tp_ae_index_lookup(ae_key(ip, port));
 }
 
-int tp_ae_create(uint32_t ip, uint16_t port, const uint8_t sysid[8])
+int tp_ae_create(uint32_t ip, uint16_t port, const uint8_t sysid[8], uint64_t l2src)
 {
 	struct tp_ae *e;
 	uint32_t idx;
@@ -80,6 +80,7 @@ int tp_ae_create(uint32_t ip, uint16_t port, const uint8_t sysid[8])
 	e->gen = gen ? gen : 1;
 	e->ip = ip;
 	e->port = port;
+	e->l2src = l2src; /* before the index has it: no reader sees the entry unbound */
 	memcpy(e->sysid, sysid, 8);
 	tp_m2m_phd_ae_name(sysid, e->ae_name);
 	tp_m2m_phd_originator(sysid, e->origin);

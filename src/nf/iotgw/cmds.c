@@ -6,6 +6,7 @@
 
 #include "../../control/cmd.h"
 #include "../../control/control.h"
+#include "../../control/port.h"
 #include "../../core/tp.h"
 #include "../../proto/ip4.h"
 #include "iotgw.h"
@@ -187,6 +188,8 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	F(rejected_duplicate);
 	F(rejected_source);
 	F(evicted);
+	F(unbound);
+	F(unchecked);
 #undef F
 	/* what became of the measurements on their way to the IN-CSE */
 	const struct tp_iotgw_delivery_stats *d = &tp_iotgw_deliv;
@@ -233,6 +236,18 @@ static int show_sessions(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_str(o, "ae", e->ae_name);
 		tp_out_str(o, "state", tp_ae_state_name(e->state));
 		tp_out_u64(o, "config", e->config_id);
+		if (e->l2src != 0) {
+			/* what the session is bound to: its AARQ's ingress port and MAC */
+			const struct tp_port *p = tp_port_by_id((uint16_t)((e->l2src >> 48) - 1));
+			tp_out_str(o, "port", p ? p->name : "?");
+			tp_out_strf(o, "mac", "%02x:%02x:%02x:%02x:%02x:%02x",
+				    (unsigned int)(e->l2src >> 40 & 0xff),
+				    (unsigned int)(e->l2src >> 32 & 0xff),
+				    (unsigned int)(e->l2src >> 24 & 0xff),
+				    (unsigned int)(e->l2src >> 16 & 0xff),
+				    (unsigned int)(e->l2src >> 8 & 0xff),
+				    (unsigned int)(e->l2src & 0xff));
+		}
 		ml = tp_out_list(o, "metrics");
 		for (unsigned int k = 0; k < e->n_metrics; k++)
 			tp_out_str(ml, NULL, e->metric[k].label);

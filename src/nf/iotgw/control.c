@@ -39,21 +39,61 @@ static void async_registration(struct tp_iotgw_io *io, int idx)
 	tp_iotgw_registrar_start(idx);
 }
 
-static struct tp_iotgw_io io = {
-    .send = sock_send, .registration = async_registration, .last_seen = tp_iotgw_last_seen};
+static struct tp_iotgw_io io = {.send = sock_send,
+				.registration = async_registration,
+				.last_seen = tp_iotgw_last_seen,
+				.source_l2 = tp_iotgw_aarq_source};
+
+/* Whether the kernel delivered a datagram the workers handed it: to one of our
+ * unicast addresses and without IP options. The workers check a session's source
+ * (its port and MAC, fast.c) before they punt its signaling; what comes with
+ * options (punted as such by the router) or to a broadcast address reaches this
+ * socket past that check, and real agents send neither. */
+static bool came_via_workers(struct msghdr *mh)
+{
+	bool unicast = false;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c != NULL; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != IPPROTO_IP)
+			continue;
+		/* Linux labels the options IP_RECVOPTS (ip(7) says IP_OPTIONS) */
+		if ((c->cmsg_type == IP_RECVOPTS || c->cmsg_type == IP_OPTIONS) &&
+		    c->cmsg_len > CMSG_LEN(0))
+			return false;
+		if (c->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			unicast = pi.ipi_addr.s_addr == pi.ipi_spec_dst.s_addr;
+		}
+	}
+	return unicast;
+}
 
 static void sock_readable(int fd, void *arg)
 {
 	uint8_t buf[2048];
+	union {
+		struct cmsghdr align;
+		uint8_t b[CMSG_SPACE(sizeof(struct in_pktinfo)) + CMSG_SPACE(40)];
+	} cbuf;
 	struct sockaddr_in from;
 
 	(void)arg;
 	for (int budget = 256; budget > 0; budget--) {
-		socklen_t fl = sizeof(from);
-		ssize_t n =
-		    recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+		struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+		struct msghdr mh = {.msg_name = &from,
+				    .msg_namelen = sizeof(from),
+				    .msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cbuf.b,
+				    .msg_controllen = sizeof(cbuf.b)};
+		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
 		if (n <= 0)
 			return;
+		if (!came_via_workers(&mh)) {
+			tp_iotgw_sess.unchecked++;
+			continue;
+		}
 		io.now_ms = tp_ctl_now_ms();
 		if (tp_iotgw_delivery_input(&io, buf, (size_t)n, ntohl(from.sin_addr.s_addr),
 					    ntohs(from.sin_port)))
@@ -109,7 +149,9 @@ int tp_iotgw_control_start(void)
 	if (sock < 0)
 		return -errno;
 	setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+	if (setsockopt(sock, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) < 0 ||
+	    setsockopt(sock, IPPROTO_IP, IP_RECVOPTS, &one, sizeof(one)) < 0 ||
+	    bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		ret = -errno;
 		close(sock);
 		sock = -1;

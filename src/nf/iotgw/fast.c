@@ -53,6 +53,53 @@ struct tp_iotgw_dp *tp_iotgw_wstate(const struct tp_worker *w)
 	return tp_nf_lcore(w, &tp_iotgw_nf);
 }
 
+static inline struct tp_iotgw_src *src_slot(struct tp_iotgw_dp *dp, uint32_t ip, uint16_t port)
+{
+	uint32_t h = (ip ^ (uint32_t)port << 16 ^ port) * 2654435761u;
+
+	return &dp->src[h >> 20 & (TP_IOTGW_SRC_SLOTS - 1)];
+}
+_Static_assert(TP_IOTGW_SRC_SLOTS == 4096, "src_slot takes 12 bits");
+
+/* Remember where agent ip:port's AARQ came from, for the session manager. */
+static void src_remember(struct tp_iotgw_dp *dp, uint32_t ip, uint16_t port, uint64_t l2src)
+{
+	struct tp_iotgw_src *s = src_slot(dp, ip, port);
+	uint32_t q = s->seq;
+
+	__atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&s->ip, ip, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->port, port, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->l2src, l2src, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->seq, q + 2, __ATOMIC_RELEASE);
+}
+
+uint64_t tp_iotgw_aarq_source(uint32_t ip, uint16_t port)
+{
+	uint64_t found = 0;
+
+	for (unsigned int i = 0; i < tp.n_workers; i++) {
+		struct tp_iotgw_src *s = src_slot(tp_iotgw_wstate(tp.workers[i]), ip, port);
+		for (int tries = 0; tries < 16; tries++) {
+			uint32_t q = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+			uint32_t sip = __atomic_load_n(&s->ip, __ATOMIC_RELAXED);
+			uint16_t sport = __atomic_load_n(&s->port, __ATOMIC_RELAXED);
+			uint64_t l2 = __atomic_load_n(&s->l2src, __ATOMIC_RELAXED);
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if ((q & 1) || __atomic_load_n(&s->seq, __ATOMIC_RELAXED) != q)
+				continue; /* being written: read it again */
+			if (sip == ip && sport == port && l2 != 0) {
+				if (found != 0 && found != l2)
+					return 0; /* two sources claim the agent: bind to neither */
+				found = l2;
+			}
+			break;
+		}
+	}
+	return found;
+}
+
 /* m dropped for reason c (a DROP counter of the port m came in on: dp->ctr) */
 static inline void count_drop(struct tp_iotgw_dp *dp, struct rte_mbuf *m, enum tp_iotgw_ctr c)
 {
@@ -239,6 +286,10 @@ static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, ui
 	uint32_t sip;
 
 	dp->ctr = &w->ctr[m->port][tp_iotgw_nf.ctr_base]; /* counted on the ingress port */
+	if (unlikely(l3[6] & 0x20)) { /* MF: the first fragment (ip4_local); APDUs fit a frame */
+		count_drop(dp, m, TP_IOTGW_FRAGMENT);
+		return;
+	}
 	if (ulen < 8 + 4 || l4 + ulen > end) {
 		count_drop(dp, m, TP_IOTGW_DECODE_ERR);
 		return;
@@ -246,11 +297,24 @@ static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, ui
 	memcpy(&sip, l3 + 12, 4);
 	uint32_t ip = rte_be_to_cpu_32(sip);
 	uint16_t port = (uint16_t)(l4[0] << 8 | l4[1]);
+	dp->l2src = tp_iotgw_l2src(m->port, rte_pktmbuf_mtod(m, uint8_t *) + 6);
 	enum tp_iotgw_verdict v =
 	    tp_iotgw_report(dp, l4 + 8, ulen - 8u, ip, port, &a, emit_cin, &ctx, &drop);
 	emit_done(&ctx);
 	switch (v) {
-	case TP_IOTGW_V_SIGNALING:
+	case TP_IOTGW_V_SIGNALING: {
+		/* a session's signaling from another port or MAC than its AARQ's: not the
+		 * agent's (a spoofed release or abort ends no one's session) */
+		int idx = tp_ae_lookup(ip, port);
+		if (idx >= 0) {
+			uint64_t b = __atomic_load_n(&tp_ae_table[idx].l2src, __ATOMIC_RELAXED);
+			if (b != 0 && b != dp->l2src) {
+				count_drop(dp, m, TP_IOTGW_SPOOFED);
+				return;
+			}
+		}
+		if (l4[8] == (TP_PHD_AARQ >> 8))
+			src_remember(dp, ip, port, dp->l2src);
 		if (tp_iotgw.single_plane) {
 			dp->ctr[TP_IOTGW_SIGNALING_INLINE]++;
 			tp_iotgw_single_input(w, m, l4 + 8, ulen - 8u, ip, port);
@@ -258,6 +322,7 @@ static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, ui
 		}
 		tp_punt(w, m, tp_iotgw_nf.ctr_base + TP_IOTGW_TO_CONTROL, TP_PUNT_SIGNALING);
 		return;
+	}
 	case TP_IOTGW_V_DROP:
 		count_drop(dp, m, drop);
 		return;

@@ -71,6 +71,10 @@ struct tp_ae {
 	uint8_t state; /* enum tp_ae_state, stored last (release) */
 	uint8_t n_metrics;
 	uint16_t gen; /* bumped at every creation: tells a reused slot apart */
+	/* where the agent's frames come from (its AARQ's ingress port and source MAC,
+	 * tp_iotgw_l2src); 0: unknown (the socket gateway, or the AARQ's source was not
+	 * found): a datagram of ip:port from any other source is dropped */
+	uint64_t l2src;
 	uint8_t sysid[8];
 	char ae_name[24]; /* "PHD-0011223344556677" */
 	char origin[24];  /* "C0011223344556677" */
@@ -146,7 +150,9 @@ extern struct tp_ae *tp_ae_table;
 	X(NO_ROUTE, "drop_cse_unreachable", DROP)                                                  \
 	X(NOMBUF, "drop_no_mbuf", DROP)                                                            \
 	X(SIGNALING_INLINE, "signaling_inline", EVENT)                                             \
-	X(BACKLOG_DROP, "drop_single_plane_backlog", DROP)
+	X(BACKLOG_DROP, "drop_single_plane_backlog", DROP)                                         \
+	X(SPOOFED, "drop_spoofed_source", DROP)                                                    \
+	X(FRAGMENT, "drop_fragment", DROP)
 
 /* the list macro ends each name with a comma, which clang-format cannot see */
 /* clang-format off */
@@ -165,8 +171,20 @@ extern const char *const tp_iotgw_ctr_names[TP_IOTGW_CTR_MAX];
 int tp_ae_init(void);
 /* Index of the agent's entry, or -ENOENT. Lock-free; callable from workers. */
 int tp_ae_lookup(uint32_t ip, uint16_t port);
-/* A free entry for the agent, added to the hash (state CONFIGURING), or -ENOSPC. */
-int tp_ae_create(uint32_t ip, uint16_t port, const uint8_t sysid[8]);
+/* A free entry for the agent, bound to its frames' source l2src (0: none), added to
+ * the hash (state CONFIGURING), or -ENOSPC. */
+int tp_ae_create(uint32_t ip, uint16_t port, const uint8_t sysid[8], uint64_t l2src);
+
+/* A frame's source as an AE entry binds it: ingress port + 1 above the source MAC
+ * (never 0). */
+static inline uint64_t tp_iotgw_l2src(uint16_t port, const uint8_t mac[6])
+{
+	uint64_t v = (uint64_t)(port + 1u) << 48;
+
+	for (unsigned int i = 0; i < 6; i++)
+		v |= (uint64_t)mac[i] << (8 * (5 - i));
+	return v;
+}
 /* Remove an agent's entry; its slot is reused once no lcore can read it any more
  * (an RCU grace period later, without waiting). */
 void tp_ae_delete(int idx);
@@ -175,6 +193,7 @@ unsigned int tp_ae_count(void);
 void tp_ae_set_state(int idx, enum tp_ae_state s);
 
 /* --- the report path (report.c): per worker, or per gateway thread --- */
+#define TP_IOTGW_SRC_SLOTS 4096 /* AARQ sources a worker remembers (a power of 2) */
 struct tp_iotgw_dp {
 	uint64_t *ctr;	      /* [TP_IOTGW_CTR_MAX]: the counters of the packet's port */
 	uint64_t proc_cycles; /* TSC cycles in tp_iotgw_report(), with tp_iotgw.profile */
@@ -183,11 +202,21 @@ struct tp_iotgw_dp {
 	unsigned int id; /* worker id, in request ids */
 	bool defer;	 /* hand reports to the control plane: confirmed delivery (delivery.c) */
 	bool con;	 /* build confirmable requests that want an answer (delivery.c's) */
+	uint64_t l2src;	 /* the datagram's source (tp_iotgw_l2src), set by the caller; 0: unknown */
 	/* per agent, side by side (one line per report, not two) */
 	struct {
 		uint32_t invoke; /* gen << 16 | invoke-id + 1 of its last confirmed report */
 		uint32_t seen;	 /* tp_iotgw_now_s when a report was last seen */
 	} agent[TP_AE_MAX];
+	/* the sources of the AARQs this worker handed to the control plane, by agent
+	 * (direct-mapped): the session manager binds a new session to its AARQ's source
+	 * (tp_iotgw_aarq_source). Written by the worker under seq (odd while written). */
+	struct tp_iotgw_src {
+		uint32_t seq;
+		uint32_t ip;
+		uint64_t l2src;
+		uint16_t port;
+	} src[TP_IOTGW_SRC_SLOTS];
 };
 
 /* One measurement to send: the caller builds the CoAP request (tp_iotgw_cin_request)
@@ -242,6 +271,9 @@ extern struct tp_nf tp_iotgw_nf;
 int tp_iotgw_fast_register(void);
 /* When the workers last saw a report of agent idx on tp_iotgw_now_s (0: never). */
 uint32_t tp_iotgw_last_seen(int idx);
+/* Where the AARQ of agent ip:port that a worker handed over came from
+ * (tp_iotgw_l2src), or 0: not remembered, or two workers saw different sources. */
+uint64_t tp_iotgw_aarq_source(uint32_t ip, uint16_t port);
 /* Sum of a counter over the workers; TSC cycles in the report path. */
 uint64_t tp_iotgw_counter(enum tp_iotgw_ctr c);
 uint64_t tp_iotgw_proc_cycles(void);
@@ -253,6 +285,10 @@ struct tp_iotgw_session_stats {
 	uint64_t mds_queried, mds_answered, mds_unanswered;
 	uint64_t reg_requests, reg_retries, reg_ready, reg_failed, reg_ignored, reg_server_errors;
 	uint64_t rejected_duplicate, rejected_source, evicted;
+	uint64_t unbound; /* sessions created without their AARQ's source (not bound) */
+	/* datagrams the kernel delivered past the workers' checks (IP options, to a
+	 * broadcast address): dropped */
+	uint64_t unchecked;
 };
 extern struct tp_iotgw_session_stats tp_iotgw_sess;
 
@@ -264,6 +300,9 @@ struct tp_iotgw_io {
 	void (*registration)(struct tp_iotgw_io *io, int idx);
 	/* when the data plane last saw a report of agent idx (s), or NULL */
 	uint32_t (*last_seen)(int idx);
+	/* where agent ip:port's AARQ came from (tp_iotgw_l2src), 0 if not known; NULL:
+	 * the transport cannot tell (kernel sockets) */
+	uint64_t (*source_l2)(uint32_t ip, uint16_t port);
 	uint64_t now_ms; /* the caller's clock, set before each call */
 };
 

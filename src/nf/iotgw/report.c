@@ -292,6 +292,11 @@ static enum tp_iotgw_verdict report(struct tp_iotgw_dp *dp, const uint8_t *apdu,
 		return TP_IOTGW_V_DROP;
 	}
 	const struct tp_ae *ae = &tp_ae_table[idx];
+	if (__builtin_expect(ae->l2src != dp->l2src, 0) && ae->l2src != 0 && dp->l2src != 0) {
+		/* the agent's address and port from another port or MAC: not the agent */
+		*drop = TP_IOTGW_SPOOFED;
+		return TP_IOTGW_V_DROP;
+	}
 	if (__atomic_load_n(&ae->state, __ATOMIC_ACQUIRE) != TP_AE_READY) {
 		*drop = TP_IOTGW_NOT_READY;
 		return TP_IOTGW_V_DROP;

@@ -345,9 +345,12 @@ static void on_aarq(struct tp_iotgw_io *io, const struct tp_phd_aarq *q, uint32_
 		send_aare(io, ip, port, TP_PHD_REJECTED_TRANSIENT);
 		return;
 	}
+	/* bound to where its AARQ came from: a datagram of ip:port from another port or
+	 * MAC is then dropped by the workers (fast.c, report.c) */
+	uint64_t l2src = io->source_l2 ? io->source_l2(ip, port) : 0;
 	idx = -ENOSPC;
 	if (tp_ae_count() < tp_iotgw.max_sessions || evict_idle(io) == 0)
-		idx = tp_ae_create(ip, port, ai->system_id.p);
+		idx = tp_ae_create(ip, port, ai->system_id.p, l2src);
 	if (idx < 0) {
 		/* the table is full: bounded, whatever the agents do */
 		tp_iotgw_sess.rejected_full++;
@@ -355,6 +358,8 @@ static void on_aarq(struct tp_iotgw_io *io, const struct tp_phd_aarq *q, uint32_
 		return;
 	}
 	session_link(idx);
+	if (io->source_l2 && l2src == 0)
+		tp_iotgw_sess.unbound++;
 	struct tp_ae *e = &tp_ae_table[idx];
 	e->config_id = ai->dev_config_id;
 	e->last_ms = io->now_ms;

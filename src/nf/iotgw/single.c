@@ -230,6 +230,7 @@ void tp_iotgw_single_input(struct tp_worker *w, struct rte_mbuf *m, const uint8_
 	    .io = {.send = agent_send,
 		   .registration = sync_registration,
 		   .last_seen = tp_iotgw_last_seen,
+		   .source_l2 = tp_iotgw_aarq_source,
 		   .now_ms = tp_ctl_now_ms()},
 	    .link = {.send = cse_send, .recv = cse_recv, .now_ms = link_now},
 	    .w = w,

@@ -267,13 +267,16 @@ static inline void ip4_ttl_dec(uint8_t *ip)
 }
 
 /* A packet for one of our addresses: a network function registered on its UDP port
- * takes it on the worker; the kernel (through the TAP) gets everything else. */
+ * takes it on the worker, and the first fragment of such a datagram too (the function
+ * drops what it cannot take whole: reassembled by the kernel, the datagram would reach
+ * the function's control side without its checks, e.g. the IoT gateway's source
+ * binding); the kernel (through the TAP) gets everything else. */
 static __rte_noinline void ip4_local(struct tp_worker *w, struct rte_mbuf *m)
 {
 	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, TP_ETH_HDR_LEN);
 	uint32_t ihl = (uint32_t)(l3[0] & 0x0f) * 4;
 
-	if (l3[9] == 17 /* UDP */ && ((l3[6] & 0x3f) | l3[7]) == 0 /* not a fragment */ &&
+	if (l3[9] == 17 /* UDP */ && ((l3[6] & 0x1f) | l3[7]) == 0 /* at offset 0 */ &&
 	    rte_pktmbuf_data_len(m) >= TP_ETH_HDR_LEN + ihl + 8) {
 		uint8_t *l4 = l3 + ihl;
 		uint16_t dport;
