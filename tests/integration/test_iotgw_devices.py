@@ -72,6 +72,28 @@ VECTORS = {
     "rlrq": "e40000020000",
 }
 
+# A second, independent agent stack: Freescale's USB PHDC example agent (Freescale
+# Semiconductor 2009-2010, phd_device_spec.c, as NXP's i.MX6 Platform SDK ships it:
+# usb_stack/Device/app/phdc/), byte for byte. Its IEEE 11073-10408 thermometer
+# associates with an extended configuration (0x4000) and sends it; its model string
+# ends in the MCU's name (the JM60 build's bytes here).
+FREESCALE = {
+    # PHD_THERMO_ASSOC_REQ: system id "LNIAGENT", dev-config-id 0x4000 (extended)
+    "th_aarq": "e2000032800000000001002a507900268000000080008000000000000000008000000008"
+    "4c4e494147454e5440000001010000000000",
+    # PHD_THERMO_CNFG_EVT_RPT: one object, handle 1, MDC_TEMP_BODY in degC, simple
+    # FLOAT value and absolute time (invoke-id 3, config-report-id 0x0320)
+    "th_config": "e7000044004200030101003c0000ffffffff0d1c003203200001002c0006000100040024"
+    "092f000400024b5c0a460002f0400996000217a00a55000c000200080a56000409900008",
+    # PHD_THERMO_DIM_GET_RSP: the MDS attributes (MDC_DEV_SPEC_PROFILE_TEMP)
+    "th_get_rsp": "e7000058005600020203005000000005004a0a5a000800010004100800010928001a000a"
+    "467265657363616c6520000c4d65646963616c204a4d36300984000a0008112233445566"
+    "77880a4400024000098700082009061208000000",
+    # PHD_THERMO_DIM_DATA_TX: 37.0 degC at 2009-06-12 08:30, invoke-id 0x1236
+    "th_report": "e700002a00281236010100220000000000000d1d0018f0000000000100100001000cfb38"
+    "75202009061208300000",
+}
+
 
 def vec(name: str) -> bytes:
     return bytes.fromhex(VECTORS[name])
@@ -216,6 +238,39 @@ def test_weighing_scale_session_from_10415_examples(gw_lab: tuple[RouterLab, Acm
     assert after["drop_unknown_object"] - before["drop_unknown_object"] == 2
     assert after["cin_sent"] - before["cin_sent"] == 2
     assert "model:TheScaleABC" in labels(acme, ae)
+
+
+def test_thermometer_session_from_another_agent_stack(gw_lab: tuple[RouterLab, Acme]) -> None:
+    """IEEE 11073-10408 from Freescale's PHDC agent (an implementation other than the
+    one the Antidote vectors come from): extended configuration, sent after the
+    AARE; the MDS attributes; a confirmed fixed scan report of a FLOAT temperature."""
+    lab, acme = gw_lab
+    agent = Agent(lab, 41006)
+    try:
+        agent.get_rsp = bytes.fromhex(FREESCALE["th_get_rsp"])
+        assert agent.associate(bytes.fromhex(FREESCALE["th_aarq"])) == 3  # unknown config
+        # the configuration is accepted (rors-cmip-confirmed-event-report, invoke-id 3,
+        # config-report-id 0x0320, accepted-config 0)
+        rsp = agent.exchange(
+            bytes.fromhex(FREESCALE["th_config"]),
+            lambda b: b[:2] == b"\xe7\x00" and b[6:10] == b"\x00\x03\x02\x01",
+        )
+        assert rsp[-4:] == b"\x03\x20\x00\x00", rsp.hex()
+        rsp = agent.report(bytes.fromhex(FREESCALE["th_report"]))
+        assert rsp[18:20] == b"\x0d\x1d"  # MDC_NOTI_SCAN_REPORT_FIXED answered
+        assert agent.gets >= 1
+        agent.release()
+    finally:
+        agent.close()
+    ae = "PHD-4C4E494147454E54"
+    assert [c["nm"] for c in acme.children(f"cse-in/{ae}", ty=3)] == ["temperature"]
+    cins = acme.instances(f"cse-in/{ae}/temperature", at_least=1)
+    assert [cin_content(c) for c in cins] == [
+        {"value": 37, "unit": "degC", "time": "20090612T083000"}
+    ]
+    assert set(labels(acme, ae)) == {
+        "manufacturer:Freescale", "model:Medical JM60", "system-type:thermometer",
+    }  # fmt: skip
 
 
 def test_unset_clock_uses_the_receive_time(gw_lab: tuple[RouterLab, Acme]) -> None:
