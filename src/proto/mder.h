@@ -3,6 +3,7 @@
 #ifndef TP_PROTO_MDER_H
 #define TP_PROTO_MDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -389,6 +390,10 @@ struct tp_phd_num {
 	int8_t exponent;
 	uint8_t special; /* enum tp_phd_special */
 };
+/* Whether attribute attr_id is a numeric's observed value (20601 Annex A: the Simple-,
+ * Basic- and Nu-Observed-Value attributes and their compounds), not another number an
+ * observation may carry (a measure-active period, an accuracy). */
+bool tp_phd_attr_observed(uint16_t attr_id);
 void tp_phd_sfloat_decode(uint16_t raw, struct tp_phd_num *out);
 void tp_phd_float_decode(uint32_t raw, struct tp_phd_num *out);
 /* Encode v with the most precision that fits (trailing decimal zeros moved to

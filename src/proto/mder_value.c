@@ -451,6 +451,20 @@ enum tp_phd_vkind tp_phd_attr_kind(uint16_t attr_id)
 	return TP_PHD_V_OCTETS;
 }
 
+bool tp_phd_attr_observed(uint16_t attr_id)
+{
+	switch (attr_id) {
+	case MDC_ATTR_NU_VAL_OBS_BASIC:
+	case MDC_ATTR_NU_VAL_OBS_SIMP:
+	case MDC_ATTR_NU_VAL_OBS:
+	case MDC_ATTR_NU_CMPD_VAL_OBS_BASIC:
+	case MDC_ATTR_NU_CMPD_VAL_OBS_SIMP:
+	case MDC_ATTR_NU_CMPD_VAL_OBS:
+		return true;
+	}
+	return false;
+}
+
 /* Fixed size of a kind's encoding, or 0 when it carries its own lengths. */
 static size_t kind_size(enum tp_phd_vkind k)
 {
@@ -893,7 +907,9 @@ int tp_phd_fixed_layout_build(const struct tp_phd_obj_map *om, struct tp_phd_fix
 		enum tp_phd_vkind k = tp_phd_attr_kind(om->e[i].attr_id);
 		size_t fixed = kind_size(k), len = om->e[i].len;
 
-		if (num_kind(k)) {
+		if (om->e[i].attr_id == MDC_ATTR_ENUM_OBS_VAL_SIMP_OID)
+			return -TP_PHD_E_INVALID; /* an enumeration: the generic decoder's */
+		if (num_kind(k) && tp_phd_attr_observed(om->e[i].attr_id)) {
 			/* the compound forms: count and length, then at least one element */
 			if (l->num_kind != TP_PHD_V_OCTETS || (fixed && len != fixed) ||
 			    (!fixed && (len < 4 || len > 0xFF)))

@@ -123,6 +123,13 @@ const struct tp_phd_metric tp_phd_metrics[] = {
     {"weighing-scale", "body-fat", MDC_PART_SCADA, MDC_BODY_FAT, 0},
     /* IEEE 11073-10417 glucose meter */
     {"glucose-meter", "glucose", MDC_PART_SCADA, MDC_CONC_GLU_CAPILLARY_WHOLEBLOOD, 0},
+    {"glucose-meter", "exercise", MDC_PART_PHD_DM, MDC_CTXT_GLU_EXERCISE, 0},
+    {"glucose-meter", "carbohydrates", MDC_PART_PHD_DM, MDC_CTXT_GLU_CARB, 0},
+    {"glucose-meter", "medication", MDC_PART_PHD_DM, MDC_CTXT_MEDICATION, 0},
+    {"glucose-meter", "health", MDC_PART_PHD_DM, MDC_CTXT_GLU_HEALTH, 0},
+    {"glucose-meter", "sample-location", MDC_PART_PHD_DM, MDC_CTXT_GLU_SAMPLELOCATION, 0},
+    {"glucose-meter", "meal", MDC_PART_PHD_DM, MDC_CTXT_GLU_MEAL, 0},
+    {"glucose-meter", "tester", MDC_PART_PHD_DM, MDC_CTXT_GLU_TESTER, 0},
     /* metrics other specializations share */
     {"pulse-oximeter", "perfusion", MDC_PART_SCADA, MDC_PULS_OXIM_PERF_REL, 0},
     {"pulse-oximeter", "pulse-quality", MDC_PART_SCADA, MDC_SAT_O2_QUAL, 0},

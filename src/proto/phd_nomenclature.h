@@ -239,6 +239,19 @@
 	X(INFRA, MDC_TIME_SYNC_SNTPV4, 7939, "SNTPv4", NULL)                                       \
 	X(INFRA, MDC_TIME_SYNC_SNTPV4330, 7940, "SNTPv4 (RFC 4330)", NULL)                         \
 	X(INFRA, MDC_TIME_SYNC_BTV1, 7941, "Bluetooth MDP", NULL)                                  \
+	/* disease management: the glucose meter's context objects (10417) */                      \
+	X(PHD_DM, MDC_CTXT_GLU_EXERCISE, 29152, "exercise", NULL)                                  \
+	X(PHD_DM, MDC_CTXT_GLU_CARB, 29156, "carbohydrates", NULL)                                 \
+	X(PHD_DM, MDC_CTXT_MEDICATION, 29188, "medication", NULL)                                  \
+	X(PHD_DM, MDC_CTXT_GLU_HEALTH, 29212, "health", NULL)                                      \
+	X(PHD_DM, MDC_CTXT_GLU_SAMPLELOCATION, 29236, "sample location", NULL)                     \
+	X(PHD_DM, MDC_CTXT_GLU_MEAL, 29256, "meal", NULL)                                          \
+	X(PHD_DM, MDC_CTXT_GLU_MEAL_PREPRANDIAL, 29260, "preprandial", NULL)                       \
+	X(PHD_DM, MDC_CTXT_GLU_MEAL_POSTPRANDIAL, 29264, "postprandial", NULL)                     \
+	X(PHD_DM, MDC_CTXT_GLU_MEAL_FASTING, 29268, "fasting", NULL)                               \
+	X(PHD_DM, MDC_CTXT_GLU_MEAL_CASUAL, 29272, "casual", NULL)                                 \
+	X(PHD_DM, MDC_CTXT_GLU_TESTER, 29276, "tester", NULL)                                      \
+	X(PHD_DM, MDC_CTXT_GLU_MEAL_BEDTIME, 29300, "bedtime", NULL)                               \
 	/* health and fitness: cardiovascular fitness and activity monitor (10441) */              \
 	X(PHD_HF, MDC_HF_ALT_GAIN, 100, "altitude gain", NULL)                                     \
 	X(PHD_HF, MDC_HF_ALT_LOSS, 101, "altitude loss", NULL)                                     \

@@ -92,6 +92,27 @@ FREESCALE = {
     # PHD_THERMO_DIM_DATA_TX: 37.0 degC at 2009-06-12 08:30, invoke-id 0x1236
     "th_report": "e700002a00281236010100220000000000000d1d0018f0000000000100100001000cfb38"
     "75202009061208300000",
+    # PHD_GLUCO_ASSOC_REQ: IEEE 11073-10417 glucose meter, dev-config-id 0x4005
+    "gl_aarq": "e2000032800000000001002a507900268000000080008000000000000000008000000008"
+    "4c4e494147454e5440050001010000000000",
+    # PHD_GLUCO_CNFG_EVT_RPT: capillary whole-blood glucose (mmol/L, SFLOAT), the meal
+    # context (an enumeration object, an OID), the exercise context (%, with its
+    # measure-active period)
+    "gl_config": "e700009a00980002010100920000ffffffff0d1c00884005000300820006000100040024"
+    "092f0004000271b80a460002f0400996000212720a55000c000200080a4c000209900008"
+    "000500020003001e092f0004008072480a460002f0480a55000c00020008099000080a49"
+    "00020006000300040028092f0004008071e00a460002f0480996000202200a5500100003"
+    "000c099000080a5900040a4c0002",
+    # PHD_GLUCO_DIM_GET_RSP: MDC_DEV_SPEC_PROFILE_GLUCOSE
+    "gl_get_rsp": "e700006e006c0002020300660000000600600a5a000800010004101100010928001a000a"
+    "467265657363616c6520000c4d65646963616c204a4d36300984000a0008112233445566"
+    "77880a4400024005092d00120001000e0001000000084445313234353637098700082009"
+    "020112050000",
+    # PHD_GLUCO_DIM_DATA_TX: glucose 85.0 and 110.0 mmol/L, preprandial and
+    # postprandial, 90 % exercise over an hour, all at 2009-06-12 12:05
+    "gl_report": "e7000064006212360101005c0000000000000d1d0052f00000000005004a0001000af352"
+    "20090612120500000001000af44c20090612120500000002000a2009061212050000724c"
+    "0002000a200906121205000072500003000e200906121205000001b77400f384",
 }
 
 
@@ -270,6 +291,50 @@ def test_thermometer_session_from_another_agent_stack(gw_lab: tuple[RouterLab, A
     ]
     assert set(labels(acme, ae)) == {
         "manufacturer:Freescale", "model:Medical JM60", "system-type:thermometer",
+    }  # fmt: skip
+
+
+def test_glucose_meter_session_from_another_agent_stack(
+    gw_lab: tuple[RouterLab, Acme],
+) -> None:
+    """IEEE 11073-10417 from Freescale's PHDC agent: extended configuration with a
+    numeric, an enumeration and a numeric-with-period object, each observed in one
+    report (two of them twice)."""
+    lab, acme = gw_lab
+    agent = Agent(lab, 41007)
+    try:
+        agent.get_rsp = bytes.fromhex(FREESCALE["gl_get_rsp"])
+        assert agent.associate(bytes.fromhex(FREESCALE["gl_aarq"])) == 3
+        rsp = agent.exchange(
+            bytes.fromhex(FREESCALE["gl_config"]),
+            lambda b: b[:2] == b"\xe7\x00" and b[6:10] == b"\x00\x02\x02\x01",
+        )
+        assert rsp[-4:] == b"\x40\x05\x00\x00", rsp.hex()  # accepted-config
+        agent.report(bytes.fromhex(FREESCALE["gl_report"]))
+        agent.release()
+    finally:
+        agent.close()
+    ae = "PHD-4C4E494147454E54"
+    assert sorted(c["nm"] for c in acme.children(f"cse-in/{ae}", ty=3)) == [
+        "exercise", "glucose", "meal",
+    ]  # fmt: skip
+
+    def stored(name: str, n: int) -> list[dict[str, Any]]:
+        out = [cin_content(c) for c in acme.instances(f"cse-in/{ae}/{name}", at_least=n)]
+        return sorted(out, key=lambda c: c["value"])
+
+    t = "20090612T120500"
+    # both observations of one object in the report, each once
+    assert stored("glucose", 2) == [
+        {"value": 85, "unit": "mmol/L", "time": t},
+        {"value": 110, "unit": "mmol/L", "time": t},
+    ]
+    # an enumeration's value is its nomenclature code: preprandial, postprandial
+    assert stored("meal", 2) == [{"value": 29260, "time": t}, {"value": 29264, "time": t}]
+    # the observed value, not the measure-active period before it
+    assert stored("exercise", 1) == [{"value": 90, "unit": "%", "time": t}]
+    assert set(labels(acme, ae)) == {
+        "manufacturer:Freescale", "model:Medical JM60", "system-type:glucose-meter",
     }  # fmt: skip
 
 

@@ -1817,10 +1817,13 @@ static struct pick pick_of(const struct tp_phd_value *v, int n, unsigned int c)
 	struct pick p = {0};
 
 	for (int k = 0; k < n; k++) {
-		int cmp = v[k].kind == TP_PHD_V_SFLOAT_CMP || v[k].kind == TP_PHD_V_FLOAT_CMP ||
-			  v[k].kind == TP_PHD_V_NU_OBS_CMP;
-		int whole = v[k].kind == TP_PHD_V_SFLOAT || v[k].kind == TP_PHD_V_FLOAT ||
-			    v[k].kind == TP_PHD_V_NU_OBS;
+		/* the observed value, not another number (a measure-active period) */
+		int obs = tp_phd_attr_observed(v[k].attr_id);
+		int cmp =
+		    obs && (v[k].kind == TP_PHD_V_SFLOAT_CMP || v[k].kind == TP_PHD_V_FLOAT_CMP ||
+			    v[k].kind == TP_PHD_V_NU_OBS_CMP);
+		int whole = obs && (v[k].kind == TP_PHD_V_SFLOAT || v[k].kind == TP_PHD_V_FLOAT ||
+				    v[k].kind == TP_PHD_V_NU_OBS);
 		if (p.num == NULL && whole && c == TP_PHD_FIXED_WHOLE) {
 			p.num = v[k].kind == TP_PHD_V_NU_OBS ? &v[k].u.nu.num : &v[k].u.num;
 			p.has_unit = v[k].kind == TP_PHD_V_NU_OBS;
@@ -1955,6 +1958,28 @@ static void test_fixed_layout(void **state)
 	om.total_len = 10;
 	assert_int_equal(tp_phd_fixed_layout_build(&om, &lay), 0);
 	assert_int_equal(lay.time_off, 2);
+	/* an enumeration (10417's meal context) is the generic decoder's */
+	om.e[0] = (struct tp_phd_avm_entry){MDC_ATTR_ENUM_OBS_VAL_SIMP_OID, 2};
+	assert_int_equal(tp_phd_fixed_layout_build(&om, &lay), -TP_PHD_E_INVALID);
+
+	/* 10417's exercise context (Freescale's PHDC agent): time, a measure-active period
+	 * (a FLOAT) and then the value: the value is the SFLOAT, not the period */
+	static const uint8_t ex[] = {0x20, 0x09, 0x06, 0x12, 0x12, 0x05, 0x00,
+				     0x00, 0x01, 0xB7, 0x74, 0x00, 0xF3, 0x84};
+	struct tp_phd_fixed_reading fr;
+	struct tp_phd_value vals[3];
+	om = (struct tp_phd_obj_map){.handle = 3, .n = 3, .total_len = 14};
+	om.e[0] = (struct tp_phd_avm_entry){MDC_ATTR_TIME_STAMP_ABS, 8};
+	om.e[1] = (struct tp_phd_avm_entry){MDC_ATTR_TIME_PD_MSMT_ACTIVE, 4};
+	om.e[2] = (struct tp_phd_avm_entry){MDC_ATTR_NU_VAL_OBS_BASIC, 2};
+	assert_int_equal(tp_phd_fixed_layout_build(&om, &lay), 0);
+	assert_int_equal(lay.num_off, 12);
+	assert_int_equal(tp_phd_fixed_read(&lay, ex, sizeof(ex), TP_PHD_FIXED_WHOLE, &fr, NULL), 0);
+	assert_true(fr.has_num && fr.num.mantissa == 900 && fr.num.exponent == -1);
+	assert_int_equal(tp_phd_fixed_values(&om, ex, sizeof(ex), vals, NULL), 3);
+	struct pick p = pick_of(vals, 3, TP_PHD_FIXED_WHOLE);
+	assert_true(p.num != NULL && p.num->mantissa == 900 && p.time != NULL);
+	assert_false(tp_phd_attr_observed(MDC_ATTR_TIME_PD_MSMT_ACTIVE));
 }
 
 static void test_set_time(void **state)

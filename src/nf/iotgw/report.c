@@ -73,13 +73,25 @@ static void reading_of(struct reading *r, const struct tp_ae_metric *mt,
 {
 	const struct tp_phd_num *num = NULL;
 	const struct tp_phd_abs_time *t = NULL;
+	struct tp_phd_num oid;
 	unsigned int c = mt->component;
 	int has_unit = 0;
 	uint16_t unit = 0;
 
 	for (int k = 0; k < n; k++) {
 		const struct tp_phd_value *v = &vals[k];
+		if (v->kind != TP_PHD_V_ABS_TIME && v->kind != TP_PHD_V_OID &&
+		    !tp_phd_attr_observed(v->attr_id))
+			continue; /* a measure-active period, an accuracy: not the value */
 		switch (v->kind) {
+		case TP_PHD_V_OID:
+			/* an enumeration's value (10417's meal context): its nomenclature code */
+			if (v->attr_id == MDC_ATTR_ENUM_OBS_VAL_SIMP_OID && num == NULL &&
+			    c == TP_AE_WHOLE) {
+				oid = (struct tp_phd_num){.value = v->u.u16, .mantissa = v->u.u16};
+				num = &oid;
+			}
+			break;
 		case TP_PHD_V_SFLOAT:
 		case TP_PHD_V_FLOAT:
 			if (num == NULL && c == TP_AE_WHOLE)
