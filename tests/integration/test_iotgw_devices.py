@@ -261,28 +261,36 @@ def test_weighing_scale_session_from_10415_examples(gw_lab: tuple[RouterLab, Acm
     assert "model:TheScaleABC" in labels(acme, ae)
 
 
+def freescale_session(lab: RouterLab, port: int, dev: str, config_id: bytes) -> bytes:
+    """One session of Freescale's agent ``dev`` (th, gl): association with an extended
+    configuration (accepted-unknown-config), the configuration sent and accepted
+    (rors-cmip-confirmed-event-report with its invoke-id and config-report-id,
+    accepted-config 0), the MDS attributes answered, one confirmed report answered,
+    release. Returns the report's answer."""
+    agent = Agent(lab, port)
+    config = bytes.fromhex(FREESCALE[f"{dev}_config"])
+    try:
+        agent.get_rsp = bytes.fromhex(FREESCALE[f"{dev}_get_rsp"])
+        assert agent.associate(bytes.fromhex(FREESCALE[f"{dev}_aarq"])) == 3
+        rsp = agent.exchange(
+            config, lambda b: b[:2] == b"\xe7\x00" and b[6:10] == config[6:8] + b"\x02\x01"
+        )
+        assert rsp[-4:] == config_id + b"\x00\x00", rsp.hex()
+        answer = agent.report(bytes.fromhex(FREESCALE[f"{dev}_report"]))
+        assert agent.gets >= 1
+        agent.release()
+    finally:
+        agent.close()
+    return answer
+
+
 def test_thermometer_session_from_another_agent_stack(gw_lab: tuple[RouterLab, Acme]) -> None:
     """IEEE 11073-10408 from Freescale's PHDC agent (an implementation other than the
     one the Antidote vectors come from): extended configuration, sent after the
     AARE; the MDS attributes; a confirmed fixed scan report of a FLOAT temperature."""
     lab, acme = gw_lab
-    agent = Agent(lab, 41006)
-    try:
-        agent.get_rsp = bytes.fromhex(FREESCALE["th_get_rsp"])
-        assert agent.associate(bytes.fromhex(FREESCALE["th_aarq"])) == 3  # unknown config
-        # the configuration is accepted (rors-cmip-confirmed-event-report, invoke-id 3,
-        # config-report-id 0x0320, accepted-config 0)
-        rsp = agent.exchange(
-            bytes.fromhex(FREESCALE["th_config"]),
-            lambda b: b[:2] == b"\xe7\x00" and b[6:10] == b"\x00\x03\x02\x01",
-        )
-        assert rsp[-4:] == b"\x03\x20\x00\x00", rsp.hex()
-        rsp = agent.report(bytes.fromhex(FREESCALE["th_report"]))
-        assert rsp[18:20] == b"\x0d\x1d"  # MDC_NOTI_SCAN_REPORT_FIXED answered
-        assert agent.gets >= 1
-        agent.release()
-    finally:
-        agent.close()
+    rsp = freescale_session(lab, 41006, "th", b"\x03\x20")
+    assert rsp[18:20] == b"\x0d\x1d"  # MDC_NOTI_SCAN_REPORT_FIXED answered
     ae = "PHD-4C4E494147454E54"
     assert [c["nm"] for c in acme.children(f"cse-in/{ae}", ty=3)] == ["temperature"]
     cins = acme.instances(f"cse-in/{ae}/temperature", at_least=1)
@@ -301,19 +309,7 @@ def test_glucose_meter_session_from_another_agent_stack(
     numeric, an enumeration and a numeric-with-period object, each observed in one
     report (two of them twice)."""
     lab, acme = gw_lab
-    agent = Agent(lab, 41007)
-    try:
-        agent.get_rsp = bytes.fromhex(FREESCALE["gl_get_rsp"])
-        assert agent.associate(bytes.fromhex(FREESCALE["gl_aarq"])) == 3
-        rsp = agent.exchange(
-            bytes.fromhex(FREESCALE["gl_config"]),
-            lambda b: b[:2] == b"\xe7\x00" and b[6:10] == b"\x00\x02\x02\x01",
-        )
-        assert rsp[-4:] == b"\x40\x05\x00\x00", rsp.hex()  # accepted-config
-        agent.report(bytes.fromhex(FREESCALE["gl_report"]))
-        agent.release()
-    finally:
-        agent.close()
+    freescale_session(lab, 41007, "gl", b"\x40\x05")
     ae = "PHD-4C4E494147454E54"
     assert sorted(c["nm"] for c in acme.children(f"cse-in/{ae}", ty=3)) == [
         "exercise", "glucose", "meal",
@@ -402,6 +398,26 @@ def test_phd_sim_standard_devices(gw_lab: tuple[RouterLab, Acme]) -> None:
         }  # fmt: skip
 
 
+def session_states(lab: RouterLab, port: int) -> list[str]:
+    sessions = lab.ctl("show", "iotgw", "sessions")["sessions"]
+    return [s["state"] for s in sessions if s["agent"] == f"10.0.1.2:{port}"]
+
+
+def goes_on(agent: Agent) -> None:
+    """The real blood-pressure agent goes on after a forgery: its next report (another
+    invoke-id, systolic 130) is answered; then it releases."""
+    report = bytearray(vec("bp_report"))
+    report[6:8] = b"\x00\x55"
+    report[38:40] = bytes.fromhex("0082")  # systolic 130
+    agent.report(bytes(report))
+    agent.release()
+
+
+def systolic_stored(acme: Acme) -> list[Any]:
+    cins = acme.instances("cse-in/PHD-1122334455667707/systolic", at_least=2)
+    return [cin_content(c)["value"] for c in cins]
+
+
 def test_release_abort_and_report_from_another_source_are_ignored(
     gw_lab: tuple[RouterLab, Acme],
 ) -> None:
@@ -425,19 +441,12 @@ def test_release_abort_and_report_from_another_source_are_ignored(
         assert after["control_plane"]["aborted"] == before["control_plane"]["aborted"]
         drop = "drop_unassociated"
         assert after["data_plane"][drop] - before["data_plane"][drop] == 1
-        sessions = lab.ctl("show", "iotgw", "sessions")["sessions"]
-        assert [s["state"] for s in sessions if s["agent"] == "10.0.1.2:41003"] == ["ready"]
-        # the real agent goes on: a new report (another invoke-id) is answered and stored
-        report = bytearray(vec("bp_report"))
-        report[6:8] = b"\x00\x55"
-        report[38:40] = bytes.fromhex("0082")  # systolic 130
-        agent.report(bytes(report))
-        agent.release()
+        assert session_states(lab, 41003) == ["ready"]
+        goes_on(agent)
     finally:
         agent.close()
         spoof.close()
-    cins = acme.instances("cse-in/PHD-1122334455667707/systolic", at_least=2)
-    assert [cin_content(c)["value"] for c in cins] == [120, 130]
+    assert systolic_stored(acme) == [120, 130]
 
 
 def test_session_bound_to_its_aarqs_port_and_mac(gw_lab: tuple[RouterLab, Acme]) -> None:
@@ -511,15 +520,8 @@ def test_session_bound_to_its_aarqs_port_and_mac(gw_lab: tuple[RouterLab, Acme])
         assert dropped(after) == (6, 1, 2), after["control_plane"]
         for k in ("received", "released", "aborted", "unassociated"):
             assert after["control_plane"][k] == before["control_plane"][k], k
-        sessions = lab.ctl("show", "iotgw", "sessions")["sessions"]
-        assert [s["state"] for s in sessions if s["agent"] == "10.0.1.2:41005"] == ["ready"]
-        # the real agent goes on: its next report is answered and stored
-        report = bytearray(vec("bp_report"))
-        report[6:8] = b"\x00\x55"
-        report[38:40] = bytes.fromhex("0082")  # systolic 130
-        agent.report(bytes(report))
-        agent.release()
+        assert session_states(lab, 41005) == ["ready"]
+        goes_on(agent)
     finally:
         agent.close()
-    cins = acme.instances("cse-in/PHD-1122334455667707/systolic", at_least=2)
-    assert [cin_content(c)["value"] for c in cins] == [120, 130]
+    assert systolic_stored(acme) == [120, 130]
