@@ -217,6 +217,7 @@ class Runner:
         self.raw: dict[str, Any] = {
             "switching": {},
             "chain": {},
+            "chain_cost": [],
             "iperf3": {},
             "learning": {},
             "errors": [],
@@ -310,10 +311,13 @@ class Runner:
                 return c
             c["rate_pps"] = rate
             c["loss_ratio"] = r.loss_ratio
+            c["xcpu_rtt_ns"] = r.extra.get("xcpu_rtt_ns")
             runs.append(c)
+        rtts = [c["xcpu_rtt_ns"] for c in runs]
         runs.sort(key=lambda c: c["cycles_per_pkt"])
         med = dict(runs[len(runs) // 2])
         med["trials"] = [round(c["cycles_per_pkt"], 1) for c in runs]
+        med.update(D.search_placement(rtts))  # the trials' placement, if they agree
         return med
 
     # --- 1. switching ---------------------------------------------------------------
@@ -459,6 +463,47 @@ class Runner:
                     self.on_bed("chain", key, "memif", dut, [64], body)
                 self.raw["chain"].setdefault(backend, {})[str(n)] = res
 
+    def chain_cost(self) -> None:
+        """Paired cost rounds of the chains (part chain_cost): in each round, every
+        set-up's switch cost with twinplane and with OVS-DPDK on fresh testbeds one
+        right after the other (the order alternating), so a pair's two figures are
+        half a minute apart and, when both ran in one placement of the vCPUs, classed
+        by it. Part chains measures each set-up once, minutes apart from the other
+        switch's: the host's placement moves a hop's cost by 2-3x in between."""
+        a = self.a
+        for rnd in range(a.chain_cost_rounds):
+            for backend in a.backends:
+                for n in a.chain_lengths:
+                    rate = a.chain_cost_rate_vhost if backend == "vhost" else a.chain_cost_rate
+                    order = ("twinplane", "ovsdpdk")
+                    if (rnd + n) % 2:
+                        order = order[::-1]
+                    for switch in order:
+                        key = f"{switch}/{backend}/{n}"
+                        self.say(f"chain cost round {rnd + 1}/{a.chain_cost_rounds}: {key}")
+
+                        def body(
+                            tb: D.Testbed,
+                            switch: str = switch,
+                            backend: str = backend,
+                            n: int = n,
+                            rate: float = rate,
+                            rnd: int = rnd,
+                        ) -> None:
+                            c = self.cost_at(tb, 64, rate)
+                            self.raw["chain_cost"].append(
+                                {"round": rnd, "backend": backend, "n": n, "switch": switch,
+                                 "cost": c}
+                            )  # fmt: skip
+                            if c and c.get("cycles_per_pkt"):
+                                self.say(
+                                    f"  {c['cycles_per_pkt']:.0f} cycles/hop "
+                                    f"({c.get('placement') or 'mixed'})"
+                                )
+
+                        self.on_bed("chain_cost", key, "memif", chain_dut(switch, backend, n),
+                                    [64], body)  # fmt: skip
+
     # --- 4. learning --------------------------------------------------------------------
 
     def learning(self) -> None:
@@ -582,12 +627,67 @@ class Runner:
                 if t.get("cycles_per_pkt_per_hop") and o.get("cycles_per_pkt_per_hop"):
                     cr.append(t["cycles_per_pkt_per_hop"] / o["cycles_per_pkt_per_hop"])
         out["chain_cycles_per_hop_twinplane_over_ovsdpdk"] = spread(cr) if cr else None
+        out.update(chain_cost_summary(self.raw.get("chain_cost") or []))
         out["iperf3"] = {
             k: {"mean_gbps": v["mean_gbps"], "cv": v["cv"], "runs": len(v["runs"])}
             for k, v in self.raw["iperf3"].items()
         }
         out["learning"] = self.raw["learning"]
         return out
+
+
+def chain_cost_summary(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """Part chain_cost's pairs: per round and set-up, twinplane's cycles per hop over
+    OVS-DPDK's; over all pairs, per set-up, and by placement (both in one)."""
+    if not rounds:
+        return {}
+    got: dict[tuple[int, str, int], dict[str, Any]] = {}
+    for e in rounds:
+        c = e.get("cost") or {}
+        if c.get("cycles_per_pkt"):
+            got.setdefault((e["round"], e["backend"], e["n"]), {})[e["switch"]] = c
+    pairs = []
+    for (rnd, backend, n), per in sorted(got.items()):
+        t, o = per.get("twinplane"), per.get("ovsdpdk")
+        if not (t and o):
+            continue
+        pairs.append(
+            {
+                "round": rnd,
+                "backend": backend,
+                "n": n,
+                "twinplane": round(t["cycles_per_pkt"], 1),
+                "ovsdpdk": round(o["cycles_per_pkt"], 1),
+                "ratio": t["cycles_per_pkt"] / o["cycles_per_pkt"],
+                "placements": [t.get("placement"), o.get("placement")],
+            }
+        )
+    if not pairs:
+        return {}
+    per_setup: dict[str, Any] = {}
+    for backend in dict.fromkeys(p["backend"] for p in pairs):
+        for n in sorted({p["n"] for p in pairs if p["backend"] == backend}):
+            mine = [p for p in pairs if p["backend"] == backend and p["n"] == n]
+            per_setup.setdefault(backend, {})[str(n)] = {
+                "twinplane": statistics.median(p["twinplane"] for p in mine),
+                "ovsdpdk": statistics.median(p["ovsdpdk"] for p in mine),
+                "ratio": spread([p["ratio"] for p in mine]),
+            }
+    by_pl: dict[str, list[float]] = {}
+    for p in pairs:
+        a, b = p["placements"]
+        if a is not None and a == b:
+            by_pl.setdefault(a, []).append(p["ratio"])
+    return {
+        "chain_cost_pairs": pairs,
+        "chain_cost_per_setup": per_setup,
+        "chain_cost_ratio_paired": spread([p["ratio"] for p in pairs]),
+        "chain_cost_ratio_paired_by_placement": {k: spread(v) for k, v in sorted(by_pl.items())},
+        "chain_cost_setups_below_1": sum(
+            1 for b in per_setup.values() for v in b.values() if v["ratio"]["median"] < 1
+        ),
+        "chain_cost_setups": sum(len(b) for b in per_setup.values()),
+    }
 
 
 def write_report(doc: dict[str, Any], out: Path) -> None:
@@ -601,6 +701,13 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
              f"{D.GEN_CPU}; NFs of the chains on CPU {D.GEN_CPU} with idle back-off. "
              "A shared, noisy VM: read the ratios and the spreads, not one absolute "
              "figure.\n")  # fmt: skip
+    m = doc.get("merged")
+    if m:
+        L.append(
+            f"Parts {', '.join(m['parts_now'])} measured by the command above; the others "
+            f"kept from the run of commit `{m['base_commit']}`, {m['base_date']} "
+            f"(`{m['base_command']}`).\n"
+        )
     p = doc["params"]
     if p.get("memif_rsize"):
         L.append(
@@ -747,6 +854,46 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
             f"{p.get('cost_trials', 1)} trials; per hop because each counts every "
             "crossing of the switch (twinplane: frames sent; OVS-DPDK: frames received).\n"
         )
+    ps = s.get("chain_cost_per_setup")
+    if ps:
+        pr = s["chain_cost_ratio_paired"]
+        bp = s.get("chain_cost_ratio_paired_by_placement") or {}
+        rounds = 1 + max(x["round"] for x in s["chain_cost_pairs"])
+        L.append("### Chain cost in paired rounds\n")
+        L.append(
+            f"{rounds} rounds; in each, every set-up's switch cost with twinplane and with "
+            "OVS-DPDK on fresh testbeds one right after the other (the order alternating), "
+            f"as above (the median of {doc['params'].get('cost_trials', 1)} trials each), "
+            "so the two figures of a pair are half a minute apart: the table above "
+            "measures each switch's set-up once, minutes apart, and the host's placement "
+            "of the vCPUs moves a hop's cost by 2-3x in that time. Cycles per packet per "
+            "hop, medians over the rounds:\n"
+        )
+        L.append("| backend | NFs | twinplane | OVS-DPDK | twinplane / OVS-DPDK (min-max) |")
+        L.append("|---|---|---|---|---|")
+        for backend, lens in ps.items():
+            for n, v in lens.items():
+                r = v["ratio"]
+                L.append(
+                    f"| {backend} | {n} | {v['twinplane']:.0f} | {v['ovsdpdk']:.0f} | "
+                    f"{r['median']:.2f} ({r['min']:.2f}-{r['max']:.2f}, {r['n']}) |"
+                )
+        L.append("")
+        L.append(
+            f"**Paired, twinplane / OVS-DPDK cycles per hop: median {pr['median']:.2f}** "
+            f"(min {pr['min']:.2f}, max {pr['max']:.2f}, {pr['n']} pairs); set-ups whose "
+            f"median pair is below 1: {s['chain_cost_setups_below_1']} of "
+            f"{s['chain_cost_setups']}. Pairs whose two costs ran in one placement: "
+            + (
+                ", ".join(
+                    f"{pl} {v['median']:.2f} ({v['min']:.2f}-{v['max']:.2f}, {v['n']})"
+                    for pl, v in bp.items()
+                )
+                if bp
+                else "none"
+            )
+            + ".\n"
+        )
     ln = s.get("learning") or {}
     if ln:
         t = ln.get("all_learned_after_s")
@@ -831,6 +978,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "miss the caches: both switches then stop at the generator's 6 Mpps)",
     )
     ap.add_argument("--veth-reps", type=int, default=None, help="repetitions on veth (--reps)")
+    ap.add_argument(
+        "--chain-cost-rounds",
+        type=int,
+        default=None,
+        help="paired cost rounds of every chain set-up (part chain_cost; default 3, quick 1)",
+    )
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep --out's l2.json and replace only the parts run now (their raw results), "
+        "then write the report of the whole",
+    )
     ap.add_argument("--chain-lengths", default="1,2,3,4")
     ap.add_argument("--backends", default="memif,vhost")
     ap.add_argument("--iperf-runs", type=int, default=10)
@@ -838,7 +997,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--learn-macs", type=int, default=16384)
     ap.add_argument("--learn-rate", type=float, default=0.5e6)
     ap.add_argument("--memif-only", action="store_true", help="switching on memif only")
-    ap.add_argument("--parts", default="switching,ndr64,iperf3,chains,learning")
+    ap.add_argument("--parts", default="switching,ndr64,iperf3,chains,chain_cost,learning")
     ap.add_argument(
         "--ndr64-reps",
         type=int,
@@ -862,6 +1021,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     a.search = a.search or "mlr"
     a.reps = a.reps or (1 if a.quick else 3)
     a.veth_reps = min(a.reps, a.veth_reps or a.reps)
+    if a.chain_cost_rounds is None:
+        a.chain_cost_rounds = 1 if a.quick else 3
     if a.ndr64_reps is None:
         a.ndr64_reps = 1 if a.quick else 8
     a.sizes = (
@@ -877,6 +1038,48 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     a.backends = tuple(a.backends.split(","))
     a.parts = tuple(a.parts.split(","))
     return a
+
+
+# the raw results each part writes
+PART_RAW = {
+    "switching": "switching",
+    "ndr64": "switching",
+    "iperf3": "iperf3",
+    "chains": "chain",
+    "chain_cost": "chain_cost",
+    "learning": "learning",
+}
+
+
+def merge_into(doc: dict[str, Any], run: Runner, path: Path) -> None:
+    """--merge: the run's raw results over those of ``path``'s run for the parts run
+    now; the rest (and the parameters of the parts not run) kept from it."""
+    old = json.loads(path.read_text())["meta"]
+    raw = old["raw"]
+    mine = {PART_RAW[p] for p in run.a.parts}
+    if "switching" in mine and not {"switching", "ndr64"} <= set(run.a.parts):
+        raise SystemExit("bench/l2.py --merge: parts switching and ndr64 go together")
+    for k in mine:
+        raw[k] = run.raw[k]
+    raw["errors"] = [
+        e for e in raw.get("errors", []) if PART_RAW.get(e.get("part", "")) not in mine
+    ] + run.raw["errors"]
+    raw.setdefault("chain_cost", [])
+    run.raw = raw
+    params = dict(old["params"])
+    for k, v in doc["params"].items():
+        params.setdefault(k, v)
+    if "chain_cost" in run.a.parts:
+        params["chain_cost_rounds"] = run.a.chain_cost_rounds
+    run.a.sizes = tuple(params["sizes"])
+    doc["params"] = params
+    doc["merged"] = {
+        "parts_now": list(run.a.parts),
+        "base_commit": old.get("commit"),
+        "base_date": old.get("date"),
+        "base_command": old.get("command"),
+        "base_wall_s": old.get("wall_s"),
+    }
 
 
 def rebuild(out: Path) -> int:
@@ -913,6 +1116,8 @@ def main(argv: list[str] | None = None) -> int:
             run.iperf3()
         if "chains" in a.parts:
             run.chains()
+        if "chain_cost" in a.parts:
+            run.chain_cost()
         if "learning" in a.parts:
             run.learning()
     doc = {
@@ -942,12 +1147,15 @@ def main(argv: list[str] | None = None) -> int:
             "veth_reps": a.veth_reps,
             "ndr64_reps": a.ndr64_reps,
             "chain_lengths": list(a.chain_lengths),
+            "chain_cost_rounds": a.chain_cost_rounds,
             "backends": list(a.backends),
             "iperf_runs": a.iperf_runs,
             "iperf_seconds": a.iperf_seconds,
         },
         "wall_s": round(time.monotonic() - t0, 1),
     }
+    if a.merge:
+        merge_into(doc, run, a.out / "l2.json")
     doc["summary"] = run.summary()
     doc["raw"] = run.raw
     a.out.mkdir(parents=True, exist_ok=True)
