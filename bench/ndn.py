@@ -130,6 +130,11 @@ FIB_PREFIX = "/0"
 BAR_CYCLES = 1000.0
 LOCK = "/tmp/tp-lab.lock"
 SWEEP_RETRY_BELOW = 0.02  # a sweep point losing less is retried once (the search's rule)
+# a trial in which the forwarder's thread waited longer than this for its CPU (per
+# second of trial) is disturbed, as duts.Testbed marks the RFC 2544 trials: at 2 M
+# Interests/s, 2 ms fill most of the 4096-slot ring into the forwarder
+SWEEP_DISTURBED_MS = 2.0
+SWEEP_DISTURBED_TRIES = 3  # a sweep point is measured at most this often while disturbed
 
 
 # --------------------------------------------------------------------------
@@ -645,17 +650,39 @@ def perf_profile(bed: Bed, stream: str, rate: float, seconds: float) -> dict[str
     }
 
 
+def disturbed(t: dict[str, Any]) -> bool:
+    """The forwarder's thread lost its CPU long enough in trial ``t`` to fill its ring."""
+    wait = (t.get("cpu_wait_ms") or {}).get("dut") or 0.0
+    return bool(wait > SWEEP_DISTURBED_MS * max(1.0, t.get("elapsed_s") or 1.0))
+
+
 def sweep_point(bed: Bed, stream: str, rate: float, seconds: float) -> dict[str, Any]:
-    """One point of the satisfaction sweep. A trial that leaves less than
+    """One point of the satisfaction sweep. A trial that loses Interests while the
+    forwarder's thread was kept off its CPU (``disturbed``) is measured again, up to
+    SWEEP_DISTURBED_TRIES trials in all; a trial that leaves less than
     SWEEP_RETRY_BELOW of its Interests unsatisfied is retried once, as the capacity
     search retries such a rate (a neighbour taking the CPU for a few milliseconds fills
-    the ring): the retry's result stands, the first trial is kept under ``first``."""
-    r = bed.trial(stream, rate, seconds)
-    lost = 1.0 - r.get("satisfaction", 1.0)
-    if 0 < lost < SWEEP_RETRY_BELOW:
-        again = bed.trial(stream, rate, seconds)
-        again["first"] = r
-        return again
+    the ring). The last trial stands, marked ``disturbed`` if it lost Interests while
+    disturbed; the first is kept under ``first``, the count under ``tries``."""
+    tries: list[dict[str, Any]] = []
+    small_retry = False
+    while True:
+        r = bed.trial(stream, rate, seconds)
+        tries.append(r)
+        lost = 1.0 - r.get("satisfaction", 1.0)
+        if lost <= 0:
+            break
+        if disturbed(r) and sum(map(disturbed, tries)) < SWEEP_DISTURBED_TRIES:
+            continue
+        if lost < SWEEP_RETRY_BELOW and not small_retry:
+            small_retry = True
+            continue
+        break
+    r["disturbed"] = lost > 0 and disturbed(r)
+    if len(tries) > 1:
+        r["first"] = tries[0]
+        r["tries"] = len(tries)
+        r["disturbed_tries"] = sum(1 for t in tries if disturbed(t) and t["satisfaction"] < 1)
     return r
 
 
@@ -935,6 +962,7 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
     s["latency_ns"] = lat
     sweep: dict[str, Any] = {}
     below_cap_short: list[dict[str, Any]] = []
+    below_cap_disturbed: list[dict[str, Any]] = []
     unjudged: list[dict[str, Any]] = []
     for c in comps:
         pts = []
@@ -957,15 +985,24 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
             cap_rep = (r.get("capacity", {}).get(str(c)) or {}).get("capacity_pps")
             for t in (r.get("sweep") or {}).get(str(c), []):
                 pl = t.get("placement")
-                cap = (cap_pl[str(c)].get(pl) or {}).get("median") if pl else None
-                if cap is None:
+                cap, cap_from = None, None
+                if pl in D.PLACEMENTS:
+                    # its own placement's capacity or, lacking one, a slower placement's:
+                    # near costs less per exchange than mid, mid than far (README), so
+                    # a slower placement's capacity is a lower bound of the point's own
+                    for other in D.PLACEMENTS[D.PLACEMENTS.index(pl) :]:
+                        cap = (cap_pl[str(c)].get(other) or {}).get("median")
+                        if cap is not None:
+                            cap_from = other
+                            break
+                if cap is None or (cap_from != pl and t["rate_pps"] >= cap):
                     unjudged.append(
                         {"rep": r["rep"], "comps": c, "rate_pps": t["rate_pps"],
                          "placement": pl, "satisfaction": t["satisfaction"],
                          "capacity_same_rep_pps": cap_rep}
                     )  # fmt: skip
                 elif t["rate_pps"] < cap and t["satisfaction"] < 1.0:
-                    below_cap_short.append(
+                    (below_cap_disturbed if t.get("disturbed") else below_cap_short).append(
                         {
                             "rep": r["rep"],
                             "comps": c,
@@ -973,6 +1010,7 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
                             "placement": pl,
                             "xcpu_rtt_ns": t.get("xcpu_rtt_ns"),
                             "capacity_pps": cap,
+                            "capacity_placement": cap_from,
                             "capacity_same_rep_pps": cap_rep,
                             "satisfaction": t["satisfaction"],
                             "others_share": t["others_share"],
@@ -980,6 +1018,8 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
                             "steal_ms": t.get("steal_ms"),
                             "softirq_ms": t.get("softirq_ms"),
                             "retried": "first" in t,
+                            "tries": t.get("tries", 1),
+                            "disturbed_tries": t.get("disturbed_tries", 0),
                             "unsatisfied": t["offered"] - t["satisfied"],
                             "refused_by_ring": t["tx_full"],
                         }
@@ -1011,6 +1051,7 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
                 )
     s["first_failures_above_capacity"] = fails
     s["below_capacity_unsatisfied"] = below_cap_short
+    s["below_capacity_unsatisfied_disturbed"] = below_cap_disturbed
     s["sweep_points_unjudged"] = unjudged
     # the cost trials themselves: all satisfied?
     short = []
@@ -1283,10 +1324,14 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         f"{_f(s['loopback_capacity_pps'], 1e-6, 3)} M/s."
     )
     short = s["below_capacity_unsatisfied"]
+    dis = s.get("below_capacity_unsatisfied_disturbed") or []
     unj = s.get("sweep_points_unjudged") or []
     L.append(
         "- **100 % satisfaction below capacity** (each sweep point against the capacity "
-        "measured in its own placement): "
+        "measured in its own placement, or lacking one in a slower placement; a point that "
+        "lost Interests while the forwarder's thread was off its CPU for more than "
+        f"{SWEEP_DISTURBED_MS:g} ms a second is measured again, {SWEEP_DISTURBED_TRIES} "
+        "times at most): "
         + (
             "every sweep point below that capacity was fully satisfied"
             if not short
@@ -1298,7 +1343,20 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
             + "; listed under *Satisfaction* below)"
         )
         + (
-            f"; {len(unj)} point(s) not judged (no capacity measured in their placement, "
+            f"; {len(dis)} point(s) below it lost Interests in each of their trials while "
+            "the forwarder was kept off its CPU (disturbed, not judged: "
+            + ", ".join(
+                f"{x['comps']} components {x['rate_pps'] / 1e6:.2f} M/s "
+                f"{x['cpu_wait_ms'].get('dut', 0):.1f} ms"
+                for x in dis
+            )
+            + ")"
+            if dis
+            else ""
+        )
+        + (
+            f"; {len(unj)} point(s) not judged (no capacity measured in their placement "
+            "or a slower one under their rate, "
             f"{sum(1 for x in unj if x['satisfaction'] < 1.0)} of them lost Interests)."
             if unj
             else "."
@@ -1487,10 +1545,8 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
             "zero-loss capacity is fragile on this machine (as the IPv4 NDR in "
             "rfc2544_ip4.md): every unsatisfied Interest here and above capacity was refused "
             "by the full 4096-slot memif ring into the forwarder, none was dropped or left "
-            "unanswered inside it, while the forwarder was 50-80 % busy on average; the "
-            "forwarder's thread lost its CPU to other tasks for several ms per second "
-            "(`cpu_wait_ms`), enough to fill the ring at these rates. Read the 0.1 % column "
-            "and the sweep's medians as well as the strict capacity."
+            "unanswered inside it. Read the 0.1 % column and the sweep's medians as well as "
+            "the strict capacity."
         )
         L.append("")
         for x in short:
@@ -1509,13 +1565,14 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
                     if x.get("steal_ms") is not None
                     else ""
                 )
-                + ("; after one retry" if x.get("retried") else "")
+                + (f"; {x['tries']} trials, the last stands" if x.get("tries", 1) > 1 else "")
             )
         L.append("")
     unj_lost = [x for x in unj if x["satisfaction"] < 1.0]
     if unj_lost:
         L.append(
-            f"Sweep points not judged (no capacity search in their placement): {len(unj)}, "
+            "Sweep points not judged (no capacity search in their placement or a slower one "
+            f"under their rate): {len(unj)}, "
             f"{len(unj) - len(unj_lost)} of them fully satisfied; those that lost Interests: "
             + "; ".join(
                 f"rep {x['rep'] + 1} {x['comps']} components {x['rate_pps'] / 1e6:.2f} M/s "
