@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import statistics
@@ -481,28 +482,17 @@ class Runner:
                     for switch in order:
                         key = f"{switch}/{backend}/{n}"
                         self.say(f"chain cost round {rnd + 1}/{a.chain_cost_rounds}: {key}")
+                        entry = {"round": rnd, "backend": backend, "n": n, "switch": switch}
+                        dut = chain_dut(switch, backend, n)
+                        body = functools.partial(self.chain_cost_one, entry, rate)
+                        self.on_bed("chain_cost", key, "memif", dut, [64], body)
 
-                        def body(
-                            tb: D.Testbed,
-                            switch: str = switch,
-                            backend: str = backend,
-                            n: int = n,
-                            rate: float = rate,
-                            rnd: int = rnd,
-                        ) -> None:
-                            c = self.cost_at(tb, 64, rate)
-                            self.raw["chain_cost"].append(
-                                {"round": rnd, "backend": backend, "n": n, "switch": switch,
-                                 "cost": c}
-                            )  # fmt: skip
-                            if c and c.get("cycles_per_pkt"):
-                                self.say(
-                                    f"  {c['cycles_per_pkt']:.0f} cycles/hop "
-                                    f"({c.get('placement') or 'mixed'})"
-                                )
-
-                        self.on_bed("chain_cost", key, "memif", chain_dut(switch, backend, n),
-                                    [64], body)  # fmt: skip
+    def chain_cost_one(self, entry: dict[str, Any], rate: float, tb: D.Testbed) -> None:
+        """One set-up's cost in a round of part chain_cost, recorded with ``entry``."""
+        c = self.cost_at(tb, 64, rate)
+        self.raw["chain_cost"].append({**entry, "cost": c})
+        if c and c.get("cycles_per_pkt"):
+            self.say(f"  {c['cycles_per_pkt']:.0f} cycles/hop ({c.get('placement') or 'mixed'})")
 
     # --- 4. learning --------------------------------------------------------------------
 
