@@ -682,7 +682,9 @@ def sweep_point(bed: Bed, stream: str, rate: float, seconds: float) -> dict[str,
     if len(tries) > 1:
         r["first"] = tries[0]
         r["tries"] = len(tries)
-        r["disturbed_tries"] = sum(1 for t in tries if disturbed(t) and t["satisfaction"] < 1)
+        r["disturbed_tries"] = sum(
+            1 for t in tries if disturbed(t) and t.get("satisfaction", 1.0) < 1
+        )
     return r
 
 
