@@ -694,7 +694,8 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
     m = doc.get("merged")
     if m:
         L.append(
-            f"Parts {', '.join(m['parts_now'])} measured by the command above; the others "
+            f"Part{'s' if len(m['parts_now']) > 1 else ''} {', '.join(m['parts_now'])} "
+            "measured by the command above; the others "
             f"kept from the run of commit `{m['base_commit']}`, {m['base_date']} "
             f"(`{m['base_command']}`).\n"
         )
