@@ -133,6 +133,47 @@ def test_fetch_from_self_registered_producer_and_cs(ndn_lab: RouterLab) -> None:
     assert rings["ndn-handback-0"]["dequeued"] >= 2, rings
 
 
+def test_cs_eviction_keeps_each_copy_exact(daemon_lab: Callable[..., RouterLab]) -> None:
+    """A CS of 4 entries, filled with Data of both its size classes (up to 512 bytes,
+    and more) and evicted across them: an evicted entry's buffer holds the next copy
+    (same class) or goes back to its pool (the other); every later hit is the Data
+    the producer sent, byte for byte, and an evicted name goes to the producer again."""
+    lab = daemon_lab(extra_config=["ndn enable pit-capacity 4096 cs-capacity 4", NDN_CONFIG[1]])
+    pad = 1200
+    Producer(lab, "h2", "/tp/s")
+    big = Producer(lab, "h2", "/tp/l", "--pad", str(pad))
+    small = {n: f"/tp/s/{n}" for n in range(1, 5)}
+    large = {n: f"/tp/l/{n}" for n in range(1, 5)}
+
+    def content(name: str) -> str:
+        return name + ("x" * pad if name.startswith("/tp/l/") else "")
+
+    def fetch(names: list[str]) -> None:
+        got = peer(lab, "h1", "consumer", *[w for n in names for w in ("--name", n)])
+        got = got if isinstance(got, list) else [got]
+        assert [(r["result"], r["name"], r["content"]) for r in got] == [
+            ("data", n, content(n)) for n in names
+        ], got
+
+    # full of small Data first (whatever the registrations' answers left in it)
+    fetch([f"/tp/s/p{n}" for n in range(1, 5)])
+    before = show(lab)["totals"]
+    # then each eviction in LRU order: p1, p2 -> l1, l2 (small to large), p3 -> s1
+    # (small into its buffer), p4 -> l3; l1 -> s2 (large to small), l2 -> l4 (large
+    # into its buffer), s1 -> s3, l3 -> s4
+    fetch([large[1], large[2], small[1], large[3], small[2], large[4], small[3], small[4]])
+    s = show(lab)["totals"]
+    assert s["cs_evictions"] - before["cs_evictions"] == 8 and s["cs_hits"] == 0, s
+    # the four left: answered by the CS, exactly
+    fetch([small[2], large[4], small[3], small[4]])
+    assert show(lab)["totals"]["cs_hits"] == 4
+    assert [e["name"] for e in big.interests()] == [large[n] for n in range(1, 5)]
+    # an evicted one: from the producer again
+    fetch([large[1]])
+    assert [e["name"] for e in big.interests()].count(large[1]) == 2
+    assert show(lab)["cs_entries"] == 4
+
+
 def test_can_be_prefix_and_must_be_fresh(ndn_lab: RouterLab) -> None:
     lab = ndn_lab
     prod = Producer(lab, "h2", "/tp/fresh", "--freshness", "300")

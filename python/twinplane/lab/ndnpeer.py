@@ -75,7 +75,8 @@ def producer(args: argparse.Namespace) -> None:
                 **kw,
             )
             return
-        app.put_data(name, (args.content or Name.to_str(name)).encode(), **kw)
+        content = (args.content or Name.to_str(name)) + "x" * args.pad
+        app.put_data(name, content.encode(), **kw)
 
     async def main() -> None:
         ok = await app.register(prefix, on_interest)
@@ -158,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name", action="append", help="consumer (repeatable), fetch: the name")
     p.add_argument("--freshness", type=int, help="producer: FreshnessPeriod (ms)")
     p.add_argument("--content", help="producer: the Content (default: the name)")
+    p.add_argument("--pad", type=int, default=0, help="producer: add this many 'x' to the Content")
     p.add_argument("--object-size", type=int, default=0)
     p.add_argument("--segment-size", type=int, default=1000)
     p.add_argument("--unregister-after", type=float)
