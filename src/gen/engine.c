@@ -465,8 +465,8 @@ static unsigned int send_burst(struct gen_stream *s, unsigned int n, uint8_t tri
 }
 
 /* The thread's CPU time against the TSC at a mark: how long it was off its CPU since.
- * A system call (CLOCK_THREAD_CPUTIME_ID has no vDSO path), made every
- * GEN_MARK_PASSES passes and after a gap, never per frame. */
+ * A system call (CLOCK_THREAD_CPUTIME_ID has no vDSO path), made every GEN_MARK_US
+ * and after a gap, never per frame or per pass. */
 struct gen_cpu_mark {
 	uint64_t tsc;
 	uint64_t cpu_ns;
@@ -513,8 +513,8 @@ static void paced_send(struct gen_trial *t, uint64_t count, uint64_t ns_mult, bo
 	 * moves on by the time lost, which is counted. A generator merely too slow for
 	 * the rate is never paused: it falls behind, and its offered rate shows it. */
 	const uint64_t stall = gen.tsc_hz / 1000000 * GEN_STALL_US;
+	const uint64_t window = gen.tsc_hz / 1000000 * GEN_MARK_US;
 	struct gen_cpu_mark mark;
-	unsigned int passes = 0;
 
 	gen_cpu_mark(&mark, start);
 	if (measure) {
@@ -533,11 +533,9 @@ static void paced_send(struct gen_trial *t, uint64_t count, uint64_t ns_mult, bo
 				}
 			}
 			gen_cpu_mark(&mark, now);
-			passes = 0;
-		} else if (unlikely(++passes == GEN_MARK_PASSES)) {
+		} else if (unlikely(now - mark.tsc > window)) {
 			/* the window over which time off the CPU is measured stays short */
 			gen_cpu_mark(&mark, now);
-			passes = 0;
 		}
 		last = now;
 		uint64_t due = start + (uint64_t)((double)sent * tpp);

@@ -94,8 +94,10 @@ struct gen_trial {
 
 /* a gap between two passes of the sending loop longer than this is a stall */
 #define GEN_STALL_US 50
-/* ... and the thread's CPU time is marked every this many passes */
-#define GEN_MARK_PASSES 64u
+/* ... and the thread's CPU time is marked again after this long (a system call:
+ * every 64 passes, as it was, cost the NDN consumer-producer loop a fifth of its
+ * CPU; time off the CPU within the window is what a gap measures, however long) */
+#define GEN_MARK_US 500
 
 struct gen_engine {
 	struct gen_port ports[TP_GEN_MAX_PORTS];
