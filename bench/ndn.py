@@ -135,6 +135,12 @@ SWEEP_RETRY_BELOW = 0.02  # a sweep point losing less is retried once (the searc
 # Interests/s, 2 ms fill most of the 4096-slot ring into the forwarder
 SWEEP_DISTURBED_MS = 2.0
 SWEEP_DISTURBED_TRIES = 3  # a sweep point is measured at most this often while disturbed
+# ... or while the forwarder was saturated: busy for at least this share of the trial's
+# sending time. At the capacity the searches find it is busy 97-98 % of it; a point
+# below that capacity which saturates it finds the forwarder slower than in the search
+# (its cycles per exchange in the trial say by how much: the host's placement and its
+# neighbours move them by up to a third within one placement class)
+SWEEP_SATURATED = 0.95
 
 
 # --------------------------------------------------------------------------
@@ -656,29 +662,51 @@ def disturbed(t: dict[str, Any]) -> bool:
     return bool(wait > SWEEP_DISTURBED_MS * max(1.0, t.get("elapsed_s") or 1.0))
 
 
+def busy_share(t: dict[str, Any], tsc: float) -> float | None:
+    """The forwarder's busy time in trial ``t`` (its drain included: the backlog it
+    clears there is the trial's) over the trial's sending time."""
+    busy = (t.get("dut") or {}).get("busy_cycles")
+    el = t.get("elapsed_s")
+    return busy / tsc / el if busy is not None and el else None
+
+
+def saturated(t: dict[str, Any], tsc: float) -> bool:
+    """The forwarder had no CPU to spare in trial ``t``: the rate was over its capacity
+    at that time, whatever a search found earlier."""
+    b = busy_share(t, tsc)
+    return b is not None and b >= SWEEP_SATURATED
+
+
 def sweep_point(bed: Bed, stream: str, rate: float, seconds: float) -> dict[str, Any]:
     """One point of the satisfaction sweep. A trial that loses Interests while the
-    forwarder's thread was kept off its CPU (``disturbed``) is measured again, up to
-    SWEEP_DISTURBED_TRIES trials in all; a trial that leaves less than
+    forwarder's thread was kept off its CPU (``disturbed``) or while the forwarder was
+    saturated (``saturated``) is measured again, up to SWEEP_DISTURBED_TRIES such
+    trials in all; a trial that leaves less than
     SWEEP_RETRY_BELOW of its Interests unsatisfied is retried once, as the capacity
     search retries such a rate (a neighbour taking the CPU for a few milliseconds fills
-    the ring). The last trial stands, marked ``disturbed`` if it lost Interests while
-    disturbed; the first is kept under ``first``, the count under ``tries``."""
+    the ring). The last trial stands, marked ``disturbed`` or ``saturated`` if it lost
+    Interests so; the first is kept under ``first``, the count under ``tries``."""
     tries: list[dict[str, Any]] = []
     small_retry = False
+
+    def excused(t: dict[str, Any]) -> bool:
+        return disturbed(t) or saturated(t, bed.tsc)
+
     while True:
         r = bed.trial(stream, rate, seconds)
+        r["busy_share"] = busy_share(r, bed.tsc)
         tries.append(r)
         lost = 1.0 - r.get("satisfaction", 1.0)
         if lost <= 0:
             break
-        if disturbed(r) and sum(map(disturbed, tries)) < SWEEP_DISTURBED_TRIES:
+        if excused(r) and sum(map(excused, tries)) < SWEEP_DISTURBED_TRIES:
             continue
         if lost < SWEEP_RETRY_BELOW and not small_retry:
             small_retry = True
             continue
         break
     r["disturbed"] = lost > 0 and disturbed(r)
+    r["saturated"] = lost > 0 and not r["disturbed"] and saturated(r, bed.tsc)
     if len(tries) > 1:
         r["first"] = tries[0]
         r["tries"] = len(tries)
@@ -965,6 +993,7 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
     sweep: dict[str, Any] = {}
     below_cap_short: list[dict[str, Any]] = []
     below_cap_disturbed: list[dict[str, Any]] = []
+    below_cap_saturated: list[dict[str, Any]] = []
     unjudged: list[dict[str, Any]] = []
     for c in comps:
         pts = []
@@ -1004,7 +1033,13 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
                          "capacity_same_rep_pps": cap_rep}
                     )  # fmt: skip
                 elif t["rate_pps"] < cap and t["satisfaction"] < 1.0:
-                    (below_cap_disturbed if t.get("disturbed") else below_cap_short).append(
+                    (
+                        below_cap_disturbed
+                        if t.get("disturbed")
+                        else below_cap_saturated
+                        if t.get("saturated")
+                        else below_cap_short
+                    ).append(
                         {
                             "rep": r["rep"],
                             "comps": c,
@@ -1024,6 +1059,8 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
                             "disturbed_tries": t.get("disturbed_tries", 0),
                             "unsatisfied": t["offered"] - t["satisfied"],
                             "refused_by_ring": t["tx_full"],
+                            "busy_share": t.get("busy_share"),
+                            "cycles_per_exchange": t.get("cycles_per_exchange"),
                         }
                     )
     s["satisfaction_sweep"] = sweep
@@ -1054,6 +1091,7 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
     s["first_failures_above_capacity"] = fails
     s["below_capacity_unsatisfied"] = below_cap_short
     s["below_capacity_unsatisfied_disturbed"] = below_cap_disturbed
+    s["below_capacity_unsatisfied_saturated"] = below_cap_saturated
     s["sweep_points_unjudged"] = unjudged
     # the cost trials themselves: all satisfied?
     short = []
@@ -1327,13 +1365,15 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
     )
     short = s["below_capacity_unsatisfied"]
     dis = s.get("below_capacity_unsatisfied_disturbed") or []
+    sat = s.get("below_capacity_unsatisfied_saturated") or []
     unj = s.get("sweep_points_unjudged") or []
     L.append(
         "- **100 % satisfaction below capacity** (each sweep point against the capacity "
         "measured in its own placement, or lacking one in a slower placement; a point that "
         "lost Interests while the forwarder's thread was off its CPU for more than "
-        f"{SWEEP_DISTURBED_MS:g} ms a second is measured again, {SWEEP_DISTURBED_TRIES} "
-        "times at most): "
+        f"{SWEEP_DISTURBED_MS:g} ms a second, or while the forwarder was busy for "
+        f"{SWEEP_SATURATED:.0%} or more of the trial (saturated: slower then than in the "
+        f"search), is measured again, {SWEEP_DISTURBED_TRIES} times at most): "
         + (
             "every sweep point below that capacity was fully satisfied"
             if not short
@@ -1354,6 +1394,19 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
             )
             + ")"
             if dis
+            else ""
+        )
+        + (
+            f"; {len(sat)} point(s) below it lost Interests in each of their trials with the "
+            "forwarder saturated (not judged; listed under *Satisfaction* with the trial's "
+            "cycles per exchange: "
+            + ", ".join(
+                f"{x['comps']} components {x['rate_pps'] / 1e6:.2f} M/s "
+                f"{x['satisfaction'] * 100:.1f} %"
+                for x in sat
+            )
+            + ")"
+            if sat
             else ""
         )
         + (
@@ -1569,6 +1622,29 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
                     else ""
                 )
                 + (f"; {x['tries']} trials, the last stands" if x.get("tries", 1) > 1 else "")
+            )
+        L.append("")
+    if sat:
+        L.append(
+            "Sweep points below the measured capacity that lost Interests in every trial "
+            f"(up to {SWEEP_DISTURBED_TRIES}) with the forwarder busy for "
+            f"{SWEEP_SATURATED:.0%} or more of the trial: the rate was over what it carried "
+            "at that time. The trial's cycles per exchange and the rate they allow on one "
+            "CPU:"
+        )
+        L.append("")
+        tsc = doc["tsc_hz"]
+        for x in sat:
+            cpe = x.get("cycles_per_exchange") or 0
+            L.append(
+                f"- rep {x['rep'] + 1}, {x['comps']} components, {x['rate_pps'] / 1e6:.2f} M/s, "
+                f"placement {x.get('placement')} (capacity there "
+                f"{x['capacity_pps'] / 1e6:.3f}, this repetition's "
+                f"{(x.get('capacity_same_rep_pps') or 0) / 1e6:.3f}): "
+                f"{x['satisfaction'] * 100:.3f} %, forwarder busy "
+                f"{(x.get('busy_share') or 0) * 100:.0f} % of the trial, {cpe:,.0f} cycles per "
+                f"exchange ({tsc / cpe / 1e6 if cpe else 0:.2f} M/s on one CPU); "
+                f"{x['tries']} trial(s)"
             )
         L.append("")
     unj_lost = [x for x in unj if x["satisfaction"] < 1.0]
