@@ -325,7 +325,7 @@ struct ndn_fwd {
 	uint32_t gen;
 	struct ndn_cs *cs;
 	uint32_t cs_cap, cs_free, cs_used, lru_head, lru_tail;
-	struct rte_mempool *cs_pool;	   /* copies of Data up to 9,216 bytes */
+	struct rte_mempool *cs_pool;	   /* copies of Data up to 9,344 bytes */
 	struct rte_mempool *cs_pool_small; /* and of those up to NDN_CS_SMALL_ROOM */
 	/* timer wheel: one slot per tick */
 	uint32_t *wheel;

@@ -23,7 +23,7 @@
 #define CS_POOL_CACHE 32
 /* A CS copy needs no headroom (a hit is copied again, into a packet of the
  * port's pool), so a small Data's copy is its bytes alone, in an element of 640
- * bytes instead of 9,600: the CS's cold lines are fewer pages apart */
+ * bytes instead of 9,472: the CS's cold lines are fewer pages apart */
 #define NDN_CS_SMALL_ROOM 512
 #define WHEEL_BITS 13 /* 8.192 s of 1 ms ticks; longer lifetimes go round again */
 
