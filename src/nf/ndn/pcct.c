@@ -357,20 +357,18 @@ static inline struct rte_mbuf *cs_copy(struct ndn_fwd *f, const struct rte_mbuf 
 	struct rte_mempool *mp = m->pkt_len <= NDN_CS_SMALL_ROOM ? f->cs_pool_small : f->cs_pool;
 	struct rte_mbuf *c;
 
+	if (unlikely(m->nb_segs > 1 || m->data_len > rte_pktmbuf_data_room_size(mp))) {
+		rte_pktmbuf_free(old);
+		return rte_pktmbuf_copy(m, mp, 0, UINT32_MAX);
+	}
 	if (old != NULL && old->pool == mp && old->nb_segs == 1 && rte_mbuf_refcnt_read(old) == 1) {
 		c = old;
 	} else {
 		rte_pktmbuf_free(old);
-		if (unlikely(m->nb_segs > 1))
-			return rte_pktmbuf_copy(m, mp, 0, UINT32_MAX);
 		if (unlikely((c = rte_pktmbuf_alloc(mp)) == NULL))
 			return NULL;
 	}
 	c->data_off = 0;
-	if (unlikely(m->nb_segs > 1 || m->data_len > c->buf_len)) {
-		rte_pktmbuf_free(c);
-		return rte_pktmbuf_copy(m, mp, 0, UINT32_MAX);
-	}
 	rte_memcpy(rte_pktmbuf_mtod(c, void *), rte_pktmbuf_mtod(m, const void *), m->data_len);
 	c->data_len = m->data_len;
 	c->pkt_len = m->data_len;
