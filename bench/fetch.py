@@ -97,15 +97,19 @@ BAR_TOOL = "twinplane_fetch_nodigest"
 # other tasks' share of the client's CPU before a download above which its /proc/stat
 # figures are flagged (the report counts them)
 CONTENDED_SHARE = 0.1
-# key: (program, offloads on the path's veths)
-TOOLS: dict[str, tuple[str, bool]] = {
-    "twinplane_fetch": ("twinplane-fetch", False),
-    "twinplane_fetch_nodigest": ("twinplane-fetch", False),
-    "curl": ("curl", False),
-    "wget": ("wget", False),
-    "curl_offloads": ("curl", True),
-    "wget_offloads": ("wget", True),
+# key: (program, offloads on the path's veths, the download to tmpfs instead of the disk)
+TOOLS: dict[str, tuple[str, bool, bool]] = {
+    "twinplane_fetch": ("twinplane-fetch", False, False),
+    "twinplane_fetch_nodigest": ("twinplane-fetch", False, False),
+    "curl": ("curl", False, False),
+    "wget": ("wget", False, False),
+    "curl_offloads": ("curl", True, False),
+    "wget_offloads": ("wget", True, False),
+    "twinplane_fetch_nodigest_tmpfs": ("twinplane-fetch", False, True),
+    "curl_tmpfs": ("curl", False, True),
 }
+# what a tool's ratios are taken against: curl writing where it writes
+TMPFS_REF = "curl_tmpfs"
 LABELS = {
     "twinplane_fetch": "twinplane-fetch (af_xdp), SHA-256",
     "twinplane_fetch_nodigest": "twinplane-fetch (af_xdp), no digest",
@@ -113,6 +117,8 @@ LABELS = {
     "wget": "wget, offloads off",
     "curl_offloads": "curl, offloads on",
     "wget_offloads": "wget, offloads on",
+    "twinplane_fetch_nodigest_tmpfs": "twinplane-fetch (af_xdp), no digest, to tmpfs",
+    "curl_tmpfs": "curl, offloads off, to tmpfs",
 }
 COLORS = {
     "twinplane_fetch": "#dd8452",
@@ -121,7 +127,14 @@ COLORS = {
     "wget": "#55a868",
     "curl_offloads": "#8fa8d8",
     "wget_offloads": "#9ed3a8",
+    "twinplane_fetch_nodigest_tmpfs": "#e8a0a2",
+    "curl_tmpfs": "#2a3f66",
 }
+
+
+def ref_tool(tool: str) -> str:
+    """The curl run a tool is compared with: the one writing to the same file system."""
+    return TMPFS_REF if TOOLS[tool][2] else "curl"
 
 
 DEFINITIONS = {
@@ -172,7 +185,7 @@ def download(
     lab: FetchLab, tool: str, name: str, size: int, digest: str, out_dir: Path, tsc: float
 ) -> dict[str, Any]:
     """One download of ``name`` by ``tool``, measured; the output checked and deleted."""
-    prog, offloads = TOOLS[tool]
+    prog, offloads, _ = TOOLS[tool]
     lab.set_offloads(offloads)
     lab.set_kernel_client(prog != "twinplane-fetch")
     out = out_dir / f"{tool}.bin"
@@ -188,7 +201,7 @@ def download(
     t0 = time.monotonic()
     summary: dict[str, Any] = {}
     if prog == "twinplane-fetch":
-        what = ["--no-digest"] if tool.endswith("_nodigest") else ["--sha256", digest]
+        what = ["--no-digest"] if "_nodigest" in tool else ["--sha256", digest]
         res = lab.fetch(url, out, *what, cpu=CLIENT_CPU, timeout=timeout)
         assert isinstance(res, FetchResult)
         rc, stdout, stderr = res.returncode, res.stdout, res.stderr
@@ -206,6 +219,8 @@ def download(
     got = out.stat().st_size if out.exists() else -1
     ok = got == size and FetchLab.file_sha256(out) == digest
     out.unlink(missing_ok=True)
+    # nothing of this file left to write back while the next tool is measured
+    os.sync()
     if not ok:
         raise BenchError(f"{tool} {name}: {got} bytes, not the server's {size} or its SHA-256")
 
@@ -254,6 +269,8 @@ def download(
                 "mbufs_outstanding",
                 "digest",
                 "file_writes",
+                "direct_bytes",
+                "write_wait_cycles",
             )
             if k in summary
         }
@@ -301,27 +318,41 @@ def plan_sizes(sizes: tuple[int, ...], www_dir: Path, out_dir: Path) -> tuple[li
     return kept, info
 
 
-def choose_out_dir(arg: Path | None, largest: int, workdir: Path) -> Path:
-    if arg is not None:
-        arg.mkdir(parents=True, exist_ok=True)
-        return arg
+def choose_out_dir(arg: Path | None, workdir: Path) -> Path:
+    """Where downloads go: ``--out-dir``, else the work directory's file system (a
+    disk: where a downloader writes, and where twinplane-fetch writes with O_DIRECT)."""
+    d = arg if arg is not None else workdir / "out"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def tmpfs_dir(largest: int) -> Path | None:
+    """A directory on /dev/shm for the ``*_tmpfs`` tools, if it has room."""
     shm = Path("/dev/shm")
     if shm.is_dir() and shutil.disk_usage(shm).free >= largest + 2 * DISK_MARGIN:
         return Path(tempfile.mkdtemp(prefix="tp-fetch-", dir=shm))
-    d = workdir / "out"
-    d.mkdir(exist_ok=True)
-    return d
+    return None
 
 
 def run(args: argparse.Namespace, tsc: float, workdir: Path) -> dict[str, Any]:
     www = workdir / "www"
     www.mkdir(exist_ok=True)
-    out_dir = choose_out_dir(args.out_dir, max(args.sizes), workdir)
+    out_dir = choose_out_dir(args.out_dir, workdir)
     sizes, disk = plan_sizes(args.sizes, www, out_dir)
     if not sizes:
         raise BenchError(f"no file size fits on disk: {disk}")
     if disk["left_out"]:
         print(f"bench/fetch.py: left out for lack of space: {disk['left_out']}", flush=True)
+    tools = [t for t in args.tools if t in TOOLS]
+    shm = tmpfs_dir(max(sizes)) if any(TOOLS[t][2] for t in tools) else None
+    disk["tmpfs_dir"] = str(shm) if shm else None
+    if shm is None and any(TOOLS[t][2] for t in tools):
+        left = [t for t in tools if TOOLS[t][2]]
+        disk["tmpfs_tools_left_out"] = left
+        print(f"bench/fetch.py: no room on /dev/shm: {left} left out", flush=True)
+        tools = [t for t in tools if not TOOLS[t][2]]
+    else:
+        disk["tmpfs_free_bytes"] = shutil.disk_usage(shm).free if shm else None
     files: dict[int, tuple[str, Path, str]] = {}
     for s in sizes:
         name = f"f{s // MIB}m.bin"
@@ -329,7 +360,6 @@ def run(args: argparse.Namespace, tsc: float, workdir: Path) -> dict[str, Any]:
         digest = write_pattern(www / name, s, name)
         files[s] = (name, www / name, digest)
         print(f"  {name}: written in {time.monotonic() - t0:.1f} s", flush=True)
-    tools = [t for t in args.tools if t in TOOLS]
     runs: list[dict[str, Any]] = []
     reps_meta: list[dict[str, Any]] = []
     try:
@@ -347,7 +377,8 @@ def run(args: argparse.Namespace, tsc: float, workdir: Path) -> dict[str, Any]:
                 for s in sizes:
                     name, _, digest = files[s]
                     for tool in order:
-                        r = download(lab, tool, name, s, digest, out_dir, tsc)
+                        where = shm if TOOLS[tool][2] and shm else out_dir
+                        r = download(lab, tool, name, s, digest, where, tsc)
                         r["rep"] = rep
                         runs.append(r)
                         print(
@@ -361,8 +392,8 @@ def run(args: argparse.Namespace, tsc: float, workdir: Path) -> dict[str, Any]:
     finally:
         for _, path, _ in files.values():
             path.unlink(missing_ok=True)
-        if out_dir.parent == Path("/dev/shm"):
-            shutil.rmtree(out_dir, ignore_errors=True)
+        if shm is not None:
+            shutil.rmtree(shm, ignore_errors=True)
     return {"runs": runs, "reps_meta": reps_meta, "disk": disk, "sizes": sizes, "tools": tools}
 
 
@@ -397,15 +428,17 @@ def summarize(runs: list[dict[str, Any]], sizes: list[int], tools: list[str]) ->
         by[t]["all"] = {k: median_spread([r[k] for r in runs if r["tool"] == t]) for k in keys}
 
     def ratio(key: str, tool: str, s: int | None) -> list[float]:
-        """tool's ``key`` over curl's in the same repetition and size."""
+        """tool's ``key`` over curl's (to the same file system) in the same repetition and
+        size."""
         out = []
+        ref = ref_tool(tool)
         for r in runs:
             if r["tool"] != tool or (s is not None and r["size"] != s):
                 continue
             c = [
                 x
                 for x in runs
-                if x["tool"] == "curl" and (x["rep"], x["size"]) == (r["rep"], r["size"])
+                if x["tool"] == ref and (x["rep"], x["size"]) == (r["rep"], r["size"])
             ]
             if c and c[0][key]:
                 out.append(r[key] / c[0][key])
@@ -419,7 +452,7 @@ def summarize(runs: list[dict[str, Any]], sizes: list[int], tools: list[str]) ->
                 "all": median_spread(ratio(key, t, None)),
             }
             for t in tools
-            if t != "curl"
+            if t != ref_tool(t)
         }
     return {"by_tool": by, "ratios_vs_curl": ratios}
 
@@ -470,6 +503,8 @@ def build_doc(
     # for twinplane-fetch with its digest, for the record
     doc["bar"] = bar_for(rv, BAR_TOOL) | {"judged_on": BAR_TOOL, "against": "curl"}
     doc["bar_with_digest"] = bar_for(rv, "twinplane_fetch")
+    if "twinplane_fetch_nodigest_tmpfs" in res["tools"] and TMPFS_REF in res["tools"]:
+        doc["bar_tmpfs"] = bar_for(rv, "twinplane_fetch_nodigest_tmpfs") | {"against": TMPFS_REF}
     return doc
 
 
@@ -536,8 +571,17 @@ def write_report(doc: dict[str, Any], out: Path) -> Path:
     lines += [
         f"Disk: the server's files in `{d['www_dir']}` "
         f"({d['www_free_bytes'] / GIB:.1f} GiB free before), "
-        f"downloads to `{d['out_dir']}` ({d['out_free_bytes'] / GIB:.1f} GiB free), one at a time, "
-        "each checked (size and SHA-256) after its measurement and deleted. "
+        f"downloads to `{d['out_dir']}` ({d['out_free_bytes'] / GIB:.1f} GiB free; "
+        "twinplane-fetch writes there with O_DIRECT, curl and wget through the page cache)"
+        + (
+            f", and for the `to tmpfs` rows to `{d['tmpfs_dir']}` "
+            f"({d['tmpfs_free_bytes'] / GIB:.1f} GiB free; every tool through the page cache)"
+            if d.get("tmpfs_dir")
+            else ""
+        )
+        + ", one at a time, "
+        "each checked (size and SHA-256) after its measurement, deleted, and `sync` run "
+        "before the next. "
         + (
             "Sizes left out for lack of space: "
             + ", ".join(size_name(s) for s in d["left_out"])
@@ -554,6 +598,12 @@ def write_report(doc: dict[str, Any], out: Path) -> Path:
                 "twinplane_fetch",
                 doc.get("bar_with_digest"),
                 "with its SHA-256, which curl does not compute: for the record",
+            ),
+            (
+                "twinplane_fetch_nodigest_tmpfs",
+                doc.get("bar_tmpfs"),
+                "both writing to tmpfs, through the page cache, against curl to tmpfs: for "
+                "the record",
             ),
         ):
             if t not in tools or bar is None:
@@ -574,13 +624,14 @@ def write_report(doc: dict[str, Any], out: Path) -> Path:
         lines += [
             f"## {size_name(s)}",
             "",
-            "| tool | time s | goodput Gbit/s | goodput / curl | client cycles/B "
+            "| tool | time s | goodput Gbit/s | goodput / curl (same file system) "
+            "| client cycles/B "
             "| client wall cycles/B | process cycles/B | both CPUs cycles/B |",
             "|---|---|---|---|---|---|---|---|",
         ]
         for t in tools:
             e = by[t][k]
-            ratio = "1" if t == "curl" else _ms(g[t][k])
+            ratio = "1" if t == ref_tool(t) else _ms(g[t][k])
             lines.append(
                 f"| {LABELS[t]} | {_ms(e['seconds'])} | {_ms(e['goodput_bps'], 1e-9)} | {ratio} | "
                 f"{_ms(e['cycles_per_byte'])} | {_ms(e['cycles_per_byte_wall'])} | "

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The download: HTTP over TCP, the file writer and the running SHA-256. */
+#define _GNU_SOURCE /* O_DIRECT */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -8,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include <rte_cycles.h>
 
@@ -38,13 +42,96 @@ static void dl_fail(struct dl *d, int code, const char *fmt, ...)
 			d->conns[i].st = DLC_FAILED;
 }
 
-/* --- the writer: one pwritev per batch, straight from the mbufs ---------------- */
+/* --- the writer: one pwritev per batch, straight from the mbufs, or one O_DIRECT
+ * write per DL_STAGE bytes copied from them ---------------------------------------- */
+
+/* All n bytes at off, short writes resumed: 0 or an errno. */
+static int write_all(int fd, const uint8_t *p, size_t n, uint64_t off, uint64_t *writes)
+{
+	while (n) {
+		ssize_t k = pwrite(fd, p, n, (off_t)off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (k == 0)
+			return EIO;
+		(*writes)++;
+		p += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The stage into the file: its aligned part with O_DIRECT, the rest (the unaligned head
+ * of a resumed file or of a part, the file's tail) through the page cache, on pages of
+ * its own. The thread sleeps while the device writes: that time is counted apart
+ * (write_wait_cycles), measured as the write's wall time less the thread's CPU time. */
+static void stage_flush(struct dl *d, struct dl_writer *w)
+{
+	size_t n = w->staged, a = 0;
+	uint64_t t0 = rte_rdtsc(), c0 = thread_cpu_ns();
+	int err = 0;
+
+	if (w->dfd >= 0 && w->off % DL_ALIGN == 0)
+		a = n / DL_ALIGN * DL_ALIGN;
+	if (a) {
+		err = write_all(w->dfd, w->stage, a, w->off, &w->writes);
+		if (err == EINVAL) {
+			/* the file system took O_DIRECT at open but not for this write: the
+			 * page cache from now on (what was written is written again) */
+			w->dfd = -1;
+			d->direct = "refused by the file system";
+			a = 0;
+			err = 0;
+		} else if (!err) {
+			d->direct_bytes += a;
+		}
+	}
+	if (!err && n > a)
+		err = write_all(w->fd, w->stage + a, n - a, w->off + a, &w->writes);
+	uint64_t wall = rte_rdtsc() - t0;
+	uint64_t cpu = (thread_cpu_ns() - c0) * d->net->hz / 1000000000u;
+	d->write_cycles += wall;
+	if (a && wall > cpu)
+		d->write_wait_cycles += wall - cpu;
+	if (a && wall > d->net->hz / 1000000 * d->o->direct_max_wait_us) {
+		/* a slow device: the page cache takes the rest, every connection's */
+		for (unsigned int i = 0; i < d->nconn; i++)
+			d->conns[i].w.dfd = -1;
+		w->dfd = -1;
+		if (d->dfd >= 0)
+			close(d->dfd);
+		d->dfd = -1;
+		d->direct = "slow device";
+	}
+	if (err) {
+		w->err = err;
+	} else {
+		w->off += n;
+		d->written += n;
+	}
+	w->staged = 0;
+	w->bytes = 0;
+}
 
 static void writer_flush(struct dl *d, struct dl_writer *w)
 {
 	struct iovec *iov = w->iov;
 	unsigned int n = w->niov;
 
+	if (w->staged)
+		stage_flush(d, w);
 	uint64_t t0 = rte_rdtsc();
 	while (n && !w->err) {
 		ssize_t k = pwritev(w->fd, iov, (int)n /* DL_IOV, under IOV_MAX */, (off_t)w->off);
@@ -68,7 +155,8 @@ static void writer_flush(struct dl *d, struct dl_writer *w)
 			iov->iov_len -= (size_t)k;
 		}
 	}
-	d->write_cycles += rte_rdtsc() - t0;
+	if (w->niov)
+		d->write_cycles += rte_rdtsc() - t0;
 	for (unsigned int i = 0; i < w->nm; i++)
 		rte_pktmbuf_free(w->m[i]);
 	w->niov = w->nm = 0;
@@ -77,10 +165,37 @@ static void writer_flush(struct dl *d, struct dl_writer *w)
 		dl_fail(d, DL_E_FILE, "cannot write %s: %s", d->o->out, strerror(w->err));
 }
 
-/* Take len bytes at p, inside m, for the file: the one copy is pwritev's. */
+/* O_DIRECT: copy len bytes at p into the stage, writing it whenever it reaches the next
+ * DL_ALIGN boundary (an unaligned start) or DL_STAGE bytes. */
+static void stage_add(struct dl *d, struct dl_writer *w, const uint8_t *p, uint32_t len)
+{
+	while (len && !w->err) {
+		size_t due = w->off % DL_ALIGN ? DL_ALIGN - w->off % DL_ALIGN : DL_STAGE;
+		size_t k = due - w->staged < len ? due - w->staged : len;
+		memcpy(w->stage + w->staged, p, k);
+		w->staged += k;
+		w->bytes += k;
+		p += k;
+		len -= (uint32_t)k;
+		if (w->staged == due)
+			writer_flush(d, w);
+	}
+}
+
+/* Take len bytes at p, inside m, for the file: the one copy is pwritev's, or ours into
+ * the O_DIRECT stage. */
 static void writer_add(struct dl *d, struct dl_writer *w, struct rte_mbuf *m, const uint8_t *p,
 		       uint32_t len)
 {
+	if (w->dfd >= 0 && w->stage == NULL && w->niov == 0 &&
+	    posix_memalign((void **)&w->stage, DL_ALIGN, DL_STAGE) != 0) {
+		w->stage = NULL;
+		w->dfd = -1; /* no memory for it: pwritev */
+	}
+	if (w->dfd >= 0 && w->stage) {
+		stage_add(d, w, p, len);
+		return;
+	}
 	if (w->niov == DL_IOV || w->nm == DL_IOV)
 		writer_flush(d, w);
 	if (w->niov == 0)
@@ -109,6 +224,21 @@ static bool is_redirect(int status)
 	return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
 
+/* The file again with O_DIRECT (d->dfd), unless o->direct is off or the file is on
+ * tmpfs, where O_DIRECT goes through the page cache all the same: our copy into the
+ * stage would then be a second one. A file system without O_DIRECT: d->dfd stays -1. */
+static void direct_open(struct dl *d)
+{
+	struct statfs sf;
+
+	if (!d->o->direct || d->dfd >= 0 || fstatfs(d->fd, &sf) < 0 || sf.f_type == TMPFS_MAGIC ||
+	    sf.f_type == RAMFS_MAGIC)
+		return;
+	d->dfd = open(d->o->out, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (d->dfd >= 0)
+		d->direct = "on";
+}
+
 /* Open (or reopen) the output file: truncated for a new download, kept for a resumed or
  * ranged one. */
 static bool file_open(struct dl *d, bool truncate)
@@ -117,18 +247,23 @@ static bool file_open(struct dl *d, bool truncate)
 		return true;
 	if (d->fd >= 0)
 		close(d->fd);
+	if (d->dfd >= 0)
+		close(d->dfd);
+	d->dfd = -1;
 	/* read too: parallel parts are hashed back from the file (hash_catch_up) */
 	d->fd = open(d->o->out, O_RDWR | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
 	if (d->fd < 0) {
 		dl_fail(d, DL_E_FILE, "cannot open %s: %s", d->o->out, strerror(errno));
 		return false;
 	}
+	direct_open(d);
 	return true;
 }
 
 static void body_at(struct dl *d, struct dl_conn *c, uint64_t off)
 {
 	c->w.fd = d->fd;
+	c->w.dfd = d->dfd;
 	c->w.off = off;
 	c->next = off;
 	c->st = DLC_BODY;
@@ -449,6 +584,8 @@ static void conn_release(struct dl *d, struct dl_conn *c)
 	if (!c->used)
 		return;
 	writer_flush(d, &c->w);
+	free(c->w.stage);
+	c->w.stage = NULL;
 	d->retransmits += c->tcp.retransmits;
 	d->ooo_segs += c->tcp.ooo_segs;
 	d->dup_segs += c->tcp.dup_segs;
@@ -464,6 +601,7 @@ static void conn_open(struct dl *d, struct dl_conn *c)
 
 	c->dl = d;
 	c->w.fd = d->fd;
+	c->w.dfd = d->dfd;
 	c->st = DLC_CONNECTING;
 	c->peer_fin = c->closed = false;
 	ret = tcp_connect(d->net, &c->tcp, d->url.ip, d->url.port, d->o->window, &conn_ops, c);
@@ -509,6 +647,7 @@ static int resume_open(struct dl *d)
 		off += (uint64_t)k;
 	}
 	d->resumed_from = d->hashed = off;
+	direct_open(d);
 	return 0;
 }
 
@@ -519,7 +658,8 @@ int dl_start(struct dl *d, struct fetch_net *n, const struct dl_opts *o)
 	memset(d, 0, sizeof(*d));
 	d->net = n;
 	d->o = o;
-	d->fd = -1;
+	d->fd = d->dfd = -1;
+	d->direct = "off";
 	d->expected = d->total = UINT64_MAX;
 	d->framing = "none";
 	tp_sha256_init(&d->sha);
@@ -544,7 +684,7 @@ int dl_start(struct dl *d, struct fetch_net *n, const struct dl_opts *o)
 		return d->exit = DL_E_GENERIC;
 	}
 	for (unsigned int i = 0; i < d->nconn; i++)
-		d->conns[i].w.fd = -1;
+		d->conns[i].w.fd = d->conns[i].w.dfd = -1;
 	d->t_start = d->t_progress = n->now;
 	d->conns[0].probe = o->connections > 1;
 	conn_open(d, &d->conns[0]);
@@ -580,7 +720,7 @@ static void hash_catch_up(struct dl *d, uint64_t budget)
 		}
 		if (c == NULL || c->next <= d->hashed)
 			return; /* the frontier's part hashes as its bytes come */
-		if (c->w.niov && c->w.off < c->next)
+		if ((c->w.niov || c->w.staged) && c->w.off < c->next)
 			writer_flush(d, &c->w); /* the bytes to read must be in the file */
 		uint64_t want = c->next - d->hashed;
 		if (want > sizeof(buf))
@@ -696,6 +836,9 @@ int dl_finish(struct dl *d)
 		d->exit = DL_E_FILE;
 	}
 	d->fd = -1;
+	if (d->dfd >= 0)
+		close(d->dfd);
+	d->dfd = -1;
 	if (d->o->digest) {
 		tp_sha256_final(&d->sha, digest);
 		for (int i = 0; i < 32; i++)

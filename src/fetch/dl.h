@@ -31,6 +31,14 @@ enum dl_exit {
 #define DL_IOV 256		    /* spans per pwritev (IOV_MAX is 1024) */
 #define DL_WRITE_BATCH (256 * 1024) /* bytes that make a pwritev due */
 #define DL_WRITE_AGE_MS 2	    /* or the first span's age, checked once a loop pass */
+/* Files on a block device are written with O_DIRECT: the body copied from the mbufs
+ * into an aligned buffer (the one copy), the buffer DMAed to the device, no page cache. */
+#define DL_STAGE (1024 * 1024) /* bytes per O_DIRECT write */
+#define DL_ALIGN 4096	       /* O_DIRECT offsets and lengths: multiples of this */
+/* An O_DIRECT write that keeps the loop off the port longer than this (a slow device)
+ * sends the rest of the file through the page cache: the rx ring (2048 frames) holds
+ * about 5 ms of a 5 Gbit/s download. */
+#define DL_DIRECT_MAX_WAIT_US 2000
 
 struct dl_opts {
 	const char *url;
@@ -43,12 +51,18 @@ struct dl_opts {
 	bool progress;		  /* a progress line on stderr */
 	bool resume;		  /* continue a partial file with a Range request (wget -c) */
 	unsigned int connections; /* parallel ranges (1: one plain GET) */
+	bool direct;		  /* O_DIRECT where the file system bypasses the page cache */
+	unsigned int direct_max_wait_us; /* DL_DIRECT_MAX_WAIT_US */
 };
 
-/* Body bytes waiting for one pwritev: spans of mbufs we hold a reference to. */
+/* Body bytes waiting for one write: spans of mbufs we hold a reference to (pwritev),
+ * or bytes copied into the stage (O_DIRECT). */
 struct dl_writer {
 	int fd;
-	uint64_t off; /* the file offset of iov[0] */
+	int dfd;	/* the file opened O_DIRECT, or -1 */
+	uint8_t *stage; /* DL_STAGE bytes, DL_ALIGN-aligned (O_DIRECT), or NULL */
+	size_t staged;	/* bytes in the stage, from file offset off */
+	uint64_t off;	/* the file offset of iov[0] or stage[0] */
 	unsigned int niov, nm;
 	size_t bytes;
 	int err;	   /* errno of the first failed write */
@@ -90,6 +104,7 @@ struct dl {
 	struct tp_url url; /* the current one (after redirects) */
 	char url_s[TP_HTTP_HOST_MAX + TP_HTTP_PATH_MAX + 32];
 	int fd;
+	int dfd; /* the same file opened O_DIRECT (o->direct, a block device's), or -1 */
 	struct tp_sha256 sha;
 	char sha_hex[65];
 	struct dl_conn *conns; /* conns[0]: the first (and only, with one connection) */
@@ -107,8 +122,11 @@ struct dl {
 	uint64_t t_start, t_end, t_progress, t_bar;
 	uint64_t retransmits, ooo_segs, dup_segs; /* of finished connections */
 	uint64_t writes;			  /* pwritev calls of finished connections */
-	uint64_t write_cycles;			  /* TSC cycles in pwritev, every connection */
-	bool finished;				  /* success or failure decided */
+	uint64_t write_cycles;			  /* TSC cycles in file writes, every connection */
+	uint64_t write_wait_cycles; /* of those, waiting for the device (O_DIRECT), off the CPU */
+	uint64_t direct_bytes;	    /* body bytes written with O_DIRECT */
+	const char *direct;	    /* O_DIRECT: "off", "on", or why it stopped ("slow device") */
+	bool finished;		    /* success or failure decided */
 	int exit;
 	char err[512];
 };

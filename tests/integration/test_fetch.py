@@ -120,6 +120,75 @@ def test_large_file_identical(lab: FetchLab) -> None:
     assert res.summary["file_writes"] > 0
 
 
+def fs_type(path: Path) -> str:
+    return subprocess.run(
+        ["stat", "-f", "-c", "%T", str(path)], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_large_file_direct(lab: FetchLab) -> None:
+    """On a block device's file system the body goes to the file with O_DIRECT, from
+    1 MiB aligned buffers: all of it but the last partial 4 KiB block, which goes
+    through the page cache; on tmpfs (O_DIRECT would be a second copy) all of it
+    through the page cache, by pwritev from the mbufs."""
+    res = fetch(lab, f"http://{SERVER}/big.bin", "direct.bin", "--no-digest")
+    assert res.returncode == 0, str(res)
+    assert FetchLab.file_sha256(lab.out / "direct.bin") == lab.sha256("big.bin")
+    if fs_type(lab.out) in ("tmpfs", "ramfs"):
+        assert res.summary["direct"] == "off" and res.summary["direct_bytes"] == 0
+    else:
+        assert res.summary["direct"] == "on", res.summary
+        assert res.summary["direct_bytes"] == BIG // 4096 * 4096
+        assert res.summary["file_writes"] >= BIG // (1 << 20)
+
+
+@pytest.mark.parametrize(
+    "how",
+    ["no-direct", "tmpfs", "slow-device", "slow-device-4-ranges", "direct-4-ranges"],
+)
+def test_write_paths(lab: FetchLab, how: str) -> None:
+    """Every way the body reaches the file gives the server's bytes: through the page
+    cache (--no-direct, or a file on tmpfs), O_DIRECT given up after its first write as
+    if the device were slow (--direct-max-wait-us 0: the rest through the page cache,
+    the stages of every connection too), and O_DIRECT with 4 ranges whose ends are not
+    4 KiB aligned (the unaligned heads and tails through the page cache)."""
+    extra: list[str] = []
+    out: Path = lab.out / f"paths-{how}.bin"
+    shm = None
+    if how == "no-direct":
+        extra = ["--no-direct"]
+    elif how == "tmpfs":
+        shm = Path("/dev/shm") / f"tp-fetch-test-{os.getpid()}"
+        shm.mkdir(exist_ok=True)
+        out = shm / "paths.bin"
+    elif how.startswith("slow-device"):
+        extra = ["--direct-max-wait-us", "0"]
+    if how.endswith("4-ranges"):
+        extra += ["--connections", "4"]
+    try:
+        res = fetch(lab, f"http://{SERVER}/big.bin", str(out), *extra)
+        assert res.returncode == 0, str(res)
+        assert out.stat().st_size == BIG
+        assert FetchLab.file_sha256(out) == lab.sha256("big.bin") == res.summary["sha256"]
+        assert res.summary["written"] == BIG and res.summary["mbufs_outstanding"] <= 1
+        direct_fs = fs_type(out.parent) not in ("tmpfs", "ramfs")
+        s = res.summary
+        if how in ("no-direct", "tmpfs") or not direct_fs:
+            assert s["direct"] == "off" and s["direct_bytes"] == 0, s
+        elif how.startswith("slow-device"):
+            # one O_DIRECT write per connection at most, before the first one's wait
+            assert s["direct"] == "slow device", s
+            assert 0 < s["direct_bytes"] <= 4 * (1 << 20), s
+        else:
+            assert s["direct"] == "on" and s["connections"] == 4, s
+            # each part's unaligned head and tail, 4 KiB at most each, are not O_DIRECT
+            assert BIG - 8 * 4096 <= s["direct_bytes"] < BIG, s
+    finally:
+        out.unlink(missing_ok=True)
+        if shm is not None:
+            shutil.rmtree(shm, ignore_errors=True)
+
+
 def test_no_digest(lab: FetchLab) -> None:
     """--no-digest (as curl and wget): the same bytes on disk, no SHA-256 computed."""
     res = fetch(lab, f"http://{SERVER}/small.bin", "nodigest.bin", "--no-digest")
@@ -354,6 +423,23 @@ def test_bad_command_lines() -> None:
                 "http://1.2.3.4/",
             ],
             "--no-digest",
+        ),
+        (
+            [
+                binary,
+                "-p",
+                "n",
+                "-a",
+                "10.0.0.1/24",
+                "--direct-max-wait-us",
+                "-1",
+                "http://1.2.3.4/",
+            ],
+            "bad value '-1' for --direct-max-wait-us",
+        ),
+        (
+            [binary, "-p", "n", "-a", "10.0.0.1/24", "--connections=99", "http://1.2.3.4/"],
+            "bad value '99' for --connections",
         ),
     ):
         res = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=False)
