@@ -19,10 +19,13 @@ downloader's lab (python/twinplane/lab/fetch.py)::
   hashes); ``twinplane_fetch``'s figures are reported beside it.
 - **Files**: 0.5, 1 and 3 GiB (the seed's 2.2, 4.6 and 14.4 GB scaled to this
   machine), pseudo-random, written once and served by every repetition's nginx;
-  each download goes to ``--out-dir`` (tmpfs when it has room: the client's copy
-  into the page cache is measured, the disk's writeback is not), is checked (size,
-  SHA-256) after the measurement and deleted. Free space is checked first; sizes
-  that do not fit are left out and the report says so.
+  each download goes to ``--out-dir`` (default: the work directory's file system,
+  a disk, where a downloader writes: twinplane-fetch with O_DIRECT, curl and wget
+  through the page cache, whose writeback after the download is not measured), is
+  checked (size, SHA-256) after the measurement, deleted, and ``sync`` run. The
+  ``*_tmpfs`` pair (``twinplane_fetch_nodigest_tmpfs`` against ``curl_tmpfs``)
+  writes to /dev/shm instead, both through the page cache. Free space is checked
+  first; sizes that do not fit are left out and the report says so.
 - **CPUs**: the client on CPU 0 every time (twinplane-fetch's lcore ``0@(0)``,
   ``taskset -c 0`` for curl and wget), nginx (master and worker) and this script on
   CPU 1. The router receives what the client sends on CPU 1 too (RPS on its
@@ -269,6 +272,7 @@ def download(
                 "mbufs_outstanding",
                 "digest",
                 "file_writes",
+                "direct",
                 "direct_bytes",
                 "write_wait_cycles",
             )
@@ -640,6 +644,24 @@ def write_report(doc: dict[str, Any], out: Path) -> Path:
         lines.append("")
     runs = doc["runs"]
     contended = [r for r in runs if r.get("contended")]
+    disk_runs = [r for r in runs if "fetch" in r and not TOOLS[r["tool"]][2]]
+    if disk_runs:
+        kept = [r for r in disk_runs if r["fetch"].get("direct") == "on"]
+        others = sorted({str(r["fetch"].get("direct")) for r in disk_runs} - {"on"})
+        waits = [r["fetch"].get("write_wait_cycles", 0) / r["size"] for r in kept]
+        lines += [
+            f"O_DIRECT: {len(kept)} of {len(disk_runs)} twinplane-fetch downloads to the disk "
+            "wrote with it to the end"
+            + (f" (the others: {', '.join(others)})" if others else "")
+            + (
+                f"; the loop slept {_ms(median_spread(waits))} cycles per byte in those "
+                "writes, waiting for the device (`write_wait_cycles`, not counted busy: "
+                "the CPU was free)."
+                if waits
+                else "."
+            ),
+            "",
+        ]
     lines += [
         "Medians, (min-max) over the repetitions. "
         + (
