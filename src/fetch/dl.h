@@ -35,10 +35,10 @@ enum dl_exit {
  * into an aligned buffer (the one copy), the buffer DMAed to the device, no page cache. */
 #define DL_STAGE (1024 * 1024) /* bytes per O_DIRECT write */
 #define DL_ALIGN 4096	       /* O_DIRECT offsets and lengths: multiples of this */
-/* An O_DIRECT write that keeps the loop off the port longer than this (a slow device)
- * sends the rest of the file through the page cache: the rx ring (2048 frames) holds
- * about 5 ms of a 5 Gbit/s download. */
-#define DL_DIRECT_MAX_WAIT_US 2000
+/* An O_DIRECT write that keeps the loop off the port longer than this is counted
+ * (direct_slow): the rx ring (2048 frames) holds about 5 ms of a 5 Gbit/s download, and
+ * the sender stops when its window (a few hundred KiB here) is out unacknowledged. */
+#define DL_DIRECT_SLOW_US 2000
 
 struct dl_opts {
 	const char *url;
@@ -52,7 +52,6 @@ struct dl_opts {
 	bool resume;		  /* continue a partial file with a Range request (wget -c) */
 	unsigned int connections; /* parallel ranges (1: one plain GET) */
 	bool direct;		  /* O_DIRECT where the file system bypasses the page cache */
-	unsigned int direct_max_wait_us; /* DL_DIRECT_MAX_WAIT_US */
 };
 
 /* Body bytes waiting for one write: spans of mbufs we hold a reference to (pwritev),
@@ -125,7 +124,9 @@ struct dl {
 	uint64_t write_cycles;			  /* TSC cycles in file writes, every connection */
 	uint64_t write_wait_cycles; /* of those, waiting for the device (O_DIRECT), off the CPU */
 	uint64_t direct_bytes;	    /* body bytes written with O_DIRECT */
-	const char *direct;	    /* O_DIRECT: "off", "on", or why it stopped ("slow device") */
+	uint64_t direct_slow;	    /* O_DIRECT writes that waited over DL_DIRECT_SLOW_US */
+	uint64_t direct_max_wait;   /* the longest wait of one, TSC cycles */
+	const char *direct;	    /* O_DIRECT: "off", "on", or why it stopped */
 	bool finished;		    /* success or failure decided */
 	int exit;
 	char err[512];

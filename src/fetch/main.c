@@ -53,8 +53,6 @@ static void usage(FILE *f)
 	    "      --no-direct        write through the page cache (pwritev) also where the\n"
 	    "                         file system takes O_DIRECT (a block device's; tmpfs\n"
 	    "                         is always written through the page cache)\n"
-	    "      --direct-max-wait-us N  an O_DIRECT write that takes longer than this (a\n"
-	    "                         slow device) sends the rest through the page cache (2000)\n"
 	    "      --json             a JSON summary on stdout\n"
 	    "      --timeout S        give up after S seconds without progress (30)\n"
 	    "      --window BYTES     TCP receive window (4194304)\n"
@@ -174,8 +172,10 @@ static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 		d->write_cycles - d->write_wait_cycles, lc->tx);
 	fprintf(f,
 		", \"file_writes\": %" PRIu64 ", \"direct\": \"%s\", \"direct_bytes\": %" PRIu64
-		", \"write_wait_cycles\": %" PRIu64,
-		d->writes, d->direct, d->direct_bytes, d->write_wait_cycles);
+		", \"write_wait_cycles\": %" PRIu64 ", \"direct_slow_writes\": %" PRIu64
+		", \"direct_max_wait_us\": %" PRIu64,
+		d->writes, d->direct, d->direct_bytes, d->write_wait_cycles, d->direct_slow,
+		d->direct_max_wait * 1000000 / n->hz);
 	/* the port's own: frames the PMD (af_xdp: the kernel's rings) could not deliver */
 	fprintf(f,
 		", \"port\": {\"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
@@ -236,7 +236,6 @@ int main(int argc, char **argv)
 		O_SHA = 256,
 		O_NO_DIGEST,
 		O_NO_DIRECT,
-		O_DIRECT_WAIT,
 		O_CONN,
 		O_JSON,
 		O_TIMEOUT,
@@ -259,7 +258,6 @@ int main(int argc, char **argv)
 	    {"sha256", required_argument, NULL, O_SHA},
 	    {"no-digest", no_argument, NULL, O_NO_DIGEST},
 	    {"no-direct", no_argument, NULL, O_NO_DIRECT},
-	    {"direct-max-wait-us", required_argument, NULL, O_DIRECT_WAIT},
 	    {"connections", required_argument, NULL, O_CONN},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"timeout", required_argument, NULL, O_TIMEOUT},
@@ -274,8 +272,7 @@ int main(int argc, char **argv)
 			    .timeout_s = 30,
 			    .max_redirects = 20,
 			    .digest = true,
-			    .direct = true,
-			    .direct_max_wait_us = DL_DIRECT_MAX_WAIT_US};
+			    .direct = true};
 	static struct fetch_net net;
 	static struct dl d;
 	const char *devargs = NULL, *addr = NULL, *gw = NULL;
@@ -331,11 +328,6 @@ int main(int argc, char **argv)
 			break;
 		case O_NO_DIRECT:
 			o.direct = false;
-			break;
-		case O_DIRECT_WAIT:
-			if (parse_u64(optarg, 0, 1000000, &v) < 0)
-				goto bad_value;
-			o.direct_max_wait_us = (unsigned int)v;
 			break;
 		case O_CONN:
 			if (parse_u64(optarg, 1, FETCH_MAX_CONN - 1, &v) < 0)
@@ -492,9 +484,12 @@ int main(int argc, char **argv)
 	lc.total = t0 - t_loop;
 	status = dl_finish(&d);
 	net_flush(&net);
+	/* af_xdp takes back the frames of its last transmit (zero copy: the mbufs are the
+	 * UMEM's) only at its next one: an empty burst, once they are done, returns them */
+	rte_delay_us_block(1000);
+	rte_eth_tx_burst(net.port, 0, NULL, 0);
 	/* every queue of ours is empty now: what is out of the pool beyond the rx ring's
-	 * share is held by the PMD (af_xdp keeps its last transmitted frame until its
-	 * next send: 1) or leaked */
+	 * share is held by the PMD or leaked */
 	unsigned int in_use_end = rte_mempool_in_use_count(net.pool);
 	unsigned int outstanding = in_use_end > in_use_start ? in_use_end - in_use_start : 0;
 	struct rte_eth_stats ps = {0};
