@@ -275,6 +275,8 @@ def download(
                 "direct",
                 "direct_bytes",
                 "write_wait_cycles",
+                "direct_slow_writes",
+                "direct_max_wait_us",
             )
             if k in summary
         }
