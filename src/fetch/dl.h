@@ -120,7 +120,7 @@ struct dl {
 	uint64_t resumed_from; /* bytes of the file there before (--continue) */
 	uint64_t t_start, t_end, t_progress, t_bar;
 	uint64_t retransmits, ooo_segs, dup_segs; /* of finished connections */
-	uint64_t writes;			  /* pwritev calls of finished connections */
+	uint64_t writes;			  /* write calls of finished connections */
 	uint64_t write_cycles;			  /* TSC cycles in file writes, every connection */
 	uint64_t write_wait_cycles; /* of those, waiting for the device (O_DIRECT), off the CPU */
 	uint64_t direct_bytes;	    /* body bytes written with O_DIRECT */
