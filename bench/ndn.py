@@ -363,8 +363,11 @@ class Bed:
         ws = c.cmd("show", "workers")["workers"]
         snap: dict[str, Any] = {
             k: sum(int(w.get(k, 0)) for w in ws)
-            for k in ("busy_cycles", "total_cycles", "rx", "tx", "polls", "idle_polls")
-        }
+            for k in (
+                "busy_cycles", "total_cycles", "rx", "tx", "polls", "idle_polls",
+                "long_passes", "long_pass_cycles",
+            )
+        }  # fmt: skip
         if self.mode == "ndn":
             snap["ndn"] = dict(c.cmd("show", "ndn")["totals"])
             faces = {int(f["id"]): f["counters"] for f in c.cmd("ndn", "face", "show")["faces"]}
@@ -409,6 +412,10 @@ class Bed:
             "steal_ms": {k: round(sb[k][0] - sa[k][0], 1) for k in sa},
             "softirq_ms": {k: round(sb[k][1] - sa[k][1], 1) for k in sa},
             "others_share": self.watch.others_share(wa, wb),
+            # the generator: off its CPU (paused), behind its schedule while on it
+            "gen_paused_ms": round(1e3 * float(t.get("paused_s") or 0.0), 3),
+            "gen_behind_ms": round(1e3 * float(t.get("behind_s") or 0.0), 3),
+            "gen_lag_max_us": round(float(t.get("lag_max_us") or 0.0), 1),
         }
         if probe:
             out["xcpu_rtt_ns"] = pr["rtt_ns"] if pr else None
@@ -441,6 +448,9 @@ class Bed:
             else:
                 out["cycles_per_packet"] = d["busy_cycles"] / d["tx"] if d["tx"] else None
             out["busy_ratio"] = d["busy_cycles"] / d["total_cycles"] if d["total_cycles"] else None
+            # passes of the forwarder's loop over 1 ms: its thread off the CPU, or its
+            # vCPU held by the host, which cpu_wait_ms cannot see
+            out["dut_long_pass_ms"] = round(1e3 * d.get("long_pass_cycles", 0) / self.tsc, 3)
         return out
 
     def search_fn(self, stream: str, log: list[dict[str, Any]]) -> Any:
@@ -653,7 +663,29 @@ def cost_trial(
     rate = rate or args.cost_rate
     bed.trial(stream, rate, 0.3, probe=False)
     each = args.cost_seconds / args.cost_pieces
-    return combine([bed.trial(stream, rate, each, keep_hist=True) for _ in range(args.cost_pieces)])
+    return combine([cost_piece(bed, stream, rate, each) for _ in range(args.cost_pieces)])
+
+
+def _lossy(t: dict[str, Any]) -> bool:
+    return t["satisfaction"] < 1.0 if "satisfaction" in t else t["lost"] > 0
+
+
+def cost_piece(bed: Bed, stream: str, rate: float, seconds: float) -> dict[str, Any]:
+    """One piece of a cost trial. A piece that loses Interests (or IPv4 packets) while
+    the forwarder was kept from its CPU (``disturbed``) is measured again, as a sweep
+    point is, SWEEP_DISTURBED_TRIES trials at most; the last stands, the first is kept
+    under ``first`` (without its histogram), the count under ``tries``."""
+    tries: list[dict[str, Any]] = []
+    while True:
+        r = bed.trial(stream, rate, seconds, keep_hist=True)
+        tries.append(r)
+        if not (_lossy(r) and disturbed(r)) or len(tries) >= SWEEP_DISTURBED_TRIES:
+            break
+    r["disturbed"] = _lossy(r) and disturbed(r)
+    if len(tries) > 1:
+        r["first"] = {k: v for k, v in tries[0].items() if k != "latency_hist"}
+        r["tries"] = len(tries)
+    return r
 
 
 def perf_profile(bed: Bed, stream: str, rate: float, seconds: float) -> dict[str, Any]:
@@ -703,8 +735,13 @@ def perf_profile(bed: Bed, stream: str, rate: float, seconds: float) -> dict[str
 
 
 def disturbed(t: dict[str, Any]) -> bool:
-    """The forwarder's thread lost its CPU long enough in trial ``t`` to fill its ring."""
+    """The forwarder lost its CPU long enough in trial ``t`` to fill its ring: its
+    thread waited for the CPU (the guest's scheduler says so), or its loop had passes
+    over 1 ms that the guest counts as running (the host held its vCPU: a 0.5 s trial
+    at 500k Interests/s lost 992 Interests so, with the forwarder 14 % busy and an RTT
+    of 10 ms)."""
     wait = (t.get("cpu_wait_ms") or {}).get("dut") or 0.0
+    wait = max(wait, t.get("dut_long_pass_ms") or 0.0)
     return bool(wait > SWEEP_DISTURBED_MS * max(1.0, t.get("elapsed_s") or 1.0))
 
 
@@ -1098,6 +1135,7 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
                             "satisfaction": t["satisfaction"],
                             "others_share": t["others_share"],
                             "cpu_wait_ms": t["cpu_wait_ms"],
+                            "dut_long_pass_ms": t.get("dut_long_pass_ms"),
                             "steal_ms": t.get("steal_ms"),
                             "softirq_ms": t.get("softirq_ms"),
                             "retried": "first" in t,
@@ -1143,23 +1181,44 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
     s["below_capacity_unsatisfied_disturbed"] = below_cap_disturbed
     s["below_capacity_unsatisfied_saturated"] = below_cap_saturated
     s["sweep_points_unjudged"] = unjudged
-    # the cost trials themselves: all satisfied?
-    short = []
+    # the cost trials themselves (500k Interests/s, below every capacity): all
+    # satisfied? A piece measured again (lost while disturbed) is listed; one still
+    # lossy and disturbed after its last try is excused as a sweep point is
+    short, short_disturbed, again = [], [], []
     for r in beds:
         for c, t in (r.get("cost") or {}).items():
+            for i, p in enumerate(t.get("pieces") or []):
+                if "first" in p:
+                    f = p["first"]
+                    again.append(
+                        {"rep": r["rep"], "payload": r["payload"], "comps": int(c),
+                         "piece": i, "tries": p["tries"], "first_unsatisfied":
+                         f["offered"] - f.get("satisfied", f["offered"]),
+                         "first_refused_by_ring": f["tx_full"],
+                         "first_dut_cpu_wait_ms": (f.get("cpu_wait_ms") or {}).get("dut"),
+                         "first_dut_long_pass_ms": f.get("dut_long_pass_ms"),
+                         "first_rtt_max_us": round((f.get("latency_ns") or {}).get("max", 0)
+                                                   / 1e3, 1),
+                         "last_unsatisfied": p["offered"] - p.get("satisfied", p["offered"])}
+                    )  # fmt: skip
             if t.get("satisfaction", 1.0) < 1.0:
-                short.append(
+                dis = any(p.get("disturbed") for p in t.get("pieces") or [])
+                (short_disturbed if dis else short).append(
                     {"rep": r["rep"], "payload": r["payload"], "comps": int(c),
-                     "satisfaction": t["satisfaction"], "nacks": t.get("nacks")}
+                     "satisfaction": t["satisfaction"], "nacks": t.get("nacks"),
+                     "unsatisfied": t["offered"] - t["satisfied"],
+                     "refused_by_ring": t["tx_full"]}
                 )  # fmt: skip
     s["cost_trials_unsatisfied"] = short
+    s["cost_trials_unsatisfied_disturbed"] = short_disturbed
+    s["cost_pieces_measured_again"] = again
     c3 = cpe[str(comps[0])]["median"]
     s["bar"] = {
         "cycles": BAR_CYCLES,
         "comps": comps[0],
         "median": c3,
         "met": bool(c3 is not None and c3 <= BAR_CYCLES and comps[0] == 3),
-        "satisfaction_below_capacity_met": not below_cap_short,
+        "satisfaction_below_capacity_met": not below_cap_short and not short,
         "by_placement": {
             pl: {"median": v["median"], "met": v["median"] <= BAR_CYCLES and comps[0] == 3}
             for pl, v in cpe_pl[str(comps[0])].items()
@@ -1420,8 +1479,9 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
     L.append(
         "- **100 % satisfaction below capacity** (each sweep point against the capacity "
         "measured in its own placement, or lacking one in a slower placement; a point that "
-        "lost Interests while the forwarder's thread was off its CPU for more than "
-        f"{SWEEP_DISTURBED_MS:g} ms a second, or while the forwarder was busy for "
+        "lost Interests while the forwarder was kept from its CPU for more than "
+        f"{SWEEP_DISTURBED_MS:g} ms a second (its thread waiting for it, or passes of its loop "
+        "over 1 ms, the host holding its vCPU), or while the forwarder was busy for "
         f"{SWEEP_SATURATED:.0%} or more of the trial (saturated: slower then than in the "
         f"search), is measured again, {SWEEP_DISTURBED_TRIES} times at most): "
         + (
@@ -1436,10 +1496,10 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         )
         + (
             f"; {len(dis)} point(s) below it lost Interests in each of their trials while "
-            "the forwarder was kept off its CPU (disturbed, not judged: "
+            "the forwarder was kept from its CPU (disturbed, not judged: "
             + ", ".join(
                 f"{x['comps']} components {x['rate_pps'] / 1e6:.2f} M/s "
-                f"{x['cpu_wait_ms'].get('dut', 0):.1f} ms"
+                f"{max(x['cpu_wait_ms'].get('dut', 0), x.get('dut_long_pass_ms') or 0):.1f} ms"
                 for x in dis
             )
             + ")"
@@ -1464,6 +1524,32 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
             "or a slower one under their rate, "
             f"{sum(1 for x in unj if x['satisfaction'] < 1.0)} of them lost Interests)."
             if unj
+            else "."
+        )
+    )
+    cshort = s.get("cost_trials_unsatisfied") or []
+    cdis = s.get("cost_trials_unsatisfied_disturbed") or []
+    again = s.get("cost_pieces_measured_again") or []
+    n_cost = sum(len(r.get("cost") or {}) for r in doc["runs"] if "error" not in r)
+    L.append(
+        f"- **The cost trials** ({n_cost} NDN trials at {doc['params']['cost_rate'] / 1e3:.0f}k "
+        "Interests/s, below every capacity; a piece that lost Interests while the forwarder "
+        "was kept from its CPU is measured again, as a sweep point is): "
+        + (
+            "all fully satisfied"
+            if not cshort and not cdis
+            else (
+                f"{len(cshort)} lost Interests (listed under *Satisfaction*)"
+                if cshort
+                else "none lost Interests undisturbed"
+            )
+            + (f"; {len(cdis)} lost them while disturbed in each try" if cdis else "")
+        )
+        + (
+            f"; {len(again)} piece(s) measured again (the first try lost "
+            + ", ".join(str(x["first_unsatisfied"]) for x in again)
+            + " Interests or packets, listed under *Satisfaction*)."
+            if again
             else "."
         )
     )
@@ -1722,6 +1808,23 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         L.append("Cost trials that were not fully satisfied:")
         L.append("")
         for x in s["cost_trials_unsatisfied"]:
+            L.append(f"- {x}")
+        L.append("")
+    if s.get("cost_trials_unsatisfied_disturbed"):
+        L.append("Cost trials that lost Interests while disturbed in every try of a piece:")
+        L.append("")
+        for x in s["cost_trials_unsatisfied_disturbed"]:
+            L.append(f"- {x}")
+        L.append("")
+    if s.get("cost_pieces_measured_again"):
+        L.append(
+            "Cost pieces measured again: the first try lost Interests (NDN) or packets "
+            "(IPv4) while the forwarder was kept from its CPU, by its thread's wait "
+            "(`first_dut_cpu_wait_ms`) or by passes of its loop over 1 ms that the guest "
+            "counts as running (`first_dut_long_pass_ms`: the host held its vCPU):"
+        )
+        L.append("")
+        for x in s["cost_pieces_measured_again"]:
             L.append(f"- {x}")
         L.append("")
     L.append("## Latency")

@@ -265,6 +265,8 @@ static int show_lcores(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_u64(o, "polls", s.polls);
 		tp_out_u64(o, "idle_polls", s.idle_polls);
 		tp_out_u64(o, "busy_cycles", s.busy_cycles);
+		tp_out_u64(o, "long_passes", s.long_passes);
+		tp_out_u64(o, "long_pass_cycles", s.long_pass_cycles);
 		tp_out_u64(o, "total_cycles", s.start_tsc ? now - s.start_tsc : 0);
 	}
 	tp_out_u64(ctx->out, "tsc_hz", tp.tsc_hz);

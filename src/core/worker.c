@@ -178,6 +178,7 @@ int tp_worker_main(void *arg)
 	struct tp_worker *w = arg;
 	uint32_t idle = 0, sleep_us = 1;
 	uint64_t t0;
+	const uint64_t long_pass = tp.tsc_hz / 1000000 * TP_LONG_PASS_US;
 
 	rte_rcu_qsbr_thread_register(tp.qs, w->id);
 	rte_rcu_qsbr_thread_online(tp.qs, w->id);
@@ -200,6 +201,10 @@ int tp_worker_main(void *arg)
 		rte_rcu_qsbr_quiescent(tp.qs, w->id);
 		w->st.polls++;
 		t1 = rte_rdtsc();
+		if (unlikely(t1 - w->now > long_pass)) {
+			w->st.long_passes++;
+			w->st.long_pass_cycles += t1 - w->now;
+		}
 		w->now = t1;
 		if (work) {
 			w->st.busy_cycles += t1 - t0;
@@ -217,7 +222,7 @@ int tp_worker_main(void *arg)
 			rte_rcu_qsbr_thread_online(tp.qs, w->id);
 			if (sleep_us < tp.backoff_max_us)
 				sleep_us *= 2;
-			t0 = rte_rdtsc(); /* the sleep is not the next iteration's */
+			t0 = w->now = rte_rdtsc(); /* the sleep is not the next iteration's */
 		}
 	}
 	tp_worker_tx_flush(w);

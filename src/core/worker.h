@@ -75,6 +75,9 @@ struct tp_port_ctr {
 	uint64_t exc;
 };
 
+/* no pass of a data-plane loop takes this long (a busy one: tens of microseconds) */
+#define TP_LONG_PASS_US 1000
+
 struct tp_wstats {
 	uint64_t rx;
 	uint64_t tx;
@@ -82,6 +85,10 @@ struct tp_wstats {
 	uint64_t polls;
 	uint64_t idle_polls;
 	uint64_t busy_cycles;
+	/* passes of the loop that took over TP_LONG_PASS_US, and their cycles: its thread
+	 * off the CPU, or its vCPU held by the host (which the guest counts as running) */
+	uint64_t long_passes;
+	uint64_t long_pass_cycles;
 	uint64_t start_tsc;
 	struct tp_port_ctr port[TP_MAX_PORTS];
 };

@@ -374,6 +374,9 @@ static void trial_result(struct tp_cmd_ctx *ctx, uint64_t mask, double rate, dou
 	tp_out_dbl(o, "wall_s", wall);
 	tp_out_dbl(o, "paused_s", paused);
 	tp_out_u64(o, "pauses", t->pauses);
+	tp_out_dbl(o, "behind_s", (double)t->behind_tsc / (double)gen.tsc_hz);
+	tp_out_u64(o, "behinds", t->behinds);
+	tp_out_dbl(o, "lag_max_us", (double)t->lag_max_tsc * 1e6 / (double)gen.tsc_hz);
 	tp_out_u64(o, "burst", (uint64_t)burst);
 	tp_out_u64(o, "offered", offered);
 	tp_out_u64(o, "tx", tx);

@@ -89,7 +89,12 @@ struct gen_trial {
 	uint64_t start_tsc, end_tsc;
 	uint64_t paused_tsc; /* the worker lost its CPU: the schedule moved on (paced_send) */
 	uint64_t pauses;
-	uint64_t sent; /* offered in the measured phase */
+	/* the worker fell behind its schedule by more than GEN_LAG_US while on its CPU
+	 * (too slow for the rate, or its vCPU held by the host): the schedule moved on */
+	uint64_t behind_tsc;
+	uint64_t behinds;
+	uint64_t lag_max_tsc; /* the furthest behind its schedule a burst went out */
+	uint64_t sent;	      /* offered in the measured phase */
 };
 
 /* a gap between two passes of the sending loop longer than this is a stall */
@@ -98,6 +103,12 @@ struct gen_trial {
  * every 64 passes, as it was, cost the NDN consumer-producer loop a fifth of its
  * CPU; time off the CPU within the window is what a gap measures, however long) */
 #define GEN_MARK_US 500
+/* a burst goes out at most this late, or this many frames' time late where that is
+ * longer: the frames due longer ago are not sent back to back to catch up (the
+ * schedule moves on, counted as behind). 1024 frames are a quarter of a 4096-slot
+ * ring; the time keeps the bound above a fast loop's jitter at high rates. */
+#define GEN_LAG_US 200
+#define GEN_LAG_FRAMES 1024
 
 struct gen_engine {
 	struct gen_port ports[TP_GEN_MAX_PORTS];
