@@ -540,7 +540,8 @@ def capacity(
             at_cap = got[-1].summary()
             break
         rate *= 1.0 - args.resolution
-    # none verified within VERIFY_STEPS: the lowest rate tried, marked (rare)
+    # none verified within VERIFY_STEPS: a step under the lowest rate tried, marked
+    # unverified (the run still measures 80 % of it); the summaries leave it out
     verified = not verify or verify[-1]["passed"]
     if prog:
         prog.message(
@@ -585,7 +586,12 @@ def _verify_note(doc: dict[str, Any]) -> str:
     return (
         f"Of {len(caps)} searches, {len(lowered)} had their rate lowered by verification"
         + (f" (by {100 * min(drops):.0f}-{100 * max(drops):.0f} %)" if drops else "")
-        + (f", {len(unver)} with no rate verified in {VERIFY_STEPS} steps" if unver else "")
+        + (
+            f", {len(unver)} with no rate verified in {VERIFY_STEPS} steps (no capacity: left "
+            "out of the capacity figures and of the sweep's judgement)"
+            if unver
+            else ""
+        )
         + ". "
     )
 
@@ -943,6 +949,21 @@ def _vals(runs: list[dict[str, Any]], *path: str) -> list[float]:
     return out
 
 
+def _caps(runs: list[dict[str, Any]], *path: str) -> list[float]:
+    """The verified capacities at ``path`` under ``capacity`` (a search whose rate
+    passed no verification in VERIFY_STEPS steps has no capacity: left out)."""
+    out = []
+    for r in runs:
+        cr: Any = r.get("capacity") or {}
+        for k in path:
+            cr = cr.get(k) if isinstance(cr, dict) else None
+        if isinstance(cr, dict) and cr.get("verified", True):
+            v = cr.get("capacity_pps")
+            if isinstance(v, int | float):
+                out.append(float(v))
+    return out
+
+
 def _sp(vals: list[float]) -> dict[str, Any]:
     s = spread(vals)
     return {k: s[k] for k in ("median", "min", "max", "n")} | {"values": vals}
@@ -1038,9 +1059,7 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
             "over_off": _sp(rel),
         }
     s["telemetry_cost"] = tc
-    s["capacity_pps"] = {
-        str(c): _sp(_vals(first, "capacity", str(c), "capacity_pps")) for c in comps
-    }
+    s["capacity_pps"] = {str(c): _sp(_caps(first, str(c))) for c in comps}
     # capacity by placement: the searches whose trials' probes agreed (80 %)
     cap_pl: dict[str, Any] = {}
     for c in comps:
@@ -1048,7 +1067,7 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
         mixed = 0
         for r in first:
             cr = (r.get("capacity") or {}).get(str(c))
-            if not cr or cr.get("capacity_pps") is None:
+            if not cr or cr.get("capacity_pps") is None or not cr.get("verified", True):
                 continue
             if cr.get("placement"):
                 by.setdefault(cr["placement"], []).append(cr["capacity_pps"])
@@ -1062,12 +1081,9 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
         str(c): _sp(_vals(first, "capacity", str(c), "capacity_0p1_pps")) for c in comps
     }
     s["capacity_3comp_by_payload_pps"] = {
-        str(p): _sp(
-            _vals([r for r in beds if r["payload"] == p], "capacity", str(comps[0]), "capacity_pps")
-        )
-        for p in payloads
+        str(p): _sp(_caps([r for r in beds if r["payload"] == p], str(comps[0]))) for p in payloads
     }
-    s["loopback_capacity_pps"] = _sp(_vals(loops, "capacity", "capacity_pps"))
+    s["loopback_capacity_pps"] = _sp(_caps(loops))
     lat: dict[str, Any] = {}
     for c in comps:
         for label, key in (("low", "latency"), ("cost_rate", "cost")):
@@ -1089,7 +1105,7 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
         for r in first:
             cr = (r.get("capacity") or {}).get(str(c)) or {}
             pl, cap = cr.get("placement"), cr.get("capacity_pps")
-            if pl is None or cap is None:
+            if pl is None or cap is None or not cr.get("verified", True):
                 continue
             loads = [
                 t["busy_share"]
