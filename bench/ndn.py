@@ -1448,6 +1448,22 @@ def _placement_line(by: dict[str, Any], bar: dict[str, Any] | None) -> str:
     )
 
 
+def _point_head(x: dict[str, Any]) -> str:
+    """A listed sweep point: where it ran and the capacity it was judged against."""
+    return (
+        f"rep {x['rep'] + 1}, {x['comps']} components, {x['rate_pps'] / 1e6:.2f} M/s, "
+        f"placement {x.get('placement')} (probe {x.get('xcpu_rtt_ns') or 0:.0f} ns; "
+        f"capacity there {x['capacity_pps'] / 1e6:.3f}, this repetition's "
+        f"{(x.get('capacity_same_rep_pps') or 0) / 1e6:.3f})"
+    )
+
+
+def _point_cpe(x: dict[str, Any], tsc: float) -> str:
+    """A listed sweep point's cycles per exchange and the rate they allow on one CPU."""
+    cpe = x.get("cycles_per_exchange") or 0
+    return f"{cpe:,.0f} cycles per exchange ({tsc / cpe / 1e6 if cpe else 0:.2f} M/s on one CPU)"
+
+
 def write_report(doc: dict[str, Any], out: Path) -> None:
     s = doc["summary"]
     p = doc["params"]
@@ -1821,11 +1837,7 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
         L.append("")
         for x in short:
             L.append(
-                f"- rep {x['rep'] + 1}, {x['comps']} components, {x['rate_pps'] / 1e6:.2f} M/s, "
-                f"placement {x.get('placement')} (probe {x.get('xcpu_rtt_ns') or 0:.0f} ns; "
-                f"capacity there {x['capacity_pps'] / 1e6:.3f}, this repetition's "
-                f"{(x.get('capacity_same_rep_pps') or 0) / 1e6:.3f}): "
-                f"{x['satisfaction'] * 100:.3f} %, "
+                f"- {_point_head(x)}: {x['satisfaction'] * 100:.3f} %, "
                 f"{x.get('refused_by_ring', '?')} of {x.get('unsatisfied', '?')} unsatisfied "
                 f"refused by the memif ring; the forwarder thread waited "
                 f"{x.get('cpu_wait_ms', {}).get('dut', '?')} ms for its CPU; other tasks' share "
@@ -1847,18 +1859,11 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
             "CPU:"
         )
         L.append("")
-        tsc = doc["tsc_hz"]
         for x in sat:
-            cpe = x.get("cycles_per_exchange") or 0
             L.append(
-                f"- rep {x['rep'] + 1}, {x['comps']} components, {x['rate_pps'] / 1e6:.2f} M/s, "
-                f"placement {x.get('placement')} (capacity there "
-                f"{x['capacity_pps'] / 1e6:.3f}, this repetition's "
-                f"{(x.get('capacity_same_rep_pps') or 0) / 1e6:.3f}): "
-                f"{x['satisfaction'] * 100:.3f} %, forwarder busy "
-                f"{(x.get('busy_share') or 0) * 100:.0f} % of the trial, {cpe:,.0f} cycles per "
-                f"exchange ({tsc / cpe / 1e6 if cpe else 0:.2f} M/s on one CPU); "
-                f"{x['tries']} trial(s)"
+                f"- {_point_head(x)}: {x['satisfaction'] * 100:.3f} %, forwarder busy "
+                f"{(x.get('busy_share') or 0) * 100:.0f} % of the trial, "
+                f"{_point_cpe(x, doc['tsc_hz'])}; {x['tries']} trial(s)"
             )
         L.append("")
     atl = s.get("below_capacity_unsatisfied_at_capacity_load") or []
@@ -1872,19 +1877,13 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
             "placement class), so the rate was at its capacity for that trial; not judged:"
         )
         L.append("")
-        tsc = doc["tsc_hz"]
         for x in atl:
-            cpe = x.get("cycles_per_exchange") or 0
             L.append(
-                f"- rep {x['rep'] + 1}, {x['comps']} components, {x['rate_pps'] / 1e6:.2f} M/s, "
-                f"placement {x.get('placement')} (probe {x.get('xcpu_rtt_ns') or 0:.0f} ns; "
-                f"capacity there {x['capacity_pps'] / 1e6:.3f}, this repetition's "
-                f"{(x.get('capacity_same_rep_pps') or 0) / 1e6:.3f}): "
-                f"{x['satisfaction'] * 100:.3f} %, {x.get('refused_by_ring', '?')} refused by "
-                f"the memif ring; forwarder busy {(x.get('busy_share') or 0) * 100:.1f} % of the "
-                f"trial against {(x.get('capacity_load') or 0) * 100:.1f} % at the capacity; "
-                f"{cpe:,.0f} cycles per exchange ({tsc / cpe / 1e6 if cpe else 0:.2f} M/s on "
-                f"one CPU); {x['tries']} trial(s), the last stands"
+                f"- {_point_head(x)}: {x['satisfaction'] * 100:.3f} %, "
+                f"{x.get('refused_by_ring', '?')} refused by the memif ring; forwarder busy "
+                f"{(x.get('busy_share') or 0) * 100:.1f} % of the trial against "
+                f"{(x.get('capacity_load') or 0) * 100:.1f} % at the capacity; "
+                f"{_point_cpe(x, doc['tsc_hz'])}; {x['tries']} trial(s), the last stands"
             )
         L.append("")
     unj_lost = [x for x in unj if x["satisfaction"] < 1.0]
@@ -1901,18 +1900,15 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
             + "."
         )
         L.append("")
-    if s["cost_trials_unsatisfied"]:
-        L.append("Cost trials that were not fully satisfied:")
-        L.append("")
-        for x in s["cost_trials_unsatisfied"]:
-            L.append(f"- {x}")
-        L.append("")
-    if s.get("cost_trials_unsatisfied_disturbed"):
-        L.append("Cost trials that lost Interests while disturbed in every try of a piece:")
-        L.append("")
-        for x in s["cost_trials_unsatisfied_disturbed"]:
-            L.append(f"- {x}")
-        L.append("")
+    for key, head in (
+        ("cost_trials_unsatisfied", "Cost trials that were not fully satisfied:"),
+        (
+            "cost_trials_unsatisfied_disturbed",
+            "Cost trials that lost Interests while disturbed in every try of a piece:",
+        ),
+    ):
+        if s.get(key):
+            L += [head, ""] + [f"- {x}" for x in s[key]] + [""]
     if s.get("cost_pieces_measured_again"):
         L.append(
             "Cost pieces measured again: the first try lost Interests (NDN) or packets "
