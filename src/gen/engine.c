@@ -512,12 +512,12 @@ static void paced_send(struct gen_trial *t, uint64_t count, uint64_t ns_mult, bo
 	 * more than its rate, and such a burst overflows any DUT's ring); the schedule
 	 * moves on by the time lost, which is counted. A generator merely too slow for
 	 * the rate is never paused: it falls behind, and its offered rate shows it.
-	 * Nor does any burst go out later than GEN_LAG_US, or GEN_LAG_FRAMES frames' time
-	 * where that is longer: a gap the thread's CPU time
-	 * does not show (the host held its vCPU; the guest's clock counts that as running)
-	 * would otherwise end in one catch-up burst of every frame due meanwhile (at
-	 * 500k/s, 9 ms of it is more than a 4096-slot ring into an idle DUT holds). The
-	 * schedule moves on by the rest, counted as behind; the offered rate shows it. */
+	 * Nor does any burst go out later than GEN_LAG_US, or GEN_LAG_FRAMES frames'
+	 * time where that is longer: a gap the thread's CPU time does not show (the host
+	 * held its vCPU; the guest's clock counts that as running) would otherwise end in
+	 * one catch-up burst of every frame due meanwhile (at 500k/s, 9 ms of it is more
+	 * than a 4096-slot ring into an idle DUT holds). The schedule moves on by the
+	 * rest, counted as behind; the offered rate shows it. */
 	const uint64_t stall = gen.tsc_hz / 1000000 * GEN_STALL_US;
 	const uint64_t window = gen.tsc_hz / 1000000 * GEN_MARK_US;
 	const uint64_t lag =

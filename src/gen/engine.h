@@ -89,8 +89,9 @@ struct gen_trial {
 	uint64_t start_tsc, end_tsc;
 	uint64_t paused_tsc; /* the worker lost its CPU: the schedule moved on (paced_send) */
 	uint64_t pauses;
-	/* the worker fell behind its schedule by more than GEN_LAG_US while on its CPU
-	 * (too slow for the rate, or its vCPU held by the host): the schedule moved on */
+	/* the worker fell behind its schedule by more than its lag bound (GEN_LAG_US,
+	 * GEN_LAG_FRAMES) while on its CPU (too slow for the rate, or its vCPU held by
+	 * the host): the schedule moved on by the rest */
 	uint64_t behind_tsc;
 	uint64_t behinds;
 	uint64_t lag_max_tsc; /* the furthest behind its schedule a burst went out */
