@@ -421,10 +421,11 @@ class Bed:
             "steal_ms": {k: round(sb[k][0] - sa[k][0], 1) for k in sa},
             "softirq_ms": {k: round(sb[k][1] - sa[k][1], 1) for k in sa},
             "others_share": self.watch.others_share(wa, wb),
-            # the generator: off its CPU (paused), behind its schedule while on it
+            # the generator: off its CPU (paused), late on its CPU (lag_max_us: its
+            # latest burst; held: bursts that waited for the catch-up pace)
             "gen_paused_ms": round(1e3 * float(t.get("paused_s") or 0.0), 3),
-            "gen_behind_ms": round(1e3 * float(t.get("behind_s") or 0.0), 3),
             "gen_lag_max_us": round(float(t.get("lag_max_us") or 0.0), 1),
+            "gen_held": int(t.get("held") or 0),
         }
         if probe:
             out["xcpu_rtt_ns"] = pr["rtt_ns"] if pr else None

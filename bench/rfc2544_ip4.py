@@ -1099,7 +1099,6 @@ def build_doc(run: Runner, partial: bool) -> dict[str, Any]:
     waits: dict[str, list[float]] = {"dut": [], "gen": []}
     others: dict[str, list[float]] = {}
     paused: list[float] = []
-    behind: list[float] = []
     n_trials = n_retried = 0
     for by_dut in run.raw["search"].values():
         for by_size in by_dut.values():
@@ -1114,11 +1113,8 @@ def build_doc(run: Runner, partial: bool) -> dict[str, Any]:
                             others.setdefault(c, []).append(v)
                         if "gen_paused_s" in t:
                             paused.append(t["gen_paused_s"] * 1e3)
-                        if "gen_behind_s" in t:
-                            behind.append(t["gen_behind_s"] * 1e3)
     doc["noise"] = {
         "gen_paused_ms_per_trial": spread(paused) if paused else None,
-        "gen_behind_ms_per_trial": spread(behind) if behind else None,
         "search_trials": n_trials,
         "trials_retried": n_retried,
         "cpu_wait_ms_per_trial": {g: spread(v) for g, v in waits.items()},
@@ -1756,14 +1752,6 @@ def write_report(doc: dict[str, Any], out: Path) -> None:
                         "schedule moved on rather than bursting, docs/GEN.md), ms: "
                         f"{_cell(doc['noise']['gen_paused_ms_per_trial'], 1, 2)}."
                         if doc["noise"].get("gen_paused_ms_per_trial")
-                        else ""
-                    )
-                    + (
-                        " Behind its schedule on its CPU (a burst never more than 200 us "
-                        "or 1,024 frames late; the rest not sent as a catch-up burst, and "
-                        "a trial short of its rate by over 1 % fails), ms per trial: "
-                        f"{_cell(doc['noise']['gen_behind_ms_per_trial'], 1, 2)}."
-                        if doc["noise"].get("gen_behind_ms_per_trial")
                         else ""
                     )
                 )

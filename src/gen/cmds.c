@@ -374,8 +374,7 @@ static void trial_result(struct tp_cmd_ctx *ctx, uint64_t mask, double rate, dou
 	tp_out_dbl(o, "wall_s", wall);
 	tp_out_dbl(o, "paused_s", paused);
 	tp_out_u64(o, "pauses", t->pauses);
-	tp_out_dbl(o, "behind_s", (double)t->behind_tsc / (double)gen.tsc_hz);
-	tp_out_u64(o, "behinds", t->behinds);
+	tp_out_u64(o, "held", t->held);
 	tp_out_dbl(o, "lag_max_us", (double)t->lag_max_tsc * 1e6 / (double)gen.tsc_hz);
 	tp_out_u64(o, "burst", (uint64_t)burst);
 	tp_out_u64(o, "offered", offered);
@@ -515,6 +514,20 @@ static int version(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* debug spin US: the sending loop busy-waits once for US on its CPU (tests) */
+static int debug_spin(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	uint64_t us;
+
+	if (argc != 1)
+		return tp_cmd_err(ctx, EINVAL, "debug spin: usage: debug spin US");
+	if (tp_parse_u64(argv[0], 1, 1000000, &us) != 0)
+		return tp_cmd_err(ctx, EINVAL, "debug spin: bad US '%s' (1-1000000 microseconds)",
+				  argv[0]);
+	gen.spin_us = (uint32_t)us;
+	return 0;
+}
+
 static struct tp_cmd c_port_add = {"port add", PORT_ADD_ARGS, "probe a port", port_add, NULL};
 static struct tp_cmd c_stream_add = {"stream add",
 				     "NAME port PORT template TEMPLATE size BYTES [options]",
@@ -534,4 +547,7 @@ TP_CMD_REGISTER(c_trial)
 TP_CMD_REGISTER(c_show_ports)
 TP_CMD_REGISTER(c_show_streams)
 TP_CMD_REGISTER(c_show_tmpl)
+static struct tp_cmd c_debug_spin = {
+    "debug spin", "US", "the sending loop busy-waits once for US (tests)", debug_spin, NULL};
 TP_CMD_REGISTER(c_version)
+TP_CMD_REGISTER(c_debug_spin)

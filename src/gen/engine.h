@@ -89,11 +89,8 @@ struct gen_trial {
 	uint64_t start_tsc, end_tsc;
 	uint64_t paused_tsc; /* the worker lost its CPU: the schedule moved on (paced_send) */
 	uint64_t pauses;
-	/* the worker fell behind its schedule by more than its lag bound (GEN_LAG_US,
-	 * GEN_LAG_FRAMES) while on its CPU (too slow for the rate, or its vCPU held by
-	 * the host): the schedule moved on by the rest */
-	uint64_t behind_tsc;
-	uint64_t behinds;
+	/* bursts that were due but waited for the catch-up pace (GEN_CATCHUP) */
+	uint64_t held;
 	uint64_t lag_max_tsc; /* the furthest behind its schedule a burst went out */
 	uint64_t sent;	      /* offered in the measured phase */
 };
@@ -104,12 +101,10 @@ struct gen_trial {
  * every 64 passes, as it was, cost the NDN consumer-producer loop a fifth of its
  * CPU; time off the CPU within the window is what a gap measures, however long) */
 #define GEN_MARK_US 500
-/* a burst goes out at most this late, or this many frames' time late where that is
- * longer: the frames due longer ago are not sent back to back to catch up (the
- * schedule moves on, counted as behind). 1024 frames are a quarter of a 4096-slot
- * ring; the time keeps the bound above a fast loop's jitter at high rates. */
-#define GEN_LAG_US 200
-#define GEN_LAG_FRAMES 1024
+/* behind its schedule, the worker catches up at most this many times the trial's
+ * rate: a gap the thread's CPU time does not show (the host held its vCPU) ends in
+ * a catch-up at twice the rate, not in one burst of every frame due meanwhile */
+#define GEN_CATCHUP 2.0
 
 struct gen_engine {
 	struct gen_port ports[TP_GEN_MAX_PORTS];
@@ -120,6 +115,9 @@ struct gen_engine {
 	unsigned int worker_lcore;
 	uint64_t tsc_hz;
 	uint64_t rx_stray; /* frames with no (current) signature */
+	/* 'debug spin US': the sending loop busy-waits once on its CPU for US, a gap its
+	 * CPU time does not show as a pause (as when the host holds the vCPU) */
+	volatile uint32_t spin_us;
 };
 
 extern struct gen_engine gen;

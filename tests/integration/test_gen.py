@@ -126,8 +126,7 @@ def dut_gen(workdir: Path, *dut_args: str, size: int = 64) -> Iterator[Gen]:
 
 def test_loop_zero_loss_exact_counts_latency(loop_gen: Gen) -> None:
     # warmed: the first trial on new memif rings takes ~9,000 page faults as their
-    # buffers are touched, the generator falls over 1 ms behind, and it no longer
-    # catches up with a burst (docs/GEN.md, GEN_LAG_FRAMES)
+    # buffers are touched, and the generator falls over 1 ms behind its schedule
     r = loop_gen.trial("s0", "rate", "1M", "duration", "0.5", "warmup", "0.05")
     t, s = r["trial"], r["streams"][0]
     assert t["offered"] == 500000 and t["tx"] == 500000
@@ -210,21 +209,42 @@ def test_stalled_generator_pauses_instead_of_bursting(workdir: Path) -> None:
     assert abs(t["tx_rate_pps"] - 1e6) / 1e6 < 0.01, t
 
 
-def test_generator_behind_its_schedule_sends_no_catch_up_burst(loop_gen: Gen) -> None:
-    """Asked for more than it can send (200 Mpps on a memif loop), the generator falls
-    behind its schedule on its CPU: no burst goes out more than 200 us late (at this
-    rate longer than 1024 frames' time; the frames
-    due longer ago are not sent back to back to catch up), the schedule moves on by the
-    rest, counted as behind, not as a pause, and the offered rate shows the shortfall."""
-    t = loop_gen.trial("s0", "rate", "200M", "count", "2000000")["trial"]
-    assert t["offered"] == 2000000, t
-    assert t["behinds"] > 0 and t["behind_s"] > 0, t
-    # the bound holds: without it the lag grows to most of the sending phase
-    assert 200 <= t["lag_max_us"] < 5000, t
-    # behind stays in the sending phase's length: the rate over it is what was offered
-    assert abs(t["wall_s"] - t["paused_s"] - t["duration_s"]) < 1e-4
-    assert t["tx_rate_pps"] < 100e6, t
-    assert t["behind_s"] > 0.5 * t["duration_s"], t
+def test_generator_behind_its_schedule_catches_up_at_twice_the_rate(loop_gen: Gen) -> None:
+    """A gap the generator's CPU time does not show as a pause (its sending loop
+    busy-waits 30 ms on its CPU, as when the host holds its vCPU): the 6,000 frames
+    due meanwhile are not sent as one burst at its top speed; it catches up at twice
+    the rate, holding bursts back, and ends the trial on schedule."""
+    import threading
+
+    errors: list[BaseException] = []
+
+    def spin() -> None:
+        time.sleep(0.3)
+        c = Client(loop_gen.sock, timeout=10)
+        try:
+            c.cmd("debug", "spin", "30000")
+        except BaseException as e:  # noqa: BLE001 - reported by the test below
+            errors.append(e)
+        finally:
+            c.close()
+
+    th = threading.Thread(target=spin)
+    th.start()
+    t = loop_gen.trial("s0", "rate", "200k", "duration", "1", "warmup", "0.05")["trial"]
+    th.join()
+    assert not errors, errors
+    assert t["offered"] == 200000 and t["lost"] == 0, t
+    # the gap was seen as lateness, not as time off the CPU
+    assert t["lag_max_us"] >= 27000, t
+    # caught up at 400k/s: bursts were held back, and the trial ended on schedule
+    assert t["held"] > 100, t
+    assert abs(t["tx_rate_pps"] - 2e5) / 2e5 < 0.01, t
+
+
+def test_debug_spin_rejects_bad_values(loop_gen: Gen) -> None:
+    for bad in ("0", "x", "2000000"):
+        with pytest.raises(ApiError, match="debug spin: bad US"):
+            loop_gen.client.cmd("debug", "spin", bad)
 
 
 def test_reordering_dut_detected(workdir: Path) -> None:

@@ -189,12 +189,7 @@ class TrialResult:
             reordered=int(t.get("reordered", 0)),
             latency_ns=lat,
             raw=reply,
-            # the generator off its CPU (paused) or behind its schedule on it (docs/GEN.md)
-            extra={
-                k: float(t.get(src) or 0.0)
-                for k, src in (("gen_paused_s", "paused_s"), ("gen_behind_s", "behind_s"))
-                if src in t
-            },
+            extra={"gen_paused_s": float(t.get("paused_s") or 0.0)} if "paused_s" in t else {},
         )
 
 
