@@ -554,12 +554,11 @@ static void paced_send(struct gen_trial *t, uint64_t count, uint64_t ns_mult, bo
 		}
 		last = now;
 		uint64_t due = start + (uint64_t)((double)sent * tpp);
-		if (now >= due && unlikely(now < next_ok)) {
-			if (measure)
-				t->held++;
-		} else if (now >= due) {
+		if (now >= due && now >= next_ok) {
 			unsigned int n = t->burst, pick = 0;
 			double best = -1;
+			if (measure && unlikely(due < next_ok))
+				t->held++; /* due before the catch-up pace let it go */
 			if (measure && now - due > t->lag_max_tsc)
 				t->lag_max_tsc = now - due;
 			if (n > count - sent)

@@ -89,7 +89,7 @@ struct gen_trial {
 	uint64_t start_tsc, end_tsc;
 	uint64_t paused_tsc; /* the worker lost its CPU: the schedule moved on (paced_send) */
 	uint64_t pauses;
-	/* bursts that were due but waited for the catch-up pace (GEN_CATCHUP) */
+	/* bursts that went out later than due because of the catch-up pace (GEN_CATCHUP) */
 	uint64_t held;
 	uint64_t lag_max_tsc; /* the furthest behind its schedule a burst went out */
 	uint64_t sent;	      /* offered in the measured phase */

@@ -236,8 +236,10 @@ def test_generator_behind_its_schedule_catches_up_at_twice_the_rate(loop_gen: Ge
     assert t["offered"] == 200000 and t["lost"] == 0, t
     # the gap was seen as lateness, not as time off the CPU
     assert t["lag_max_us"] >= 27000, t
-    # caught up at 400k/s: bursts were held back, and the trial ended on schedule
-    assert t["held"] > 100, t
+    # caught up at 400k/s: the 30 ms behind took 30 ms more at twice the rate, about
+    # 375 bursts of 32 each sent at the pace (none is held on schedule: 0 measured),
+    # and the trial ended at its rate
+    assert t["held"] >= 300, t
     assert abs(t["tx_rate_pps"] - 2e5) / 2e5 < 0.01, t
 
 
