@@ -950,18 +950,25 @@ def _vals(runs: list[dict[str, Any]], *path: str) -> list[float]:
     return out
 
 
+def _cap_of(cr: Any) -> float | None:
+    """A search's capacity, None for a search whose rate passed no verification in
+    VERIFY_STEPS steps (it has none)."""
+    if not isinstance(cr, dict) or not cr.get("verified", True):
+        return None
+    v = cr.get("capacity_pps")
+    return float(v) if isinstance(v, int | float) else None
+
+
 def _caps(runs: list[dict[str, Any]], *path: str) -> list[float]:
-    """The verified capacities at ``path`` under ``capacity`` (a search whose rate
-    passed no verification in VERIFY_STEPS steps has no capacity: left out)."""
+    """The verified capacities at ``path`` under ``capacity`` (``_cap_of``)."""
     out = []
     for r in runs:
         cr: Any = r.get("capacity") or {}
         for k in path:
             cr = cr.get(k) if isinstance(cr, dict) else None
-        if isinstance(cr, dict) and cr.get("verified", True):
-            v = cr.get("capacity_pps")
-            if isinstance(v, int | float):
-                out.append(float(v))
+        v = _cap_of(cr)
+        if v is not None:
+            out.append(v)
     return out
 
 
@@ -1068,10 +1075,11 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
         mixed = 0
         for r in first:
             cr = (r.get("capacity") or {}).get(str(c))
-            if not cr or cr.get("capacity_pps") is None or not cr.get("verified", True):
+            cap = _cap_of(cr)
+            if cap is None:
                 continue
             if cr.get("placement"):
-                by.setdefault(cr["placement"], []).append(cr["capacity_pps"])
+                by.setdefault(cr["placement"], []).append(cap)
             else:
                 mixed += 1
         cap_pl[str(c)] = {pl: _sp(by[pl]) for pl in D.PLACEMENTS if pl in by} | {
@@ -1105,8 +1113,8 @@ def summarize(doc: dict[str, Any]) -> dict[str, Any]:
     for c in comps:
         for r in first:
             cr = (r.get("capacity") or {}).get(str(c)) or {}
-            pl, cap = cr.get("placement"), cr.get("capacity_pps")
-            if pl is None or cap is None or not cr.get("verified", True):
+            pl, cap = cr.get("placement"), _cap_of(cr)
+            if pl is None or cap is None:
                 continue
             loads = [
                 t["busy_share"]
