@@ -933,10 +933,10 @@ static int check_avas(const struct tp_phd_ava *ava, size_t n, struct tp_phd_valu
 }
 
 static int check_scan(uint16_t type, struct tp_phd_octets info, const struct tp_phd_value_map *map,
-		      struct tp_phd_error *err);
+		      unsigned int flags, struct tp_phd_error *err);
 
 static int check_event_info(const struct tp_phd_data_apdu *d, const struct tp_phd_value_map *map,
-			    struct tp_phd_error *err)
+			    unsigned int flags, struct tp_phd_error *err)
 {
 	struct {
 		struct tp_phd_config_report cfg;
@@ -964,13 +964,14 @@ static int check_event_info(const struct tp_phd_data_apdu *d, const struct tp_ph
 	}
 	if (tp_phd_scan_kind(e->type, NULL, NULL) < 0 || d->choice == TP_PHD_RORS_CONF_EVENT_REPORT)
 		return 0; /* other events' information is not this codec's */
-	return check_scan(e->type, e->info, map, err);
+	return check_scan(e->type, e->info, map, flags, err);
 }
 
 /* A scan report (of an event report, or inside a DataResponse), its values, and
- * its fixed observations against map. */
+ * its fixed observations against map (those of handles map lacks skipped with
+ * TP_PHD_CHECK_UNDECLARED_OK). */
 static int check_scan(uint16_t type, struct tp_phd_octets info, const struct tp_phd_value_map *map,
-		      struct tp_phd_error *err)
+		      unsigned int flags, struct tp_phd_error *err)
 {
 	struct tp_phd_scan_report scan;
 	struct tp_phd_value vals[TP_PHD_MAX_AVM];
@@ -987,6 +988,8 @@ static int check_scan(uint16_t type, struct tp_phd_octets info, const struct tp_
 	for (uint16_t i = 0; i < scan.nobs; i++) {
 		const struct tp_phd_observation *o = &scan.obs[i];
 		const struct tp_phd_obj_map *om = tp_phd_value_map_find(map, o->handle);
+		if (om == NULL && (flags & TP_PHD_CHECK_UNDECLARED_OK))
+			continue; /* its bytes cannot be read without a layout: the caller's */
 		if (om == NULL) {
 			if (err) {
 				memset(err, 0, sizeof(*err));
@@ -1007,7 +1010,7 @@ static int check_scan(uint16_t type, struct tp_phd_octets info, const struct tp_
 /* The arguments of the actions whose types 20601 defines (data request, set time)
  * and the data request's result; other actions' arguments stay octets. */
 static int check_action(const struct tp_phd_data_apdu *d, const struct tp_phd_value_map *map,
-			struct tp_phd_error *err)
+			unsigned int flags, struct tp_phd_error *err)
 {
 	const struct tp_phd_action *a = &d->u.action;
 	union {
@@ -1024,7 +1027,7 @@ static int check_action(const struct tp_phd_data_apdu *d, const struct tp_phd_va
 		rc = tp_phd_decode_data_response(a->args.p, a->args.len, &w.r, err);
 		if (rc < 0 || tp_phd_scan_kind(w.r.event_type, NULL, NULL) < 0)
 			return rc;
-		return check_scan(w.r.event_type, w.r.event_info, map, err);
+		return check_scan(w.r.event_type, w.r.event_info, map, flags, err);
 	case MDC_ACT_SET_TIME:
 		if (d->choice == TP_PHD_RORS_CONF_ACTION)
 			return 0; /* its result carries no arguments */
@@ -1035,6 +1038,12 @@ static int check_action(const struct tp_phd_data_apdu *d, const struct tp_phd_va
 
 int tp_phd_check(const uint8_t *buf, size_t len, const struct tp_phd_value_map *map,
 		 struct tp_phd_error *err)
+{
+	return tp_phd_check_flags(buf, len, map, 0, err);
+}
+
+int tp_phd_check_flags(const uint8_t *buf, size_t len, const struct tp_phd_value_map *map,
+		       unsigned int flags, struct tp_phd_error *err)
 {
 	struct tp_phd_apdu a;
 	struct tp_phd_value v;
@@ -1059,7 +1068,7 @@ int tp_phd_check(const uint8_t *buf, size_t len, const struct tp_phd_value_map *
 		case TP_PHD_ROIV_EVENT_REPORT:
 		case TP_PHD_ROIV_CONF_EVENT_REPORT:
 		case TP_PHD_RORS_CONF_EVENT_REPORT:
-			rc = check_event_info(&a.u.prst, map, err);
+			rc = check_event_info(&a.u.prst, map, flags, err);
 			break;
 		case TP_PHD_RORS_GET:
 		case TP_PHD_RORS_CONF_SET:
@@ -1074,7 +1083,7 @@ int tp_phd_check(const uint8_t *buf, size_t len, const struct tp_phd_value_map *
 		case TP_PHD_ROIV_ACTION:
 		case TP_PHD_ROIV_CONF_ACTION:
 		case TP_PHD_RORS_CONF_ACTION:
-			rc = check_action(&a.u.prst, map, err);
+			rc = check_action(&a.u.prst, map, flags, err);
 			break;
 		}
 		break;

@@ -623,6 +623,12 @@ int tp_phd_encode_set_time(const struct tp_phd_set_time *t, uint8_t *buf, size_t
  * about 40 KiB of stack: for the control plane, tests and tools. */
 int tp_phd_check(const uint8_t *buf, size_t len, const struct tp_phd_value_map *map,
 		 struct tp_phd_error *err);
+/* The same with flags: TP_PHD_CHECK_UNDECLARED_OK passes fixed observations of
+ * handles map does not declare (real agents report some: a 0x05DC scale's BMI),
+ * which tp_phd_check() refuses as -TP_PHD_E_NO_CONFIG; their bytes stay unread. */
+#define TP_PHD_CHECK_UNDECLARED_OK 1u
+int tp_phd_check_flags(const uint8_t *buf, size_t len, const struct tp_phd_value_map *map,
+		       unsigned int flags, struct tp_phd_error *err);
 
 /* ---- names (mder_names.c) ---- */
 const char *tp_phd_apdu_name(uint16_t type);	      /* "AARQ" */

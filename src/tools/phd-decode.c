@@ -622,6 +622,9 @@ static void j_observation(const struct tp_phd_scan_report *s, const struct tp_ph
 		}
 		j_end_arr();
 	} else {
+		/* no layout for it: a handle the configuration does not declare */
+		if (have_map && om == NULL)
+			j_raw("undeclared", "true");
 		j_bytes("obs_val_data", o->data.p, o->data.len);
 	}
 	j_end();
@@ -638,8 +641,24 @@ static void j_scan_report(uint16_t type, const uint8_t *p, size_t n)
 	if (s.data_req_id == TP_PHD_DATA_REQ_ID_AGENT_INIT)
 		j_str("data_req", "agent-initiated");
 	j_int("scan_report_no", s.scan_report_no);
-	if (s.form == TP_PHD_SCAN_FIXED && have_map)
+	if (s.form == TP_PHD_SCAN_FIXED && have_map) {
 		j_hex16("config_used", cur_map.config_id);
+		/* the handles it reports that the configuration does not declare, once each */
+		int n = 0;
+		for (int i = 0; i < s.nobs; i++) {
+			uint16_t h = s.obs[i].handle;
+			int seen = tp_phd_value_map_find(&cur_map, h) != NULL;
+			for (int k = 0; k < i && !seen; k++)
+				seen = s.obs[k].handle == h;
+			if (seen)
+				continue;
+			if (n++ == 0)
+				j_arr("undeclared_handles");
+			j_int(NULL, h);
+		}
+		if (n)
+			j_end_arr();
+	}
 	if (!s.multi_person) {
 		j_arr("observations");
 		for (int i = 0; i < s.nobs; i++)
@@ -783,7 +802,10 @@ static int decode_one(const uint8_t *buf, size_t len)
 	char msg[256];
 
 	/* everything is checked first, so what is printed below decodes */
-	if (tp_phd_check(buf, len, have_map ? &cur_map : NULL, &err) < 0) {
+	/* an observation of a handle the configuration does not declare is shown raw
+	 * (j_observation), not a failure of the whole report: real agents send some */
+	if (tp_phd_check_flags(buf, len, have_map ? &cur_map : NULL, TP_PHD_CHECK_UNDECLARED_OK,
+			       &err) < 0) {
 		tp_phd_error_fmt(&err, msg, sizeof(msg));
 		j_error(msg, tp_phd_err_name(err.code), err.where ? (long)err.offset : -1,
 			err.field,

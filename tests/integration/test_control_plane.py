@@ -6,11 +6,14 @@ clients, too many or idle clients, the socket's mode, its peers' credentials, an
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import shutil
 import socket
 import stat
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,7 +23,7 @@ import pytest
 
 from twinplane.api import HEADER, Client
 from twinplane.lab import RouterLab
-from twinplane.lab.daemon import Daemon, DaemonError
+from twinplane.lab.daemon import Daemon, DaemonError, build_dir
 
 H1 = "10.0.1.2"
 R0 = "10.0.1.1"
@@ -157,17 +160,19 @@ def umask(mask: int) -> Iterator[None]:
 
 
 def as_user(uid: int, gid: int, path: str) -> subprocess.CompletedProcess[str]:
-    """Connect to the API socket as another user and ask for the version."""
-    code = (
-        "import sys; sys.path.insert(0, 'python');"
-        "from twinplane.api import Client;"
-        f"print(Client({path!r}, timeout=3).cmd('version')['twinplane'])"
-    )
-    return subprocess.run(
-        ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
-         str(Path(".venv/bin/python").resolve()), "-c", code],
-        capture_output=True, text=True, timeout=30, cwd=Path(__file__).resolve().parents[2],
-    )  # fmt: skip
+    """Connect to the API socket as another user and ask for the version, with a copy
+    of the compiled twinctl in a world-readable temporary directory: the checkout may
+    be one that user cannot enter (a clone in /root, or in a mktemp -d directory)."""
+    with tempfile.TemporaryDirectory(prefix="tp-as-user-") as d:
+        os.chmod(d, 0o755)
+        ctl = Path(d) / "twinctl"
+        shutil.copy(build_dir() / "src" / "twinctl", ctl)
+        os.chmod(ctl, 0o755)
+        return subprocess.run(
+            ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
+             str(ctl), "-s", path, "-j", "version"],
+            capture_output=True, text=True, timeout=30, cwd=d,
+        )  # fmt: skip
 
 
 def test_socket_mode_and_peer_credentials(daemon_lab: Callable[..., RouterLab]) -> None:
@@ -186,7 +191,8 @@ def test_socket_mode_and_peer_credentials(daemon_lab: Callable[..., RouterLab]) 
         assert st.st_gid == users_gid
         # a member of the socket's group may use the API
         ok = as_user(65534, users_gid, d.socket)
-        assert ok.returncode == 0 and ok.stdout.strip(), ok.stderr
+        assert ok.returncode == 0, ok.stderr
+        assert json.loads(ok.stdout)["twinplane"], ok.stdout
         # anyone else is refused by the daemon, even with the file opened up to them
         os.chmod(d.socket, 0o666)
         bad = as_user(65534, 65534, d.socket)

@@ -116,3 +116,39 @@ def test_special_values_and_unset_times_are_valid_json() -> None:
     assert len(stamp["value"]) == len("2007-12-06T12:10:00.00")
     assert pulse["attributes"][0]["value"] is None
     assert pulse["attributes"][0]["special"] == "-INF"
+
+
+# H211_ID_05DC (AARQ, 10415 weighing scale, standard config 0x05DC: body weight, handle
+# 1, only) and H241_ID_05DC, whose report also observes BMI under handle 3, which that
+# configuration does not declare
+WS_SESSION = [
+    "e2000032800000000001002a5079002680000000a0008000000040000000008000000008112233445566"
+    "778805dc0001010000000000",
+    "e700005a00581236010100520000000000000d1d0048f0000000000400400001000cff0002fa20071206"
+    "121000000003000cff0000f320071206121000000001000cff0002f820071206200500000003000cff00"
+    "00f22007120620050000",
+]
+
+
+def test_undeclared_handle_is_listed_not_fatal() -> None:
+    """A report naming an object the configuration does not declare: the declared
+    observations are decoded, the unknown handle listed with its raw bytes, exit 0."""
+    rc, docs = decode(WS_SESSION)
+    assert rc == 0 and len(docs) == 2
+    report = docs[1]["message"]["scan_report"]
+    assert report["config_used"] == "0x05dc"
+    assert report["undeclared_handles"] == [3]
+    obs = observations(docs[1])
+    weights = [o for o in obs if o["obj_handle"] == 1]
+    assert [o["label"] for o in weights] == ["body-weight", "body-weight"]
+    assert [(o["attributes"][0]["value"], o["attributes"][0]["unit"]) for o in weights] == [
+        (76.2, "kg"), (76.0, "kg"),
+    ]  # fmt: skip
+    assert [o["attributes"][1]["value"] for o in weights] == [
+        "2007-12-06T12:10:00.00", "2007-12-06T20:05:00.00",
+    ]  # fmt: skip
+    bmi = [o for o in obs if o["obj_handle"] == 3]
+    assert [(o.get("undeclared"), o["obs_val_data"]) for o in bmi] == [
+        (True, "ff0000f32007120612100000"), (True, "ff0000f22007120620050000"),
+    ]  # fmt: skip
+    assert all("attributes" not in o for o in bmi)
