@@ -177,6 +177,10 @@ def test_fire_and_forget_counts_every_loss(daemon_lab: Callable[..., RouterLab])
         agent.get_rsp = vec("po_get_rsp")
         assert agent.associate(vec("po_aarq")) == 0
         agent.report(po_report(0x1238, 98))
+        # answered at once, maybe before the AE was made (early.c): it is made meanwhile
+        for name in ("spo2", "pulse-rate"):
+            cnt = f"cse-in/{PO}/{name}"
+            wait_for(cnt, lambda c=cnt: acme.request("GET", c).ok)
         # both measurements of the first report stored before the IN-CSE stops
         assert len(acme.instances(f"cse-in/{PO}/spo2", at_least=1)) == 1
         assert len(acme.instances(f"cse-in/{PO}/pulse-rate", at_least=1)) == 1
@@ -194,7 +198,9 @@ def test_fire_and_forget_counts_every_loss(daemon_lab: Callable[..., RouterLab])
     spo2 = [cin_content(c)["value"] for c in acme.instances(f"cse-in/{PO}/spo2", at_least=2)]
     assert spo2 == [98, 97]
     c = show(lab)
-    sent = c["data_plane"]["cin_sent"]
+    # the first report came before the AE was ready: answered at once, its NONs sent
+    # by the control plane once it was (early.c); the rest by the worker
+    sent = c["data_plane"]["cin_sent"] + c["early"]["cin_sent"]
     stored = len(acme.instances(f"cse-in/{PO}/spo2")) + len(
         acme.instances(f"cse-in/{PO}/pulse-rate")
     )
@@ -224,7 +230,9 @@ def test_flood_bounded_per_source_and_idle_sessions_evicted(
     daemon_lab: Callable[..., RouterLab],
 ) -> None:
     """One address floods: it gets its share, another still associates; a full table
-    evicts the session silent for longest before it refuses an agent."""
+    evicts the session silent for longest before it refuses an agent, but never one in
+    use: a registered agent silent for longer than the flood stays (security review
+    N8)."""
     if not acme_available() and os.environ.get("CI") != "true":
         pytest.skip("acmecse not installed")
     lab = daemon_lab(
@@ -249,28 +257,29 @@ def test_flood_bounded_per_source_and_idle_sessions_evicted(
         return results
 
     try:
-        res = flood("10.0.1.2", 10, 0)
-        assert res == [3] * 6 + [2] * 4, res  # the source's share, then rejected-transient
-        assert show(lab)["control_plane"]["rejected_source"] == 4
-        real = AgentAt(lab, "10.0.1.3", 42100)  # another source still gets in
+        # a real agent first: registered, it reports once, then sleeps (as a health
+        # device does between readings); it is the session silent for longest below
+        real = AgentAt(lab, "10.0.1.3", 42100)
         agents.append(real)
         real.get_rsp = vec("bp_get_rsp")
         assert real.associate(vec("bp_aarq")) == 0
-        assert flood("10.0.1.4", 3, 20) == [3, 3, 3]  # the table is full: 6 + 1 + 3
-        # all active (associated within the last evict-idle seconds): refused; checked
-        # before the real agent's first report, whose answer waits for ACME's storage
-        # and may take longer than that
+        real.report(bp_report(0x54, 120))
+        res = flood("10.0.1.2", 10, 0)
+        assert res == [3] * 6 + [2] * 4, res  # the source's share, then rejected-transient
+        assert show(lab)["control_plane"]["rejected_source"] == 4
+        assert flood("10.0.1.4", 3, 20) == [3, 3, 3]  # the table is full: 1 + 6 + 3
+        # all active (associated within the last evict-idle seconds): refused
         assert flood("10.0.1.4", 1, 23) == [2]
         assert show(lab)["control_plane"]["rejected_full"] == 1
-        real.report(bp_report(0x54, 120))
-        time.sleep(2.5)  # the flood's sessions fall idle
-        real.report(bp_report(0x55, 121))  # the real agent reports: it is not idle
+        time.sleep(2.5)  # every session falls idle, the real agent's longest
         assert flood("10.0.1.4", 1, 24) == [3]  # the oldest idle session made room
         assert show(lab)["control_plane"]["evicted"] == 1
         sessions = lab.ctl("show", "iotgw", "sessions")["sessions"]
         assert len(sessions) == 10
+        # in use: kept, however long it sleeps; the flood's oldest went instead
         assert [s["state"] for s in sessions if s["agent"] == "10.0.1.3:42100"] == ["ready"]
-        assert not any(s["agent"] == "10.0.1.2:42000" for s in sessions)  # the oldest went
+        assert not any(s["agent"] == "10.0.1.2:42000" for s in sessions)
+        real.report(bp_report(0x55, 121))  # and its next report is converted
     finally:
         for a in agents:
             a.close()
@@ -293,3 +302,42 @@ def test_cse_neighbour_kept_reachable(daemon_lab: Callable[..., RouterLab]) -> N
         time.sleep(0.5)
     assert states == {"REACHABLE"}, states
     assert show(lab)["delivery"]["cse_up"]
+
+
+def test_one_agent_takes_only_its_share_of_the_queue(
+    daemon_lab: Callable[..., RouterLab],
+) -> None:
+    """Confirmed delivery with the IN-CSE down: an agent that keeps sending new reports
+    fills its share of the queue (agent-pending) and no more; another agent's report
+    is still taken; both delivered once the IN-CSE is back (security review N8)."""
+    lab, acme = gw_lab(
+        daemon_lab, "reg-timeout 200", "ack-timeout 300", "max-pending 16", "agent-pending 8"
+    )
+    noisy, quiet = AgentAt(lab, "10.0.1.2", 41400), AgentAt(lab, "10.0.1.2", 41401)
+    try:
+        for a, sysid in ((noisy, "1122334455667707"), (quiet, "11223344556677aa")):
+            a.get_rsp = vec("bp_get_rsp")
+            assert a.associate(aarq("bp_aarq", bytes.fromhex(sysid))) == 0
+        answered(noisy, bp_report(0x60, 100))  # both registered, ACME answers
+        answered(quiet, bp_report(0x70, 200))
+        acme.stop()
+        for i in range(4):  # 4 measurements a report: two fit its share of 8
+            noisy.sock.sendto(bp_report(0x61 + i, 101 + i), GW)
+            time.sleep(0.05)
+        wait_for("the share refused", lambda: show(lab)["delivery"]["reports_refused_share"] >= 2)
+        quiet.sock.sendto(bp_report(0x71, 201), GW)  # still taken: 8 + 4 of 16
+        wait_for("the quiet agent's report", lambda: show(lab)["delivery"]["pending"] == 12)
+        d = show(lab)["delivery"]
+        assert d["reports_refused_full"] == 0 and d["agent_pending"] == 8, d
+        acme.restart()
+        answered(quiet, bp_report(0x71, 201))
+        answered(noisy, bp_report(0x63, 103))  # the refused ones, sent again
+        answered(noisy, bp_report(0x64, 104))
+    finally:
+        noisy.close()
+        quiet.close()
+    got = sorted(cin_content(c)["value"] for c in acme.instances(f"cse-in/{BP}/systolic", 5))
+    assert got == [100, 101, 102, 103, 104], got
+    other = "PHD-11223344556677AA"
+    got = sorted(cin_content(c)["value"] for c in acme.instances(f"cse-in/{other}/systolic", 2))
+    assert got == [200, 201], got

@@ -526,3 +526,39 @@ def test_session_bound_to_its_aarqs_port_and_mac(gw_lab: tuple[RouterLab, Acme])
     finally:
         agent.close()
     assert systolic_stored(acme) == [120, 130]
+
+
+def test_session_socket_takes_only_what_came_through_a_tap(
+    gw_lab: tuple[RouterLab, Acme],
+) -> None:
+    """The session manager's socket takes only datagrams the workers handed it, through
+    a port's TAP to a port's address. A report, a release and an abort with the
+    agent's address and port as source, sent to a local address that is no port's (a
+    management address: here one on the router namespace's loopback), end and feed
+    nobody's session and are counted (security review N7); the agent goes on."""
+    lab, acme = gw_lab
+    agent = Agent(lab, 41008)
+    r = lab.router
+    r.run(["ip", "addr", "add", "10.0.99.1/32", "dev", "lo"])
+    raw = r.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)  # IP_HDRINCL
+    try:
+        agent.get_rsp = vec("bp_get_rsp")
+        assert agent.associate(vec("bp_aarq")) == 0
+        agent.report(vec("bp_report"))  # the session is ready and stores
+        before = iotgw(lab)
+        for apdu in (vec("bp_report"), vec("rlrq"), bytes.fromhex("e60000020002")):
+            pkt = IP(src="10.0.1.2", dst="10.0.99.1") / UDP(sport=41008, dport=6024) / Raw(apdu)
+            raw.sendto(bytes(pkt), ("10.0.99.1", 0))
+        time.sleep(1.0)
+        after = iotgw(lab)
+        cp0, cp1 = before["control_plane"], after["control_plane"]
+        assert cp1["not_via_tap"] - cp0["not_via_tap"] == 3, cp1
+        for k in ("released", "aborted", "received"):
+            assert cp1[k] == cp0[k], k
+        assert after["delivery"]["reports"] == before["delivery"]["reports"]
+        assert session_states(lab, 41008) == ["ready"]
+        goes_on(agent)
+    finally:
+        raw.close()
+        agent.close()
+    assert systolic_stored(acme) == [120, 130]

@@ -36,8 +36,8 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		    "iotgw enable: usage: iotgw enable cse A.B.C.D "
 		    "[cse-port N] [cse-name NAME] [port N] [timeout S] [reg-timeout MS] "
 		    "[max-sessions N] [mds-get yes|no] [delivery confirmed|fire-and-forget] "
-		    "[max-pending N] [ack-timeout MS] [mni N] [max-per-source N] "
-		    "[evict-idle S]");
+		    "[max-pending N] [agent-pending N] [ack-timeout MS] [mni N] "
+		    "[max-per-source N] [evict-idle S]");
 	for (int i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *val = argv[i + 1];
 		if (strcmp(k, "cse") == 0) {
@@ -87,6 +87,12 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 						  "iotgw enable: bad max-pending '%s' (1-65536)",
 						  val);
 			c.max_pending = (uint32_t)v;
+		} else if (strcmp(k, "agent-pending") == 0) {
+			if (num(val, 1, 65536, &v) < 0)
+				return tp_cmd_err(ctx, EINVAL,
+						  "iotgw enable: bad agent-pending '%s' (1-65536)",
+						  val);
+			c.agent_pending = (uint32_t)v;
 		} else if (strcmp(k, "ack-timeout") == 0) {
 			if (num(val, 10, 60000, &v) < 0)
 				return tp_cmd_err(
@@ -121,7 +127,8 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			    ctx, EINVAL,
 			    "iotgw enable: unknown keyword '%s' "
 			    "(cse cse-port cse-name port timeout reg-timeout max-sessions mds-get "
-			    "delivery max-pending ack-timeout mni max-per-source evict-idle)",
+			    "delivery max-pending agent-pending ack-timeout mni max-per-source "
+			    "evict-idle)",
 			    k);
 		}
 	}
@@ -188,8 +195,9 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	F(rejected_duplicate);
 	F(rejected_source);
 	F(evicted);
-	F(unbound);
 	F(unchecked);
+	F(not_via_tap);
+	F(rejected_unbound);
 #undef F
 	/* what became of the measurements on their way to the IN-CSE */
 	const struct tp_iotgw_delivery_stats *d = &tp_iotgw_deliv;
@@ -197,6 +205,7 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_bool(o, "cse_up", tp_iotgw_delivery_cse_up());
 	tp_out_u64(o, "pending", tp_iotgw_delivery_pending());
 	tp_out_u64(o, "max_pending", tp_iotgw.max_pending);
+	tp_out_u64(o, "agent_pending", tp_iotgw.agent_pending);
 #define F(x) tp_out_u64(o, #x, d->x)
 	F(reports);
 	F(cin_queued);
@@ -208,6 +217,7 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	F(answered_again);
 	F(duplicates_pending);
 	F(reports_refused_full);
+	F(reports_refused_share);
 	F(went_down);
 	F(came_back);
 	F(probes);
@@ -216,6 +226,21 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	F(server_errors);
 #undef F
 	tp_out_u64(o, "forget_sent_while_down", tp_iotgw_delivery_forget_lost());
+	/* reports that came before their agent's AE was ready (early.c) */
+	const struct tp_iotgw_early_stats *e = &tp_iotgw_early;
+	struct tp_node *eo = tp_out_obj(ctx->out, "early");
+	tp_out_u64(eo, "holding", tp_iotgw_early_held());
+#define F(x) tp_out_u64(eo, #x, e->x)
+	F(held);
+	F(released);
+	F(answered);
+	F(duplicates);
+	F(refused_full);
+	F(dropped);
+	F(get_skipped);
+	F(cin_sent);
+	F(cin_send_errors);
+#undef F
 	c = tp_out_obj(o, "report_path"); /* the reports converted on the control plane */
 	for (unsigned int i = 0; i < TP_IOTGW_CTR_MAX; i++)
 		tp_out_u64(c, tp_iotgw_ctr_names[i], tp_iotgw_delivery_counter(i));

@@ -15,6 +15,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "../../control/control.h"
+#include "../../control/port.h"
 #include "../../control/timer.h"
 #include "../../core/tp.h"
 #include "fast.h"
@@ -44,11 +45,26 @@ static struct tp_iotgw_io io = {.send = sock_send,
 				.last_seen = tp_iotgw_last_seen,
 				.source_l2 = tp_iotgw_aarq_source};
 
-/* Whether the kernel delivered a datagram the workers handed it: to one of our
- * unicast addresses and without IP options. The workers check a session's source
- * (its port and MAC, fast.c) before they punt its signaling; what comes with
- * options (punted as such by the router) or to a broadcast address reaches this
- * socket past that check, and real agents send neither. */
+/* Whether ip (host order) is an address of a data-plane port (of its TAP). */
+static bool port_address(uint32_t ip)
+{
+	unsigned int it = 0;
+
+	for (struct tp_port *p; (p = tp_port_next(&it)) != NULL;)
+		for (unsigned int i = 0; i < p->n_addrs; i++)
+			if (p->addrs[i].ip == ip)
+				return true;
+	return false;
+}
+
+/* Whether the kernel delivered a datagram the workers handed it: through a port's
+ * TAP, to a port's unicast address, without IP options. The workers check a
+ * session's source (its port and MAC, fast.c) before they punt its signaling; what
+ * comes with options (punted as such by the router) or to a broadcast address
+ * reaches this socket past that check, and real agents send neither; nor does
+ * anything from another interface (the management network) or to a local address
+ * that is not a port's (delivered by the kernel's local table), which would skip
+ * the binding altogether (security review N7). */
 static bool came_via_workers(struct msghdr *mh)
 {
 	bool unicast = false;
@@ -64,6 +80,11 @@ static bool came_via_workers(struct msghdr *mh)
 			struct in_pktinfo pi;
 			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
 			unicast = pi.ipi_addr.s_addr == pi.ipi_spec_dst.s_addr;
+			if (unicast && (tp_port_by_ifindex(pi.ipi_ifindex) == NULL ||
+					!port_address(ntohl(pi.ipi_spec_dst.s_addr)))) {
+				tp_iotgw_sess.not_via_tap++;
+				return false;
+			}
 		}
 	}
 	return unicast;
@@ -95,6 +116,9 @@ static void sock_readable(int fd, void *arg)
 			continue;
 		}
 		io.now_ms = tp_ctl_now_ms();
+		if (tp_iotgw_early_input(&io, buf, (size_t)n, ntohl(from.sin_addr.s_addr),
+					 ntohs(from.sin_port)))
+			continue;
 		if (tp_iotgw_delivery_input(&io, buf, (size_t)n, ntohl(from.sin_addr.s_addr),
 					    ntohs(from.sin_port)))
 			continue;
@@ -120,6 +144,7 @@ static void control_tick(struct tp_timer *t)
 	}
 	io.now_ms = now;
 	tp_iotgw_session_tick(&io); /* unanswered GETs: register without the attributes */
+	tp_iotgw_early_tick(&io);
 	tp_iotgw_registrar_tick();
 	tp_iotgw_delivery_tick(now);
 	tp_iotgw_session_expire(now, tp_iotgw_last_seen);
@@ -139,12 +164,16 @@ int tp_iotgw_control_start(void)
 		tp_timer_every(&tick, 100);
 		return 0;
 	}
-	if ((ret = tp_iotgw_registrar_init()) < 0 || (ret = tp_iotgw_delivery_init(&io)) < 0)
+	if ((ret = tp_iotgw_registrar_init()) < 0 || (ret = tp_iotgw_delivery_init(&io)) < 0 ||
+	    (ret = tp_iotgw_early_init(&io)) < 0)
 		return ret;
-	/* confirmed delivery: the workers hand reports over (before they get any) */
-	for (unsigned int i = 0; i < tp.n_workers; i++)
-		tp_iotgw_wstate(tp.workers[i])->defer =
-		    tp_iotgw.delivery == TP_IOTGW_DELIVERY_CONFIRMED;
+	/* confirmed delivery: the workers hand reports over (before they get any); in
+	 * either mode, reports that come before the AE is ready (early.c) */
+	for (unsigned int i = 0; i < tp.n_workers; i++) {
+		struct tp_iotgw_dp *dp = tp_iotgw_wstate(tp.workers[i]);
+		dp->defer = tp_iotgw.delivery == TP_IOTGW_DELIVERY_CONFIRMED;
+		dp->early = true;
+	}
 	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (sock < 0)
 		return -errno;

@@ -13,8 +13,10 @@
  * the IN-CSE down: what is in flight goes back to the head of the queue, nothing is
  * sent but a probe (a CON GET of the CSEBase, as Acme.coap_ping: ACME does not
  * answer an Empty CON) every PROBE_DOWN_MS, and the queue drains when a probe is
- * answered. The queue is bounded (tp_iotgw.max_pending): a report that does not fit
- * is refused whole and counted (the agent keeps it and sends it again).
+ * answered. The queue is bounded (tp_iotgw.max_pending), and so is each agent's share
+ * of it (tp_iotgw.agent_pending, security review N8: one agent's flood of reports
+ * must not refuse every other agent's): a report that does not fit is refused whole
+ * and counted (the agent keeps it and sends it again).
  *
  * Each contentInstance is named (rn "m<boot>-<n>": a random number per start, a
  * count): a request the IN-CSE carried out but whose ACK was lost, sent again, is
@@ -108,7 +110,15 @@ static uint64_t cin_count;   /* their count */
 static uint64_t forget_base; /* workers' cin_sent when the IN-CSE went down */
 /* the report being converted */
 static uint32_t cur_rep, cur_n, cur_dropped;
-static bool cur_overflow;
+static bool cur_overflow, cur_share;
+static uint32_t agent_pend[TP_AE_MAX]; /* measurements queued or in flight, per table slot */
+
+/* Fire-and-forget: NON requests sent so far, by the workers and for the reports that
+ * came before their AE was ready (early.c). */
+static uint64_t forget_sent(void)
+{
+	return tp_iotgw_counter(TP_IOTGW_CIN_SENT) + tp_iotgw_early.cin_sent;
+}
 
 static void queue_push_back(uint32_t p)
 {
@@ -178,7 +188,7 @@ static void cse_went_down(void)
 		return;
 	cse_up = false;
 	tp_iotgw_deliv.went_down++;
-	forget_base = tp_iotgw_counter(TP_IOTGW_CIN_SENT);
+	forget_base = forget_sent();
 	TP_LOG(WARNING, "iotgw: the IN-CSE does not answer; %u measurements wait",
 	       q_len + n_flight);
 	while (n_flight)
@@ -194,8 +204,7 @@ static void cse_came_back(void)
 	cse_up = true;
 	tp_iotgw_deliv.came_back++;
 	if (tp_iotgw.delivery == TP_IOTGW_DELIVERY_FORGET)
-		tp_iotgw_deliv.forget_sent_while_down +=
-		    tp_iotgw_counter(TP_IOTGW_CIN_SENT) - forget_base;
+		tp_iotgw_deliv.forget_sent_while_down += forget_sent() - forget_base;
 	TP_LOG(NOTICE, "iotgw: the IN-CSE answers again; sending %u measurements", q_len);
 	probe_due_ms = now + PROBE_UP_MS;
 	pump();
@@ -224,6 +233,8 @@ static void pend_done(uint32_t p, bool stored)
 
 	pend[p].state = P_FREE;
 	pfree[n_pfree++] = p;
+	if (agent_pend[r->idx])
+		agent_pend[r->idx]--;
 	if (!stored)
 		r->refused = 1;
 	if (--r->outstanding == 0) {
@@ -344,6 +355,12 @@ static void emit(void *arg, struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 		cur_dropped++;
 		return;
 	}
+	/* the agent's share taken (what it has waiting, and this report's so far) */
+	if (agent_pend[ae - tp_ae_table] + cur_n >= tp_iotgw.agent_pending) {
+		cur_overflow = cur_share = true;
+		cur_dropped++;
+		return;
+	}
 	uint32_t p = pfree[n_pfree - 1];
 	int n = tp_iotgw_cin_request(dp, pend[p].buf, sizeof(pend[p].buf), ae, mt, meas);
 	if (n < 0) {
@@ -401,7 +418,7 @@ bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t
 	}
 	cur_rep = n_rfree ? rfree[n_rfree - 1] : 0; /* taken below, if the report fits */
 	cur_n = cur_dropped = 0;
-	cur_overflow = false;
+	cur_overflow = cur_share = false;
 	switch (tp_iotgw_report(&cdp, apdu, len, ip, port, &a, emit, NULL, &drop)) {
 	case TP_IOTGW_V_SIGNALING:
 		return false;
@@ -423,7 +440,10 @@ bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t
 		/* bounded: the whole report is refused, none of it half-stored */
 		uint32_t lost = cur_n + cur_dropped;
 		unqueue_current();
-		tp_iotgw_deliv.reports_refused_full++;
+		if (cur_share)
+			tp_iotgw_deliv.reports_refused_share++;
+		else
+			tp_iotgw_deliv.reports_refused_full++;
 		if (confirmed)
 			cdp.agent[idx].invoke = 0; /* its retransmission is a new report */
 		else
@@ -451,6 +471,7 @@ bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t
 		recent[idx][k].delivered = false;
 	}
 	tp_iotgw_deliv.cin_queued += cur_n;
+	agent_pend[idx] += cur_n;
 	r->outstanding = (uint16_t)cur_n;
 	pump();
 	return true;
@@ -505,7 +526,7 @@ uint64_t tp_iotgw_delivery_forget_lost(void)
 	uint64_t n = tp_iotgw_deliv.forget_sent_while_down;
 
 	if (!cse_up && tp_iotgw.delivery == TP_IOTGW_DELIVERY_FORGET)
-		n += tp_iotgw_counter(TP_IOTGW_CIN_SENT) - forget_base;
+		n += forget_sent() - forget_base;
 	return n;
 }
 

@@ -53,18 +53,27 @@ struct tp_iotgw_dp *tp_iotgw_wstate(const struct tp_worker *w)
 	return tp_nf_lcore(w, &tp_iotgw_nf);
 }
 
-static inline struct tp_iotgw_src *src_slot(struct tp_iotgw_dp *dp, uint32_t ip, uint16_t port)
+/* The set of agent ip:port's AARQ source (its first way's index). */
+static inline unsigned int src_set(uint32_t ip, uint16_t port)
 {
 	uint32_t h = (ip ^ (uint32_t)port << 16 ^ port) * 2654435761u;
 
-	return &dp->src[h >> 20 & (TP_IOTGW_SRC_SLOTS - 1)];
+	return (h >> 22) * TP_IOTGW_SRC_WAYS;
 }
-_Static_assert(TP_IOTGW_SRC_SLOTS == 4096, "src_slot takes 12 bits");
+_Static_assert(TP_IOTGW_SRC_SLOTS / TP_IOTGW_SRC_WAYS == 1024, "src_set takes 10 bits");
 
-/* Remember where agent ip:port's AARQ came from, for the session manager. */
+/* Remember where agent ip:port's AARQ came from, for the session manager: in its
+ * own slot of the set if it has one, else in place of the set's oldest. */
 static void src_remember(struct tp_iotgw_dp *dp, uint32_t ip, uint16_t port, uint64_t l2src)
 {
-	struct tp_iotgw_src *s = src_slot(dp, ip, port);
+	unsigned int set = src_set(ip, port), w = 0;
+
+	while (w < TP_IOTGW_SRC_WAYS &&
+	       !(dp->src[set + w].ip == ip && dp->src[set + w].port == port))
+		w++;
+	if (w == TP_IOTGW_SRC_WAYS)
+		w = dp->src_next[set / TP_IOTGW_SRC_WAYS]++ % TP_IOTGW_SRC_WAYS;
+	struct tp_iotgw_src *s = &dp->src[set + w];
 	uint32_t q = s->seq;
 
 	__atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
@@ -79,8 +88,9 @@ uint64_t tp_iotgw_aarq_source(uint32_t ip, uint16_t port)
 {
 	uint64_t found = 0;
 
-	for (unsigned int i = 0; i < tp.n_workers; i++) {
-		struct tp_iotgw_src *s = src_slot(tp_iotgw_wstate(tp.workers[i]), ip, port);
+	for (unsigned int i = 0; i < tp.n_workers * TP_IOTGW_SRC_WAYS; i++) {
+		struct tp_iotgw_dp *dp = tp_iotgw_wstate(tp.workers[i / TP_IOTGW_SRC_WAYS]);
+		struct tp_iotgw_src *s = &dp->src[src_set(ip, port) + i % TP_IOTGW_SRC_WAYS];
 		for (int tries = 0; tries < 16; tries++) {
 			uint32_t q = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
 			uint32_t sip = __atomic_load_n(&s->ip, __ATOMIC_RELAXED);

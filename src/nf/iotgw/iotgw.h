@@ -110,6 +110,7 @@ struct tp_iotgw_conf {
 	uint32_t mni;		 /* maxNrOfInstances of the containers created (0: unset) */
 	uint8_t delivery;	 /* enum tp_iotgw_delivery */
 	uint32_t max_pending;	 /* confirmed delivery: measurements waiting, at most */
+	uint32_t agent_pending;	 /* ... of one agent, at most (its share of max_pending) */
 	uint32_t ack_timeout_ms; /* confirmed delivery: RFC 7252 ACK_TIMEOUT */
 };
 
@@ -126,7 +127,7 @@ enum tp_iotgw_delivery {
 		.port = 6024, .cse_port = 5683, .cse_name = "cse-in", .session_timeout_ms = 60000, \
 		.reg_timeout_ms = TP_IOTGW_REG_TIMEOUT_MS, .max_sessions = TP_AE_MAX,              \
 		.max_per_source = 256, .evict_idle_ms = 10000, .mni = 1000,                        \
-		.delivery = TP_IOTGW_DELIVERY_CONFIRMED, .max_pending = 4096,                      \
+		.delivery = TP_IOTGW_DELIVERY_CONFIRMED, .max_pending = 4096, .agent_pending = 64, \
 		.ack_timeout_ms = 2000,                                                            \
 	}
 
@@ -152,7 +153,8 @@ extern struct tp_ae *tp_ae_table;
 	X(SIGNALING_INLINE, "signaling_inline", EVENT)                                             \
 	X(BACKLOG_DROP, "drop_single_plane_backlog", DROP)                                         \
 	X(SPOOFED, "drop_spoofed_source", DROP)                                                    \
-	X(FRAGMENT, "drop_fragment", DROP)
+	X(FRAGMENT, "drop_fragment", DROP)                                                         \
+	X(EARLY, "reports_before_ready", EVENT)
 
 /* the list macro ends each name with a comma, which clang-format cannot see */
 /* clang-format off */
@@ -194,6 +196,7 @@ void tp_ae_set_state(int idx, enum tp_ae_state s);
 
 /* --- the report path (report.c): per worker, or per gateway thread --- */
 #define TP_IOTGW_SRC_SLOTS 4096 /* AARQ sources a worker remembers (a power of 2) */
+#define TP_IOTGW_SRC_WAYS 4	/* ... in sets of this many (an agent's in one set) */
 struct tp_iotgw_dp {
 	uint64_t *ctr;	      /* [TP_IOTGW_CTR_MAX]: the counters of the packet's port */
 	uint64_t proc_cycles; /* TSC cycles in tp_iotgw_report(), with tp_iotgw.profile */
@@ -202,21 +205,28 @@ struct tp_iotgw_dp {
 	unsigned int id; /* worker id, in request ids */
 	bool defer;	 /* hand reports to the control plane: confirmed delivery (delivery.c) */
 	bool con;	 /* build confirmable requests that want an answer (delivery.c's) */
-	uint64_t l2src;	 /* the datagram's source (tp_iotgw_l2src), set by the caller; 0: unknown */
+	/* hand reports of configured agents whose AE is not ready yet (QUERYING,
+	 * REGISTERING) to the control plane (early.c) instead of dropping them */
+	bool early;
+	uint64_t l2src; /* the datagram's source (tp_iotgw_l2src), set by the caller; 0: unknown */
 	/* per agent, side by side (one line per report, not two) */
 	struct {
 		uint32_t invoke; /* gen << 16 | invoke-id + 1 of its last confirmed report */
 		uint32_t seen;	 /* tp_iotgw_now_s when a report was last seen */
 	} agent[TP_AE_MAX];
 	/* the sources of the AARQs this worker handed to the control plane, by agent
-	 * (direct-mapped): the session manager binds a new session to its AARQ's source
-	 * (tp_iotgw_aarq_source). Written by the worker under seq (odd while written). */
+	 * (4-way set-associative, the set's oldest replaced: a flood of AARQs from other
+	 * addresses must hit the agent's set 4 times between its AARQ and the session
+	 * manager's read to unbind it): the session manager binds a new session to its
+	 * AARQ's source (tp_iotgw_aarq_source). Written by the worker under seq (odd while
+	 * written). */
 	struct tp_iotgw_src {
 		uint32_t seq;
 		uint32_t ip;
 		uint64_t l2src;
 		uint16_t port;
 	} src[TP_IOTGW_SRC_SLOTS];
+	uint8_t src_next[TP_IOTGW_SRC_SLOTS / TP_IOTGW_SRC_WAYS]; /* per set: way to replace */
 };
 
 /* One measurement to send: the caller builds the CoAP request (tp_iotgw_cin_request)
@@ -285,10 +295,15 @@ struct tp_iotgw_session_stats {
 	uint64_t mds_queried, mds_answered, mds_unanswered;
 	uint64_t reg_requests, reg_retries, reg_ready, reg_failed, reg_ignored, reg_server_errors;
 	uint64_t rejected_duplicate, rejected_source, evicted;
-	uint64_t unbound; /* sessions created without their AARQ's source (not bound) */
 	/* datagrams the kernel delivered past the workers' checks (IP options, to a
 	 * broadcast address): dropped */
 	uint64_t unchecked;
+	/* ... and those that came from another interface than a TAP, or to a local
+	 * address that is not a port's (the management network): dropped (counted in unchecked too)
+	 */
+	uint64_t not_via_tap;
+	/* AARQs whose source the workers could not tell (not bound): refused */
+	uint64_t rejected_unbound;
 };
 extern struct tp_iotgw_session_stats tp_iotgw_sess;
 
@@ -357,6 +372,7 @@ int tp_iotgw_register_sync(int idx, struct tp_iotgw_reg_link *l);
 struct tp_iotgw_delivery_stats {
 	uint64_t reports, cin_queued, cin_stored, cin_refused, cin_lost, retransmissions;
 	uint64_t answered, answered_again, duplicates_pending, reports_refused_full;
+	uint64_t reports_refused_share; /* refused whole: over the agent's agent_pending */
 	uint64_t went_down, came_back, probes, probes_answered, ignored, server_errors;
 	uint64_t forget_sent_while_down; /* fire-and-forget: NONs sent into an IN-CSE known down */
 };
@@ -376,6 +392,35 @@ bool tp_iotgw_delivery_cse_up(void);
 uint64_t tp_iotgw_delivery_counter(enum tp_iotgw_ctr c);
 /* Fire-and-forget: NONs the workers sent while the IN-CSE was known down (so far). */
 uint64_t tp_iotgw_delivery_forget_lost(void);
+
+/* --- reports before the AE is ready (early.c): the dual plane's control side --- */
+struct tp_iotgw_early_stats {
+	uint64_t held;		  /* reports of agents whose AE was not ready, taken */
+	uint64_t released;	  /* handed on once the AE was ready */
+	uint64_t answered;	  /* answered while held (fire-and-forget), or again */
+	uint64_t duplicates;	  /* the agent's retransmissions of a held report */
+	uint64_t refused_full;	  /* not held (bounds): not answered either */
+	uint64_t dropped;	  /* held by a session that ended or failed to register */
+	uint64_t get_skipped;	  /* agents registered without their GET's answer */
+	uint64_t cin_sent;	  /* fire-and-forget: NON requests of released reports */
+	uint64_t cin_send_errors; /* ... that could not be sent */
+};
+extern struct tp_iotgw_early_stats tp_iotgw_early;
+/* io answers the agents (kept); fire-and-forget opens its IN-CSE socket. 0 or -errno. */
+int tp_iotgw_early_init(struct tp_iotgw_io *io);
+/* A datagram of agent ip:port on the control plane: true if it was a scan report of an
+ * agent whose AE is not ready yet (held, answered or refused here); false for the
+ * others, after any reports held for the agent were handed on. */
+bool tp_iotgw_early_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t len, uint32_t ip,
+			  uint16_t port);
+/* Agent idx's AE is ready: its held reports go on, in the order they came. */
+void tp_iotgw_early_ready(int idx);
+/* Every control tick: ready AEs' reports go on, ended sessions' are dropped, agents
+ * that report instead of answering the GET are registered. */
+void tp_iotgw_early_tick(struct tp_iotgw_io *io);
+unsigned int tp_iotgw_early_held(void);
+/* Register agent idx now if it still waits for its GET's answer (session.c). */
+void tp_iotgw_session_register_now(struct tp_iotgw_io *io, int idx);
 
 /* --- the dual plane's control side (control.c, registrar.c) --- */
 int tp_iotgw_control_start(void);

@@ -88,6 +88,7 @@ static void sock_readable(int fd, void *arg)
 			break;
 		case TP_IOTGW_REG_READY:
 			slot_freed();
+			tp_iotgw_early_ready(idx); /* reports that came meanwhile go on */
 			break;
 		case TP_IOTGW_REG_FAILED:
 			TP_LOG(WARNING, "iotgw: IN-CSE refused %s step %u",

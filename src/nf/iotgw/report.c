@@ -309,7 +309,13 @@ static enum tp_iotgw_verdict report(struct tp_iotgw_dp *dp, const uint8_t *apdu,
 		*drop = TP_IOTGW_SPOOFED;
 		return TP_IOTGW_V_DROP;
 	}
-	if (__atomic_load_n(&ae->state, __ATOMIC_ACQUIRE) != TP_AE_READY) {
+	uint8_t state = __atomic_load_n(&ae->state, __ATOMIC_ACQUIRE);
+	if (state != TP_AE_READY) {
+		if (dp->early && (state == TP_AE_QUERYING || state == TP_AE_REGISTERING)) {
+			/* configured, its AE not made yet: held on the control plane */
+			dp->ctr[TP_IOTGW_EARLY]++;
+			return TP_IOTGW_V_SIGNALING;
+		}
 		*drop = TP_IOTGW_NOT_READY;
 		return TP_IOTGW_V_DROP;
 	}

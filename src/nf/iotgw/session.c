@@ -118,7 +118,10 @@ static uint64_t last_active(const struct tp_iotgw_io *io, int i)
 
 /* The table is full: evict the session silent for longest, if it has been silent for
  * evict_idle_ms (a flood's half-open associations, agents gone without a release), so
- * a real agent is not refused for them. 0 if one went. */
+ * a real agent is not refused for them. A session in use (READY: registered, its
+ * reports converted) is never evicted, however long its device sleeps between
+ * reports (health devices report once a minute or less): it ends by release, abort
+ * or the session timeout only (security review N8). 0 if one went. */
 static int evict_idle(struct tp_iotgw_io *io)
 {
 	uint64_t oldest = UINT64_MAX;
@@ -127,7 +130,7 @@ static int evict_idle(struct tp_iotgw_io *io)
 	if (io->now_ms < evict_none_before)
 		return -ENOSPC; /* the last look found none, and none has aged enough since */
 	for (int i = 0; i < TP_AE_MAX; i++) {
-		if (!linked[i])
+		if (!linked[i] || tp_ae_table[i].state == TP_AE_READY)
 			continue;
 		uint64_t t = last_active(io, i);
 		if (t < oldest) {
@@ -295,6 +298,14 @@ static void on_get_answer(struct tp_iotgw_io *io, const struct tp_phd_data_apdu 
 	io->registration(io, idx);
 }
 
+void tp_iotgw_session_register_now(struct tp_iotgw_io *io, int idx)
+{
+	if (tp_ae_table[idx].state != TP_AE_QUERYING)
+		return;
+	tp_iotgw_sess.mds_unanswered++; /* its queue entry is skipped: no longer QUERYING */
+	io->registration(io, idx);
+}
+
 void tp_iotgw_session_tick(struct tp_iotgw_io *io)
 {
 	while (qq_head != qq_tail) {
@@ -348,6 +359,14 @@ static void on_aarq(struct tp_iotgw_io *io, const struct tp_phd_aarq *q, uint32_
 	/* bound to where its AARQ came from: a datagram of ip:port from another port or
 	 * MAC is then dropped by the workers (fast.c, report.c) */
 	uint64_t l2src = io->source_l2 ? io->source_l2(ip, port) : 0;
+	if (io->source_l2 && l2src == 0) {
+		/* the workers lost its source (an AARQ flood overwrote it) or two of them
+		 * saw two: an unbound session would take anyone's datagrams (security
+		 * review N7). Refused as transient: the agent's next AARQ is remembered */
+		tp_iotgw_sess.rejected_unbound++;
+		send_aare(io, ip, port, TP_PHD_REJECTED_TRANSIENT);
+		return;
+	}
 	idx = -ENOSPC;
 	if (tp_ae_count() < tp_iotgw.max_sessions || evict_idle(io) == 0)
 		idx = tp_ae_create(ip, port, ai->system_id.p, l2src);
@@ -358,8 +377,6 @@ static void on_aarq(struct tp_iotgw_io *io, const struct tp_phd_aarq *q, uint32_
 		return;
 	}
 	session_link(idx);
-	if (io->source_l2 && l2src == 0)
-		tp_iotgw_sess.unbound++;
 	struct tp_ae *e = &tp_ae_table[idx];
 	e->config_id = ai->dev_config_id;
 	e->last_ms = io->now_ms;
@@ -450,7 +467,7 @@ void tp_iotgw_session_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t 
 			 a.u.prst.choice == TP_PHD_RORJ)
 			on_get_answer(io, &a.u.prst, ip, port);
 		else
-			tp_iotgw_sess.ignored++; /* e.g. a report before the AE is ready */
+			tp_iotgw_sess.ignored++; /* e.g. a report before the configuration */
 		break;
 	default:
 		tp_iotgw_sess.ignored++;
