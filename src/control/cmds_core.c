@@ -463,6 +463,8 @@ static int show_sync(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(ctx->out, "foreign", tp_nl_stats.foreign);
 	tp_out_u64(ctx->out, "passes_capped", tp_nl_stats.passes_capped);
 	tp_out_u64(ctx->out, "resync_failures", tp_nl_stats.resync_failures);
+	tp_out_u64(ctx->out, "drain_passes", tp_nl_stats.drain_passes);
+	tp_out_u64(ctx->out, "neigh_swept", tp_nl_stats.neigh_swept);
 	tp_out_u64(ctx->out, "routes", tp_route_count());
 	tp_out_u64(ctx->out, "max_routes", tp_route_max_routes());
 	tp_out_u64(ctx->out, "tbl8_groups", tp_route_tbl8_groups());

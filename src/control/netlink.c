@@ -8,6 +8,7 @@
 #include <linux/rtnetlink.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -308,23 +309,30 @@ static int dump(uint16_t type, size_t hdrlen)
 	return request(nlh, msg_cb);
 }
 
-/* Neighbours the kernel no longer has after a dump. */
+/* Neighbours the kernel no longer has after a dump: all of them, in batches (the
+ * hash is not changed while it is iterated; a forgotten neighbour is no longer
+ * learned, so each pass finds the next ones). */
 static void neigh_sweep(void)
 {
-	uint32_t iter = 0, ip, nh, victims[512];
+	uint32_t ip, nh, victims[512];
 	uint16_t vport[512];
-	unsigned int n = 0;
+	unsigned int n;
 
-	while (n < RTE_DIM(victims) && tp_neigh_iterate(&iter, &ip, &nh) == 0) {
-		if (tp_nh_table[nh].learned && tp_nh_table[nh].gen != gen) {
-			vport[n] = tp_nh_table[nh].port;
-			victims[n++] = ip;
+	do {
+		uint32_t iter = 0;
+		n = 0;
+		while (n < RTE_DIM(victims) && tp_neigh_iterate(&iter, &ip, &nh) == 0) {
+			if (tp_nh_table[nh].learned && tp_nh_table[nh].gen != gen) {
+				vport[n] = tp_nh_table[nh].port;
+				victims[n++] = ip;
+			}
 		}
-	}
-	for (unsigned int i = 0; i < n; i++) {
-		tp_neigh_learn(victims[i], vport[i], NULL);
-		tp_route_host_update(victims[i], vport[i], -ENOENT);
-	}
+		for (unsigned int i = 0; i < n; i++) {
+			tp_neigh_learn(victims[i], vport[i], NULL);
+			tp_route_host_update(victims[i], vport[i], -ENOENT);
+		}
+		tp_nl_stats.neigh_swept += n;
+	} while (n == RTE_DIM(victims));
 }
 
 /* Unfit routes tried again soon when space was freed. */
@@ -368,6 +376,23 @@ int tp_nl_resync(void)
 	return 0;
 }
 
+/* After an overrun: empty the event queue, at most DRAIN_BUDGET reads a pass (a
+ * kernel that keeps sending must not hold the control thread), then resync. The
+ * kernel reports the next loss only once the queue has been empty
+ * (NETLINK_S_CONGESTED), so events lost after the dump but before that would go
+ * unnoticed: the dump waits for the empty queue. true once it is empty. */
+#define DRAIN_BUDGET 1024
+static bool draining;
+
+static bool drain(int fd, char *buf, size_t len)
+{
+	for (unsigned int k = 0; k < DRAIN_BUDGET; k++)
+		if (recv(fd, buf, len, MSG_DONTWAIT) <= 0 && errno != ENOBUFS)
+			return true;
+	tp_nl_stats.drain_passes++;
+	return false;
+}
+
 /* At most pass_budget messages a pass: the socket stays readable and the next pass
  * (after the other fds, pollers and timers) goes on. */
 static void ev_readable(int fd, void *arg)
@@ -375,6 +400,14 @@ static void ev_readable(int fd, void *arg)
 	char buf[MNL_SOCKET_BUFFER_SIZE * 8];
 	uint64_t start = tp_nl_stats.events;
 
+	if (draining) {
+		if (!drain(fd, buf, sizeof(buf)))
+			return; /* the next pass goes on */
+		draining = false;
+		tp_nl_resync();
+		retry_check();
+		return;
+	}
 	for (;;) {
 		if (tp_nl_stats.events - start >= pass_budget) {
 			tp_nl_stats.passes_capped++;
@@ -392,9 +425,10 @@ static void ev_readable(int fd, void *arg)
 				 * lost after the dump but before that would go unnoticed. */
 				tp_nl_stats.overruns++;
 				TP_LOG(WARNING, "netlink overrun, full resync");
-				while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0 ||
-				       errno == ENOBUFS)
-					;
+				if (!drain(fd, buf, sizeof(buf))) {
+					draining = true; /* the next passes go on, then resync */
+					break;
+				}
 				tp_nl_resync();
 				break; /* a dump was this pass's work */
 			}
@@ -463,6 +497,12 @@ int tp_nl_init(void)
 	ev_sk = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	req_sk = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	if (ev_sk == NULL || req_sk == NULL)
+		goto fail;
+	/* a dump's datagrams come at once; a kernel that stops answering fails the dump
+	 * (a resync again later, with backoff) instead of holding the control thread */
+	struct timeval tv = {.tv_sec = TP_NL_REQUEST_TIMEOUT_MS / 1000,
+			     .tv_usec = TP_NL_REQUEST_TIMEOUT_MS % 1000 * 1000};
+	if (setsockopt(mnl_socket_get_fd(req_sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
 		goto fail;
 	if (mnl_socket_bind(ev_sk,
 			    RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_NEIGH,

@@ -18,7 +18,12 @@ struct tp_nl_stats {
 	uint64_t foreign;	  /* datagrams not from the kernel, ignored */
 	uint64_t passes_capped;	  /* event-loop passes that left messages for the next */
 	uint64_t resync_failures; /* dumps that failed (tried again with backoff) */
+	uint64_t drain_passes;	  /* passes that emptied an overrun queue only in part */
+	uint64_t neigh_swept;	  /* neighbours a resync found gone from the kernel */
 };
+
+/* A request's answer (a dump) waits this long at most for each datagram. */
+#define TP_NL_REQUEST_TIMEOUT_MS 5000
 
 /* Messages of the event socket applied per event-loop pass, at most. */
 #define TP_NL_PASS_BUDGET 1024

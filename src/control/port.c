@@ -349,14 +349,20 @@ free_port:
 /* Forget the kernel's neighbours on port id (their routes are flushed separately). */
 static void neigh_flush_port(uint16_t id)
 {
-	uint32_t iter = 0, ip, nh, victims[256];
-	unsigned int n = 0;
+	uint32_t ip, nh, victims[256];
+	unsigned int n;
 
-	while (n < RTE_DIM(victims) && tp_neigh_iterate(&iter, &ip, &nh) == 0)
-		if (tp_nh_table[nh].port == id && tp_nh_table[nh].learned)
-			victims[n++] = ip;
-	for (unsigned int i = 0; i < n; i++)
-		tp_neigh_learn(victims[i], id, NULL);
+	/* all of them, in batches: the hash is not changed while it is iterated, and a
+	 * forgotten neighbour is no longer learned, so each pass finds the next ones */
+	do {
+		uint32_t iter = 0;
+		n = 0;
+		while (n < RTE_DIM(victims) && tp_neigh_iterate(&iter, &ip, &nh) == 0)
+			if (tp_nh_table[nh].port == id && tp_nh_table[nh].learned)
+				victims[n++] = ip;
+		for (unsigned int i = 0; i < n; i++)
+			tp_neigh_learn(victims[i], id, NULL);
+	} while (n == RTE_DIM(victims));
 }
 
 struct port_done {

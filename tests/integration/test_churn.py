@@ -262,3 +262,40 @@ def test_overrun_while_routes_and_neighbours_change_ends_equal_to_the_kernel(
     assert after["resyncs"] > before["resyncs"]
     assert len(kernel_routes(lab)) > 1800
     assert ("10.0.2.100", "02:00:00:00:02:00", "p1") in dataplane_neighbours(lab)
+
+
+def test_overrun_sweeps_every_neighbour_the_kernel_forgot(
+    daemon_lab: Callable[..., RouterLab],
+) -> None:
+    """1,200 neighbours learned, then deleted in the kernel while the daemon is stopped
+    with a 4 KiB buffer: the overrun's resync forgets all of them, not the first 512
+    (security review F9), and the data plane's neighbours are the kernel's again."""
+    lab = daemon_lab()
+    d = lab.daemon
+    assert d is not None and d.proc is not None
+    n = 1200
+    addrs = [f"10.60.{i // 200}.{i % 200 + 1}" for i in range(n)]
+    base = lab.ctl("show", "sync")["neighbours"]
+    batch = lab.workdir / "neigh.batch"
+    batch.write_text(
+        "".join(f"neigh replace {a} lladdr {mac(3, i % 256)} {NUD}\n" for i, a in enumerate(addrs))
+    )
+    lab.router.run(["ip", "-batch", str(batch)])
+    lab.wait_until(
+        lambda: lab.ctl("show", "sync")["neighbours"] >= base + n, 15, 0.2, f"{n} learned"
+    )
+    lab.ctl("set", "netlink", "rcvbuf", "4096")
+    before = lab.ctl("show", "sync")
+    batch.write_text("".join(f"neigh del {a} dev tp-p1\n" for a in addrs))
+    d.proc.send_signal(signal.SIGSTOP)
+    try:
+        lab.router.run(["ip", "-batch", str(batch)])
+    finally:
+        d.proc.send_signal(signal.SIGCONT)
+    lab.wait_until(
+        lambda: lab.ctl("show", "sync")["neighbours"] == base, 15, 0.2, "every one forgotten"
+    )
+    after = lab.ctl("show", "sync")
+    assert after["overruns"] > before["overruns"], after
+    assert after["neigh_swept"] - before["neigh_swept"] > 512, after
+    assert dataplane_neighbours(lab) == kernel_neighbours(lab)
