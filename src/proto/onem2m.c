@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* oneM2M CREATE requests over CoAP (TS-0008 6.2) and the JSON resource bodies (TS-0004). */
+/* oneM2M CREATE and RETRIEVE requests over CoAP (TS-0008 6.2) and the JSON resource
+ * bodies (TS-0004). */
 #include <stdbool.h>
 #include <string.h>
 
 #include "onem2m.h"
 
-/* The options of r up to FR (everything but RQI and the payload), checked. */
-static int create_opts(struct tp_coap_writer *w, uint8_t *buf, size_t cap,
-		       const struct tp_m2m_create *r, bool payload)
+/* The options of request r with CoAP method code up to FR (everything but RQI and
+ * the payload), checked: a CREATE (POST) has a resource type, a RETRIEVE (GET) none. */
+static int req_opts(struct tp_coap_writer *w, uint8_t *buf, size_t cap,
+		    const struct tp_m2m_create *r, uint8_t code, bool payload)
 {
 	const char *rvi;
 	size_t from_len;
 
-	if (r == NULL || r->path == NULL || r->from == NULL || r->ty == 0)
+	if (r == NULL || r->path == NULL || r->from == NULL ||
+	    (code == TP_COAP_POST) != (r->ty != 0))
 		return -TP_COAP_E_INVAL;
 	rvi = r->rvi != NULL ? r->rvi : TP_M2M_RVI_DEFAULT;
 	from_len = strlen(r->from);
@@ -22,8 +25,8 @@ static int create_opts(struct tp_coap_writer *w, uint8_t *buf, size_t cap,
 	if (from_len > TP_M2M_OPT_STR_MAX || strlen(rvi) > 2)
 		return -TP_COAP_E_OPT_TOO_LONG;
 
-	/* TS-0008 6.2.1 table 6.2.1-1: CREATE is POST */
-	tp_coap_begin(w, buf, cap, r->type, TP_COAP_POST, r->mid, r->token, r->tkl);
+	/* TS-0008 6.2.1 table 6.2.1-1: CREATE is POST, RETRIEVE is GET */
+	tp_coap_begin(w, buf, cap, r->type, code, r->mid, r->token, r->tkl);
 	/* TS-0008 6.2.2.3: the target as Uri-Path options */
 	tp_coap_put_uri_path(w, r->path);
 	if (payload)
@@ -33,13 +36,14 @@ static int create_opts(struct tp_coap_writer *w, uint8_t *buf, size_t cap,
 	if (r->query != NULL)
 		tp_coap_put_uri_query(w, r->query);
 	/* TS-0008 6.2.2.4.12, .16, .1 (in option-number order) */
-	tp_coap_put_uint(w, TP_M2M_OPT_TY, r->ty);
+	if (r->ty != 0)
+		tp_coap_put_uint(w, TP_M2M_OPT_TY, r->ty);
 	tp_coap_put_str(w, TP_M2M_OPT_RVI, rvi);
 	tp_coap_put_opt(w, TP_M2M_OPT_FR, r->from, from_len);
 	return 0;
 }
 
-int tp_m2m_create_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r)
+static int request(uint8_t *buf, size_t cap, const struct tp_m2m_create *r, uint8_t code)
 {
 	struct tp_coap_writer w;
 	size_t rqi_len;
@@ -48,7 +52,7 @@ int tp_m2m_create_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r)
 	if (r == NULL || r->rqi == NULL)
 		return -TP_COAP_E_INVAL;
 	rqi_len = strlen(r->rqi);
-	if ((rc = create_opts(&w, buf, cap, r, r->payload_len > 0)) < 0)
+	if ((rc = req_opts(&w, buf, cap, r, code, r->payload_len > 0)) < 0)
 		return rc;
 	if (rqi_len > TP_M2M_OPT_STR_MAX)
 		return -TP_COAP_E_OPT_TOO_LONG;
@@ -57,6 +61,16 @@ int tp_m2m_create_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r)
 	/* TS-0008 6.2.3: Content is the payload */
 	tp_coap_put_payload(&w, r->payload, r->payload_len);
 	return tp_coap_end(&w);
+}
+
+int tp_m2m_create_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r)
+{
+	return request(buf, cap, r, TP_COAP_POST);
+}
+
+int tp_m2m_retrieve_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r)
+{
+	return request(buf, cap, r, TP_COAP_GET);
 }
 
 int tp_m2m_create_tmpl(struct tp_coap_tmpl *t, const struct tp_m2m_create *r)
@@ -72,7 +86,7 @@ int tp_m2m_create_tmpl(struct tp_coap_tmpl *t, const struct tp_m2m_create *r)
 	c = *r;
 	if (c.token == NULL) /* each request brings its own: a placeholder of its length */
 		c.token = tok;
-	if ((rc = create_opts(&w, buf, sizeof(buf), &c, true)) < 0)
+	if ((rc = req_opts(&w, buf, sizeof(buf), &c, TP_COAP_POST, true)) < 0)
 		return rc;
 	return tp_coap_tmpl_save(t, &w);
 }

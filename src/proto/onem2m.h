@@ -114,6 +114,9 @@ struct tp_m2m_create {
  * negative enum tp_coap_err (TP_COAP_E_INVAL for a missing field, ty 0 or rvi "",
  * TP_COAP_E_OPT_TOO_LONG for FR or RQI over 255 bytes or RVI over 2). */
 int tp_m2m_create_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r);
+/* The same as a RETRIEVE (TS-0008 6.2.1: GET) of the resource at r->path: r->ty 0, no
+ * payload (Uri-Path..., Uri-Query..., RVI, FR, RQI). */
+int tp_m2m_retrieve_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r);
 
 /* The template of r's requests (TS-0008 6.2, as tp_m2m_create_req() encodes them
  * with a payload): every option but RQI, which goes with the payload per request.

@@ -197,8 +197,17 @@ class Agent:
 
 
 def labels(acme: Acme, ae: str) -> list[str]:
+    """The device's labels of an AE (its MDS attributes), without the gateway's own
+    ``tp-source:`` (the binding its registration was made for)."""
     out: list[str] = acme.get(f"cse-in/{ae}")["m2m:ae"].get("lbl", [])
-    return out
+    return [x for x in out if not x.startswith("tp-source:")]
+
+
+def source_label(acme: Acme, ae: str) -> str:
+    """The AE's ``tp-source:`` label: its registration's binding (ingress port + 1 above
+    the source MAC, 16 hex digits)."""
+    (src,) = [x for x in acme.get(f"cse-in/{ae}")["m2m:ae"]["lbl"] if x.startswith("tp-source:")]
+    return str(src)
 
 
 def test_blood_pressure_session_from_10407_examples(gw_lab: tuple[RouterLab, Acme]) -> None:
@@ -230,6 +239,8 @@ def test_blood_pressure_session_from_10407_examples(gw_lab: tuple[RouterLab, Acm
     assert set(labels(acme, ae)) == {
         "manufacturer:TheCompany", "model:TheBPM ABC", "system-type:blood-pressure-monitor",
     }  # fmt: skip
+    # bound to where its AARQ came from: port p0 (id 0, + 1) and h1's MAC
+    assert source_label(acme, ae) == "tp-source:0001" + lab.ns["h1"].mac("eth0").replace(":", "")
     c = iotgw(lab)["control_plane"]
     assert c["mds_answered"] >= 1 and c["rejected"] == 0
 
@@ -560,5 +571,59 @@ def test_session_socket_takes_only_what_came_through_a_tap(
         goes_on(agent)
     finally:
         raw.close()
+        agent.close()
+    assert systolic_stored(acme) == [120, 130]
+
+
+def test_registration_of_another_source_never_takes_an_existing_ae(
+    gw_lab: tuple[RouterLab, Acme],
+) -> None:
+    """An AE on the IN-CSE is its registration's: a device that associates again from
+    its own port and MAC finds its AE (4.09, read back: tp-source is its binding) and
+    goes on; another source claiming the same system id (the device offline, a host on
+    its segment forging its MAC) is refused the AE (reg_conflict, FAILED), and its
+    readings land nowhere (security review F3)."""
+    lab, acme = gw_lab
+    forged = "02:00:00:00:66:67"
+    p0 = lab.port("p0")["mac"]
+    agent = Agent(lab, 41010)
+    try:
+        agent.get_rsp = vec("bp_get_rsp")
+        assert agent.associate(vec("bp_aarq")) == 0
+        agent.report(vec("bp_report"))  # systolic 120
+        agent.release()
+        # the forger: the device's system id from another MAC, its own UDP port
+        sock = l2_socket(lab.ns["h1"], "eth0")
+        fake = bytearray(vec("bp_report"))
+        fake[6:8] = b"\x00\x61"
+        fake[38:40] = bytes.fromhex("00c8")  # systolic 200
+        try:
+
+            def forge(apdu: bytes) -> None:
+                sock.send(
+                    Ether(src=forged, dst=p0)
+                    / IP(src="10.0.1.2", dst="10.0.1.1")
+                    / UDP(sport=41011, dport=6024)
+                    / Raw(apdu)
+                )
+
+            forge(vec("bp_aarq"))
+            deadline = time.monotonic() + 15.0
+            while session_states(lab, 41011) != ["failed"]:
+                assert time.monotonic() < deadline, session_states(lab, 41011)
+                forge(bytes(fake))  # a report during the GET: registered 1 s later
+                time.sleep(0.3)
+            forge(bytes(fake))
+            forge(vec("rlrq"))
+        finally:
+            sock.close()
+        c = iotgw(lab)
+        assert c["control_plane"]["reg_conflict"] == 1, c["control_plane"]
+        assert c["data_plane"]["drop_not_ready"] >= 1
+        # the device itself associates again: its AE, found and read back, goes on
+        assert agent.associate(vec("bp_aarq")) == 0
+        goes_on(agent)  # systolic 130, then release
+        assert iotgw(lab)["control_plane"]["reg_conflict"] == 1
+    finally:
         agent.close()
     assert systolic_stored(acme) == [120, 130]

@@ -322,6 +322,37 @@ static void test_onem2m_create_errors(void **state)
 	assert_int_equal(tp_m2m_create_req(buf, sizeof(buf), &r), -TP_COAP_E_INVAL);
 }
 
+/* A RETRIEVE (TS-0008 6.2.1: GET) has no resource type and no payload: the method
+ * code 0.01, the path, RVI, FR and RQI, no TY option; a resource type is refused. */
+static void test_retrieve_request(void **state)
+{
+	uint8_t buf[256];
+	const uint8_t tok[2] = {7, 9};
+	struct tp_m2m_create r = {
+	    .type = TP_COAP_CON,
+	    .mid = 0x1234,
+	    .token = tok,
+	    .tkl = 2,
+	    .path = "/cse-in/PHD-1",
+	    .from = "C1",
+	    .rqi = "reg-1-v",
+	};
+	struct tp_coap_msg m;
+
+	(void)state;
+	int n = tp_m2m_retrieve_req(buf, sizeof(buf), &r);
+	assert_true(n > 0);
+	assert_int_equal(tp_coap_decode(buf, (size_t)n, &m), 0);
+	assert_int_equal(m.code, TP_COAP_GET);
+	assert_int_equal(m.mid, 0x1234);
+	assert_null(tp_coap_find_opt(&m, TP_M2M_OPT_TY, 0));
+	assert_non_null(tp_coap_find_opt(&m, TP_M2M_OPT_FR, 0));
+	assert_non_null(tp_coap_find_opt(&m, TP_M2M_OPT_RQI, 0));
+	assert_int_equal(m.payload_len, 0);
+	r.ty = 2;
+	assert_int_equal(tp_m2m_retrieve_req(buf, sizeof(buf), &r), -TP_COAP_E_INVAL);
+}
+
 /* Every capacity below the needed one fails with NOSPC and writes nothing past it. */
 static void test_encode_nospc(void **state)
 {
@@ -1098,6 +1129,7 @@ int main(void)
 	    cmocka_unit_test(test_coap_template),
 	    cmocka_unit_test(test_cin_template_identical),
 	    cmocka_unit_test(test_registration_refusals),
+	    cmocka_unit_test(test_retrieve_request),
 	};
 	return cmocka_run_group_tests_name("coap", tests, setup, teardown);
 }

@@ -192,6 +192,7 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	F(reg_failed);
 	F(reg_server_errors);
 	F(reg_ignored);
+	F(reg_conflict);
 	F(rejected_duplicate);
 	F(rejected_source);
 	F(evicted);

@@ -91,6 +91,9 @@ struct tp_ae {
 	uint64_t reg_due_ms;
 	uint16_t reg_mid;
 	uint8_t reg_nonce[4]; /* the random half of the current request's token */
+	/* the AE existed (4.09): its step 0 is now a RETRIEVE, to tell whether it is this
+	 * registration's (its tp-source label names the session's binding) */
+	uint8_t reg_verify;
 };
 
 struct tp_iotgw_conf {
@@ -304,6 +307,8 @@ struct tp_iotgw_session_stats {
 	uint64_t not_via_tap;
 	/* AARQs whose source the workers could not tell (not bound): refused */
 	uint64_t rejected_unbound;
+	/* registrations whose AE existed on the IN-CSE bound to another source: failed */
+	uint64_t reg_conflict;
 };
 extern struct tp_iotgw_session_stats tp_iotgw_sess;
 

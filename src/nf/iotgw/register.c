@@ -4,6 +4,7 @@
  * Transport-free: the request builder and the answer check serve the dual plane's
  * asynchronous registrar (registrar.c); tp_iotgw_register_sync() drives the same
  * steps over a link that waits (single plane, socket gateway). */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -95,7 +96,15 @@ void tp_iotgw_reg_begin(int idx)
 	e->reg_tries = 0;
 	e->reg_errors = 0;
 	e->reg_due_ms = 0;
+	e->reg_verify = 0;
 	tp_ae_set_state(idx, TP_AE_REGISTERING);
+}
+
+/* The AE's label naming the source its session is bound to ("tp-source:" and the
+ * binding, tp_iotgw_l2src, in hex; 0 for a gateway that cannot bind). */
+static void source_label(const struct tp_ae *e, char out[40])
+{
+	snprintf(out, 40, "tp-source:%016llx", (unsigned long long)e->l2src);
 }
 
 int tp_iotgw_reg_request(int idx, uint8_t *buf, size_t cap, uint16_t mid)
@@ -115,13 +124,30 @@ int tp_iotgw_reg_request(int idx, uint8_t *buf, size_t cap, uint16_t mid)
 	memcpy(tok, &idx, 2);
 	memcpy(tok + 2, &e->gen, 2);
 	memcpy(tok + 4, e->reg_nonce, 4);
+	if (e->reg_step == 0 && e->reg_verify) {
+		/* the AE exists: read it back (its labels) */
+		snprintf(path, sizeof(path), "/%s/%s", tp_iotgw.cse_name, e->ae_name);
+		snprintf(rqi, sizeof(rqi), "reg-%d-v", idx);
+		e->reg_mid = mid;
+		struct tp_m2m_create get = {.type = TP_COAP_CON,
+					    .mid = mid,
+					    .token = tok,
+					    .tkl = sizeof(tok),
+					    .path = path,
+					    .from = e->origin,
+					    .rqi = rqi};
+		return tp_m2m_retrieve_req(buf, cap, &get);
+	}
 	if (e->reg_step == 0) {
+		char src[40];
 		snprintf(path, sizeof(path), "/%s", tp_iotgw.cse_name);
-		const char *lbl[TP_AE_LABELS];
+		const char *lbl[TP_AE_LABELS + 1];
 		for (int i = 0; i < TP_AE_LABELS; i++)
 			lbl[i] = e->label[i];
+		source_label(e, src);
+		lbl[TP_AE_LABELS] = src;
 		jl = tp_m2m_ae_json_lbl(json, sizeof(json), e->ae_name, "Ntwinplane.phd", lbl,
-					TP_AE_LABELS);
+					TP_AE_LABELS + 1);
 	} else {
 		snprintf(path, sizeof(path), "/%s/%s", tp_iotgw.cse_name, e->ae_name);
 		/* bounded on the IN-CSE: it keeps the latest mni instances (TS-0004 7.4.6) */
@@ -183,7 +209,32 @@ enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx
 		return TP_IOTGW_REG_AGAIN; /* the caller's timeout sends the same step again */
 	}
 	int rsc = tp_m2m_rsc(&m);
-	/* created, or there already (a device that associates again) */
+	if (e->reg_step == 0 && e->reg_verify) {
+		/* the existing AE is this registration's if it is bound to this session's
+		 * source (a device that associates again, or the gateway restarted); one
+		 * made for another source is not written into (security review F3): a
+		 * claimed system id is not an identity */
+		char src[40], want[44];
+		source_label(e, src);
+		int wl = snprintf(want, sizeof(want), "\"%s\"", src);
+		if (TP_COAP_CODE_CLASS(m.code) != 2 || m.payload == NULL ||
+		    memmem(m.payload, m.payload_len, want, (size_t)wl) == NULL) {
+			e->reg_due_ms = 0;
+			tp_iotgw_sess.reg_conflict++;
+			tp_iotgw_sess.reg_failed++;
+			tp_ae_set_state(idx, TP_AE_FAILED);
+			return TP_IOTGW_REG_FAILED;
+		}
+		e->reg_verify = 0;
+	} else if (e->reg_step == 0 && TP_COAP_CODE_CLASS(m.code) != 2 &&
+		   (rsc == TP_M2M_RSC_CONFLICT || rsc == TP_M2M_RSC_ALREADY_REGISTERED)) {
+		/* there already: whose? (the same step, as a RETRIEVE) */
+		e->reg_verify = 1;
+		e->reg_tries = 0;
+		e->reg_errors = 0;
+		return TP_IOTGW_REG_NEXT;
+	}
+	/* created, or a container there already (under this registration's AE) */
 	if (TP_COAP_CODE_CLASS(m.code) != 2 && rsc != TP_M2M_RSC_CONFLICT &&
 	    rsc != TP_M2M_RSC_ALREADY_REGISTERED) {
 		e->reg_due_ms = 0;
@@ -211,7 +262,7 @@ int tp_iotgw_register_sync(int idx, struct tp_iotgw_reg_link *l)
 
 	tp_iotgw_reg_begin(idx);
 	while (e->state == TP_AE_REGISTERING) {
-		uint8_t step = e->reg_step;
+		uint8_t step = e->reg_step, verify = e->reg_verify;
 		int n = tp_iotgw_reg_request(idx, req, sizeof(req), mid++);
 		if (n < 0 || l->send(l, req, (size_t)n) < 0) {
 			tp_iotgw_sess.reg_failed++;
@@ -222,7 +273,8 @@ int tp_iotgw_register_sync(int idx, struct tp_iotgw_reg_link *l)
 		uint64_t deadline =
 		    l->now_ms(l) + (uint64_t)tp_iotgw.reg_timeout_ms * (1u << e->reg_tries);
 		/* wait for this step's answer; others (late, other entries) are ignored */
-		while (e->state == TP_AE_REGISTERING && e->reg_step == step) {
+		while (e->state == TP_AE_REGISTERING && e->reg_step == step &&
+		       e->reg_verify == verify) {
 			int got, r = l->recv(l, rsp, sizeof(rsp), deadline);
 			if (r == -ETIMEDOUT) {
 				if (++e->reg_tries >= TP_IOTGW_REG_TRIES) {
