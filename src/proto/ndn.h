@@ -461,10 +461,17 @@ size_t tp_ndn_lp_frag_overhead(uint8_t pit_token_len, bool nack);
  * packet is complete, the caller gets its fragments in order. A packet is known by its
  * flow (the caller's name for the sender: Sequence numbers are per sender) and its
  * first fragment's Sequence (Sequence - FragIndex of each, NDNLPv2 indexed
- * fragmentation). Holds up to TP_NDN_REASM_SLOTS packets at a time; a partial packet
- * is given up when no fragment of it came for the timeout (as NFD's LpReassembler
- * does), or, when a new packet needs its slot, the one that waited longest. */
+ * fragmentation). Holds up to TP_NDN_REASM_SLOTS packets at a time, at most
+ * TP_NDN_REASM_PER_FLOW of one flow; a partial packet is given up when no fragment of
+ * it came for the timeout (as NFD's LpReassembler does), or when a new packet needs a
+ * slot: the flow's own that waited longest when the flow has its share, else, every
+ * slot taken, the one that waited longest of the flow holding the most (a sender
+ * starting packets never takes a slot from one that holds fewer: security review
+ * N13). */
 #define TP_NDN_REASM_SLOTS 16
+#define TP_NDN_REASM_PER_FLOW 4
+/* fragments held at most (each a handle: in the forwarder, a port's mbuf) */
+#define TP_NDN_REASM_HELD_MAX (TP_NDN_REASM_SLOTS * (TP_NDN_FRAG_MAX - 1))
 
 struct tp_ndn_reasm_slot {
 	bool used;
@@ -480,6 +487,7 @@ struct tp_ndn_reasm {
 	struct tp_ndn_reasm_slot slot[TP_NDN_REASM_SLOTS];
 	uint64_t timeout; /* in the caller's clock units */
 	uint64_t n_complete, n_dropped_frags, n_timeouts, n_bad;
+	uint64_t n_flow_full; /* packets given up for a newer one of their own flow */
 };
 
 enum tp_ndn_reasm_result {

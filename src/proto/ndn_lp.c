@@ -206,7 +206,8 @@ enum tp_ndn_reasm_result tp_ndn_reasm_add(struct tp_ndn_reasm *r, const struct t
 					  uint32_t flow, void *h, uint64_t now, void **out,
 					  uint32_t *n_out, void **evicted, uint32_t *n_evicted)
 {
-	struct tp_ndn_reasm_slot *s = NULL, *oldest = NULL;
+	struct tp_ndn_reasm_slot *s = NULL, *free_slot = NULL, *mine_oldest = NULL;
+	unsigned int mine = 0, held[TP_NDN_REASM_SLOTS] = {0};
 	uint64_t base;
 
 	*n_out = 0;
@@ -221,19 +222,56 @@ enum tp_ndn_reasm_result tp_ndn_reasm_add(struct tp_ndn_reasm *r, const struct t
 	base = lp->seq - lp->frag_index;
 	for (unsigned int i = 0; i < TP_NDN_REASM_SLOTS; i++) {
 		struct tp_ndn_reasm_slot *c = &r->slot[i];
-		if (c->used && c->seq_base == base && c->flow == flow) {
-			s = c;
-			break;
+		if (!c->used) {
+			if (free_slot == NULL)
+				free_slot = c;
+			continue;
 		}
-		if (!c->used && s == NULL)
-			s = c;
-		if (c->used && (oldest == NULL || c->deadline < oldest->deadline))
-			oldest = c;
+		if (c->flow == flow) {
+			if (c->seq_base == base) {
+				s = c;
+				break;
+			}
+			mine++;
+			if (mine_oldest == NULL || c->deadline < mine_oldest->deadline)
+				mine_oldest = c;
+		}
+		/* how many slots this slot's flow holds (counted at its first slot) */
+		for (unsigned int j = 0; j <= i; j++)
+			if (r->slot[j].used && r->slot[j].flow == c->flow) {
+				held[j]++;
+				break;
+			}
 	}
-	if (s == NULL) { /* every slot taken: the partial packet idle longest gives way */
-		r->n_dropped_frags += oldest->n_got;
-		slot_release(oldest, evicted, n_evicted);
-		s = oldest;
+	if (s == NULL) {
+		struct tp_ndn_reasm_slot *victim = NULL;
+		if (mine >= TP_NDN_REASM_PER_FLOW) {
+			/* the flow has its share: its own partial packet idle longest goes */
+			victim = mine_oldest;
+			r->n_flow_full++;
+		} else if (free_slot == NULL) {
+			/* every slot taken: of the flows holding the most, the partial packet
+			 * idle longest gives way */
+			unsigned int most = 0;
+			for (unsigned int j = 0; j < TP_NDN_REASM_SLOTS; j++)
+				most = held[j] > most ? held[j] : most;
+			for (unsigned int i = 0; i < TP_NDN_REASM_SLOTS; i++) {
+				struct tp_ndn_reasm_slot *c = &r->slot[i];
+				unsigned int j = 0;
+				while (r->slot[j].flow != c->flow)
+					j++; /* its flow's first slot (all are used) */
+				if (held[j] == most &&
+				    (victim == NULL || c->deadline < victim->deadline))
+					victim = c;
+			}
+		}
+		if (victim != NULL) {
+			r->n_dropped_frags += victim->n_got;
+			slot_release(victim, evicted, n_evicted);
+			s = victim;
+		} else {
+			s = free_slot;
+		}
 	}
 	if (!s->used) {
 		s->used = true;

@@ -485,6 +485,19 @@ def test_fragmentation_between_two_forwarders(daemon_lab: Callable[..., RouterLa
     assert counter(b, "ndn.lp_reassembly_timeout") == 1
     assert counter(b, "ndn.lp_bad_fragment") == 1
     assert counter(b, "ndn.lp_reassembled") == 1
+    # one sender starting 20 packets, none finished: it holds 4 partial packets (its
+    # share of the lcore's 16 slots), each new one evicting its own oldest, never a
+    # slot of another sender (security review N13); the 4 time out
+    lones = [
+        eth + "64" + "15" + f"5108{0x1000 + 0x100 * k:016x}" + "520100" + "530102" + "5003aabbcc"
+        for k in range(20)
+    ]
+    a.router.run([sys.executable, "-c", send, *lones])
+    deadline = time.monotonic() + 5
+    while counter(b, "ndn.lp_reassembly_timeout") < 5 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert counter(b, "ndn.lp_fragment_evicted") == 16
+    assert counter(b, "ndn.lp_reassembly_timeout") == 1 + 4
     # and forwarding goes on
     res = peer(a, "h1", "consumer", "--name", "/tp/frag/after")
     assert (res["result"], res["content"]) == ("data", "/tp/frag/after"), res

@@ -448,19 +448,36 @@ static void test_reassembly(void **state)
 	assert_int_equal(tp_ndn_reasm_expire(&r, 300, ev, &n_ev), 1);
 	assert_int_equal(n_ev, 1);
 	assert_ptr_equal(ev[0], (void *)4);
-	/* every slot busy: the one idle longest gives way */
+	/* a flow holds TP_NDN_REASM_PER_FLOW partial packets: its next one takes the place
+	 * of its own idle longest, not another flow's */
 	f = l0;
 	for (unsigned int k = 0; k < TP_NDN_REASM_SLOTS; k++) {
-		f.seq = 5000 + 10 * k;
-		assert_int_equal(tp_ndn_reasm_add(&r, &f, 7, (void *)(uintptr_t)(100 + k), k, out,
-						  &n_out, ev, &n_ev),
+		f.seq = 5000 + 10 * k; /* flows 7, 8, 9, 10: four each, in turn */
+		assert_int_equal(tp_ndn_reasm_add(&r, &f, 7 + k % 4, (void *)(uintptr_t)(100 + k),
+						  k, out, &n_out, ev, &n_ev),
 				 TP_NDN_REASM_HELD);
+		assert_int_equal(n_ev, 0);
 	}
 	f.seq = 9000;
-	assert_int_equal(tp_ndn_reasm_add(&r, &f, 7, (void *)2, 100, out, &n_out, ev, &n_ev),
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, 8, (void *)2, 100, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_HELD);
+	assert_int_equal(n_ev, 1);
+	assert_ptr_equal(ev[0], (void *)101); /* flow 8's oldest, not flow 7's (100) */
+	assert_int_equal(r.n_flow_full, 1);
+	/* every slot busy, a new flow: of the flows holding the most (all 4), the packet
+	 * idle longest gives way (flow 7's first) */
+	f.seq = 9100;
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, 11, (void *)3, 101, out, &n_out, ev, &n_ev),
 			 TP_NDN_REASM_HELD);
 	assert_int_equal(n_ev, 1);
 	assert_ptr_equal(ev[0], (void *)100);
+	/* flow 11 (1 slot) starting another: taken from a flow holding 4, never from the
+	 * one holding 3 (flow 7) */
+	f.seq = 9200;
+	assert_int_equal(tp_ndn_reasm_add(&r, &f, 11, (void *)4, 102, out, &n_out, ev, &n_ev),
+			 TP_NDN_REASM_HELD);
+	assert_int_equal(n_ev, 1);
+	assert_ptr_equal(ev[0], (void *)102); /* flow 9's oldest */
 	/* an index beyond the count, a packet of one fragment, no Sequence */
 	f.frag_index = 2;
 	assert_int_equal(tp_ndn_reasm_add(&r, &f, 7, (void *)3, 100, out, &n_out, ev, &n_ev),

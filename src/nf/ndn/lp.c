@@ -12,16 +12,29 @@
 #include "ndn.h"
 
 struct rte_mempool *ndn_lp_pool;
+struct rte_mempool *ndn_frag_pool;
 
 int ndn_lp_init(void)
 {
+	int ret;
+
 	/* one segment per packet (the forwarding stage's rule), longer than a port's mbuf */
 	ndn_lp_pool =
 	    rte_pktmbuf_pool_create("ndn_lp", NDN_LP_POOL_SIZE, 64, TP_MBUF_PRIV_SIZE,
 				    RTE_PKTMBUF_HEADROOM + NDN_LP_DATA_ROOM, SOCKET_ID_ANY);
 	if (ndn_lp_pool == NULL)
 		return -rte_errno;
-	return tp_pool_track(ndn_lp_pool);
+	if ((ret = tp_pool_track(ndn_lp_pool)) < 0)
+		return ret;
+	/* the fragments the lcores hold, as copies: a port's pool is sized for its rings,
+	 * not for what waits here (security review N13); exactly what the reassemblers
+	 * can hold, no per-lcore cache to hoard any */
+	ndn_frag_pool =
+	    rte_pktmbuf_pool_create("ndn_frag", tp.n_workers * TP_NDN_REASM_HELD_MAX + 1, 0,
+				    TP_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (ndn_frag_pool == NULL)
+		return -rte_errno;
+	return tp_pool_track(ndn_frag_pool);
 }
 
 void ndn_lp_lcore_init(struct tp_worker *w, struct ndn_lp_lcore *lp)
@@ -102,6 +115,16 @@ struct rte_mbuf *ndn_lp_reassemble(struct tp_worker *w, struct rte_mbuf *m, uint
 	/* the fragment's payload alone */
 	rte_pktmbuf_adj(m, (uint16_t)(lp->payload - rte_pktmbuf_mtod(m, const uint8_t *)));
 	rte_pktmbuf_trim(m, (uint16_t)(m->data_len - lp->payload_len));
+	/* held as a copy in the module's own pool: the port's mbuf goes home at once (the
+	 * input stage takes one segment, so is the copy) */
+	struct rte_mbuf *c = rte_pktmbuf_copy(m, ndn_frag_pool, 0, UINT32_MAX);
+	if (unlikely(c == NULL)) {
+		frag_drop(w, m, NDN_C_NOMBUF);
+		return NULL;
+	}
+	memcpy(rte_mbuf_to_priv(c), rte_mbuf_to_priv(m), TP_MBUF_PRIV_SIZE);
+	rte_pktmbuf_free(m);
+	m = c;
 	enum tp_ndn_reasm_result r =
 	    tp_ndn_reasm_add(&st->reasm, lp, face, m, w->now, out, &n_out, ev, &n_ev);
 	/* a duplicate of a fragment held comes back as itself; else a partial packet

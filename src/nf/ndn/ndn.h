@@ -73,6 +73,8 @@ struct ndn_lp_lcore {
 };
 /* Reassembled packets: one segment of up to NDN_LP_DATA_ROOM bytes each. */
 extern struct rte_mempool *ndn_lp_pool;
+/* NDNLPv2 fragments held by the lcores' reassemblers: copies (lp.c) */
+extern struct rte_mempool *ndn_frag_pool;
 
 /* Control plane, at 'ndn enable': the pool. 0 or negative errno. */
 int ndn_lp_init(void);
