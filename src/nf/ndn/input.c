@@ -82,7 +82,7 @@ static bool rx_decode(struct tp_worker *w, struct ndn_lcore *lc, struct rte_mbuf
 		memcpy(mt->tok, lp.pit_token, NDN_TOKEN_LEN);
 	else if (lp.pit_token_len == 16)
 		memcpy(mt->tok, lp.pit_token, 16);
-	else
+	else if (lp.pit_token_len) /* none: pit_token is NULL */
 		memcpy(mt->tok, lp.pit_token, lp.pit_token_len);
 	const uint8_t *pkt = lp.payload;
 	r->hashed = false;
@@ -106,7 +106,7 @@ static bool rx_decode(struct tp_worker *w, struct ndn_lcore *lc, struct rte_mbuf
 			tp_count(w, m->port, NDN_CTR(NDN_C_RX_INTEREST));
 			ctx = ndt_ctx(&r->u.i.name);
 			struct ndn_fwd *f = ndn_fwd[ctx];
-			if (f == lc->fwd) {
+			if (f == lc->fwd && r->u.i.name.n_comps) {
 				ndn_name_hashes(&r->u.i.name, r->hashes);
 				r->hashed = true;
 				rte_prefetch0(&f->bucket[r->hashes[r->u.i.name.n_comps - 1] &
