@@ -280,3 +280,16 @@ def test_scope_control(ndn_lab: RouterLab) -> None:
             assert Name.to_str(parse_interest(bytes(fwd))[0]) == "/localhop/y/2"
     time.sleep(0.1)
     still_serves(lab, "/tp/n11")
+
+
+def test_fragment_with_bytes_after_its_packet(ndn_lab: RouterLab) -> None:
+    """An LpPacket's Fragment holds one packet (NDNLPv2); bytes after it would travel
+    on with the packet (into the CS, to the next hop): malformed, as NFD has it."""
+    lab = ndn_lab
+    router = lab.link("h1").router_ip
+    before = drops(lab, "malformed")
+    with lab.netns("h1").socket() as s:
+        s.sendto(lp(interest("/tp/trail/1", 5) + b"\x00\x00"), (router, 6363))
+        s.sendto(lp(data("/tp/trail/1") + b"\x08\x00", token=bytes(8)), (router, 6363))
+    lab.wait_until(lambda: drops(lab, "malformed") == before + 2, timeout=5, what="counted")
+    still_serves(lab, "/tp/trail")

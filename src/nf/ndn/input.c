@@ -86,9 +86,12 @@ static bool rx_decode(struct tp_worker *w, struct ndn_lcore *lc, struct rte_mbuf
 		memcpy(mt->tok, lp.pit_token, lp.pit_token_len);
 	const uint8_t *pkt = lp.payload;
 	r->hashed = false;
+	/* NDNLPv2: a Fragment holds one network-layer packet, nothing after it (NFD's link
+	 * service refuses a TLV-LENGTH short of the fragment) */
 	if (pkt[0] == TP_NDN_T_INTEREST) {
 		if (unlikely(tp_ndn_interest_decode(pkt, lp.payload_len, &r->u.i, &used) !=
-			     TP_NDN_E_OK)) {
+				 TP_NDN_E_OK ||
+			     used != lp.payload_len)) {
 			rx_drop(w, m, face, NDN_C_DECODE);
 			return false;
 		}
@@ -115,7 +118,8 @@ static bool rx_decode(struct tp_worker *w, struct ndn_lcore *lc, struct rte_mbuf
 		}
 	} else if (pkt[0] == TP_NDN_T_DATA && !lp.is_nack) {
 		if (unlikely(tp_ndn_data_decode(pkt, lp.payload_len, &r->u.d, &used) !=
-			     TP_NDN_E_OK)) {
+				 TP_NDN_E_OK ||
+			     used != lp.payload_len)) {
 			rx_drop(w, m, face, NDN_C_DECODE);
 			return false;
 		}
