@@ -503,6 +503,8 @@ int tp_ndn_interest_decode(const uint8_t *buf, size_t len, struct tp_ndn_interes
 		if (last == 0 && ord != 1)
 			return TP_NDN_E_MISSING; /* the Name comes first */
 		last = ord;
+		if (ord < 5) /* the Nonce's place is after these */
+			i->nonce_slot = t.end;
 		switch (t.type) {
 		case TP_NDN_T_NAME:
 			if ((rc = tp_ndn_name_decode(t.value, t.len, &i->name)) != TP_NDN_E_OK)
@@ -580,6 +582,33 @@ int tp_ndn_interest_decode(const uint8_t *buf, size_t len, struct tp_ndn_interes
 			return TP_NDN_E_BAD_PARAMS_DIGEST;
 	}
 	return TP_NDN_E_OK;
+}
+
+int tp_ndn_interest_add_nonce(uint8_t *buf, size_t len, const struct tp_ndn_interest *i,
+			      uint32_t nonce)
+{
+	const uint8_t *p = buf;
+	struct tp_ndn_tlv outer;
+
+	if (i->has_nonce)
+		return -TP_NDN_E_BAD_NONCE;
+	if (tp_ndn_tlv_read(&p, buf + len, &outer) != TP_NDN_E_OK ||
+	    outer.type != TP_NDN_T_INTEREST || i->nonce_slot < outer.value ||
+	    i->nonce_slot > outer.end)
+		return -TP_NDN_E_BAD_TYPE;
+	size_t hl = (size_t)(outer.value - buf), vlen = (size_t)outer.len + 6;
+	size_t nhl = tl_size(TP_NDN_T_INTEREST, vlen), grow = nhl + 6 - hl;
+	size_t before = (size_t)(i->nonce_slot - outer.value);
+	uint8_t *start = buf - grow;
+	/* the elements before the Nonce's place move 6 bytes down, the rest stays */
+	memmove(start + nhl, outer.value, before);
+	uint8_t *q = start + nhl + before;
+	q[0] = TP_NDN_T_NONCE;
+	q[1] = 4;
+	for (int k = 0; k < 4; k++)
+		q[2 + k] = (uint8_t)(nonce >> (24 - 8 * k));
+	tl_write(start, TP_NDN_T_INTEREST, vlen);
+	return (int)grow;
 }
 
 int tp_ndn_interest_encode(uint8_t *buf, size_t cap, const struct tp_ndn_interest_spec *s)

@@ -302,6 +302,9 @@ struct tp_ndn_interest {
 	uint32_t sig_value_len;
 	const uint8_t *nonce_pos; /* the Nonce's 4 value bytes in the buffer (to rewrite) */
 	const uint8_t *hop_limit_pos;
+	/* where a Nonce goes (3: after Name, CanBePrefix, MustBeFresh, ForwardingHint):
+	 * the end of the last of them */
+	const uint8_t *nonce_slot;
 	struct tp_ndn_name name; /* last: decoders clear what comes before comp_end */
 };
 
@@ -311,6 +314,18 @@ struct tp_ndn_interest {
  * ApplicationParameters the ParametersSha256DigestComponent's value equal to the
  * SHA-256 of the bytes from ApplicationParameters to the end. TP_NDN_E_OK or an error. */
 int tp_ndn_interest_decode(const uint8_t *buf, size_t len, struct tp_ndn_interest *i, size_t *used);
+
+/* 3 (Nonce): a forwarder gives an Interest without a Nonce one (NFD does: ndn-cxx
+ * encodes one whenever it is missing). The Interest i, without a Nonce, was decoded
+ * from buf (its TLV-TYPE first; len bytes, what follows the element stays), and the
+ * caller owns TP_NDN_NONCE_GROW bytes before buf. Writes the Interest again with a
+ * Nonce element (nonce, big-endian) where the element order puts it, ending where it
+ * ended: returns how many bytes earlier it now starts, or -TP_NDN_E_BAD_NONCE (it has
+ * one) or -TP_NDN_E_BAD_TYPE (buf is not i). i then points into stale bytes: decode
+ * the Interest again. */
+#define TP_NDN_NONCE_GROW 8 /* the Nonce element, and an outer TLV-LENGTH 2 bytes longer */
+int tp_ndn_interest_add_nonce(uint8_t *buf, size_t len, const struct tp_ndn_interest *i,
+			      uint32_t nonce);
 
 /* A signed Interest (3.2, InterestSignatureInfo): 1 when its signature is DigestSha256
  * and its value the SHA-256 of the signed portion (the name's components but the

@@ -21,6 +21,14 @@ multicast groups the sync manager joins, and the answers to its dumps, while `ip
 sets up and tears down a veth pair (ifindex 2 and 3 in a namespace of
 their own, as fuzz_netlink's ports) with addresses, routes (via a gateway,
 multipath, blackhole) and neighbours. Run as root, under flock /tmp/tp-lab.lock.
+
+ndn_fwd: programs for fuzz_ndn_fwd ([op][face][arg][length][bytes] records;
+tests/fuzz/fuzz_ndn_fwd.c) whose packets python-ndn encodes: Interests (with
+and without a Nonce, CanBePrefix, MustBeFresh, HopLimit, ApplicationParameters,
+/localhost and /localhop names), Data (signed with DigestSha256, unsigned, with
+an empty name), NDNLPv2 packets (PIT tokens, Nacks, fragments) and the
+exchanges the forwarder's faces see: Interest then Data or Nack back with the
+token, aggregation, multicast, expiry, management.
 """
 
 from __future__ import annotations
@@ -253,11 +261,139 @@ def netlink() -> dict[str, bytes]:
         subprocess.run(["ip", "netns", "del", ns], check=True)
 
 
+# fuzz_ndn_fwd's operations (tests/fuzz/fuzz_ndn_fwd.c) and faces: 1 Ethernet
+# (non-local), 2 Ethernet (local), 3 the port 1 group, 4 UDP (non-local, the
+# default route's first hop), 5 UDP (local)
+RAW, TOKEN, DATA, NACK, CLOCK, MGMT, FRAG, FRAME = range(8)
+ECHO, EXTRA, FRESH = 8, 16, 32
+
+
+def _op(op: int, face: int, arg: int = 0, b: bytes = b"") -> bytes:
+    return bytes([op, face - 1, arg]) + struct.pack(">H", len(b)) + b
+
+
+def ndn_fwd() -> dict[str, bytes]:
+    from ndn.encoding import (
+        InterestParam,
+        MetaInfo,
+        make_data,
+        make_interest,
+        make_network_nack,
+    )
+    from ndn.encoding.ndnlp_v2 import LpPacket, LpPacketValue
+    from ndn.security import DigestSha256Signer
+
+    def interest(
+        name: str, nonce: int | None = 0x01020304, app: bytes | None = None, **kw: object
+    ) -> bytes:
+        p = InterestParam()
+        p.nonce = nonce
+        p.lifetime = int(kw.pop("lifetime", 4000))  # type: ignore[call-overload]
+        for k, v in kw.items():
+            setattr(p, k, v)
+        return bytes(make_interest(name, p, app_param=app))
+
+    def data(name: str, content: bytes = b"x", signed: bool = True, **kw: object) -> bytes:
+        meta = MetaInfo(**kw)  # type: ignore[arg-type]
+        signer = DigestSha256Signer() if signed else None
+        return bytes(make_data(name, meta, content, signer=signer))
+
+    def lp(
+        fragment: bytes,
+        token: bytes | None = None,
+        nack: int | None = None,
+        index: int | None = None,
+        count: int | None = None,
+    ) -> bytes:
+        v = LpPacketValue()
+        v.fragment = fragment
+        v.pit_token = token
+        v.frag_index = index
+        v.frag_count = count
+        pkt = LpPacket()
+        pkt.lp_packet = v
+        b = bytes(pkt.encode())
+        if nack is not None:  # python-ndn's own Nack (LpPacket with the reason)
+            return bytes(make_network_nack(fragment, nack))
+        return b
+
+    i_ab = interest("/a/b")
+    i_nononce = interest("/x/1", nonce=None)
+    d_ab = data("/a/b", b"hello")
+    out = {
+        # an exchange: the Interest out to face 4 (the default route), its Data back
+        # with the token, then again from the CS
+        "exchange": _op(RAW, 1, 0, i_ab)
+        + _op(DATA | ECHO, 4, 0, b"hello")
+        + _op(RAW, 2, 0, interest("/a/b", 7)),
+        # N2: a Nonce-less Interest, Nacked by the upstream with its token
+        "nack_no_nonce": _op(RAW, 1, 0, i_nononce) + _op(NACK | ECHO, 4, 150),
+        # N1: a Data with an empty name (python-ndn encodes Name "/" as 07 00)
+        "data_empty_name": _op(RAW, 4, 0, data("/")),
+        "data_empty_name_lp": _op(RAW, 4, 0, lp(data("/"), token=b"\x00" * 4)),
+        # Data as a producer that does not echo tokens sends it, for a CanBePrefix
+        # Interest: the prefix's entry is found by the name
+        "can_be_prefix": _op(RAW, 2, 0, interest("/p", can_be_prefix=True))
+        + _op(RAW, 4, 0, data("/p/1/2", b"c")),
+        "must_be_fresh": _op(RAW, 1, 0, interest("/f/1", must_be_fresh=True))
+        + _op(DATA | ECHO | FRESH, 4, 5, b"f")
+        + _op(CLOCK, 1, 100)
+        + _op(RAW, 2, 0, interest("/f/1", 9, must_be_fresh=True)),
+        "aggregate": _op(RAW, 1, 0, interest("/g/1", 1))
+        + _op(RAW, 2, 0, interest("/g/1", 2))
+        + _op(RAW, 5, 0, interest("/g/1", 3))
+        + _op(DATA, 4, 0, b"g"),
+        "duplicate": _op(RAW, 1, 0, interest("/d/1", 5)) + _op(RAW, 2, 0, interest("/d/1", 5)),
+        "multicast": _op(RAW, 2, 0, interest("/m/1", hop_limit=4))
+        + _op(NACK | ECHO, 1, 150)
+        + _op(NACK | ECHO, 3, 50)
+        + _op(NACK | ECHO, 4, 100)
+        + _op(DATA | ECHO, 5, 0, b"m"),
+        "nack_retry": _op(RAW, 2, 0, interest("/r/1"))
+        + _op(NACK | ECHO, 4, 150)
+        + _op(NACK | ECHO, 1, 150),
+        "nack_by_name": _op(RAW, 2, 0, interest("/n/1", 0x0A0B0C0D))
+        + _op(RAW, 4, 0, make_network_nack(interest("/n/1", 0x0A0B0C0D), 150)),
+        "nack_other_name": _op(RAW, 2, 0, interest("/o/1"))
+        + _op(TOKEN | ECHO, 4, 150, interest("/localhost/nfd/x")),
+        "nack_wrong_nonce": _op(RAW, 2, 0, interest("/w/1"))
+        + _op(NACK | ECHO | EXTRA, 4, 150, b"\x09\x09\x09\x09"),
+        "expiry": _op(RAW, 1, 0, interest("/e/1", lifetime=100))
+        + _op(CLOCK, 1, 200)
+        + _op(DATA | ECHO, 4, 0, b"late"),
+        "params": _op(RAW, 1, 0, interest("/q/1", app=b"params")) + _op(DATA | ECHO, 4, 0, b"q"),
+        "digest_name": _op(RAW, 1, 0, interest("/dg/1")) + _op(DATA | ECHO | EXTRA, 4, 0, b"z"),
+        "unsigned_data": _op(RAW, 4, 0, data("/u/1", signed=False)),
+        "unsolicited": _op(RAW, 4, 0, d_ab),
+        "localhost_in": _op(RAW, 1, 0, interest("/localhost/app/1"))
+        + _op(RAW, 2, 0, interest("/localhost/app/2"))
+        + _op(NACK | ECHO, 2, 150),
+        "localhost_data": _op(RAW, 2, 0, interest("/localhost/app/3"))
+        + _op(RAW, 1, 0, data("/localhost/app/3"))
+        + _op(DATA | ECHO, 2, 0, b"lh"),
+        "localhop": _op(RAW, 1, 0, interest("/localhop/x/1"))
+        + _op(RAW, 2, 0, interest("/localhop/x/2")),
+        "management": _op(RAW, 2, 0, interest("/localhost/nfd/rib/list"))
+        + _op(RAW, 1, 0, interest("/localhop/nfd/rib/register"))
+        + _op(MGMT, 1),
+        "local_udp": _op(RAW, 5, 0, interest("/l/1")) + _op(DATA | ECHO, 3, 0, b"l" * 900),
+        "lp_token": _op(RAW, 1, 0, lp(i_ab, token=bytes(range(16)))) + _op(DATA | ECHO, 4, 0, b"t"),
+        "fragments": _op(FRAG, 1, 3, interest("/fr/" + "a" * 200))
+        + _op(FRAG | ECHO | 0x20, 4, 2, d_ab),
+        "fragment_lost": _op(FRAG | EXTRA, 1, 4, interest("/fl/1")) + _op(CLOCK | 8, 1, 10),
+        "python_fragments": _op(RAW, 1, 0, lp(i_ab[:10], index=0, count=2))
+        + _op(RAW, 1, 0, lp(i_ab[10:], index=1, count=2)),
+        "frame": _op(FRAME, 1, 0, bytes.fromhex("020000000010020000000101" + "8624") + i_ab),
+    }
+    return out
+
+
 TARGETS: dict[str, Callable[[], dict[str, bytes]]] = {
     "ip4": ip4,
     "coap": coap,
     "netlink": netlink,
     "api": api,
+    "ndn_fwd": ndn_fwd,
 }
 
 

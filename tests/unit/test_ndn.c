@@ -172,6 +172,54 @@ static void test_interest_flags(void **state)
 	assert_int_equal(i.lifetime_ms, TP_NDN_LIFETIME_DEFAULT);
 }
 
+/* 3 (Nonce): the forwarder's Nonce for an Interest without one. python-ndn's
+ * make_interest of the same Interest with nonce None, and with 0x01020304: adding
+ * that Nonce gives the second, bytes for bytes; the long one's TLV-LENGTH grows
+ * from one byte to three. */
+static void test_interest_add_nonce(void **state)
+{
+	static const char *const pairs[][2] = {
+	    {"05130706080161080162210012000c020fa0220105",
+	     "05190706080161080162210012000a04010203040c020fa0220105"},
+	    {"05f807f208f0", "05fd00fe07f208f0"}, /* + 240 'n', then 0c020fa0 / 0a04...0c020fa0 */
+	};
+	uint8_t room[600], want[600];
+	struct tp_ndn_interest i;
+	size_t used;
+
+	(void)state;
+	for (unsigned int k = 0; k < 2; k++) {
+		size_t n = 0, wn = 0;
+		uint8_t *buf = room + TP_NDN_NONCE_GROW;
+		for (const char *h = pairs[k][0]; *h; h += 2)
+			sscanf(h, "%2hhx", &buf[n++]);
+		for (const char *h = pairs[k][1]; *h; h += 2)
+			sscanf(h, "%2hhx", &want[wn++]);
+		if (k == 1) {
+			memset(buf + n, 'n', 240);
+			n += 240;
+			memcpy(buf + n, "\x0c\x02\x0f\xa0", 4);
+			n += 4;
+			memset(want + wn, 'n', 240);
+			wn += 240;
+			memcpy(want + wn, "\x0a\x04\x01\x02\x03\x04\x0c\x02\x0f\xa0", 10);
+			wn += 10;
+		}
+		assert_int_equal(tp_ndn_interest_decode(buf, n, &i, &used), TP_NDN_E_OK);
+		assert_false(i.has_nonce);
+		int g = tp_ndn_interest_add_nonce(buf, n, &i, 0x01020304);
+		assert_int_equal(g, k == 0 ? 6 : 8);
+		assert_int_equal(n + (size_t)g, wn);
+		assert_memory_equal(buf - g, want, wn);
+		assert_int_equal(tp_ndn_interest_decode(buf - g, wn, &i, &used), TP_NDN_E_OK);
+		assert_true(i.has_nonce);
+		assert_int_equal(i.nonce, 0x01020304);
+		/* one Nonce is all an Interest has */
+		assert_int_equal(tp_ndn_interest_add_nonce(buf - g, wn, &i, 1),
+				 -TP_NDN_E_BAD_NONCE);
+	}
+}
+
 static void test_interest_params_digest(void **state)
 {
 	struct tp_ndn_interest i;
@@ -651,6 +699,7 @@ int main(void)
 	    cmocka_unit_test(test_sha256_block_functions),
 	    cmocka_unit_test(test_varnum),
 	    cmocka_unit_test(test_interest_flags),
+	    cmocka_unit_test(test_interest_add_nonce),
 	    cmocka_unit_test(test_interest_params_digest),
 	    cmocka_unit_test(test_interest_signed_and_long),
 	    cmocka_unit_test(test_critical_rule),

@@ -6,6 +6,7 @@
 
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
+#include <rte_random.h>
 
 #include "../../core/tp.h"
 #include "ndn.h"
@@ -15,6 +16,8 @@
 
 static const uint8_t localhost_comp[] = {
     TP_NDN_T_GENERIC, 9, 'l', 'o', 'c', 'a', 'l', 'h', 'o', 's', 't'};
+static const uint8_t localhop_comp[] = {
+    TP_NDN_T_GENERIC, 8, 'l', 'o', 'c', 'a', 'l', 'h', 'o', 'p'};
 
 static inline uint64_t ms_to_tsc(uint64_t ms)
 {
@@ -46,12 +49,54 @@ static inline uint32_t token_pit(const struct ndn_fwd *f, const struct ndn_meta 
 	return idx;
 }
 
+/* Whether the name's first component is comp (len bytes, its TLV); false for "/". */
+static inline bool first_comp_is(const struct tp_ndn_name *n, const uint8_t *comp, uint16_t len)
+{
+	uint16_t l;
+
+	if (n->n_comps == 0)
+		return false;
+	const uint8_t *c = tp_ndn_name_comp(n, 0, &l);
+	return l == len && tp_ndn_bytes_eq(c, comp, len);
+}
+
 static inline bool is_localhost(const struct tp_ndn_name *n)
 {
-	uint16_t len;
-	const uint8_t *c = tp_ndn_name_comp(n, 0, &len);
+	return first_comp_is(n, localhost_comp, sizeof(localhost_comp));
+}
 
-	return len == sizeof(localhost_comp) && tp_ndn_bytes_eq(c, localhost_comp, len);
+static inline bool is_localhop(const struct tp_ndn_name *n)
+{
+	return first_comp_is(n, localhop_comp, sizeof(localhop_comp));
+}
+
+/* The hash of the whole name (its PCCT key's): hashes[] as ndn_name_hashes gives
+ * them. The forwarding stage drops names without a component before it asks. */
+static inline uint32_t name_hash(const struct tp_ndn_name *n, const uint32_t *hashes)
+{
+	return n->n_comps ? hashes[n->n_comps - 1] : 0;
+}
+
+/* NFD's scope control (Strategy::wouldViolateScope): a /localhost Interest goes to
+ * local faces only; a /localhop one from a non-local downstream (from_non_local)
+ * goes to local faces only. 0 when out may have it, else the counter of the rule. */
+static inline unsigned int scope_refuses(const struct tp_ndn_name *n, bool from_non_local,
+					 uint16_t out)
+{
+	if (ndn_faces[out].local)
+		return 0;
+	if (is_localhost(n))
+		return NDN_C_LOCALHOST_HOP;
+	return from_non_local && is_localhop(n) ? NDN_C_LOCALHOP_HOP : 0;
+}
+
+/* Whether a live in-record of entry p is from a non-local face. */
+static inline bool from_non_local(const struct ndn_pit *p, uint64_t now)
+{
+	for (unsigned int i = 0; i < p->n_in; i++)
+		if (p->in[i].expiry > now && !ndn_faces[p->in[i].face].local)
+			return true;
+	return false;
 }
 
 /* A copy of m for one more recipient, or NULL (counted). */
@@ -89,6 +134,7 @@ static void send_interest(struct tp_worker *w, struct ndn_fwd *f, uint32_t idx, 
 	}
 	o->face = face;
 	o->nonce = in->nonce;
+	o->hop = in->has_hop_limit ? (uint8_t)(in->hop_limit + 1) : 0;
 	o->last_tx = w->now;
 	o->nacked = 0;
 	make_token(f, idx, tok);
@@ -96,11 +142,39 @@ static void send_interest(struct tp_worker *w, struct ndn_fwd *f, uint32_t idx, 
 }
 
 /* Hop limit in place: m's bytes, where the decoder found it */
-static inline void hop_decrement(struct rte_mbuf *m, const struct tp_ndn_interest *in)
+static inline void hop_decrement(struct rte_mbuf *m, struct tp_ndn_interest *in)
 {
-	if (in->has_hop_limit && in->hop_limit > 0)
-		*(uint8_t *)(uintptr_t)in->hop_limit_pos = (uint8_t)(in->hop_limit - 1);
+	if (in->has_hop_limit && in->hop_limit > 0) {
+		in->hop_limit--;
+		*(uint8_t *)(uintptr_t)in->hop_limit_pos = in->hop_limit;
+	}
 	(void)m;
+}
+
+/* 3 (Nonce): an Interest without a Nonce gets a random one before it is forwarded,
+ * as NFD gives it one: the PIT's loop detection and the matching of Nacks need it
+ * (N2). m grows by a few bytes in front; in is decoded again. false: m dropped
+ * (counted). */
+static bool add_nonce(struct tp_worker *w, struct rte_mbuf *m, struct tp_ndn_interest *in)
+{
+	size_t used;
+
+	if (unlikely(rte_pktmbuf_headroom(m) < TP_NDN_NONCE_GROW || !RTE_MBUF_DIRECT(m) ||
+		     rte_mbuf_refcnt_read(m) != 1)) {
+		tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
+		return false;
+	}
+	int g = tp_ndn_interest_add_nonce(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, in,
+					  (uint32_t)rte_rand());
+	if (unlikely(g < 0 || rte_pktmbuf_prepend(m, (uint16_t)g) == NULL ||
+		     tp_ndn_interest_decode(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len, in,
+					    &used) != TP_NDN_E_OK ||
+		     !in->has_nonce)) {
+		tp_drop(w, m, NDN_CTR(NDN_C_DECODE));
+		return false;
+	}
+	tp_count(w, m->port, NDN_CTR(NDN_C_NONCE_ADDED));
+	return true;
 }
 
 static const struct ndn_fib_entry *lookup_fib(const struct tp_ndn_interest *in,
@@ -138,23 +212,29 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 	uint64_t now = w->now;
 	uint32_t own[TP_NDN_NAME_MAX_COMPS];
 	const uint32_t *hashes = given;
-	const uint8_t *key = in->name.value;
-	uint16_t len = in->name.len;
 
 	f->st.interests++;
 	if (unlikely(in->has_hop_limit && in->hop_limit == 0)) {
 		tp_drop(w, m, NDN_CTR(NDN_C_HOP_LIMIT));
 		return;
 	}
+	if (unlikely(in->name.n_comps == 0)) { /* the decoder refuses it (3) */
+		tp_drop(w, m, NDN_CTR(NDN_C_DECODE));
+		return;
+	}
 	if (unlikely(is_localhost(&in->name) && !ndn_faces[face].local)) {
 		tp_drop(w, m, NDN_CTR(NDN_C_LOCALHOST));
 		return;
 	}
+	if (unlikely(!in->has_nonce) && !add_nonce(w, m, in))
+		return;
+	const uint8_t *key = in->name.value;
+	uint16_t len = in->name.len;
 	if (hashes == NULL) {
 		ndn_name_hashes(&in->name, own);
 		hashes = own;
 	}
-	uint32_t h = hashes[in->name.n_comps - 1];
+	uint32_t h = name_hash(&in->name, hashes);
 	uint32_t pcc = ndn_pcc_find(f, key, len, h);
 
 	/* the CS: a Data of this name, or, for CanBePrefix, one this name is a prefix of */
@@ -246,11 +326,17 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 	uint16_t hops[NDN_NH_MAX];
 	unsigned int n_hops = 0;
 	if (e) {
+		bool non_local = from_non_local(p, now);
 		p->fib_id = e->id;
 		ndn_lcore(w)->fib[e->id].interests++;
 		for (unsigned int i = 0; i < e->n_nh; i++) {
 			if (e->nh[i].face == face)
 				continue;
+			unsigned int refused = scope_refuses(&in->name, non_local, e->nh[i].face);
+			if (unlikely(refused)) {
+				tp_count(w, m->port, NDN_CTR(refused));
+				continue;
+			}
 			hops[n_hops++] = e->nh[i].face;
 			p->tried |= (uint8_t)(1u << i);
 			if (e->strategy == NDN_STRATEGY_BEST_ROUTE)
@@ -313,6 +399,17 @@ static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 	uint32_t dpcc = 0;
 
 	f->st.data++;
+	/* 4: a Data may have an empty name, but no Interest has one (3): none can match
+	 * (N1) */
+	if (unlikely(d->name.n_comps == 0)) {
+		tp_drop(w, m, NDN_CTR(NDN_C_DATA_EMPTY_NAME));
+		return;
+	}
+	/* NFD's scope control: /localhost Data only from local faces */
+	if (unlikely(is_localhost(&d->name) && !ndn_faces[mt->face].local)) {
+		tp_drop(w, m, NDN_CTR(NDN_C_LOCALHOST_DATA));
+		return;
+	}
 	uint32_t idx = token_pit(f, mt);
 	if (idx && data_matches(f, idx, &d->name)) {
 		const struct ndn_pcc *e = &f->pcc[f->pit[idx].pcc];
@@ -332,7 +429,7 @@ static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 	if (dpcc == 0) {
 		ndn_name_hashes(&d->name, hashes);
 		hashed = true;
-		dpcc = ndn_pcc_find(f, d->name.value, d->name.len, hashes[d->name.n_comps - 1]);
+		dpcc = ndn_pcc_find(f, d->name.value, d->name.len, name_hash(&d->name, hashes));
 	}
 	if (dpcc)
 		for (unsigned int s = 0; s < 4; s++) {
@@ -347,7 +444,7 @@ static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 		hashed = true;
 	}
 	if (mt->tok_len != NDN_TOKEN_LEN)
-		for (unsigned int k = d->name.n_comps - 1; k >= 1 && nc < CANDS_MAX - 2; k--) {
+		for (unsigned int k = d->name.n_comps; k-- > 1 && nc < CANDS_MAX - 2;) {
 			uint32_t pc = ndn_pcc_find(
 			    f, d->name.value, tp_ndn_name_prefix_len(&d->name, k), hashes[k - 1]);
 			if (pc == 0)
@@ -369,7 +466,7 @@ static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 			ndn_name_hashes(&d->name, hashes);
 		if (dpcc == 0)
 			dpcc = ndn_pcc_insert(f, d->name.value, d->name.len, d->name.n_comps,
-					      hashes[d->name.n_comps - 1]);
+					      name_hash(&d->name, hashes));
 		if (dpcc) {
 			uint64_t fresh = d->has_freshness ? now + ms_to_tsc(d->freshness_ms) : 0;
 			f->pcc[dpcc].in_use = 2; /* kept while the PIT entries go */
@@ -445,15 +542,36 @@ static void ndn_fwd_nack_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 	uint32_t idx = token_pit(f, mt);
 
 	f->st.nacks++;
+	/* every Interest we forward has a Nonce, and a Nack names its Interest by it
+	 * (NDNLPv2 Nack; NFD drops a Nack whose Nonce is not its out-record's) */
+	if (unlikely(!in->has_nonce)) {
+		tp_drop(w, m, NDN_CTR(NDN_C_NACK_NO_NONCE));
+		return;
+	}
+	if (unlikely(in->name.n_comps == 0)) {
+		tp_drop(w, m, NDN_CTR(NDN_C_DECODE));
+		return;
+	}
+	uint32_t hashes[TP_NDN_NAME_MAX_COMPS];
+	ndn_name_hashes(&in->name, hashes);
 	if (idx == 0) {
-		uint32_t hashes[TP_NDN_NAME_MAX_COMPS];
-		ndn_name_hashes(&in->name, hashes);
 		uint32_t pcc =
-		    ndn_pcc_find(f, in->name.value, in->name.len, hashes[in->name.n_comps - 1]);
+		    ndn_pcc_find(f, in->name.value, in->name.len, name_hash(&in->name, hashes));
 		if (pcc)
 			idx = f->pcc[pcc].pit[in->can_be_prefix | in->must_be_fresh << 1];
 	}
 	struct ndn_pit *p = idx ? &f->pit[idx] : NULL;
+	/* the Interest in the Nack is the one the entry sent: its name, CanBePrefix and
+	 * MustBeFresh (N11: its name chose the next hop, and went downstream) */
+	if (p) {
+		const struct ndn_pcc *pe = &f->pcc[p->pcc];
+		if (unlikely(pe->key_len != in->name.len ||
+			     !tp_ndn_bytes_eq(ndn_pcc_key(f, pe), in->name.value, in->name.len) ||
+			     p->slot != (in->can_be_prefix | in->must_be_fresh << 1))) {
+			tp_drop(w, m, NDN_CTR(NDN_C_NACK_MISMATCH));
+			return;
+		}
+	}
 	struct ndn_pit_out *o = NULL;
 	for (unsigned int i = 0; p && i < p->n_out; i++)
 		if (p->out[i].face == mt->face && p->out[i].nonce == in->nonce)
@@ -462,15 +580,20 @@ static void ndn_fwd_nack_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 		tp_drop(w, m, NDN_CTR(NDN_C_NACK_UNSOLICITED));
 		return;
 	}
+	/* and the HopLimit it had: the upstream's copy may not raise it */
+	if (o->hop && (!in->has_hop_limit || in->hop_limit + 1 > o->hop)) {
+		tp_drop(w, m, NDN_CTR(NDN_C_NACK_MISMATCH));
+		return;
+	}
 	o->nacked = mt->nack_reason ? mt->nack_reason : TP_NDN_NACK_UNSPECIFIED;
 	if (p->fib_id != UINT32_MAX)
 		ndn_lcore(w)->fib[p->fib_id].nacks++;
 
-	/* best-route: the next hop not tried yet */
-	uint32_t hashes[TP_NDN_NAME_MAX_COMPS];
-	ndn_name_hashes(&in->name, hashes);
+	/* best-route: the next hop not tried yet, of the FIB entry the Interest went by
+	 * (a ForwardingHint the upstream added or changed finds another entry: no retry) */
 	const struct ndn_fib_entry *e = lookup_fib(in, hashes);
-	if (e && e->strategy == NDN_STRATEGY_BEST_ROUTE)
+	if (e && e->id == p->fib_id && e->strategy == NDN_STRATEGY_BEST_ROUTE) {
+		bool non_local = from_non_local(p, now);
 		for (unsigned int i = 0; i < e->n_nh && i < 8; i++) {
 			uint16_t hop = e->nh[i].face;
 			bool used = (p->tried >> i) & 1;
@@ -478,12 +601,13 @@ static void ndn_fwd_nack_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 				used |= p->in[k].face == hop;
 			for (unsigned int k = 0; k < p->n_out; k++)
 				used |= p->out[k].face == hop;
-			if (used)
+			if (used || scope_refuses(&in->name, non_local, hop))
 				continue;
 			p->tried |= (uint8_t)(1u << i);
 			send_interest(w, f, idx, m, in, hop);
 			return;
 		}
+	}
 	uint8_t reason = 0;
 	for (unsigned int i = 0; i < p->n_out; i++) {
 		if (p->out[i].nacked == 0) { /* another upstream may still answer */
@@ -501,6 +625,7 @@ static void ndn_fwd_nack_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 			down[nd++] = p->in[i];
 	ndn_pit_free(f, idx);
 	f->st.pit_nacked++;
+	/* in has a Nonce (checked above): each downstream gets its own in it */
 	size_t nonce_off = (size_t)(in->nonce_pos - rte_pktmbuf_mtod(m, const uint8_t *));
 	for (unsigned int j = 0; j < nd; j++) {
 		struct rte_mbuf *c = j + 1 < nd ? dup(w, m) : m;

@@ -82,13 +82,16 @@ static bool rx_decode(struct tp_worker *w, struct ndn_lcore *lc, struct rte_mbuf
 		memcpy(mt->tok, lp.pit_token, NDN_TOKEN_LEN);
 	else if (lp.pit_token_len == 16)
 		memcpy(mt->tok, lp.pit_token, 16);
-	else
+	else if (lp.pit_token_len) /* none: pit_token is NULL */
 		memcpy(mt->tok, lp.pit_token, lp.pit_token_len);
 	const uint8_t *pkt = lp.payload;
 	r->hashed = false;
+	/* NDNLPv2: a Fragment holds one network-layer packet, nothing after it (NFD's link
+	 * service refuses a TLV-LENGTH short of the fragment) */
 	if (pkt[0] == TP_NDN_T_INTEREST) {
 		if (unlikely(tp_ndn_interest_decode(pkt, lp.payload_len, &r->u.i, &used) !=
-			     TP_NDN_E_OK)) {
+				 TP_NDN_E_OK ||
+			     used != lp.payload_len)) {
 			rx_drop(w, m, face, NDN_C_DECODE);
 			return false;
 		}
@@ -106,7 +109,7 @@ static bool rx_decode(struct tp_worker *w, struct ndn_lcore *lc, struct rte_mbuf
 			tp_count(w, m->port, NDN_CTR(NDN_C_RX_INTEREST));
 			ctx = ndt_ctx(&r->u.i.name);
 			struct ndn_fwd *f = ndn_fwd[ctx];
-			if (f == lc->fwd) {
+			if (f == lc->fwd && r->u.i.name.n_comps) {
 				ndn_name_hashes(&r->u.i.name, r->hashes);
 				r->hashed = true;
 				rte_prefetch0(&f->bucket[r->hashes[r->u.i.name.n_comps - 1] &
@@ -115,7 +118,8 @@ static bool rx_decode(struct tp_worker *w, struct ndn_lcore *lc, struct rte_mbuf
 		}
 	} else if (pkt[0] == TP_NDN_T_DATA && !lp.is_nack) {
 		if (unlikely(tp_ndn_data_decode(pkt, lp.payload_len, &r->u.d, &used) !=
-			     TP_NDN_E_OK)) {
+				 TP_NDN_E_OK ||
+			     used != lp.payload_len)) {
 			rx_drop(w, m, face, NDN_C_DECODE);
 			return false;
 		}

@@ -108,7 +108,8 @@ struct rte_mbuf *ndn_lp_reassemble(struct tp_worker *w, struct rte_mbuf *m, uint
 	mt->face = face;
 	if (lp->frag_index == 0) { /* its header fields, for the packet */
 		mt->tok_len = lp->pit_token_len;
-		memcpy(mt->tok, lp->pit_token, lp->pit_token_len);
+		if (lp->pit_token_len) /* none: pit_token is NULL */
+			memcpy(mt->tok, lp->pit_token, lp->pit_token_len);
 		mt->type = lp->is_nack ? NDN_PKT_NACK : 0;
 		mt->nack_reason = (uint8_t)RTE_MIN(lp->nack_reason, 255u);
 	}

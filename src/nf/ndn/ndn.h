@@ -104,6 +104,13 @@ unsigned int ndn_lp_expire(struct tp_worker *w, struct ndn_lp_lcore *lp);
 	X(LOCALHOST, "localhost_from_non_local_face", DROP)                                        \
 	X(UNSOLICITED, "data_unsolicited", DROP)                                                   \
 	X(NACK_UNSOLICITED, "nack_unsolicited", DROP)                                              \
+	X(DATA_EMPTY_NAME, "data_empty_name", DROP)                                                \
+	X(NACK_NO_NONCE, "nack_without_nonce", DROP)                                               \
+	X(NACK_MISMATCH, "nack_interest_mismatch", DROP)                                           \
+	X(LOCALHOST_DATA, "localhost_data_from_non_local_face", DROP)                              \
+	X(LOCALHOST_HOP, "localhost_next_hop_refused", EVENT)                                      \
+	X(LOCALHOP_HOP, "localhop_next_hop_refused", EVENT)                                        \
+	X(NONCE_ADDED, "interest_nonce_added", EVENT)                                              \
 	X(PIT_FULL, "pit_full", DROP)                                                              \
 	X(IN_RECORDS_FULL, "pit_in_records_full", DROP)                                            \
 	X(SUPPRESSED, "interest_suppressed", DROP)                                                 \
@@ -241,7 +248,7 @@ struct ndn_pit_in {
 struct ndn_pit_out {
 	uint16_t face;
 	uint8_t nacked; /* its reason, 0 while pending */
-	uint8_t pad;
+	uint8_t hop;	/* the HopLimit sent + 1; 0: none */
 	uint32_t nonce;
 	uint64_t last_tx;
 };
