@@ -18,12 +18,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ndn.encoding import InterestParam, Name, make_interest
-from ndn.encoding.ndnlp_v2 import parse_network_nack
+from ndn.app_support.nfd_mgmt import ControlResponse, make_command_v2
+from ndn.encoding import InterestParam, Name, make_interest, parse_data
+from ndn.encoding.ndnlp_v2 import parse_lp_packet, parse_network_nack
+from ndn.encoding.tlv_var import parse_and_check_tl
+from ndn.security.signer.sha256_hmac_signer import HmacSha256Signer
 from test_ndn import Producer, peer, show
 
 from twinplane.lab import RouterLab
-from twinplane.lab.ndnpeer import LAB_KEY
+from twinplane.lab.ndnpeer import LAB_KEY, TimedHmacSigner
 
 BASE = ["ndn enable pit-capacity 4096 cs-capacity 1024", "ndn face accept udp 10.0.0.0/8"]
 LOCALHOP = f"ndn localhop enable key {LAB_KEY}"
@@ -144,11 +147,49 @@ def test_localhop_signature(daemon_lab: Callable[..., RouterLab]) -> None:
     assert m["refused_bad_signature"] == 2 and m["refused_stale_or_replayed"] == 2, m
     assert m["commands_accepted"] == 1, m
     assert fib(lab) == fib0
+    # a replay: the same signed command again, from another face (MustBeFresh and a
+    # new Nonce, outside the signed portion, so that the CS does not answer it)
+    assert replayed_command(lab, "/tp/replay") == [200, 403]
+    assert mgmt(lab)["refused_stale_or_replayed"] == 3
     # disabled again at run time: refused
     lab.ctl("ndn", "localhop", "disable")
     r = command(lab, "h1", "--hmac-key", LAB_KEY, "--prefix", "/tp/off")
     assert r[0]["status_code"] == 403, r
     assert mgmt(lab)["refused_localhop_disabled"] == 1
+
+
+class FixedTimeSigner(TimedHmacSigner):
+    """The lab's signer with one SignatureTime for every Interest it signs."""
+
+    def __init__(self, key: bytes, time_ms: int) -> None:
+        super().__init__(key)
+        self.time_ms = time_ms
+
+    def write_signature_info(self, signature_info: Any) -> None:
+        HmacSha256Signer.write_signature_info(self, signature_info)
+        signature_info.signature_time = self.time_ms
+
+
+def replayed_command(lab: RouterLab, prefix: str) -> list[int]:
+    """Register prefix from one h1 socket, then send the same signed command from a
+    second one: the status codes of the two answers."""
+    name = make_command_v2("rib", "register", None, name=Name.from_str(prefix))
+    name[0] = Name.from_str("/localhop")[0]  # (None: python-ndn says /localhost)
+    signer = FixedTimeSigner(bytes.fromhex(LAB_KEY), int(time.time() * 1000))
+    codes = []
+    for k, fresh in enumerate((False, True)):
+        wire = make_interest(name, InterestParam(nonce=77 + k, lifetime=1000,
+                             must_be_fresh=fresh), app_param=b"", signer=signer)  # fmt: skip
+        with lab.netns("h1").socket() as s:
+            s.settimeout(3)
+            s.sendto(bytes(wire), (lab.link("h1").router_ip, 6363))
+            got = s.recv(9000)
+        if got[0] == 0x64:  # an LpPacket
+            got = bytes(parse_lp_packet(got)[1])
+        _, _, content, _ = parse_data(got)
+        cr = ControlResponse.parse(parse_and_check_tl(memoryview(bytes(content)), 0x65))
+        codes.append(int(cr.status_code))
+    return codes
 
 
 def test_local_face_registers_under_localhost(daemon_lab: Callable[..., RouterLab]) -> None:

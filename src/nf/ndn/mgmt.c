@@ -14,9 +14,9 @@
  * refused unless the operator enabled them with a key ('ndn localhop enable key
  * HEX'); then only a signed Interest (NDN 0.3 InterestSignature) with
  * SignatureHmacWithSha256 under that key, a SignatureTime within 60 s of our clock
- * and after the last one accepted (NFD's command Interest validation), and it acts
- * on its own face only: FaceId 0 or its own, Origin app (0) or client (65), never
- * "/" nor a /localhost or /localhop prefix, ExpirationPeriod at most
+ * and after its signer's last one accepted (NFD's command Interest validation),
+ * and it acts on its own face only: FaceId 0 or its own, Origin app (0) or client
+ * (65), never "/" nor a /localhost or /localhop prefix, ExpirationPeriod at most
  * ndn_limits.expiration_max_s, at most ndn_limits.face_routes routes per face.
  * Commands beyond ndn_limits.mgmt_rate per second are dropped (token bucket). */
 #include <errno.h>
@@ -339,7 +339,14 @@ static struct {
 	bool enabled;
 	uint8_t key[64];
 	size_t key_len;
-	int64_t last_time_ms; /* the SignatureTime of the last command accepted */
+	/* per signer (the KeyLocator's name, by its keyed hash): the SignatureTime of
+	 * its last command accepted, as ndn-cxx's command Interest validator keeps
+	 * one per key. Only correctly signed commands add one; the least recent
+	 * gives way. */
+	struct {
+		uint64_t signer;
+		int64_t time_ms; /* 0: free */
+	} last[64];
 } localhop;
 #define SIG_TIME_GRACE_MS 60000 /* a command's SignatureTime, at most this far from ours */
 
@@ -353,7 +360,7 @@ int ndn_mgmt_localhop_set(const uint8_t *key, size_t key_len)
 		return -EINVAL;
 	memcpy(localhop.key, key, key_len);
 	localhop.key_len = key_len;
-	localhop.last_time_ms = 0;
+	memset(localhop.last, 0, sizeof(localhop.last));
 	localhop.enabled = true;
 	return 0;
 }
@@ -361,6 +368,29 @@ int ndn_mgmt_localhop_set(const uint8_t *key, size_t key_len)
 bool ndn_mgmt_localhop_enabled(void)
 {
 	return localhop.enabled;
+}
+
+/* The last SignatureTime accepted from the signer of in (its KeyLocator's Name; no
+ * KeyLocator: one signer), a new slot (0) when it has none. */
+static int64_t *signer_last(const struct tp_ndn_interest *in)
+{
+	const uint8_t *p = in->sig_info, *end = in->sig_info + in->sig_info_len;
+	struct tp_ndn_tlv t;
+	uint64_t h = 0;
+
+	while (p < end && tp_ndn_tlv_read(&p, end, &t) == TP_NDN_E_OK)
+		if (t.type == TP_NDN_T_KEY_LOCATOR)
+			h = ndn_siphash(ndn_conf.siphash_key, t.value, t.len);
+	unsigned int k, old = 0;
+	for (k = 0; k < RTE_DIM(localhop.last); k++) {
+		if (localhop.last[k].time_ms && localhop.last[k].signer == h)
+			return &localhop.last[k].time_ms;
+		if (localhop.last[k].time_ms < localhop.last[old].time_ms)
+			old = k;
+	}
+	localhop.last[old].signer = h;
+	localhop.last[old].time_ms = 0;
+	return &localhop.last[old].time_ms;
 }
 
 static int64_t wall_ms(void)
@@ -424,7 +454,7 @@ static size_t command(const struct tp_ndn_interest *in, uint16_t face, uint8_t *
 		if (!localhop.enabled)
 			return refuse(resp, NDN_M_R_LOCALHOP_OFF, 403,
 				      "/localhop/nfd: management from remote faces is disabled");
-		int64_t t;
+		int64_t t, *last = NULL;
 		sig = tp_ndn_interest_verify_hmac(in, localhop.key, localhop.key_len, &t);
 		if (sig != 1)
 			return refuse(resp, NDN_M_R_SIGNATURE, 403,
@@ -433,14 +463,16 @@ static size_t command(const struct tp_ndn_interest *in, uint16_t face, uint8_t *
 					  ? "not a signed Interest"
 					  : "signature type: SignatureHmacWithSha256 only");
 		/* NFD's command Interest validation: a SignatureTime near ours, each
-		 * command's after the last one's (no replay) */
+		 * command's after the last one's of its signer (no replay) */
 		int64_t now = wall_ms();
-		if (t < 0 || t > now + SIG_TIME_GRACE_MS || t < now - SIG_TIME_GRACE_MS ||
-		    t <= localhop.last_time_ms)
+		if (t < 0 || t > now + SIG_TIME_GRACE_MS || t < now - SIG_TIME_GRACE_MS)
 			return refuse(resp, NDN_M_R_REPLAY, 403,
-				      t < 0 ? "no SignatureTime"
-					    : "SignatureTime stale or replayed");
-		localhop.last_time_ms = t;
+				      t < 0 ? "no SignatureTime" : "SignatureTime not near ours");
+		last = signer_last(in);
+		if (t <= *last)
+			return refuse(resp, NDN_M_R_REPLAY, 403,
+				      "SignatureTime not after the signer's last");
+		*last = t;
 	}
 	uint16_t cl;
 	const uint8_t *c = tp_ndn_name_comp(n, 4, &cl);
