@@ -185,14 +185,16 @@ def test_cs_eviction_keeps_each_copy_exact(daemon_lab: Callable[..., RouterLab])
 
 def test_can_be_prefix_and_must_be_fresh(ndn_lab: RouterLab) -> None:
     lab = ndn_lab
-    prod = Producer(lab, "h2", "/tp/fresh", "--freshness", "300")
+    # a FreshnessPeriod longer than a consumer's start-up (python-ndn's imports take
+    # 0.6-1.3 s on the shared 2-CPU machine, so 300 ms had run out before the second)
+    prod = Producer(lab, "h2", "/tp/fresh", "--freshness", "3000")
     r = peer(lab, "h1", "consumer", "--name", "/tp/fresh/x", "--can-be-prefix")
     assert r["result"] == "data" and r["name"] == "/tp/fresh/x"
     # MustBeFresh within the FreshnessPeriod: the CS answers
     r = peer(lab, "h1", "consumer", "--name", "/tp/fresh/x", "--must-be-fresh")
     assert r["result"] == "data"
     assert len(prod.interests("/tp/fresh/x")) == 1
-    time.sleep(0.6)
+    time.sleep(3.2)
     # stale now: a MustBeFresh Interest goes to the producer again
     r = peer(lab, "h1", "consumer", "--name", "/tp/fresh/x", "--must-be-fresh")
     assert r["result"] == "data"
