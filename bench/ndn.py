@@ -18,8 +18,9 @@ Set-up (one *bed*, started afresh per repetition and Data payload size)::
 - Forwarder: ``--no-backoff``; ``ndn enable cs-capacity 16384 pit-capacity
   65536`` (the defaults, stated), ``ndn face add ether p0`` (the multicast group
   face the consumer's Interests reach), ``ndn face add ether p1 remote <g1>``,
-  ``ndn fib add /0 face <p1's face>``. Ports in mode ``ndn`` for the NDN
-  trials, switched to ``l3`` (``port set pN mode l3``, at run time, same
+  ``ndn fib add /0 face <p1's face>``, ``ndn limits pit-face-share 100`` (the
+  consumer's one face stands for every consumer). Ports in mode ``ndn`` for the
+  NDN trials, switched to ``l3`` (``port set pN mode l3``, at run time, same
   process) for the IPv4 trials: p0 198.18.0.1/24, p1 198.19.1.1/24, route
   198.18.1.0/24 via 198.19.1.2 (g1's MAC, a permanent neighbour).
 - Names: prefix ``/`` and the generator's ``/<i>/<j>/[p0/p1/...]/<seq>``, so
@@ -292,6 +293,8 @@ class Bed:
                 *roles,
                 f"ndn enable pit-capacity {PIT_CAPACITY} cs-capacity {CS_CAPACITY}"
                 + (f" {self.ndn_enable}" if self.ndn_enable else ""),
+                # the generator's one face stands for every consumer: the whole PIT
+                "ndn limits pit-face-share 100",
                 "",
             ]
         )

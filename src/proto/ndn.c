@@ -917,6 +917,44 @@ int tp_ndn_interest_verify_digest(const struct tp_ndn_interest *i)
 	return i->sig_value_len == 32 && memcmp(md, i->sig_value, 32) == 0;
 }
 
+int tp_ndn_interest_verify_hmac(const struct tp_ndn_interest *i, const uint8_t *key, size_t key_len,
+				int64_t *time_ms)
+{
+	struct tp_hmac_sha256 c;
+	uint8_t md[32];
+
+	if (i->sig_info == NULL)
+		return -TP_NDN_E_MISSING;
+	if (sig_type_of(i->sig_info, i->sig_info_len) != TP_NDN_SIG_HMAC_SHA256)
+		return -TP_NDN_E_BAD_SIGNATURE;
+	if (time_ms) { /* 3.2: SignatureTime, a NonNegativeInteger of ms since the epoch */
+		const uint8_t *p = i->sig_info, *end = i->sig_info + i->sig_info_len;
+		struct tp_ndn_tlv t;
+		uint64_t v;
+		*time_ms = -1;
+		while (p < end && tp_ndn_tlv_read(&p, end, &t) == TP_NDN_E_OK)
+			if (t.type == TP_NDN_T_SIG_TIME &&
+			    tp_ndn_nni_read(t.value, t.len, &v) == TP_NDN_E_OK && v <= INT64_MAX)
+				*time_ms = (int64_t)v;
+	}
+	/* the signed portion as for DigestSha256 (3.2) */
+	tp_hmac_sha256_init(&c, key, key_len);
+	for (unsigned int k = 0; k < i->name.n_comps; k++) {
+		uint16_t len;
+		const uint8_t *comp = tp_ndn_name_comp(&i->name, k, &len);
+		if (comp[0] != TP_NDN_T_PARAMS_DIGEST)
+			tp_hmac_sha256_update(&c, comp, len);
+	}
+	tp_hmac_sha256_update(&c, i->params_start,
+			      (size_t)(i->sig_info + i->sig_info_len - i->params_start));
+	tp_hmac_sha256_final(&c, md);
+	/* every byte compared: no early exit on the first difference */
+	uint8_t diff = i->sig_value_len == 32 ? 0 : 1;
+	for (unsigned int k = 0; k < 32 && i->sig_value_len == 32; k++)
+		diff |= (uint8_t)(md[k] ^ i->sig_value[k]);
+	return diff == 0;
+}
+
 int tp_ndn_command_verify_digest(const struct tp_ndn_name *n)
 {
 	uint16_t il, vl;

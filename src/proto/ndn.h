@@ -333,6 +333,13 @@ int tp_ndn_interest_add_nonce(uint8_t *buf, size_t len, const struct tp_ndn_inte
  * InterestSignatureInfo), 0 when it is not, -TP_NDN_E_MISSING when the Interest is
  * not signed, -TP_NDN_E_BAD_SIGNATURE for another signature type. */
 int tp_ndn_interest_verify_digest(const struct tp_ndn_interest *i);
+/* The same for SignatureHmacWithSha256 (signature type 4): 1 when the value is the
+ * HMAC-SHA256 (RFC 2104) under key of that signed portion, 0 when it is not,
+ * -TP_NDN_E_MISSING when not signed, -TP_NDN_E_BAD_SIGNATURE for another type. When
+ * time_ms is not NULL it gets the InterestSignatureInfo's SignatureTime (3.2), or -1
+ * when it has none. */
+int tp_ndn_interest_verify_hmac(const struct tp_ndn_interest *i, const uint8_t *key, size_t key_len,
+				int64_t *time_ms);
 /* The older command Interest (NFD ControlCommand, as python-ndn's make_command
  * writes it): name components .../<SignatureInfo>/<SignatureValue>, each holding
  * the TLV; 1 when SignatureValue is the DigestSha256 of the components before it,
@@ -356,6 +363,7 @@ int tp_ndn_interest_encode(uint8_t *buf, size_t cap, const struct tp_ndn_interes
 
 /* --- Data (4) --- */
 #define TP_NDN_SIG_DIGEST_SHA256 0 /* DigestSha256 */
+#define TP_NDN_SIG_HMAC_SHA256 4   /* SignatureHmacWithSha256 */
 
 struct tp_ndn_data {
 	uint32_t content_type; /* 0 (BLOB) when absent */

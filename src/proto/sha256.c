@@ -195,3 +195,38 @@ void tp_sha256(const void *data, size_t len, uint8_t out[32])
 	tp_sha256_update(&c, data, len);
 	tp_sha256_final(&c, out);
 }
+
+/* RFC 2104 section 2: H(K XOR opad, H(K XOR ipad, text)); K zero-padded to B = 64
+ * bytes, or H(K) when longer. */
+void tp_hmac_sha256_init(struct tp_hmac_sha256 *c, const void *key, size_t key_len)
+{
+	uint8_t k[64] = {0}, ikey[64];
+
+	if (key_len > sizeof(k))
+		tp_sha256(key, key_len, k);
+	else if (key_len)
+		memcpy(k, key, key_len);
+	for (unsigned int i = 0; i < 64; i++) {
+		ikey[i] = k[i] ^ 0x36;
+		c->okey[i] = k[i] ^ 0x5c;
+	}
+	tp_sha256_init(&c->inner);
+	tp_sha256_update(&c->inner, ikey, sizeof(ikey));
+}
+
+void tp_hmac_sha256_update(struct tp_hmac_sha256 *c, const void *data, size_t len)
+{
+	tp_sha256_update(&c->inner, data, len);
+}
+
+void tp_hmac_sha256_final(struct tp_hmac_sha256 *c, uint8_t out[32])
+{
+	struct tp_sha256 o;
+	uint8_t ih[32];
+
+	tp_sha256_final(&c->inner, ih);
+	tp_sha256_init(&o);
+	tp_sha256_update(&o, c->okey, sizeof(c->okey));
+	tp_sha256_update(&o, ih, sizeof(ih));
+	tp_sha256_final(&o, out);
+}

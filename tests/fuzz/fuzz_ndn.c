@@ -131,7 +131,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = tp_ndn_interest_decode(lp.payload, lp.payload_len, &i, NULL);
 	must(rc >= 0 && rc < TP_NDN_E_MAX);
 	if (rc == TP_NDN_E_OK) {
+		static const uint8_t key[32] = {1, 2, 3};
+		int64_t t;
 		name_roundtrip(&i.name);
+		/* what management checks of a command: its signature, by type */
+		int v = tp_ndn_interest_verify_hmac(&i, key, sizeof(key), &t);
+		must(v == 0 || v == 1 || (v < 0 && i.sig_info == NULL) ||
+		     v == -TP_NDN_E_BAD_SIGNATURE);
+		must(v != 1 || t >= -1);
 		struct tp_ndn_interest_spec s = {
 		    .name_value = i.name.value,
 		    .name_len =

@@ -2,8 +2,10 @@
 """The NDN forwarder with real NDN applications (python-ndn) over UDP faces.
 
 h2 runs a producer that registers its prefix itself (NFD's /localhop/nfd/rib/register
-through twinplane's management); h1 runs consumers. Faces are made on demand for
-the lab's networks (``ndn face accept udp``)."""
+through twinplane's management, which the operator enabled with a key: the producer
+signs its command with it, HMAC-SHA256); h1 runs consumers. Faces are made on demand
+for the lab's networks (``ndn face accept udp``). test_ndn_mgmt.py has what management
+refuses, and the other way in: a face the operator made local."""
 
 from __future__ import annotations
 
@@ -22,11 +24,16 @@ import pytest
 
 from twinplane.api import ApiError
 from twinplane.lab import RouterLab
+from twinplane.lab.ndnpeer import LAB_KEY
 from twinplane.lab.netns import veth
 from twinplane.lab.router import port_devargs
 
 PEER = Path(__file__).resolve().parents[2] / "python" / "twinplane" / "lab" / "ndnpeer.py"
-NDN_CONFIG = ["ndn enable pit-capacity 4096 cs-capacity 1024", "ndn face accept udp 10.0.0.0/8"]
+NDN_CONFIG = [
+    "ndn enable pit-capacity 4096 cs-capacity 1024",
+    "ndn face accept udp 10.0.0.0/8",
+    f"ndn localhop enable key {LAB_KEY}",
+]
 
 
 class Producer:
@@ -35,6 +42,8 @@ class Producer:
     def __init__(self, lab: RouterLab, host: str, prefix: str, *args: str) -> None:
         router = lab.link(host).router_ip
         cmd = [sys.executable, str(PEER), "producer", "--router", router, "--prefix", prefix]
+        if "--local" not in args:
+            cmd += ["--hmac-key", LAB_KEY]
         self.proc = lab.netns(host).popen([*cmd, *args], stdout=subprocess.PIPE)
         lab.defer(f"stop producer {prefix}", self.stop)
         self.events: list[dict[str, Any]] = []
@@ -138,7 +147,7 @@ def test_cs_eviction_keeps_each_copy_exact(daemon_lab: Callable[..., RouterLab])
     and more) and evicted across them: an evicted entry's buffer holds the next copy
     (same class) or goes back to its pool (the other); every later hit is the Data
     the producer sent, byte for byte, and an evicted name goes to the producer again."""
-    lab = daemon_lab(extra_config=["ndn enable pit-capacity 4096 cs-capacity 4", NDN_CONFIG[1]])
+    lab = daemon_lab(extra_config=["ndn enable pit-capacity 4096 cs-capacity 4", *NDN_CONFIG[1:]])
     pad = 1200
     Producer(lab, "h2", "/tp/s")
     big = Producer(lab, "h2", "/tp/l", "--pad", str(pad))
@@ -176,14 +185,16 @@ def test_cs_eviction_keeps_each_copy_exact(daemon_lab: Callable[..., RouterLab])
 
 def test_can_be_prefix_and_must_be_fresh(ndn_lab: RouterLab) -> None:
     lab = ndn_lab
-    prod = Producer(lab, "h2", "/tp/fresh", "--freshness", "300")
+    # a FreshnessPeriod longer than a consumer's start-up (python-ndn's imports take
+    # 0.6-1.3 s on the shared 2-CPU machine, so 300 ms had run out before the second)
+    prod = Producer(lab, "h2", "/tp/fresh", "--freshness", "3000")
     r = peer(lab, "h1", "consumer", "--name", "/tp/fresh/x", "--can-be-prefix")
     assert r["result"] == "data" and r["name"] == "/tp/fresh/x"
     # MustBeFresh within the FreshnessPeriod: the CS answers
     r = peer(lab, "h1", "consumer", "--name", "/tp/fresh/x", "--must-be-fresh")
     assert r["result"] == "data"
     assert len(prod.interests("/tp/fresh/x")) == 1
-    time.sleep(0.6)
+    time.sleep(3.2)
     # stale now: a MustBeFresh Interest goes to the producer again
     r = peer(lab, "h1", "consumer", "--name", "/tp/fresh/x", "--must-be-fresh")
     assert r["result"] == "data"
@@ -300,7 +311,7 @@ def test_pipeline_two_forwarding_lcores(daemon_lab: Callable[..., RouterLab]) ->
             "lcore 2 role forwarding",
             "lcore 3 role forwarding",
             "ndn enable ndt-comps 3 pit-capacity 4096 cs-capacity 1024",
-            "ndn face accept udp 10.0.0.0/8",
+            *NDN_CONFIG[1:],
         ],
     )
     prod = Producer(lab, "h2", "/tp/pipe")
@@ -337,7 +348,7 @@ def test_pipeline_with_output_lcore(daemon_lab: Callable[..., RouterLab]) -> Non
             "lcore 2 role forwarding",
             "lcore 3 role output",
             "ndn enable pit-capacity 4096 cs-capacity 1024 output-queue 1024",
-            "ndn face accept udp 10.0.0.0/8",
+            *NDN_CONFIG[1:],
         ],
     )
     conf = show(lab)["config"]
@@ -371,7 +382,7 @@ def test_pipeline_with_one_shared_queue(daemon_lab: Callable[..., RouterLab]) ->
             "lcore 1 role input",
             "lcore 2 role forwarding",
             "ndn enable pit-capacity 4096 cs-capacity 1024 interest-queue 256 queues shared",
-            "ndn face accept udp 10.0.0.0/8",
+            *NDN_CONFIG[1:],
         ],
     )
     conf = show(lab)["config"]

@@ -271,6 +271,67 @@ static void test_interest_signed_and_long(void **state)
 	assert_false(i.has_hop_limit);
 }
 
+/* RFC 4231 section 4.2 (test case 1), 4.3 (test case 2), 4.7 (test case 6: a key
+ * longer than the block, hashed first), then SignatureHmacWithSha256 on the
+ * Interest python-ndn's HmacSha256Signer signed */
+static void test_hmac_sha256(void **state)
+{
+	static const uint8_t tc1[32] = {0xb0, 0x34, 0x4c, 0x61, 0xd8, 0xdb, 0x38, 0x53,
+					0x5c, 0xa8, 0xaf, 0xce, 0xaf, 0x0b, 0xf1, 0x2b,
+					0x88, 0x1d, 0xc2, 0x00, 0xc9, 0x83, 0x3d, 0xa7,
+					0x26, 0xe9, 0x37, 0x6c, 0x2e, 0x32, 0xcf, 0xf7};
+	static const uint8_t tc2[32] = {0x5b, 0xdc, 0xc1, 0x46, 0xbf, 0x60, 0x75, 0x4e,
+					0x6a, 0x04, 0x24, 0x26, 0x08, 0x95, 0x75, 0xc7,
+					0x5a, 0x00, 0x3f, 0x08, 0x9d, 0x27, 0x39, 0x83,
+					0x9d, 0xec, 0x58, 0xb9, 0x64, 0xec, 0x38, 0x43};
+	static const uint8_t tc6[32] = {0x60, 0xe4, 0x31, 0x59, 0x1e, 0xe0, 0xb6, 0x7f,
+					0x0d, 0x8a, 0x26, 0xaa, 0xcb, 0xf5, 0xb7, 0x7f,
+					0x8e, 0x0b, 0xc6, 0x21, 0x37, 0x28, 0xc5, 0x14,
+					0x05, 0x46, 0x04, 0x0f, 0x0e, 0xe3, 0x7f, 0x54};
+	static const char m6[] = "Test Using Larger Than Block-Size Key - Hash Key First";
+	struct tp_hmac_sha256 c;
+	uint8_t key[131], md[32];
+	struct tp_ndn_interest i;
+	int64_t t;
+
+	(void)state;
+	memset(key, 0x0b, 20);
+	tp_hmac_sha256_init(&c, key, 20);
+	tp_hmac_sha256_update(&c, "Hi ", 3);
+	tp_hmac_sha256_update(&c, "There", 5);
+	tp_hmac_sha256_final(&c, md);
+	assert_memory_equal(md, tc1, 32);
+	tp_hmac_sha256_init(&c, "Jefe", 4);
+	tp_hmac_sha256_update(&c, "what do ya want for nothing?", 28);
+	tp_hmac_sha256_final(&c, md);
+	assert_memory_equal(md, tc2, 32);
+	memset(key, 0xaa, sizeof(key));
+	tp_hmac_sha256_init(&c, key, sizeof(key));
+	tp_hmac_sha256_update(&c, m6, strlen(m6));
+	tp_hmac_sha256_final(&c, md);
+	assert_memory_equal(md, tc6, 32);
+
+	for (unsigned int k = 0; k < 32; k++)
+		key[k] = (uint8_t)k;
+	assert_int_equal(tp_ndn_interest_decode(V(v_interest_hmac), &i, NULL), TP_NDN_E_OK);
+	assert_int_equal(tp_ndn_interest_verify_hmac(&i, key, 32, &t), 1);
+	assert_true(t == INT64_C(1700000000000));
+	key[31] ^= 1; /* another key */
+	assert_int_equal(tp_ndn_interest_verify_hmac(&i, key, 32, NULL), 0);
+	key[31] ^= 1;
+	/* not an HMAC signature; not signed */
+	assert_int_equal(tp_ndn_interest_decode(V(v_interest_signed), &i, NULL), TP_NDN_E_OK);
+	assert_int_equal(tp_ndn_interest_verify_hmac(&i, key, 32, NULL), -TP_NDN_E_BAD_SIGNATURE);
+	assert_int_equal(tp_ndn_interest_decode(V(v_interest_flags), &i, NULL), TP_NDN_E_OK);
+	assert_int_equal(tp_ndn_interest_verify_hmac(&i, key, 32, NULL), -TP_NDN_E_MISSING);
+	/* a changed byte of the signed portion (the Nonce is not in it, the name is) */
+	uint8_t w[sizeof(v_interest_hmac)];
+	memcpy(w, v_interest_hmac, sizeof(w));
+	w[8] ^= 0x20; /* 'localhop' -> 'Localhop' */
+	assert_int_equal(tp_ndn_interest_decode(w, sizeof(w), &i, NULL), TP_NDN_E_OK);
+	assert_int_equal(tp_ndn_interest_verify_hmac(&i, key, 32, NULL), 0);
+}
+
 /* 1.3: unknown elements, critical or not, inserted before InterestLifetime */
 static void test_critical_rule(void **state)
 {
@@ -702,6 +763,7 @@ int main(void)
 	    cmocka_unit_test(test_interest_add_nonce),
 	    cmocka_unit_test(test_interest_params_digest),
 	    cmocka_unit_test(test_interest_signed_and_long),
+	    cmocka_unit_test(test_hmac_sha256),
 	    cmocka_unit_test(test_critical_rule),
 	    cmocka_unit_test(test_data),
 	    cmocka_unit_test(test_lp),

@@ -24,6 +24,7 @@ from ndn.encoding import (
 from ndn.encoding.ndnlp_v2 import LpTypeNumber, NetworkNack
 from ndn.encoding.tlv_model import BytesField, ModelField, TlvModel, UintField
 from ndn.security import DigestSha256Signer
+from ndn.security.signer.sha256_hmac_signer import HmacSha256Signer
 
 
 class LpValue(TlvModel):
@@ -105,6 +106,27 @@ for k, uri in enumerate(NAMES):
     add(f"name_{k}", f"Name.to_bytes(Name.from_str({uri!r})) (its TLV-VALUE: the Name's "
         f"components); to_str gives {Name.to_str(Name.from_str(uri))!r}",
         b"".join(bytes(c) for c in Name.from_str(uri)))  # fmt: skip
+
+
+class TimedHmacSigner(HmacSha256Signer):
+    """HMAC-SHA256 (SignatureHmacWithSha256) with a SignatureTime, as an NFD command
+    Interest carries it (NDN 0.3 section 3.2)."""
+
+    def __init__(self, key_name: str, key: bytes, time_ms: int) -> None:
+        super().__init__(key_name, key)
+        self.time_ms = time_ms
+
+    def write_signature_info(self, signature_info: object) -> None:
+        super().write_signature_info(signature_info)
+        signature_info.signature_time = self.time_ms  # type: ignore[attr-defined]
+
+
+add("interest_hmac", "make_interest('/localhop/nfd/rib/register', nonce 7, lifetime 1000, "
+    "app_param b'', signer HmacSha256Signer('/tp/key', bytes(range(32))) with "
+    "SignatureTime 1700000000000)",
+    make_interest(Name.from_str("/localhop/nfd/rib/register"),
+                  InterestParam(nonce=7, lifetime=1000), app_param=b"",
+                  signer=TimedHmacSigner("/tp/key", bytes(range(32)), 1700000000000)))  # fmt: skip
 
 
 def main() -> None:

@@ -34,6 +34,7 @@ from typing import Any
 
 from twinplane.lab.acme import Acme, acme_available, cin_content
 from twinplane.lab.daemon import build_dir
+from twinplane.lab.ndnpeer import LAB_KEY
 from twinplane.lab.router import PMDS, RouterLab, lab_pmd
 from twinplane.lab.traffic import UdpReceiver, ping, udp_send
 from twinplane.proc import Process, tail
@@ -106,6 +107,8 @@ def gateway_demo(lab: RouterLab) -> bool:
 NDN_CONFIG = [
     "ndn enable pit-capacity 4096 cs-capacity 1024",
     "ndn face accept udp 10.0.0.0/8",
+    # remote applications register under /localhop/nfd, signed with the lab's key
+    f"ndn localhop enable key {LAB_KEY}",
 ]
 
 
@@ -125,6 +128,8 @@ def ndn_demo(lab: RouterLab) -> bool:
             "300000",
             "--segment-size",
             "1200",
+            "--hmac-key",
+            LAB_KEY,
         ],
         stdout=subprocess.PIPE,
     )

@@ -11,6 +11,18 @@ Modes:
              {"result": "data"|"nack"|"timeout", ...} for each.
   fetch      fetch a segmented object with python-ndn's segment fetcher;
              prints {"size": N, "sha256": HEX, "segments": K}.
+  command    send one rib/register or rib/unregister command with the given
+             ControlParameters; prints the ControlResponse
+             ({"status_code": 200, "status_text": "OK", "face_id": ...}).
+
+Management commands: by default python-ndn's own (NDNApp.register: the older
+command Interest, DigestSha256), under /localhop/nfd, or /localhost/nfd with
+``--local`` (the face claims to be local, as a Unix-socket application's would).
+With ``--hmac-key HEX`` they are NDN 0.3 signed Interests under /localhop/nfd,
+signed with SignatureHmacWithSha256 under that key and a SignatureTime (what the
+forwarder's ``ndn localhop enable key HEX`` accepts). ``--local-port`` binds the
+UDP source port, so that the operator can make the face first (``ndn face add udp
+ADDR:PORT local``).
 
 A producer with ``--object-size N`` serves a deterministic object of N bytes
 (byte i is i*7+3 mod 251) as segments ``PREFIX/seg=K`` of ``--segment-size``
@@ -24,11 +36,15 @@ import asyncio
 import hashlib
 import json
 import sys
+import time
 from typing import Any
 
 from ndn.app import NDNApp
+from ndn.app_support.nfd_mgmt import ControlResponse, make_command, make_command_v2, parse_response
 from ndn.encoding import Component, FormalName, InterestParam, Name
+from ndn.encoding.tlv_var import parse_and_check_tl, parse_tl_num
 from ndn.security import KeychainDigest
+from ndn.security.signer.sha256_hmac_signer import HmacSha256Signer
 from ndn.transport.udp_face import UdpFace
 from ndn.types import InterestCanceled, InterestNack, InterestTimeout, ValidationFailure
 
@@ -41,12 +57,97 @@ def object_bytes(size: int) -> bytes:
     return bytes((i * 7 + 3) % 251 for i in range(size))
 
 
-def make_app(router: str, port: int) -> NDNApp:
-    return NDNApp(face=UdpFace(router, port), keychain=KeychainDigest())
+# the lab's /localhop/nfd key (ndn localhop enable key LAB_KEY)
+LAB_KEY = "6c61622d6c6f63616c686f702d6b65792d74776f2d7a65726f2d6f6e652d7a65"
+
+
+class PeerUdpFace(UdpFace):
+    """python-ndn's UDP face, from a chosen source port, local or not as told."""
+
+    def __init__(self, host: str, port: int, local_port: int | None, local: bool) -> None:
+        super().__init__(host, port)
+        self.local_port = local_port
+        self.local = local
+
+    def isLocalFace(self) -> bool:
+        return self.local
+
+    async def open(self) -> None:
+        face = self
+
+        class Handler(asyncio.DatagramProtocol):
+            def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+                typ, _ = parse_tl_num(data)
+                asyncio.create_task(face.callback(typ, data))
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                if not face.close.done():
+                    face.close.set_result(True)
+
+        loop = asyncio.get_running_loop()
+        self.running = True
+        self.close = loop.create_future()
+        local = ("0.0.0.0", self.local_port) if self.local_port else None
+        self.transport, _ = await loop.create_datagram_endpoint(
+            Handler, remote_addr=(self.host, self.port), local_addr=local
+        )
+
+    def send(self, data: bytes) -> None:
+        self.transport.sendto(data)
+
+
+class TimedHmacSigner(HmacSha256Signer):
+    """SignatureHmacWithSha256 with a SignatureTime (NDN 0.3 section 3.2), later
+    each time, as NFD's command Interest validation wants."""
+
+    last = 0
+
+    def __init__(self, key: bytes, time_offset_ms: int = 0) -> None:
+        super().__init__("/localhop/operator/KEY", key)
+        self.offset = time_offset_ms
+
+    def write_signature_info(self, signature_info: Any) -> None:
+        super().write_signature_info(signature_info)
+        t = max(int(time.time() * 1000), TimedHmacSigner.last + 1)
+        TimedHmacSigner.last = t
+        signature_info.signature_time = t + self.offset
+
+
+def make_app(router: str, port: int, args: argparse.Namespace | None = None) -> NDNApp:
+    local_port = getattr(args, "local_port", None)
+    local = bool(getattr(args, "local", False))
+    return NDNApp(face=PeerUdpFace(router, port, local_port, local), keychain=KeychainDigest())
+
+
+async def command(
+    app: NDNApp, verb: str, args: argparse.Namespace, **params: Any
+) -> dict[str, Any]:
+    """One rib command; its ControlResponse as a dict (status_code None: no answer)."""
+    try:
+        if args.hmac_key:
+            name = make_command_v2("rib", verb, app.face, **params)
+            signer = TimedHmacSigner(bytes.fromhex(args.hmac_key), args.signature_time_offset)
+            _, _, reply = await app.express_interest(
+                name, app_param=b"", signer=signer, lifetime=1000
+            )
+        else:
+            name = make_command("rib", verb, app.face, **params)
+            _, _, reply = await app.express_interest(name, lifetime=1000)
+    except (InterestNack, InterestTimeout, InterestCanceled, ValidationFailure) as e:
+        return {"status_code": None, "error": type(e).__name__}
+    # python-ndn's parse_response wants a body, which refusals do not carry
+    cr = ControlResponse.parse(parse_and_check_tl(memoryview(reply), 0x65))
+    out: dict[str, Any] = {"status_code": cr.status_code, "status_text": cr.status_text}
+    if cr.body is not None:
+        ret = parse_response(reply)
+        out.update(
+            (k, Name.to_str(v) if k == "name" and v is not None else v) for k, v in ret.items()
+        )
+    return out
 
 
 def producer(args: argparse.Namespace) -> None:
-    app = make_app(args.router, args.port)
+    app = make_app(args.router, args.port, args)
     prefix = Name.from_str(args.prefix)
     silent = prefix + [Component.from_str("silent")]
     obj = object_bytes(args.object_size) if args.object_size else b""
@@ -79,21 +180,36 @@ def producer(args: argparse.Namespace) -> None:
         app.put_data(name, content.encode(), **kw)
 
     async def main() -> None:
-        ok = await app.register(prefix, on_interest)
-        emit({"event": "registered" if ok else "register_failed", "prefix": args.prefix})
+        if args.hmac_key:
+            app.set_interest_filter(prefix, on_interest)
+            r = await command(app, "register", args, name=prefix)
+            ok = r["status_code"] == 200
+            emit(
+                {
+                    "event": "registered" if ok else "register_failed",
+                    "prefix": args.prefix,
+                    "status_code": r["status_code"],
+                }
+            )
+        else:
+            ok = await app.register(prefix, on_interest)
+            emit({"event": "registered" if ok else "register_failed", "prefix": args.prefix})
         if not ok:
             app.shutdown()
             return
         if args.unregister_after is not None:
             await asyncio.sleep(args.unregister_after)
-            ok = await app.unregister(prefix)
+            if args.hmac_key:
+                ok = (await command(app, "unregister", args, name=prefix))["status_code"] == 200
+            else:
+                ok = await app.unregister(prefix)
             emit({"event": "unregistered" if ok else "unregister_failed"})
 
     app.run_forever(after_start=main())
 
 
 def consumer(args: argparse.Namespace) -> None:
-    app = make_app(args.router, args.port)
+    app = make_app(args.router, args.port, args)
 
     async def main() -> None:
         try:
@@ -129,7 +245,7 @@ def consumer(args: argparse.Namespace) -> None:
 def fetch(args: argparse.Namespace) -> None:
     from ndn.app_support.segment_fetcher import segment_fetcher
 
-    app = make_app(args.router, args.port)
+    app = make_app(args.router, args.port, args)
 
     async def main() -> None:
         h = hashlib.sha256()
@@ -150,9 +266,28 @@ def fetch(args: argparse.Namespace) -> None:
     app.run_forever(after_start=main())
 
 
+def send_command(args: argparse.Namespace) -> None:
+    """One command per --name (else --prefix), --repeat times each, from one face."""
+    app = make_app(args.router, args.port, args)
+    extra: dict[str, Any] = {}
+    for k in ("face_id", "origin", "cost", "expiration_period"):
+        if getattr(args, k) is not None:
+            extra[k] = getattr(args, k)
+
+    async def main() -> None:
+        try:
+            for name in args.name or [args.prefix]:
+                for _ in range(args.repeat):
+                    emit(await command(app, args.verb, args, name=Name.from_str(name), **extra))
+        finally:
+            app.shutdown()
+
+    app.run_forever(after_start=main())
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="ndnpeer", description=__doc__.split("\n\n")[0])
-    p.add_argument("mode", choices=["producer", "consumer", "fetch"])
+    p.add_argument("mode", choices=["producer", "consumer", "fetch", "command"])
     p.add_argument("--router", required=True, help="the forwarder's address")
     p.add_argument("--port", type=int, default=6363)
     p.add_argument("--prefix", help="producer: the prefix to register")
@@ -169,8 +304,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--nonce", type=int)
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--retries", type=int, default=3)
+    p.add_argument("--local", action="store_true", help="commands under /localhost/nfd")
+    p.add_argument("--local-port", type=int, help="the UDP source port")
+    p.add_argument("--hmac-key", help="sign commands (/localhop/nfd) with this key (hex)")
+    p.add_argument("--signature-time-offset", type=int, default=0, help="ms added to it")
+    p.add_argument("--verb", default="register", choices=["register", "unregister"])
+    p.add_argument("--face-id", type=int, help="command: FaceId")
+    p.add_argument("--origin", type=int, help="command: Origin")
+    p.add_argument("--cost", type=int, help="command: Cost")
+    p.add_argument("--expiration-period", type=int, help="command: ExpirationPeriod (ms)")
     args = p.parse_args(argv)
-    {"producer": producer, "consumer": consumer, "fetch": fetch}[args.mode](args)
+    modes = {"producer": producer, "consumer": consumer, "fetch": fetch, "command": send_command}
+    modes[args.mode](args)
     return 0
 
 

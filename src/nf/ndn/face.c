@@ -87,6 +87,68 @@ static void bump_gen(void)
 	__atomic_store_n(&ndn_face_gen, g ? g : 1, __ATOMIC_RELEASE);
 }
 
+/* What face id has received (any packet, well formed or not), over every lcore. */
+static uint64_t rx_sum(unsigned int id)
+{
+	uint64_t s = 0;
+
+	for (unsigned int i = 0; i < tp.n_workers; i++) {
+		const uint64_t *c = ndn_lcore(tp.workers[i])->fctr[id];
+		s += __atomic_load_n(&c[NDN_FC_RX_BYTES], __ATOMIC_RELAXED) +
+		     __atomic_load_n(&c[NDN_FC_RX_DROP], __ATOMIC_RELAXED);
+	}
+	return s;
+}
+
+/* Refresh last_rx_ms of face id from its counters (control plane). */
+static void rx_refresh(unsigned int id, uint64_t now_ms)
+{
+	uint64_t s = rx_sum(id);
+
+	if (s != ndn_faces[id].rx_seen) {
+		ndn_faces[id].rx_seen = s;
+		ndn_faces[id].last_rx_ms = now_ms;
+	}
+}
+
+unsigned int ndn_faces_expire(uint64_t now_ms)
+{
+	uint64_t idle = (uint64_t)ndn_limits.face_idle_s * 1000;
+	unsigned int n = 0;
+
+	for (unsigned int i = 1; i < NDN_FACES_MAX; i++) {
+		struct ndn_face *f = &ndn_faces[i];
+		if (!f->up || !f->on_demand)
+			continue;
+		rx_refresh(i, now_ms);
+		/* NFD's on-demand UDP faces: closed after the idle timeout without a
+		 * received packet (face-system.udp.idle_timeout, 600 s) */
+		if (now_ms - f->last_rx_ms >= idle && ndn_face_del(i) == 0)
+			n++;
+	}
+	return n;
+}
+
+int ndn_face_evictable(uint64_t now_ms, uint64_t min_idle_ms)
+{
+	int best = -ENOENT;
+	uint64_t oldest = UINT64_MAX;
+
+	for (unsigned int i = 1; i < NDN_FACES_MAX; i++) {
+		struct ndn_face *f = &ndn_faces[i];
+		if (!f->up && f->kind != NDN_FACE_FREE)
+			return -EBUSY; /* a slot is on its way back already */
+		if (!f->up || !f->on_demand)
+			continue;
+		rx_refresh(i, now_ms);
+		if (now_ms - f->last_rx_ms >= min_idle_ms && f->last_rx_ms < oldest) {
+			oldest = f->last_rx_ms;
+			best = (int)i;
+		}
+	}
+	return best;
+}
+
 static int publish(int id, const struct face_key *k)
 {
 	int ret = rte_hash_add_key_data(face_hash, k, (void *)(uintptr_t)id);
@@ -95,7 +157,8 @@ static int publish(int id, const struct face_key *k)
 		ndn_faces[id].kind = NDN_FACE_FREE;
 		return ret;
 	}
-	ndn_faces[id].created_ms = tp_ctl_now_ms();
+	ndn_faces[id].created_ms = ndn_faces[id].last_rx_ms = tp_ctl_now_ms();
+	ndn_faces[id].rx_seen = rx_sum((unsigned int)id);
 	__atomic_store_n(&ndn_faces[id].up, 1, __ATOMIC_RELEASE);
 	bump_gen();
 	return id;

@@ -11,7 +11,6 @@
 #include "../../core/tp.h"
 #include "ndn.h"
 
-#define MAX_LIFETIME_MS 120000
 #define RETX_SUPPRESS_MS 10 /* a retransmission within this is not forwarded again */
 
 static const uint8_t localhost_comp[] = {
@@ -260,12 +259,21 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 		f->st.cs_misses++;
 	}
 
-	/* the PIT */
+	/* the PIT. A new entry is charged to the face that asks, which may hold at most
+	 * pit_face_max of the context's entries; beyond, the face gets a Nack
+	 * Congestion (NDNLPv2 Nack, reason 50) so that its consumers back off instead
+	 * of waiting out their lifetimes, and the other faces keep their share */
+	uint8_t slot = (uint8_t)(in->can_be_prefix | in->must_be_fresh << 1);
+	if ((pcc == 0 || f->pcc[pcc].pit[slot] == 0) &&
+	    unlikely(f->pit_by_face[face] >= f->pit_face_max)) {
+		tp_count(w, m->port, NDN_CTR(NDN_C_PIT_FACE_QUOTA));
+		nack_down(w, m, face, TP_NDN_NACK_CONGESTION);
+		return;
+	}
 	if (pcc == 0 && (pcc = ndn_pcc_insert(f, key, len, in->name.n_comps, h)) == 0) {
 		tp_drop(w, m, NDN_CTR(NDN_C_PIT_FULL));
 		return;
 	}
-	uint8_t slot = (uint8_t)(in->can_be_prefix | in->must_be_fresh << 1);
 	uint32_t idx = f->pcc[pcc].pit[slot];
 	bool fresh = idx == 0;
 	if (fresh && (idx = ndn_pit_alloc(f, pcc, slot)) == 0) {
@@ -274,6 +282,10 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 		return;
 	}
 	struct ndn_pit *p = &f->pit[idx];
+	if (fresh) {
+		p->owner = face;
+		f->pit_by_face[face]++;
+	}
 	struct ndn_pit_in *ir = NULL;
 	for (unsigned int i = 0; i < p->n_in; i++) {
 		if (p->in[i].face == face)
@@ -300,7 +312,7 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 		ir->face = face;
 	}
 	ir->nonce = in->nonce;
-	ir->expiry = now + ms_to_tsc(RTE_MIN(in->lifetime_ms, (uint32_t)MAX_LIFETIME_MS));
+	ir->expiry = now + ms_to_tsc(RTE_MIN(in->lifetime_ms, ndn_limits.lifetime_max_ms));
 	ir->tok_len = mt->tok_len;
 	memcpy(ir->tok, mt->tok, sizeof(ir->tok)); /* whole: a fixed-size copy */
 	uint64_t expiry = 0;

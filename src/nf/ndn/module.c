@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The NDN forwarder as a module: its counters, the "ndn" port mode, 'ndn enable'
  * (forwarding contexts, NDT, rings, faces, FIB, management) and its commands. */
+#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,15 @@ struct ndn_conf ndn_conf = {
     .cs_capacity = 16384,
     .queue = {4096, 4096, 1024},
     .out_queue = 4096,
+};
+struct ndn_limits ndn_limits = {
+    .face_idle_s = 600,	       /* NFD's face_system.udp.idle_timeout */
+    .face_routes = 64,	       /* the review's figure: an application registers a few */
+    .mgmt_rate = 200,	       /* commands a second */
+    .mgmt_burst = 64,	       /* two control passes' worth */
+    .expiration_max_s = 3600,  /* a remote registration lives an hour unless renewed */
+    .pit_face_share = 25,      /* a quarter of a context's PIT for one face */
+    .lifetime_max_ms = 120000, /* NFD honours any; a bound, as before */
 };
 struct ndn_fwd *ndn_fwd[NDN_CTX_MAX];
 uint32_t ndn_tel_every;
@@ -206,6 +217,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			return tp_cmd_err(ctx, rte_errno, "ndn enable: ring %s: %s", name,
 					  rte_strerror(rte_errno));
 	}
+	ndn_limits_apply();
 	if ((ret = ndn_faces_init()) < 0 || (ret = ndn_fib_init()) < 0 ||
 	    (ret = ndn_mgmt_init()) < 0 || (ret = ndn_lp_init()) < 0)
 		return tp_cmd_err(ctx, -ret, "ndn enable: %s", strerror(-ret));
@@ -223,6 +235,100 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(ctx->out, "forwarding_lcores", c.n_fwd);
 	tp_out_u64(ctx->out, "output_lcores", c.n_out);
 	return 0;
+}
+
+void ndn_limits_apply(void)
+{
+	for (unsigned int i = 0; i < ndn_conf.n_fwd; i++) {
+		struct ndn_fwd *f = ndn_fwd[i];
+		uint64_t max = (uint64_t)f->pit_cap * ndn_limits.pit_face_share / 100;
+		__atomic_store_n(&f->pit_face_max, (uint32_t)RTE_MAX(max, (uint64_t)1),
+				 __ATOMIC_RELAXED);
+	}
+}
+
+static const struct {
+	const char *key, *what;
+	uint64_t min, max;
+	uint32_t *dst;
+} limit_opts[] = {
+    {"face-idle-timeout", "s", 1, 86400, &ndn_limits.face_idle_s},
+    {"face-routes", "routes", 1, 4096, &ndn_limits.face_routes},
+    {"mgmt-rate", "commands/s", 1, 1000000, &ndn_limits.mgmt_rate},
+    {"mgmt-burst", "commands", 1, 1000000, &ndn_limits.mgmt_burst},
+    {"expiration-max", "s", 1, 86400 * 365, &ndn_limits.expiration_max_s},
+    {"pit-face-share", "%", 1, 100, &ndn_limits.pit_face_share},
+    {"interest-lifetime-max", "ms", 1, 3600000, &ndn_limits.lifetime_max_ms},
+};
+
+/* ndn limits [KEY VALUE]...: set (all or nothing), then show them all */
+static int limits(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	uint32_t v32[RTE_DIM(limit_opts)];
+	uint64_t v;
+
+	if (argc % 2)
+		return tp_cmd_err(ctx, EINVAL,
+				  "ndn limits: usage: ndn limits [KEY VALUE]... (keys: "
+				  "face-idle-timeout, face-routes, mgmt-rate, mgmt-burst, "
+				  "expiration-max, pit-face-share, interest-lifetime-max)");
+	for (unsigned int j = 0; j < RTE_DIM(limit_opts); j++)
+		v32[j] = *limit_opts[j].dst;
+	for (int i = 0; i < argc; i += 2) {
+		unsigned int j;
+		for (j = 0; j < RTE_DIM(limit_opts) && strcmp(argv[i], limit_opts[j].key) != 0; j++)
+			;
+		if (j == RTE_DIM(limit_opts))
+			return tp_cmd_err(ctx, EINVAL, "ndn limits: unknown keyword '%s'", argv[i]);
+		if (num(argv[i + 1], limit_opts[j].min, limit_opts[j].max, &v) < 0)
+			return tp_cmd_err(ctx, EINVAL,
+					  "ndn limits: bad %s '%s' (%" PRIu64 "-%" PRIu64 " %s)",
+					  argv[i], argv[i + 1], limit_opts[j].min,
+					  limit_opts[j].max, limit_opts[j].what);
+		v32[j] = (uint32_t)v;
+	}
+	for (unsigned int j = 0; j < RTE_DIM(limit_opts); j++) {
+		__atomic_store_n(limit_opts[j].dst, v32[j], __ATOMIC_RELAXED);
+		tp_out_u64(ctx->out, limit_opts[j].key, v32[j]);
+	}
+	if (ndn_conf.enabled)
+		ndn_limits_apply();
+	return 0;
+}
+
+/* ndn localhop enable key HEX | disable */
+static int localhop_cmd(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	uint8_t key[64];
+	size_t n = 0;
+
+	if (argc == 1 && strcmp(argv[0], "disable") == 0) {
+		ndn_mgmt_localhop_set(NULL, 0);
+		return 0;
+	}
+	if (argc != 3 || strcmp(argv[0], "enable") != 0 || strcmp(argv[1], "key") != 0)
+		return tp_cmd_err(ctx, EINVAL,
+				  "ndn localhop: usage: ndn localhop enable key HEX | "
+				  "ndn localhop disable");
+	const char *h = argv[2];
+	size_t hl = strlen(h);
+	if (hl % 2 || hl / 2 < 16 || hl / 2 > sizeof(key))
+		return tp_cmd_err(ctx, EINVAL,
+				  "ndn localhop: the key is 16 to 64 bytes in hexadecimal (32 to "
+				  "128 digits), not %zu digits",
+				  hl);
+	for (; n < hl / 2; n++) {
+		char b[3] = {h[2 * n], h[2 * n + 1], 0}, *end;
+		unsigned long x = strtoul(b, &end, 16);
+		if (*end != '\0' || !isxdigit((unsigned char)b[0]) ||
+		    !isxdigit((unsigned char)b[1]))
+			return tp_cmd_err(ctx, EINVAL,
+					  "ndn localhop: bad hexadecimal digit in key");
+		key[n] = (uint8_t)x;
+	}
+	int ret = ndn_mgmt_localhop_set(key, n);
+	memset(key, 0, sizeof(key));
+	return ret < 0 ? tp_cmd_err(ctx, -ret, "ndn localhop: %s", strerror(-ret)) : 0;
 }
 
 /* "/a/b" into a Name TLV-VALUE (buf of TP_NDN_NAME_MAX_LEN): length or error */
@@ -369,6 +475,8 @@ static int face_show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_str(o, "uri", uri);
 		tp_out_bool(o, "local", f->local);
 		tp_out_bool(o, "on_demand", f->on_demand);
+		if (f->on_demand)
+			tp_out_u64(o, "idle_ms", tp_ctl_now_ms() - f->last_rx_ms);
 		tp_out_u64(o, "mtu", f->mtu);
 		struct tp_node *c = tp_out_obj(o, "counters");
 		for (unsigned int k = 0; k < NDN_FC_MAX; k++)
@@ -572,10 +680,12 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	NDN_FWD_STATS(X)
 #undef X
 	struct tp_node *m = tp_out_obj(ctx->out, "management");
-	tp_out_u64(m, "commands_accepted", ndn_mgmt_stats[0]);
-	tp_out_u64(m, "commands_refused", ndn_mgmt_stats[1]);
-	tp_out_u64(m, "commands_malformed", ndn_mgmt_stats[2]);
-	tp_out_u64(m, "answers_lost", ndn_mgmt_stats[3]);
+	tp_out_bool(m, "localhop_enabled", ndn_mgmt_localhop_enabled());
+	for (unsigned int i = 0; i < NDN_M_MAX; i++)
+		tp_out_u64(m, ndn_mgmt_ctr_names[i], ndn_mgmt_ctr[i]);
+	struct tp_node *lim = tp_out_obj(ctx->out, "limits");
+	for (unsigned int j = 0; j < RTE_DIM(limit_opts); j++)
+		tp_out_u64(lim, limit_opts[j].key, *limit_opts[j].dst);
 	return 0;
 }
 
@@ -685,6 +795,19 @@ static struct tp_cmd c_tel = {"ndn telemetry", "sample N",
 static struct tp_cmd c_tel_show = {"show ndn telemetry", "[raw]",
 				   "per-stage latency: percentiles, histogram, recent samples",
 				   telemetry_show, NULL};
+static struct tp_cmd c_limits = {
+    "ndn limits",
+    "[face-idle-timeout S] [face-routes N] [mgmt-rate N] [mgmt-burst N] [expiration-max S] "
+    "[pit-face-share PERCENT] [interest-lifetime-max MS]",
+    "what outsiders may hold: on-demand face idle timeout, routes per remote face, "
+    "management commands per second, PIT share per face, InterestLifetime cap",
+    limits, NULL};
+static struct tp_cmd c_localhop = {
+    "ndn localhop", "enable key HEX | disable",
+    "accept /localhop/nfd commands signed with this HMAC-SHA256 key (off by default)", localhop_cmd,
+    NULL};
+TP_CMD_REGISTER(c_limits)
+TP_CMD_REGISTER(c_localhop)
 TP_CMD_REGISTER(c_tel)
 TP_CMD_REGISTER(c_tel_show)
 TP_CMD_REGISTER(c_enable)

@@ -112,6 +112,7 @@ unsigned int ndn_lp_expire(struct tp_worker *w, struct ndn_lp_lcore *lp);
 	X(LOCALHOP_HOP, "localhop_next_hop_refused", EVENT)                                        \
 	X(NONCE_ADDED, "interest_nonce_added", EVENT)                                              \
 	X(PIT_FULL, "pit_full", DROP)                                                              \
+	X(PIT_FACE_QUOTA, "pit_face_quota_nacked", EVENT)                                          \
 	X(IN_RECORDS_FULL, "pit_in_records_full", DROP)                                            \
 	X(SUPPRESSED, "interest_suppressed", DROP)                                                 \
 	X(AGGREGATED, "interest_aggregated", EVENT)                                                \
@@ -149,6 +150,10 @@ struct ndn_face {
 	uint32_t remote_ip, local_ip;	  /* UDP: network order */
 	uint16_t remote_port, local_port; /* UDP: network order */
 	uint64_t created_ms;
+	/* control plane only: the face's receive counters' sum when last seen, and when
+	 * it last changed (on-demand faces' idle timeout) */
+	uint64_t rx_seen;
+	uint64_t last_rx_ms;
 };
 extern struct ndn_face ndn_faces[NDN_FACES_MAX];
 
@@ -261,7 +266,8 @@ struct ndn_pit {
 	uint32_t fib_id;
 	uint8_t slot; /* bit 0 CanBePrefix, bit 1 MustBeFresh */
 	uint8_t n_in, n_out;
-	uint8_t tried; /* bit per FIB next-hop index tried */
+	uint8_t tried;	/* bit per FIB next-hop index tried */
+	uint16_t owner; /* the face that created it: charged in ndn_fwd.pit_by_face */
 	struct ndn_pit_in in[NDN_PIT_IN_MAX];
 	struct ndn_pit_out out[NDN_PIT_OUT_MAX];
 };
@@ -331,6 +337,10 @@ struct ndn_fwd {
 	uint32_t ext_cap, ext_n_free;
 	struct ndn_pit *pit;
 	uint32_t pit_cap, pit_free, pit_used;
+	/* entries per face that created them, and the most one face may hold (the
+	 * control plane writes pit_face_max: pit_cap * ndn_limits.pit_face_share / 100) */
+	uint32_t pit_face_max;
+	uint32_t pit_by_face[NDN_FACES_MAX];
 	uint32_t gen;
 	struct ndn_cs *cs;
 	uint32_t cs_cap, cs_free, cs_used, lru_head, lru_tail;
@@ -362,6 +372,21 @@ struct ndn_conf {
 	uint64_t siphash_key[2];
 };
 extern struct ndn_conf ndn_conf;
+
+/* What outsiders may hold ('ndn limits'; start-up and run time). The control plane
+ * writes them; the data plane reads lifetime_max_ms. */
+struct ndn_limits {
+	uint32_t face_idle_s;	   /* an on-demand face idle this long goes (NFD: 600) */
+	uint32_t face_routes;	   /* routes a non-local requester may hold on its face */
+	uint32_t mgmt_rate;	   /* management commands per second (token bucket) */
+	uint32_t mgmt_burst;	   /* and the bucket's depth */
+	uint32_t expiration_max_s; /* ExpirationPeriod of a non-local registration, at most */
+	uint32_t pit_face_share;   /* percent of a context's PIT one face may hold */
+	uint32_t lifetime_max_ms;  /* InterestLifetime honoured, at most */
+};
+extern struct ndn_limits ndn_limits;
+/* Control plane: the contexts' pit_face_max from ndn_limits.pit_face_share. */
+void ndn_limits_apply(void);
 extern struct ndn_fwd *ndn_fwd[NDN_CTX_MAX];
 extern uint8_t *ndn_ndt; /* 1 << ndt_bits context indexes */
 extern struct rte_ring *ndn_mgmt_ring;
@@ -544,6 +569,48 @@ void ndn_rib_face_gone(uint16_t face);
 void ndn_rib_walk(void (*fn)(const uint8_t *name, uint16_t len, uint16_t face, uint64_t origin,
 			     uint64_t cost, uint64_t flags, uint64_t expires_ms, void *arg),
 		  void *arg);
-/* commands accepted, refused, malformed; answers lost */
-extern uint64_t ndn_mgmt_stats[4];
+/* Management and on-demand face counters (control plane; 'show ndn'). Every
+ * refusal counts in commands_refused and in one refused_* reason. X(enum, name) */
+#define NDN_MGMT_COUNTERS(X)                                                                       \
+	X(ACCEPTED, "commands_accepted")                                                           \
+	X(REFUSED, "commands_refused")                                                             \
+	X(MALFORMED, "commands_malformed")                                                         \
+	X(ANSWERS_LOST, "answers_lost")                                                            \
+	X(RATELIMITED, "commands_ratelimited")                                                     \
+	X(R_UNSUPPORTED, "refused_unsupported")                                                    \
+	X(R_NOT_LOCAL, "refused_not_local")                                                        \
+	X(R_LOCALHOP_OFF, "refused_localhop_disabled")                                             \
+	X(R_SIGNATURE, "refused_bad_signature")                                                    \
+	X(R_REPLAY, "refused_stale_or_replayed")                                                   \
+	X(R_FACE_ID, "refused_other_face")                                                         \
+	X(R_ORIGIN, "refused_origin")                                                              \
+	X(R_PREFIX, "refused_prefix")                                                              \
+	X(R_FACE_ROUTES, "refused_face_routes_full")                                               \
+	X(R_RIB_FULL, "refused_rib_full")                                                          \
+	X(R_NO_FACE, "refused_face_not_found")                                                     \
+	X(FACE_CREATED, "on_demand_faces_created")                                                 \
+	X(FACE_EXPIRED, "on_demand_faces_expired")                                                 \
+	X(FACE_EVICTED, "on_demand_faces_evicted")                                                 \
+	X(FACE_REFUSED, "on_demand_faces_refused_full")
+/* clang-format off */
+enum ndn_mgmt_ctr {
+#define X(e, n) NDN_M_##e,
+	NDN_MGMT_COUNTERS(X)
+#undef X
+	NDN_M_MAX
+};
+/* clang-format on */
+extern uint64_t ndn_mgmt_ctr[NDN_M_MAX];
+extern const char *const ndn_mgmt_ctr_names[NDN_M_MAX];
+/* /localhop/nfd commands: refused unless enabled with a key (HMAC-SHA256, NDN
+ * SignatureHmacWithSha256). key NULL: disable. 0 or negative errno. */
+int ndn_mgmt_localhop_set(const uint8_t *key, size_t key_len);
+bool ndn_mgmt_localhop_enabled(void);
+/* Control plane timer work: on-demand faces idle for ndn_limits.face_idle_s go, with
+ * their routes. How many went. */
+unsigned int ndn_faces_expire(uint64_t now_ms);
+/* When the table is full: the on-demand face received from longest ago, if it has
+ * been idle at least min_idle_ms; else -ENOENT, or -EBUSY when a removed face's slot
+ * is about to be free (after the RCU grace period) and none need go. */
+int ndn_face_evictable(uint64_t now_ms, uint64_t min_idle_ms);
 #endif

@@ -77,6 +77,7 @@ int ndn_pcct_create(struct ndn_fwd *f, unsigned int socket)
 	for (uint32_t i = 1; i <= f->pit_cap; i++)
 		f->pit[i].tw_next = i < f->pit_cap ? i + 1 : 0;
 	f->pit_free = f->pit_cap ? 1 : 0;
+	f->pit_face_max = f->pit_cap; /* no share until ndn_limits_apply() sets one */
 	for (uint32_t i = 1; i <= f->cs_cap; i++)
 		f->cs[i].lru_next = i < f->cs_cap ? i + 1 : 0;
 	f->cs_free = f->cs_cap ? 1 : 0;
@@ -193,6 +194,7 @@ uint32_t ndn_pit_alloc(struct ndn_fwd *f, uint32_t pcc, uint8_t slot)
 	p->slot = slot;
 	p->n_in = p->n_out = 0;
 	p->tried = 0;
+	p->owner = 0; /* the caller charges the face that asked (pit_by_face) */
 	p->fib_id = UINT32_MAX;
 	f->pcc[pcc].pit[slot] = i;
 	f->pit_used++;
@@ -207,6 +209,8 @@ void ndn_pit_free(struct ndn_fwd *f, uint32_t idx)
 
 	if (p->expiry)
 		wheel_unlink(f, idx);
+	if (f->pit_by_face[p->owner]) /* saturating: a reused id inherits old entries */
+		f->pit_by_face[p->owner]--;
 	f->pcc[pcc].pit[p->slot] = 0;
 	p->pcc = 0;
 	p->gen = 0;
