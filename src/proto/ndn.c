@@ -473,7 +473,8 @@ static int interest_order(uint32_t type)
 	}
 }
 
-int tp_ndn_interest_decode(const uint8_t *buf, size_t len, struct tp_ndn_interest *i, size_t *used)
+static int interest_decode(const uint8_t *buf, size_t len, struct tp_ndn_interest *i, size_t *used,
+			   bool verify)
 {
 	const uint8_t *p = buf, *end = buf + len, *v, *vend;
 	struct tp_ndn_tlv outer, t;
@@ -573,7 +574,7 @@ int tp_ndn_interest_decode(const uint8_t *buf, size_t len, struct tp_ndn_interes
 	 * covers everything from ApplicationParameters to the end */
 	if ((i->params_start != NULL) != i->name.has_params_digest)
 		return TP_NDN_E_BAD_PARAMS_DIGEST;
-	if (i->params_start != NULL) {
+	if (i->params_start != NULL && verify) {
 		uint8_t d[32];
 		uint16_t tl;
 		const uint8_t *c = tp_ndn_name_comp(&i->name, i->name.params_digest_comp, &tl);
@@ -582,6 +583,17 @@ int tp_ndn_interest_decode(const uint8_t *buf, size_t len, struct tp_ndn_interes
 			return TP_NDN_E_BAD_PARAMS_DIGEST;
 	}
 	return TP_NDN_E_OK;
+}
+
+int tp_ndn_interest_decode(const uint8_t *buf, size_t len, struct tp_ndn_interest *i, size_t *used)
+{
+	return interest_decode(buf, len, i, used, true);
+}
+
+int tp_ndn_interest_decode_fwd(const uint8_t *buf, size_t len, struct tp_ndn_interest *i,
+			       size_t *used)
+{
+	return interest_decode(buf, len, i, used, false);
 }
 
 int tp_ndn_interest_add_nonce(uint8_t *buf, size_t len, const struct tp_ndn_interest *i,

@@ -326,7 +326,7 @@ static void check_sent(unsigned int face, const struct tp_ndn_lp *lp)
 		must(local || !name_first_is(&d.name, "localhost"));
 		return;
 	}
-	must(tp_ndn_interest_decode(lp->payload, lp->payload_len, &in, &used) == TP_NDN_E_OK);
+	must(tp_ndn_interest_decode_fwd(lp->payload, lp->payload_len, &in, &used) == TP_NDN_E_OK);
 	/* every Interest and Nack the forwarder sends has a Nonce */
 	must(in.has_nonce);
 	if (lp->is_nack)
@@ -591,7 +591,7 @@ static void op_data(unsigned int face, const struct sent_interest *k, uint8_t op
 	static uint8_t name[TP_NDN_NAME_MAX_LEN + 64], data[MAX_PKT];
 	size_t used;
 
-	if (k->len == 0 || tp_ndn_interest_decode(k->pkt, k->len, &in, &used) != TP_NDN_E_OK)
+	if (k->len == 0 || tp_ndn_interest_decode_fwd(k->pkt, k->len, &in, &used) != TP_NDN_E_OK)
 		return;
 	size_t nl = in.name.len;
 	memcpy(name, in.name.value, nl);
@@ -692,7 +692,8 @@ static void run(uint8_t op, uint8_t face_sel, uint8_t arg, const uint8_t *b, siz
 			break;
 		memcpy(pkt, k->pkt, k->len);
 		if ((op & 16) && len >= 4 &&
-		    tp_ndn_interest_decode(pkt, k->len, &in, &used) == TP_NDN_E_OK && in.nonce_pos)
+		    tp_ndn_interest_decode_fwd(pkt, k->len, &in, &used) == TP_NDN_E_OK &&
+		    in.nonce_pos)
 			memcpy(pkt + (in.nonce_pos - pkt), b, 4);
 		struct tp_ndn_lp_spec s = {
 		    .payload = pkt,

@@ -166,8 +166,8 @@ static bool add_nonce(struct tp_worker *w, struct rte_mbuf *m, struct tp_ndn_int
 	int g = tp_ndn_interest_add_nonce(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, in,
 					  (uint32_t)rte_rand());
 	if (unlikely(g < 0 || rte_pktmbuf_prepend(m, (uint16_t)g) == NULL ||
-		     tp_ndn_interest_decode(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len, in,
-					    &used) != TP_NDN_E_OK ||
+		     tp_ndn_interest_decode_fwd(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len,
+						in, &used) != TP_NDN_E_OK ||
 		     !in->has_nonce)) {
 		tp_drop(w, m, NDN_CTR(NDN_C_DECODE));
 		return false;

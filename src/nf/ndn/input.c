@@ -89,7 +89,7 @@ static bool rx_decode(struct tp_worker *w, struct ndn_lcore *lc, struct rte_mbuf
 	/* NDNLPv2: a Fragment holds one network-layer packet, nothing after it (NFD's link
 	 * service refuses a TLV-LENGTH short of the fragment) */
 	if (pkt[0] == TP_NDN_T_INTEREST) {
-		if (unlikely(tp_ndn_interest_decode(pkt, lp.payload_len, &r->u.i, &used) !=
+		if (unlikely(tp_ndn_interest_decode_fwd(pkt, lp.payload_len, &r->u.i, &used) !=
 				 TP_NDN_E_OK ||
 			     used != lp.payload_len)) {
 			rx_drop(w, m, face, NDN_C_DECODE);
@@ -213,7 +213,7 @@ void ndn_fwd_ring(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n, void 
 		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 		switch (ndn_meta(m)->type) {
 		case NDN_PKT_INTEREST:
-			if (tp_ndn_interest_decode(p, m->data_len, &u.i, &used) == TP_NDN_E_OK)
+			if (tp_ndn_interest_decode_fwd(p, m->data_len, &u.i, &used) == TP_NDN_E_OK)
 				ndn_fwd_interest(w, f, m, &u.i, NULL);
 			else
 				tp_drop(w, m, NDN_CTR(NDN_C_DECODE));
@@ -225,7 +225,7 @@ void ndn_fwd_ring(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n, void 
 				tp_drop(w, m, NDN_CTR(NDN_C_DECODE));
 			break;
 		default:
-			if (tp_ndn_interest_decode(p, m->data_len, &u.i, &used) == TP_NDN_E_OK)
+			if (tp_ndn_interest_decode_fwd(p, m->data_len, &u.i, &used) == TP_NDN_E_OK)
 				ndn_fwd_nack(w, f, m, &u.i);
 			else
 				tp_drop(w, m, NDN_CTR(NDN_C_DECODE));
