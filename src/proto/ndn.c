@@ -907,6 +907,31 @@ static int64_t sig_type_of(const uint8_t *v, uint32_t len)
 	return (int64_t)type;
 }
 
+/* An Interest's signed portion (3.2): the name's components but the
+ * ParametersSha256DigestComponent, then ApplicationParameters to the end of
+ * InterestSignatureInfo, each piece given to update(ctx, bytes, len). */
+static void signed_portion(const struct tp_ndn_interest *i,
+			   void (*update)(void *ctx, const uint8_t *p, size_t n), void *ctx)
+{
+	for (unsigned int k = 0; k < i->name.n_comps; k++) {
+		uint16_t len;
+		const uint8_t *comp = tp_ndn_name_comp(&i->name, k, &len);
+		if (comp[0] != TP_NDN_T_PARAMS_DIGEST)
+			update(ctx, comp, len);
+	}
+	update(ctx, i->params_start, (size_t)(i->sig_info + i->sig_info_len - i->params_start));
+}
+
+static void sha256_piece(void *ctx, const uint8_t *p, size_t n)
+{
+	tp_sha256_update(ctx, p, n);
+}
+
+static void hmac_piece(void *ctx, const uint8_t *p, size_t n)
+{
+	tp_hmac_sha256_update(ctx, p, n);
+}
+
 int tp_ndn_interest_verify_digest(const struct tp_ndn_interest *i)
 {
 	struct tp_sha256 c;
@@ -917,14 +942,7 @@ int tp_ndn_interest_verify_digest(const struct tp_ndn_interest *i)
 	if (sig_type_of(i->sig_info, i->sig_info_len) != TP_NDN_SIG_DIGEST_SHA256)
 		return -TP_NDN_E_BAD_SIGNATURE;
 	tp_sha256_init(&c);
-	for (unsigned int k = 0; k < i->name.n_comps; k++) {
-		uint16_t len;
-		const uint8_t *comp = tp_ndn_name_comp(&i->name, k, &len);
-		if (comp[0] != TP_NDN_T_PARAMS_DIGEST)
-			tp_sha256_update(&c, comp, len);
-	}
-	tp_sha256_update(&c, i->params_start,
-			 (size_t)(i->sig_info + i->sig_info_len - i->params_start));
+	signed_portion(i, sha256_piece, &c);
 	tp_sha256_final(&c, md);
 	return i->sig_value_len == 32 && memcmp(md, i->sig_value, 32) == 0;
 }
@@ -951,14 +969,7 @@ int tp_ndn_interest_verify_hmac(const struct tp_ndn_interest *i, const uint8_t *
 	}
 	/* the signed portion as for DigestSha256 (3.2) */
 	tp_hmac_sha256_init(&c, key, key_len);
-	for (unsigned int k = 0; k < i->name.n_comps; k++) {
-		uint16_t len;
-		const uint8_t *comp = tp_ndn_name_comp(&i->name, k, &len);
-		if (comp[0] != TP_NDN_T_PARAMS_DIGEST)
-			tp_hmac_sha256_update(&c, comp, len);
-	}
-	tp_hmac_sha256_update(&c, i->params_start,
-			      (size_t)(i->sig_info + i->sig_info_len - i->params_start));
+	signed_portion(i, hmac_piece, &c);
 	tp_hmac_sha256_final(&c, md);
 	/* every byte compared: no early exit on the first difference */
 	uint8_t diff = i->sig_value_len == 32 ? 0 : 1;
