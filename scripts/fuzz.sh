@@ -6,11 +6,11 @@
 # SECONDS is each target's time; mder and ndn, the oldest, get twice theirs. Exits
 # non-zero when a fuzzer finds a crash, a sanitizer report, a leak or a broken
 # property; the input that did it is left in build/fuzz/<target>/artifacts/.
-# The DPDK targets (ip4, netlink, gen) start an EAL without hugepages or devices.
+# The DPDK targets (ip4, l2, netlink, gen) start an EAL without hugepages or devices.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(mder ndn coap ip4 fetch netlink api config gen)
+all=(mder ndn coap ip4 l2 fetch netlink api config gen)
 secs=${1:-60}
 shift || true
 targets=("$@")
@@ -25,13 +25,14 @@ fi
 # dictionary (or none), its own libFuzzer options
 declare -A seeds=(
     [mder]=tests/fuzz/seeds.txt [ndn]=tests/fuzz/ndn_seeds.txt [coap]=tests/fuzz/coap_seeds.txt
-    [ip4]=tests/fuzz/ip4_seeds.txt [fetch]=tests/fuzz/fetch_seeds.txt
+    [ip4]=tests/fuzz/ip4_seeds.txt [l2]=tests/fuzz/l2_seeds.txt [fetch]=tests/fuzz/fetch_seeds.txt
     [netlink]=tests/fuzz/netlink_seeds.txt [api]=tests/fuzz/api_seeds.txt
     [config]=tests/fuzz/config_seeds [gen]=tests/fuzz/gen_seeds
 )
 declare -A dicts=(
     [mder]=tests/fuzz/mder.dict [ndn]=tests/fuzz/ndn.dict [coap]=tests/fuzz/coap.dict
-    [ip4]=tests/fuzz/ip4.dict [fetch]=tests/fuzz/fetch.dict [netlink]=tests/fuzz/netlink.dict
+    [ip4]=tests/fuzz/ip4.dict [l2]=tests/fuzz/l2.dict [fetch]=tests/fuzz/fetch.dict
+    [netlink]=tests/fuzz/netlink.dict
     [api]=tests/fuzz/api.dict [config]=tests/fuzz/config.dict [gen]=tests/fuzz/gen.dict
 )
 declare -A opts=([ip4]="-max_len=9018")
