@@ -8,7 +8,9 @@
  * learn rates and storm control.
  *
  * The state (bridges, ports, the MAC table, the lcore's caches and buckets, the
- * clock) carries over from one input to the next, as in a daemon that runs on.
+ * clock) carries over from one input to the next, as in a daemon that runs on: an
+ * input that broke a property may need the inputs run before it to break it again
+ * (libFuzzer keeps only the last; -runs=0 over the corpus replays them all).
  *
  * Input: a small program of records, each an opcode byte then its operands:
  *   0 raw frame     PORT LEN_HI LEN_LO BYTES...   (a frame received on PORT)

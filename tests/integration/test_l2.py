@@ -335,6 +335,11 @@ def test_commands_rejected_with_reasons(switch_lab: Callable[..., SwitchLab]) ->
         (("port", "set", "p0", "mode", "chain", "c1"), "set by 'chain add'"),
         (("chain", "add", "c1", "from", "p0", "to", "p1", "via", "nosuch"), "no NF named"),
         (("show", "bridge", "nope"), "no bridge named"),
+        (("port", "set", "p0", "mode", "l2", "bridge", "br0", "learn-rate", "x"), "bad learn-rate"),
+        (("port", "set", "p0", "mode", "l2", "bridge", "br0", "storm-unknown"), "needs a value"),
+        (("bridge", "add", "br9", "mac-limit", "0"), "bad mac-limit"),
+        (("bridge", "set", "br0", "aging"), "usage: bridge set"),
+        (("bridge", "set", "br0", "stp", "on"), "unexpected 'stp'"),
     ]
     for words, msg in cases:
         with pytest.raises(Exception, match=msg):

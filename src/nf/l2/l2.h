@@ -12,6 +12,11 @@
  * a single aligned 64-bit store that readers never act on (the control plane's
  * aging reads it), at most once a second per entry.
  *
+ * Limits (what an outsider can fill): each port's MAC limit and each bridge's share
+ * of the table are counted by the control plane, which sets the at_limit flags the
+ * workers read (a new source then dropped); learn events and flooded frames go
+ * through token buckets per port on each lcore (struct l2_rate, l2_bucket_take).
+ *
  * Ownership: bridges, members lists and MAC entries belong to the control plane;
  * a bridge's members list (port -> its L2 configuration) is published with an
  * atomic pointer store and the old one freed after a grace period. */
