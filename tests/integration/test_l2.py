@@ -483,6 +483,37 @@ def test_bridge_mac_limit(switch_lab: Callable[..., SwitchLab]) -> None:
     assert lab.bridge_info()["mac_limit"] == 65536
 
 
+def test_learn_rate(switch_lab: Callable[..., SwitchLab]) -> None:
+    """N9: a port's learn events within its learn-rate (here 50 a second, a bucket of
+    50): 500 new sources in about half a second get about 75 learned, the rest's
+    events counted as learn_ratelimited (their frames still forwarded)."""
+    hosts = (
+        SwitchHost("p0", "h1", "10.0.0.1/24", "mac-limit 0 learn-rate 50"),
+        SwitchHost("p1", "h2", "10.0.0.2/24"),
+    )
+    lab = switch_lab(hosts=hosts)
+    assert lab.port_l2("p0")["learn_rate"] == 50
+    time.sleep(1.0)  # the bucket full
+    m0 = lab.port_l2("p0")["macs"]
+    ev0, lim0 = ctr(lab, "p0", "learn_events"), ctr(lab, "p0", "learn_ratelimited")
+    cap = FrameCapture(lab.ns["h2"], "eth0")
+    try:
+        t0 = time.monotonic()
+        blast(lab, "h1", random_sources(500, 8, b"learn-rate"))
+        elapsed = time.monotonic() - t0
+        time.sleep(0.5)
+        passed = sum(1 for f in cap.frames() if b"learn-rate" in f)
+    finally:
+        cap.close()
+    ev = ctr(lab, "p0", "learn_events") - ev0
+    lim = ctr(lab, "p0", "learn_ratelimited") - lim0
+    # every source that reached p0 asked once: sent, or held back by the rate
+    assert 490 <= ev + lim <= 500, (ev, lim)
+    assert 40 <= ev <= 50 + 50 * (elapsed + 0.1) + 5, (ev, elapsed)
+    assert lab.port_l2("p0")["macs"] - m0 == ev  # what was sent was learned
+    assert passed == ev + lim  # learning is limited, not forwarding
+
+
 DOUBLE_TAG_HOSTS = (
     SwitchHost("p0", "h1", "10.0.0.1/24", "vlan 10"),  # the attacker
     SwitchHost("p1", "h2", "10.0.0.2/24", "vlan 20"),
