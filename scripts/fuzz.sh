@@ -6,11 +6,11 @@
 # SECONDS is each target's time; mder and ndn, the oldest, get twice theirs. Exits
 # non-zero when a fuzzer finds a crash, a sanitizer report, a leak or a broken
 # property; the input that did it is left in build/fuzz/<target>/artifacts/.
-# The DPDK targets (ip4, ndn_fwd, netlink, gen) start an EAL without hugepages or devices.
+# The DPDK targets (ip4, ndn_fwd, l2, netlink, gen) start an EAL without hugepages or devices.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(mder ndn coap ip4 ndn_fwd fetch netlink api config gen)
+all=(mder ndn coap ip4 ndn_fwd l2 fetch netlink api config gen)
 secs=${1:-60}
 shift || true
 targets=("$@")
@@ -26,13 +26,14 @@ fi
 declare -A seeds=(
     [mder]=tests/fuzz/seeds.txt [ndn]=tests/fuzz/ndn_seeds.txt [coap]=tests/fuzz/coap_seeds.txt
     [ip4]=tests/fuzz/ip4_seeds.txt [ndn_fwd]=tests/fuzz/ndn_fwd_seeds.txt
-    [fetch]=tests/fuzz/fetch_seeds.txt
+    [l2]=tests/fuzz/l2_seeds.txt [fetch]=tests/fuzz/fetch_seeds.txt
     [netlink]=tests/fuzz/netlink_seeds.txt [api]=tests/fuzz/api_seeds.txt
     [config]=tests/fuzz/config_seeds [gen]=tests/fuzz/gen_seeds
 )
 declare -A dicts=(
     [mder]=tests/fuzz/mder.dict [ndn]=tests/fuzz/ndn.dict [coap]=tests/fuzz/coap.dict
-    [ip4]=tests/fuzz/ip4.dict [ndn_fwd]=tests/fuzz/ndn.dict [fetch]=tests/fuzz/fetch.dict
+    [ip4]=tests/fuzz/ip4.dict [ndn_fwd]=tests/fuzz/ndn.dict [l2]=tests/fuzz/l2.dict
+    [fetch]=tests/fuzz/fetch.dict
     [netlink]=tests/fuzz/netlink.dict
     [api]=tests/fuzz/api.dict [config]=tests/fuzz/config.dict [gen]=tests/fuzz/gen.dict
 )

@@ -388,8 +388,155 @@ def ndn_fwd() -> dict[str, bytes]:
     return out
 
 
+# fuzz_l2's opcodes (tests/fuzz/fuzz_l2.c)
+L2_RAW, L2_STATION, L2_REPEAT, L2_BURST, L2_DRAIN, L2_CLOCK = 0, 1, 2, 3, 4, 5
+L2_PORT_SET, L2_PORT_L3, L2_BRIDGE, L2_STATIC = 6, 7, 8, 9
+# its stations: 02:00:00:00:00:10 + i
+L2_H = [f"02:00:00:00:00:{0x10 + i:02x}" for i in range(4)]
+
+
+def l2() -> dict[str, bytes]:
+    """Programs for fuzz_l2: a topology (bridge b0: p0 access 10, p1 access 20, p2
+    trunk 10,20 native 10, p3 trunk 10,20; bridge b1: p4 access 10, p5 access 10
+    with a MAC limit of 2 and storm control at 2 frames a second), then what a
+    Linux host behind a bridge sends (ARP, IPv4/UDP, IPv6 neighbour discovery,
+    802.1Q and priority tags, a Linux bridge's STP BPDU, LLDP) and attacks
+    (double tags, a source-MAC flood, a broadcast storm), frames built by scapy."""
+    from scapy.all import (  # type: ignore[import-untyped]
+        ARP,
+        IP,
+        LLC,
+        STP,
+        UDP,
+        Dot1AD,
+        Dot1Q,
+        Dot3,
+        Ether,
+        ICMPv6ND_NS,
+        ICMPv6NDOptSrcLLAddr,
+        IPv6,
+        Raw,
+    )
+    from scapy.contrib.lldp import (  # type: ignore[import-untyped]
+        LLDPDUChassisID,
+        LLDPDUEndOfLLDPDU,
+        LLDPDUPortID,
+        LLDPDUTimeToLive,
+    )
+
+    def raw(port: int, frame: object) -> bytes:
+        b = bytes(frame)  # type: ignore[call-overload]
+        return bytes([L2_RAW, port]) + struct.pack(">H", len(b)) + b
+
+    def udp(src: int, dst: str, tag: str = "") -> object:
+        return (
+            Ether(src=L2_H[src], dst=dst)
+            / IP(src=f"10.0.0.{src + 1}", dst="10.0.0.9")
+            / UDP(sport=5000, dport=5001)
+            / Raw(tag.encode() or b"x" * 18)
+        )
+
+    topo = bytes(
+        [L2_BRIDGE, 0x01, 0x01]  # bridge add b1 aging 2 mac-limit auto
+        + [L2_PORT_SET, 0, 0x00, 0]  # p0: b0 vlan 10
+        + [L2_PORT_SET, 1, 0x04, 0]  # p1: b0 vlan 20
+        + [L2_PORT_SET, 2, 0x0C, 0]  # p2: b0 trunk 10,20 native 10
+        + [L2_PORT_SET, 3, 0x08, 0]  # p3: b0 trunk 10,20
+        + [L2_PORT_SET, 4, 0x01, 0]  # p4: b1 vlan 10
+        + [L2_PORT_SET, 5, 0x01, 0xA2]  # p5: b1 vlan 10 mac-limit 2, storm 2/s
+    )
+    bc = "ff:ff:ff:ff:ff:ff"
+    arp_req = Ether(src=L2_H[0], dst=bc) / ARP(
+        op=1, hwsrc=L2_H[0], psrc="10.0.0.1", pdst="10.0.0.2"
+    )
+    arp_rep = Ether(src=L2_H[1], dst=L2_H[0]) / ARP(
+        op=2, hwsrc=L2_H[1], psrc="10.0.0.2", hwdst=L2_H[0], pdst="10.0.0.1"
+    )
+    ns = (
+        Ether(src=L2_H[2], dst="33:33:ff:00:00:01")
+        / Dot1Q(vlan=20)
+        / IPv6(src="fe80::2", dst="ff02::1:ff00:1", hlim=255)
+        / ICMPv6ND_NS(tgt="fe80::1")
+        / ICMPv6NDOptSrcLLAddr(lladdr=L2_H[2])
+    )
+    # what a Linux bridge with STP on sends: an 802.3 frame, LLC 42/42, a config BPDU
+    bpdu = (
+        Dot3(src=L2_H[3], dst="01:80:c2:00:00:00")
+        / LLC(dsap=0x42, ssap=0x42, ctrl=3)
+        / STP(rootid=32768, rootmac=L2_H[3], bridgeid=32768, bridgemac=L2_H[3], portid=0x8001)
+    )
+    lldp = (
+        Ether(src=L2_H[0], dst="01:80:c2:00:00:0e", type=0x88CC)
+        / LLDPDUChassisID(subtype=4, id=L2_H[0])
+        / LLDPDUPortID(subtype=5, id=b"eth0")
+        / LLDPDUTimeToLive(ttl=120)
+        / LLDPDUEndOfLLDPDU()
+    )
+    # access VLAN 10 into VLAN 20: a priority tag, or the native VLAN's tag, before
+    # a second tag
+    dbl_prio = Ether(src=L2_H[0], dst=bc) / Dot1Q(vlan=0) / Dot1Q(vlan=20) / IP() / UDP()
+    dbl_native = Ether(src=L2_H[2], dst=bc) / Dot1Q(vlan=10) / Dot1Q(vlan=20) / IP() / UDP()
+    dbl_ad = Ether(src=L2_H[0], dst=bc) / Dot1Q(vlan=0, type=0x88A8) / Dot1AD(vlan=20) / IP()
+    prio = Ether(src=L2_H[0], dst=L2_H[1]) / Dot1Q(vlan=0, prio=5) / IP() / UDP()
+    tagged = Ether(src=L2_H[3], dst=L2_H[0]) / Dot1Q(vlan=10) / IP() / UDP()
+    drain, burst = bytes([L2_DRAIN]), bytes([L2_BURST])
+    return {
+        "kernel_bridge": topo
+        + raw(0, arp_req)
+        + raw(2, arp_rep)
+        + drain
+        + raw(0, udp(0, L2_H[1]))
+        + raw(2, udp(1, L2_H[0]))
+        + raw(1, udp(1, bc))
+        + raw(3, ns)
+        + raw(3, tagged)
+        + raw(0, prio)
+        + drain
+        + raw(0, udp(0, L2_H[1], "again"))
+        + bytes([L2_REPEAT, 40]),
+        "double_tagged": topo
+        + raw(0, dbl_prio)
+        + raw(0, dbl_ad)
+        + raw(2, dbl_native)
+        + raw(3, Ether(src=L2_H[3], dst=bc) / Dot1Q(vlan=20) / Dot1Q(vlan=30) / IP()),
+        "bpdu_lldp": topo
+        + raw(0, bpdu)
+        + raw(0, lldp)
+        + drain
+        + bytes([L2_BRIDGE, 0x0C, 0x01])  # bridge set b0 bpdu drop
+        + raw(0, bpdu),
+        "mac_flood": topo
+        + raw(4, udp(0, bc))
+        + bytes([L2_STATION, 5, 0xFF, 24, 0, 20, L2_REPEAT, 63, L2_DRAIN])
+        + bytes([L2_STATION, 5, 0xF0, 28, 0, 20, L2_REPEAT, 30, L2_DRAIN])
+        + raw(4, udp(0, L2_H[1]))
+        + bytes([L2_CLOCK, 40, L2_DRAIN]),
+        "storm": topo
+        + raw(5, udp(2, bc))
+        + bytes([L2_REPEAT, 60, L2_CLOCK, 8])
+        + raw(5, udp(2, bc)),
+        "aging_move": topo
+        + raw(0, udp(0, bc))
+        + drain
+        + raw(2, udp(0, bc))
+        + drain
+        + bytes([L2_CLOCK, 30])
+        + raw(1, udp(1, L2_H[0]))
+        + bytes([L2_PORT_L3, 2])
+        + raw(0, udp(0, L2_H[1])),
+        "bridges": topo
+        # bridge set b0 mac-limit 5; p4, p5 leave b1; bridge del b1
+        + bytes([L2_BRIDGE, 0x09, 0x05, L2_PORT_L3, 4, L2_PORT_L3, 5, L2_BRIDGE, 0x04, 0])
+        # bridge mac add (refused: no port names here), del, flush b0
+        + bytes([L2_STATIC, 0x00, 0x01, 0x00, L2_STATIC, 0x06, 0x01, 0, L2_STATIC, 0x09, 0, 0])
+        + raw(0, udp(0, bc))
+        + burst,
+    }
+
+
 TARGETS: dict[str, Callable[[], dict[str, bytes]]] = {
     "ip4": ip4,
+    "l2": l2,
     "coap": coap,
     "netlink": netlink,
     "api": api,

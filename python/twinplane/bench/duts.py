@@ -571,8 +571,11 @@ class TwinplaneL2Dut(TwinplaneDut):
             f"port add p0 {ports[0]}",
             f"port add p1 {ports[1]}",
             "bridge add br0 aging 3600",
-            "port set p0 mode l2 bridge br0",
-            "port set p1 mode l2 bridge br0",
+            # the learning benchmark's 16,384 sources on one port: no per-port limit
+            # or learn rate (the defaults, 1,024 MACs and 1,000 events/s, protect a
+            # port facing untrusted hosts)
+            "port set p0 mode l2 bridge br0 mac-limit 0 learn-rate 0",
+            "port set p1 mode l2 bridge br0 mac-limit 0 learn-rate 0",
         ]
 
 

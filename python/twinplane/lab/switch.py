@@ -30,6 +30,7 @@ class SwitchHost:
     host_addr: str
     words: str = ""  # after "port set P mode l2 bridge BR"
     host_if: str = "eth0"
+    bridge: str = ""  # its bridge: the lab's unless named (then added too)
 
     @property
     def router_if(self) -> str:
@@ -91,10 +92,13 @@ class SwitchLab(RouterLab):
         lines = [super().daemon_config().rstrip("\n").split("\n")[0]]
         routed = super().daemon_config().rstrip("\n").split("\n")[1:]
         lines.append(f"bridge add {self.bridge} {self.bridge_words}".rstrip())
+        for b in dict.fromkeys(h.bridge for h in self.hosts if h.bridge not in ("", self.bridge)):
+            lines.append(f"bridge add {b}")
         base = len(self.links)
         for i, h in enumerate(self.hosts):
+            br = h.bridge or self.bridge
             lines.append(f"port add {h.port} {port_devargs(self.pmd, base + i, h.router_if)}")
-            lines.append(f"port set {h.port} mode l2 bridge {self.bridge} {h.words}".rstrip())
+            lines.append(f"port set {h.port} mode l2 bridge {br} {h.words}".rstrip())
         # the routed ports (and the caller's extra lines) after the bridge
         return "\n".join(lines + routed) + "\n"
 
@@ -122,26 +126,28 @@ class SwitchLab(RouterLab):
 
     # --- the bridge through the API ---------------------------------------
 
-    def bridge_info(self) -> dict[str, Any]:
-        b: dict[str, Any] = self.ctl("show", "bridge", self.bridge)
+    def bridge_info(self, bridge: str | None = None) -> dict[str, Any]:
+        b: dict[str, Any] = self.ctl("show", "bridge", bridge or self.bridge)
         return b
 
-    def macs(self) -> list[dict[str, Any]]:
-        m: list[dict[str, Any]] = self.ctl("show", "bridge", self.bridge, "macs")["macs"]
+    def macs(self, bridge: str | None = None) -> list[dict[str, Any]]:
+        m: list[dict[str, Any]] = self.ctl("show", "bridge", bridge or self.bridge, "macs")["macs"]
         return m
 
-    def mac_port(self, mac: str, vlan: int | None = None) -> str | None:
-        """The port the bridge has learned ``mac`` on (in ``vlan``), or None."""
-        for e in self.macs():
+    def mac_port(self, mac: str, vlan: int | None = None, bridge: str | None = None) -> str | None:
+        """The port ``bridge`` (the lab's) has learned ``mac`` on (in ``vlan``), or None."""
+        for e in self.macs(bridge):
             if e["mac"].lower() == mac.lower() and (vlan is None or e["vlan"] == vlan):
                 return str(e["port"])
         return None
 
     def port_l2(self, port: str) -> dict[str, Any]:
-        for p in self.bridge_info()["ports"]:
-            if p["port"] == port:
-                return dict(p)
-        raise KeyError(f"port {port} not in bridge {self.bridge}")
+        """The port's entry in ``show bridge``, whichever bridge it is in."""
+        for b in self.ctl("show", "bridge")["bridges"]:
+            for p in b["ports"]:
+                if p["port"] == port:
+                    return dict(p)
+        raise KeyError(f"port {port} in no bridge")
 
 
 class ChainLab(RouterLab):

@@ -30,13 +30,13 @@ static inline bool key_eq(const struct l2_key *a, const struct l2_key *b)
 /* Index of k among the burst's distinct keys, adding it if it differs from the last
  * destination and the last source added (a burst mostly repeats a few stations: the
  * table is looked up once per distinct key, as VPP's l2fwd caches its last lookup). */
-static inline uint8_t key_index(struct l2_key *keys, unsigned int *nk, int *last,
+static inline uint8_t key_index(struct l2_key_buf *keys, unsigned int *nk, int *last,
 				const struct l2_key *k)
 {
 	for (unsigned int j = 0; j < 2; j++)
-		if (last[j] >= 0 && key_eq(&keys[last[j]], k))
+		if (last[j] >= 0 && key_eq(&keys[last[j]].k, k))
 			return (uint8_t)last[j];
-	keys[*nk] = *k;
+	keys[*nk].k = *k;
 	return (uint8_t)(*nk)++;
 }
 
@@ -54,7 +54,7 @@ _Static_assert(L2_LEARN_CACHE == 256 && L2_LOOKUP_CACHE == 256, "key_slot gives 
 /* The burst's nk distinct keys looked up: hits (bit per key) and data (entry
  * indexes), from this lcore's cache of entries found while l2_gen stayed gen, the
  * others with one bulk lookup of the table (and cached when found). */
-static inline void lookup_keys(struct l2_lcore *lc, const struct l2_key *keys, unsigned int nk,
+static inline void lookup_keys(struct l2_lcore *lc, const struct l2_key_buf *keys, unsigned int nk,
 			       uint64_t gen, uint64_t *hits, void **data)
 {
 	const void *kp[2 * TP_BURST];
@@ -64,15 +64,15 @@ static inline void lookup_keys(struct l2_lcore *lc, const struct l2_key *keys, u
 	unsigned int nm = 0;
 
 	for (unsigned int j = 0; j < nk; j++) {
-		uint32_t s = key_slot(&keys[j]);
-		if (lc->found[s].gen == gen && key_eq(&lc->found[s].key, &keys[j])) {
+		uint32_t s = key_slot(&keys[j].k);
+		if (lc->found[s].gen == gen && key_eq(&lc->found[s].key, &keys[j].k)) {
 			h |= 1ull << j;
 			data[j] = (void *)(uintptr_t)lc->found[s].idx;
 			continue;
 		}
 		slot[nm] = (uint8_t)s;
 		miss[nm] = (uint8_t)j;
-		kp[nm++] = &keys[j];
+		kp[nm++] = &keys[j].k;
 	}
 	if (nm != 0) {
 		rte_hash_lookup_bulk_data(l2_macs, kp, nm, &mh, md);
@@ -81,7 +81,7 @@ static inline void lookup_keys(struct l2_lcore *lc, const struct l2_key *keys, u
 				continue;
 			h |= 1ull << miss[q];
 			data[miss[q]] = md[q];
-			lc->found[slot[q]].key = keys[miss[q]];
+			lc->found[slot[q]].key = keys[miss[q]].k;
 			lc->found[slot[q]].idx = (uint32_t)(uintptr_t)md[q];
 			lc->found[slot[q]].gen = gen;
 		}
@@ -89,15 +89,23 @@ static inline void lookup_keys(struct l2_lcore *lc, const struct l2_key *keys, u
 	*hits = h;
 }
 
-/* Ask the control plane to learn key on port, once per 10 ms per lcore. */
-static void learn(struct tp_worker *w, struct l2_lcore *lc, const struct l2_key *k, uint16_t port)
+/* Ask the control plane to learn key on port lp, once per 10 ms per lcore, within
+ * the port's learn rate on this lcore (the excess counted as learn_ratelimited: the
+ * source's next frame asks again). */
+static void learn(struct tp_worker *w, struct l2_lcore *lc, const struct l2_key *k,
+		  const struct l2_port *lp)
 {
+	const uint16_t port = lp->port;
 	uint32_t s = key_slot(k);
 	struct l2_learn ev;
 
 	if (lc->sent[s].port == port && memcmp(&lc->sent[s].key, k, sizeof(*k)) == 0 &&
 	    w->now - lc->sent[s].tsc < tp.tsc_hz / 100)
 		return;
+	if (unlikely(!l2_bucket_take(&lc->tb[port][L2_TB_LEARN], &lp->rate[L2_TB_LEARN], w->now))) {
+		tp_count(w, port, L2_CTR(LEARN_RATELIMITED));
+		return;
+	}
 	ev.key = *k;
 	ev.port = port;
 	ev.pad = 0;
@@ -223,7 +231,7 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	struct l2_lcore *lc = tp_nf_lcore(w, &tp_l2_nf);
 	uint64_t *ctr = w->ctr[in];
 	const uint64_t gen = __atomic_load_n(&l2_gen, __ATOMIC_ACQUIRE);
-	struct l2_key keys[2 * TP_BURST]; /* the burst's distinct keys */
+	struct l2_key_buf keys[2 * TP_BURST]; /* the burst's distinct keys */
 	void *data[2 * TP_BURST];
 	struct rte_mbuf *ok[TP_BURST];
 	uint16_t vids[TP_BURST];
@@ -234,7 +242,8 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t prev_vid = 0;		    /* ...and VLAN (0: none yet) */
 	uint8_t prev_tag = 0;
 	uint64_t hits = 0;
-	unsigned int k = 0, nk = 0, i;
+	unsigned int k = 0, nk = 0, i, bpdus = 0;
+	bool prev_bpdu = false; /* the last accepted frame is a BPDU */
 
 	ctr[L2_CTR(RX)] += n;
 	for (i = 0; i < L2_PREFETCH_AHEAD && i < n; i++)
@@ -244,7 +253,7 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 		struct l2_macs12 cur;
 		uint16_t vid = lp->pvid;
-		bool tag = false;
+		bool tag = false, bpdu;
 
 		if (i + L2_PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + L2_PREFETCH_AHEAD], void *));
@@ -254,22 +263,31 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		}
 		macs12_load(&cur, eh);
 		bool same = prev_vid != 0 && macs12_eq(&cur, &prev);
+		bpdu = same && prev_bpdu;
 		if (!same) {
 			if (unlikely(rte_is_multicast_ether_addr(&eh->src_addr) ||
 				     rte_is_zero_ether_addr(&eh->src_addr))) {
 				tp_drop(w, m, L2_CTR(BAD_SRC_MAC));
 				continue;
 			}
-			/* 01:80:c2:00:00:0x (STP, LACP, LLDP, 802.1X...): never forwarded
-			 * (802.1Q 8.6.3) */
+			/* 01:80:c2:00:00:0x (STP, LACP, LLDP, 802.1X...): not forwarded
+			 * (802.1Q 8.6.3, Table 8-1), but for the bridge group address
+			 * 01:80:c2:00:00:00 (BPDUs): with no STP of its own the bridge floods
+			 * them like any group frame, so that the neighbours' STP sees a loop
+			 * through it (as the Linux bridge with STP off; 'bridge set BR bpdu
+			 * drop' filters them, as OVS's default) */
 			if (unlikely(eh->dst_addr.addr_bytes[0] == 0x01 &&
 				     eh->dst_addr.addr_bytes[1] == 0x80 &&
 				     eh->dst_addr.addr_bytes[2] == 0xc2 &&
 				     eh->dst_addr.addr_bytes[3] == 0 &&
 				     eh->dst_addr.addr_bytes[4] == 0 &&
 				     (eh->dst_addr.addr_bytes[5] & 0xf0) == 0)) {
-				tp_drop(w, m, L2_CTR(LINK_LOCAL));
-				continue;
+				if (eh->dst_addr.addr_bytes[5] != 0 ||
+				    __atomic_load_n(&br->bpdu_drop, __ATOMIC_RELAXED)) {
+					tp_drop(w, m, L2_CTR(LINK_LOCAL));
+					continue;
+				}
+				bpdu = true;
 			}
 		}
 		if (eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
@@ -278,7 +296,18 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 				continue;
 			}
 			uint16_t tv = rte_be_to_cpu_16(*(const uint16_t *)(eh + 1)) & 0xfff;
+			uint16_t inner = *(const uint16_t *)((const uint8_t *)(eh + 1) + 2);
 			tag = true;
+			/* a tag that leaves untagged (a priority tag on any port, the native
+			 * VLAN's on a trunk) must not expose a second one (802.1Q C-tag
+			 * 0x8100, 802.1ad S-tag 0x88a8): that frame would come out in the
+			 * inner tag's VLAN, the double-tagging VLAN hop */
+			if (unlikely((inner == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) ||
+				      inner == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ)) &&
+				     (tv == 0 || (lp->trunk && tv == lp->pvid)))) {
+				tp_drop(w, m, L2_CTR(DOUBLE_TAGGED));
+				continue;
+			}
 			if (tv != 0) { /* VID 0: priority-tagged, the port's VLAN */
 				if (unlikely(!lp->trunk || !l2_vlan_allowed(lp, tv))) {
 					/* an access port takes untagged (or priority-
@@ -305,11 +334,14 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			last[1] = si[k];
 			prev = cur;
 			prev_vid = vid;
+			prev_bpdu = bpdu;
 		}
 		vids[k] = vid;
 		tagged[k] = tag;
+		bpdus += bpdu;
 		ok[k++] = m;
 	}
+	ctr[L2_CTR(BPDU_FORWARDED)] += bpdus;
 	if (k == 0)
 		return;
 	lookup_keys(lc, keys, nk, gen, &hits, data);
@@ -344,14 +376,20 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			} else if (e->is_static) {
 				ctr[L2_CTR(STATIC_CONFLICT)]++;
 			} else {
-				learn(w, lc, &keys[si[i]], in);
+				learn(w, lc, &keys[si[i]].k, lp);
 			}
 		} else {
+			/* a new source on a port or bridge at its limit: neither learned nor
+			 * forwarded ("protect", see README's Decisions) */
 			if (unlikely(__atomic_load_n(&lp->at_limit, __ATOMIC_RELAXED))) {
 				tp_drop(w, m, L2_CTR(MAC_LIMIT));
 				continue;
 			}
-			learn(w, lc, &keys[si[i]], in);
+			if (unlikely(__atomic_load_n(&br->at_limit, __ATOMIC_RELAXED))) {
+				tp_drop(w, m, L2_CTR(BRIDGE_MAC_LIMIT));
+				continue;
+			}
+			learn(w, lc, &keys[si[i]].k, lp);
 		}
 
 		/* destination */
@@ -371,6 +409,16 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 				continue;
 			}
 			/* the port left the bridge or the VLAN: as unknown */
+		}
+		/* storm control: group-addressed and unknown-unicast frames flooded from
+		 * this port, each within its rate on this lcore */
+		unsigned int tb =
+		    rte_is_multicast_ether_addr(&eh->dst_addr) ? L2_TB_BROADCAST : L2_TB_UNKNOWN;
+		if (unlikely(!l2_bucket_take(&lc->tb[in][tb], &lp->rate[tb], w->now))) {
+			tp_drop(w, m,
+				tb == L2_TB_BROADCAST ? L2_CTR(STORM_BROADCAST)
+						      : L2_CTR(STORM_UNKNOWN));
+			continue;
 		}
 		flood(w, m, tagged[i], vids[i], mb, in);
 	}

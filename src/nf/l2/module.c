@@ -35,7 +35,10 @@ struct l2_bridge l2_bridges[L2_BRIDGES_MAX];
 static uint32_t mac_cap = L2_MACS_DEFAULT;
 static uint32_t *free_idx; /* stack of free entries */
 static uint32_t n_free, hiwater;
-static uint32_t n_dyn[TP_MAX_PORTS]; /* dynamic entries per port */
+static uint32_t n_dyn[TP_MAX_PORTS];	  /* dynamic entries per port */
+static uint32_t n_br[L2_BRIDGES_MAX];	  /* dynamic entries per bridge */
+static struct l2_port *cfg[TP_MAX_PORTS]; /* each l2 port's current configuration */
+static unsigned int n_bridges;
 static struct tp_timer learn_timer, aging_timer, chain_timer;
 
 struct l2_nfdef {
@@ -73,16 +76,66 @@ static const char *port_name(uint16_t id)
 }
 
 /* --- MAC table --- */
+static bool port_full(const struct l2_port *lp)
+{
+	return lp && lp->mac_limit && n_dyn[lp->port] >= lp->mac_limit;
+}
+
 static void set_limit_flag(uint16_t port)
 {
-	struct l2_port *lp;
-	struct tp_port *p = tp_port_by_id(port);
+	struct l2_port *lp = cfg[port];
 
-	if (p == NULL || strcmp(p->mode->name, "l2") != 0)
-		return;
-	lp = tp_iface_table[port].mode_ctx;
-	__atomic_store_n(&lp->at_limit, lp->mac_limit && n_dyn[port] >= lp->mac_limit,
+	if (lp)
+		__atomic_store_n(&lp->at_limit, port_full(lp), __ATOMIC_RELAXED);
+}
+
+uint32_t tp_l2_bridge_limit(uint16_t b)
+{
+	const struct l2_bridge *br = &l2_bridges[b];
+
+	if (br->mac_limit)
+		return br->mac_limit;
+	return n_bridges ? mac_cap / n_bridges : mac_cap;
+}
+
+static void set_bridge_flag(uint16_t b)
+{
+	__atomic_store_n(&l2_bridges[b].at_limit, n_br[b] >= tp_l2_bridge_limit(b),
 			 __ATOMIC_RELAXED);
+}
+
+/* the fair share changed: every bridge's flag */
+static void set_bridge_flags(void)
+{
+	for (uint16_t b = 0; b < L2_BRIDGES_MAX; b++)
+		if (l2_bridges[b].used)
+			set_bridge_flag(b);
+}
+
+/* A dynamic entry of bridge b on port came (+1) or went (-1). */
+static void count_dyn(uint16_t b, uint16_t port, int d)
+{
+	if (port < TP_MAX_PORTS) {
+		n_dyn[port] += (uint32_t)d;
+		set_limit_flag(port);
+	}
+	n_br[b] += (uint32_t)d;
+	set_bridge_flag(b);
+}
+
+uint32_t tp_l2_port_macs(uint16_t port)
+{
+	return port < TP_MAX_PORTS ? n_dyn[port] : 0;
+}
+
+uint32_t tp_l2_bridge_macs(uint16_t b)
+{
+	return b < L2_BRIDGES_MAX ? n_br[b] : 0;
+}
+
+const struct l2_port *tp_l2_port(uint16_t port)
+{
+	return port < TP_MAX_PORTS ? cfg[port] : NULL;
 }
 
 static struct l2_port *member(uint16_t bridge, uint16_t port)
@@ -109,10 +162,8 @@ static void mac_remove(uint32_t idx)
 	if (e->used != 1)
 		return;
 	e->used = 2;
-	if (!e->is_static && e->port < TP_MAX_PORTS) {
-		n_dyn[e->port]--;
-		set_limit_flag(e->port);
-	}
+	if (!e->is_static)
+		count_dyn(e->key.bridge, e->port, -1);
 	if (tp_rcu_hash_del(l2_macs, &e->key, release_idx) < 0)
 		TP_LOG(ERR, "l2: MAC entry %u not in the table", idx);
 	/* Workers drop the indexes they kept (l2.h) before the slot can be reused: the
@@ -124,8 +175,10 @@ static void mac_remove(uint32_t idx)
 	__atomic_fetch_add(&l2_gen, 1, __ATOMIC_RELEASE);
 }
 
-/* Add or move key to port. 0, -ENOSPC (table full), -EDQUOT (port at its limit). */
-static int mac_set(const struct l2_key *k, uint16_t port, bool is_static, bool *moved)
+/* Add or move key to port at TSC now. 0, -EEXIST (a static entry stays: a learn
+ * event does not move it), -EDQUOT (the port, or for a new key the bridge, at its
+ * limit), -ENOSPC (table full). Static entries count in no limit. */
+static int mac_set(const struct l2_key *k, uint16_t port, bool is_static, bool *moved, uint64_t now)
 {
 	struct l2_bridge *br = &l2_bridges[k->bridge];
 	struct l2_port *lp = member(k->bridge, port);
@@ -138,22 +191,27 @@ static int mac_set(const struct l2_key *k, uint16_t port, bool is_static, bool *
 		e = &l2_mac_table[(uintptr_t)data];
 		if (e->port == port && e->is_static == is_static)
 			return 0;
-		if (!is_static && lp && lp->mac_limit && n_dyn[port] >= lp->mac_limit) {
+		if (!is_static && e->is_static)
+			return -EEXIST;
+		if (!is_static && port_full(lp)) {
 			br->limit_refused++;
 			return -EDQUOT;
 		}
-		if (!e->is_static && e->port < TP_MAX_PORTS) {
-			n_dyn[e->port]--;
-			set_limit_flag(e->port);
-		}
+		if (!e->is_static)
+			count_dyn(k->bridge, e->port, -1);
 		*moved = e->port != port;
 		e->is_static = is_static;
-		__atomic_store_n(&e->seen, rte_rdtsc(), __ATOMIC_RELAXED);
+		__atomic_store_n(&e->seen, now, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->port, port, __ATOMIC_RELEASE);
 	} else {
-		if (!is_static && lp && lp->mac_limit && n_dyn[port] >= lp->mac_limit) {
+		if (!is_static && port_full(lp)) {
 			br->limit_refused++;
 			set_limit_flag(port);
+			return -EDQUOT;
+		}
+		if (!is_static && n_br[k->bridge] >= tp_l2_bridge_limit(k->bridge)) {
+			br->bridge_limit_refused++;
+			set_bridge_flag(k->bridge);
 			return -EDQUOT;
 		}
 		if (n_free == 0) {
@@ -165,7 +223,7 @@ static int mac_set(const struct l2_key *k, uint16_t port, bool is_static, bool *
 		e->key = *k;
 		e->port = port;
 		e->is_static = is_static;
-		e->seen = rte_rdtsc();
+		e->seen = now;
 		e->used = 1;
 		if (idx + 1 > hiwater)
 			hiwater = idx + 1;
@@ -176,14 +234,12 @@ static int mac_set(const struct l2_key *k, uint16_t port, bool is_static, bool *
 			return -ENOSPC;
 		}
 	}
-	if (!is_static) {
-		n_dyn[port]++;
-		set_limit_flag(port);
-	}
+	if (!is_static)
+		count_dyn(k->bridge, port, 1);
 	return 0;
 }
 
-static void learn_drain(struct tp_timer *t)
+void tp_l2_learn_drain(uint64_t now)
 {
 	struct l2_learn ev[64];
 	unsigned int n;
@@ -199,7 +255,7 @@ static void learn_drain(struct tp_timer *t)
 				bool moved;
 				if (member(ev[i].key.bridge, ev[i].port) == NULL)
 					continue; /* the port left the bridge since */
-				if (mac_set(&ev[i].key, ev[i].port, false, &moved) == 0) {
+				if (mac_set(&ev[i].key, ev[i].port, false, &moved, now) == 0) {
 					if (moved)
 						l2_bridges[ev[i].key.bridge].moves++;
 					else
@@ -212,10 +268,13 @@ static void learn_drain(struct tp_timer *t)
 	}
 }
 
-static void aging_scan(struct tp_timer *t)
+static void learn_timer_fn(struct tp_timer *t)
 {
-	uint64_t now = rte_rdtsc();
+	tp_l2_learn_drain(rte_rdtsc());
+}
 
+void tp_l2_age(uint64_t now)
+{
 	for (uint32_t i = 0; i < hiwater; i++) {
 		struct l2_mac *e = &l2_mac_table[i];
 		if (e->used != 1 || e->is_static)
@@ -227,6 +286,11 @@ static void aging_scan(struct tp_timer *t)
 			mac_remove(i);
 		}
 	}
+}
+
+static void aging_timer_fn(struct tp_timer *t)
+{
+	tp_l2_age(rte_rdtsc());
 }
 
 /* Every entry of bridge b (on port, or any port if L2_NO_PORT; dynamic only unless
@@ -309,10 +373,25 @@ static int vlan_list(const char *s, uint64_t *bm)
 	return 0;
 }
 
+/* A rate of pps frames a second into r: a bucket of one second's worth (at least
+ * L2_BUCKET_MIN frames). 0: no limit. */
+static void rate_set(struct l2_rate *r, uint32_t pps)
+{
+	r->pps = pps;
+	r->cost = pps ? RTE_MAX(tp.tsc_hz / pps, (uint64_t)1) : 0;
+	r->max = r->cost * RTE_MAX(pps, (uint32_t)L2_BUCKET_MIN);
+}
+
+#define L2_PORT_USAGE                                                                              \
+	"bridge BR [vlan V | trunk V,V-V [native V]] [mac-limit N] [learn-rate PPS] "              \
+	"[storm-broadcast PPS] [storm-unknown PPS]"
+
 static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err, size_t len)
 {
-	static const char *usage = "usage: port set P mode l2 bridge BR [vlan V | trunk V,V-V "
-				   "[native V]] [mac-limit N]";
+	static const char *usage = "usage: port set P mode l2 " L2_PORT_USAGE;
+	static const char *const rate_words[L2_TB_MAX] = {"learn-rate", "storm-broadcast",
+							  "storm-unknown"};
+	uint32_t pps[L2_TB_MAX] = {L2_LEARN_RATE_DEFAULT, 0, 0};
 	struct l2_port *lp;
 	struct l2_bridge *br;
 	uint64_t v;
@@ -336,8 +415,12 @@ static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err
 	lp->port = port;
 	lp->br = br;
 	lp->pvid = 1; /* the default VLAN, as switches ship */
+	lp->mac_limit = L2_PORT_MACS_DEFAULT < mac_cap ? L2_PORT_MACS_DEFAULT : mac_cap;
 	for (int i = 2; i < argc; i += 2) {
 		const char *k = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int r;
+		for (r = 0; r < L2_TB_MAX && strcmp(k, rate_words[r]) != 0; r++)
+			;
 		if (val == NULL) {
 			snprintf(err, len, "'%s' needs a value; %s", k, usage);
 			goto bad;
@@ -372,6 +455,13 @@ static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err
 				goto bad;
 			}
 			lp->mac_limit = (uint32_t)v;
+		} else if (r < L2_TB_MAX) {
+			if (tp_parse_u64(val, 0, 100000000, &v) < 0) {
+				snprintf(err, len, "bad %s '%s' (0-100000000 a second, 0: none)", k,
+					 val);
+				goto bad;
+			}
+			pps[r] = (uint32_t)v;
 		} else {
 			snprintf(err, len,
 				 "unexpected '%s' (vlan and trunk exclude each other, native "
@@ -380,7 +470,9 @@ static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err
 			goto bad;
 		}
 	}
-	lp->at_limit = lp->mac_limit && n_dyn[port] >= lp->mac_limit;
+	for (int r = 0; r < L2_TB_MAX; r++)
+		rate_set(&lp->rate[r], pps[r]);
+	lp->at_limit = port_full(lp);
 	/* a port moving from another bridge: its entries there go */
 	for (unsigned int b = 0; b < L2_BRIDGES_MAX; b++)
 		if (&l2_bridges[b] != br && member((uint16_t)b, port)) {
@@ -394,8 +486,10 @@ static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err
 		free(lp);
 		return ret;
 	}
+	cfg[port] = lp;
 	/* every frame is ours, whatever its destination (a real NIC filters) */
-	rte_eth_promiscuous_enable(port);
+	if (rte_eth_dev_is_valid_port(port))
+		rte_eth_promiscuous_enable(port);
 	*ctx = lp;
 	return 0;
 bad:
@@ -409,6 +503,8 @@ static void l2_detach(uint16_t port, void *ctx)
 	struct l2_bridge *br = lp->br;
 	struct l2_members *mb = br->members;
 
+	if (cfg[port] == lp)
+		cfg[port] = NULL;
 	if (mb && mb->by_port[port] == lp) {
 		/* the port leaves the bridge: its MAC entries go too */
 		mac_flush(br->id, port, true);
@@ -428,7 +524,7 @@ static void l2_detach(uint16_t port, void *ctx)
 
 static struct tp_port_mode l2_mode = {
     .name = "l2",
-    .usage = "bridge BR [vlan V | trunk V,V-V [native V]] [mac-limit N]",
+    .usage = L2_PORT_USAGE,
     .help = "a member of an L2 bridge: access port in one VLAN, or an 802.1Q trunk",
     .input = l2_input,
     .attach = l2_attach,
@@ -584,9 +680,9 @@ static int l2_init(void)
 	for (uint32_t i = 0; i < mac_cap; i++)
 		free_idx[i] = mac_cap - 1 - i;
 	n_free = mac_cap;
-	tp_timer_init(&learn_timer, "l2-learn", learn_drain, NULL);
+	tp_timer_init(&learn_timer, "l2-learn", learn_timer_fn, NULL);
 	tp_timer_every(&learn_timer, 10);
-	tp_timer_init(&aging_timer, "l2-aging", aging_scan, NULL);
+	tp_timer_init(&aging_timer, "l2-aging", aging_timer_fn, NULL);
 	tp_timer_every(&aging_timer, 1000);
 	tp_timer_init(&chain_timer, "l2-chain-watch", chain_watch, NULL);
 	tp_timer_every(&chain_timer, 100);
@@ -663,20 +759,79 @@ static int name_ok(struct tp_cmd_ctx *ctx, const char *what, const char *s)
 	return 0;
 }
 
+#define L2_BRIDGE_OPTS "[aging SECONDS] [mac-limit N|auto] [bpdu forward|drop]"
+
+/* A bridge's settings, as "bridge add" and "bridge set" take them. */
+struct l2_bridge_opts {
+	uint64_t aging, mac_limit, bpdu_drop;
+	bool has_aging, has_mac_limit, has_bpdu;
+};
+
+/* Words argv[0..argc) into o. 0, or -EINVAL with ctx's error naming the bad word. */
+static int bridge_opts(struct tp_cmd_ctx *ctx, const char *what, int argc, char **argv,
+		       struct l2_bridge_opts *o)
+{
+	for (int i = 0; i < argc; i += 2) {
+		const char *k = argv[i], *val;
+		if (i + 1 >= argc)
+			return tp_cmd_err(ctx, EINVAL, "%s: '%s' needs a value (%s)", what, k,
+					  L2_BRIDGE_OPTS);
+		val = argv[i + 1];
+		if (strcmp(k, "aging") == 0) {
+			if (tp_parse_u64(val, 1, 1000000, &o->aging) < 0)
+				return tp_cmd_err(ctx, EINVAL,
+						  "%s: bad aging '%s' (1-1000000 seconds)", what,
+						  val);
+			o->has_aging = true;
+		} else if (strcmp(k, "mac-limit") == 0) {
+			if (strcmp(val, "auto") == 0)
+				o->mac_limit = 0;
+			else if (tp_parse_u64(val, 1, mac_cap, &o->mac_limit) < 0)
+				return tp_cmd_err(
+				    ctx, EINVAL,
+				    "%s: bad mac-limit '%s' (1-%u, or auto: the table's "
+				    "size over the number of bridges)",
+				    what, val, mac_cap);
+			o->has_mac_limit = true;
+		} else if (strcmp(k, "bpdu") == 0) {
+			if (strcmp(val, "forward") != 0 && strcmp(val, "drop") != 0)
+				return tp_cmd_err(ctx, EINVAL, "%s: bpdu '%s': forward or drop",
+						  what, val);
+			o->bpdu_drop = strcmp(val, "drop") == 0;
+			o->has_bpdu = true;
+		} else {
+			return tp_cmd_err(ctx, EINVAL, "%s: unexpected '%s' (%s)", what, k,
+					  L2_BRIDGE_OPTS);
+		}
+	}
+	return 0;
+}
+
+static void bridge_apply(struct l2_bridge *br, const struct l2_bridge_opts *o)
+{
+	if (o->has_aging)
+		br->aging_s = (uint32_t)o->aging;
+	if (o->has_mac_limit) {
+		br->mac_limit = (uint32_t)o->mac_limit;
+		set_bridge_flag(br->id);
+	}
+	if (o->has_bpdu)
+		__atomic_store_n(&br->bpdu_drop, (uint8_t)o->bpdu_drop, __ATOMIC_RELAXED);
+}
+
 static int cmd_bridge_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	uint64_t aging = L2_AGING_DEFAULT;
+	struct l2_bridge_opts o = {.aging = L2_AGING_DEFAULT, .has_aging = true};
 	unsigned int i;
 	int ret;
 
-	if (argc != 1 && !(argc == 3 && strcmp(argv[1], "aging") == 0))
-		return tp_cmd_err(ctx, EINVAL,
-				  "bridge add: usage: bridge add NAME [aging SECONDS]");
+	if (argc < 1)
+		return tp_cmd_err(ctx, EINVAL, "bridge add: usage: bridge add NAME %s",
+				  L2_BRIDGE_OPTS);
 	if ((ret = name_ok(ctx, "bridge add", argv[0])) < 0)
 		return ret;
-	if (argc == 3 && tp_parse_u64(argv[2], 1, 1000000, &aging) < 0)
-		return tp_cmd_err(ctx, EINVAL, "bridge add: bad aging '%s' (1-1000000 seconds)",
-				  argv[2]);
+	if ((ret = bridge_opts(ctx, "bridge add", argc - 1, argv + 1, &o)) < 0)
+		return ret;
 	if (bridge_by_name(argv[0]))
 		return tp_cmd_err(ctx, EEXIST, "bridge add: bridge %s exists", argv[0]);
 	for (i = 0; i < L2_BRIDGES_MAX && l2_bridges[i].used; i++)
@@ -686,10 +841,13 @@ static int cmd_bridge_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	memset(&l2_bridges[i], 0, sizeof(l2_bridges[i]));
 	l2_bridges[i].id = (uint16_t)i;
 	snprintf(l2_bridges[i].name, sizeof(l2_bridges[i].name), "%s", argv[0]);
-	l2_bridges[i].aging_s = (uint32_t)aging;
 	if ((l2_bridges[i].members = calloc(1, sizeof(struct l2_members))) == NULL)
 		return tp_cmd_err(ctx, ENOMEM, "bridge add: out of memory");
+	n_br[i] = 0;
 	l2_bridges[i].used = true;
+	n_bridges++;
+	bridge_apply(&l2_bridges[i], &o);
+	set_bridge_flags(); /* the fair share is smaller */
 	return 0;
 }
 
@@ -707,6 +865,8 @@ static int cmd_bridge_del(struct tp_cmd_ctx *ctx, int argc, char **argv)
 				  br->name, br->members->n);
 	mac_flush(br->id, L2_NO_PORT, true);
 	br->used = false;
+	n_bridges--;
+	set_bridge_flags(); /* the fair share is larger */
 	if (tp_rcu_defer(free_members, br->members, NULL) < 0)
 		free(br->members);
 	br->members = NULL;
@@ -715,17 +875,18 @@ static int cmd_bridge_del(struct tp_cmd_ctx *ctx, int argc, char **argv)
 
 static int cmd_bridge_set(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
+	struct l2_bridge_opts o = {0};
 	struct l2_bridge *br;
-	uint64_t v;
+	int ret;
 
-	if (argc != 3 || strcmp(argv[1], "aging") != 0)
-		return tp_cmd_err(ctx, EINVAL, "bridge set: usage: bridge set NAME aging SECONDS");
+	if (argc < 3)
+		return tp_cmd_err(ctx, EINVAL, "bridge set: usage: bridge set NAME %s",
+				  L2_BRIDGE_OPTS);
 	if ((br = bridge_by_name(argv[0])) == NULL)
 		return tp_cmd_err(ctx, ENOENT, "bridge set: no bridge named '%s'", argv[0]);
-	if (tp_parse_u64(argv[2], 1, 1000000, &v) < 0)
-		return tp_cmd_err(ctx, EINVAL, "bridge set: bad aging '%s' (1-1000000 seconds)",
-				  argv[2]);
-	br->aging_s = (uint32_t)v;
+	if ((ret = bridge_opts(ctx, "bridge set", argc - 1, argv + 1, &o)) < 0)
+		return ret;
+	bridge_apply(br, &o);
 	return 0;
 }
 
@@ -735,7 +896,8 @@ static int cmd_bridge_mac(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	static const char *usage = "usage: bridge mac add BR MAC port P [vlan V] | bridge mac "
 				   "del BR MAC [vlan V] | bridge mac flush BR [port P]";
 	struct l2_bridge *br;
-	struct l2_key k = {0};
+	struct l2_key_buf kb = {0}; /* the hash reads whole words (l2.h) */
+	struct l2_key *k = &kb.k;
 	struct tp_port *p = NULL;
 	uint64_t v = 0;
 	bool moved;
@@ -759,11 +921,11 @@ static int cmd_bridge_mac(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (argc < 3 || (strcmp(argv[0], "add") != 0 && strcmp(argv[0], "del") != 0))
 		return tp_cmd_err(ctx, EINVAL, "bridge mac: %s", usage);
-	if (rte_ether_unformat_addr(argv[2], &k.mac) < 0 || rte_is_multicast_ether_addr(&k.mac) ||
-	    rte_is_zero_ether_addr(&k.mac))
+	if (rte_ether_unformat_addr(argv[2], &k->mac) < 0 || rte_is_multicast_ether_addr(&k->mac) ||
+	    rte_is_zero_ether_addr(&k->mac))
 		return tp_cmd_err(ctx, EINVAL, "bridge mac: bad unicast MAC '%s'", argv[2]);
-	k.bridge = br->id;
-	k.vlan = 1;
+	k->bridge = br->id;
+	k->vlan = 1;
 	for (int i = 3; i < argc; i += 2) {
 		if (i + 1 >= argc)
 			return tp_cmd_err(ctx, EINVAL, "bridge mac: '%s' needs a value", argv[i]);
@@ -771,7 +933,7 @@ static int cmd_bridge_mac(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			if (tp_parse_u64(argv[i + 1], 1, 4094, &v) < 0)
 				return tp_cmd_err(ctx, EINVAL, "bridge mac: bad VLAN '%s' (1-4094)",
 						  argv[i + 1]);
-			k.vlan = (uint16_t)v;
+			k->vlan = (uint16_t)v;
 		} else if (strcmp(argv[i], "port") == 0 && strcmp(argv[0], "add") == 0) {
 			if ((p = tp_port_by_name(argv[i + 1])) == NULL)
 				return tp_cmd_err(ctx, ENODEV, "bridge mac: no port '%s'",
@@ -782,9 +944,9 @@ static int cmd_bridge_mac(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (strcmp(argv[0], "del") == 0) {
 		void *data;
-		if (rte_hash_lookup_data(l2_macs, &k, &data) < 0)
+		if (rte_hash_lookup_data(l2_macs, k, &data) < 0)
 			return tp_cmd_err(ctx, ENOENT, "bridge mac del: %s vlan %u not in %s",
-					  argv[2], k.vlan, br->name);
+					  argv[2], k->vlan, br->name);
 		mac_remove((uint32_t)(uintptr_t)data);
 		return 0;
 	}
@@ -793,7 +955,7 @@ static int cmd_bridge_mac(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (member(br->id, p->id) == NULL)
 		return tp_cmd_err(ctx, EINVAL, "bridge mac add: port %s is not in bridge %s",
 				  p->name, br->name);
-	if ((ret = mac_set(&k, p->id, true, &moved)) < 0)
+	if ((ret = mac_set(k, p->id, true, &moved, rte_rdtsc())) < 0)
 		return tp_cmd_err(ctx, -ret, "bridge mac add: the MAC table is full (%u entries)",
 				  mac_cap);
 	return 0;
@@ -846,6 +1008,9 @@ static void out_port_l2(struct tp_node *o, const struct l2_port *lp)
 	}
 	tp_out_u64(o, "mac_limit", lp->mac_limit);
 	tp_out_u64(o, "macs", n_dyn[lp->port]);
+	tp_out_u64(o, "learn_rate", lp->rate[L2_TB_LEARN].pps);
+	tp_out_u64(o, "storm_broadcast", lp->rate[L2_TB_BROADCAST].pps);
+	tp_out_u64(o, "storm_unknown", lp->rate[L2_TB_UNKNOWN].pps);
 	tp_out_u64(o, "rx", port_io(lp->port, false));
 	tp_out_u64(o, "tx", port_io(lp->port, true));
 	struct tp_node *c = tp_out_obj(o, "counters");
@@ -890,10 +1055,15 @@ static void out_bridge(struct tp_node *o, const struct l2_bridge *br)
 	tp_out_str(o, "name", br->name);
 	tp_out_u64(o, "aging_s", br->aging_s);
 	tp_out_u64(o, "macs", macs);
+	tp_out_u64(o, "dynamic_macs", n_br[br->id]);
+	tp_out_u64(o, "mac_limit", tp_l2_bridge_limit(br->id));
+	tp_out_str(o, "mac_limit_set", br->mac_limit ? "given" : "auto");
+	tp_out_str(o, "bpdu", br->bpdu_drop ? "drop" : "forward");
 	tp_out_u64(o, "learned", br->learned);
 	tp_out_u64(o, "moves", br->moves);
 	tp_out_u64(o, "aged", br->aged);
 	tp_out_u64(o, "limit_refused", br->limit_refused);
+	tp_out_u64(o, "bridge_limit_refused", br->bridge_limit_refused);
 	tp_out_u64(o, "table_full", br->table_full);
 	struct tp_node *l = tp_out_list(o, "ports");
 	for (unsigned int i = 0; mb && i < mb->n; i++)
@@ -1221,12 +1391,15 @@ static int cmd_show_nf(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static struct tp_cmd c_bridge_add = {"bridge add", "NAME [aging SECONDS]",
-				     "a bridge domain (MAC aging 300 s unless given)",
-				     cmd_bridge_add, NULL};
+static struct tp_cmd c_bridge_add = {
+    "bridge add", "NAME " L2_BRIDGE_OPTS,
+    "a bridge domain (MAC aging 300 s, the fair share of the MAC table, BPDUs forwarded, "
+    "unless given)",
+    cmd_bridge_add, NULL};
 static struct tp_cmd c_bridge_del = {"bridge del", "NAME", "remove a bridge with no ports",
 				     cmd_bridge_del, NULL};
-static struct tp_cmd c_bridge_set = {"bridge set", "NAME aging SECONDS", "a bridge's MAC aging",
+static struct tp_cmd c_bridge_set = {"bridge set", "NAME " L2_BRIDGE_OPTS,
+				     "a bridge's MAC aging, share of the MAC table, BPDUs",
 				     cmd_bridge_set, NULL};
 static struct tp_cmd c_bridge_mac = {
     "bridge mac", "add BR MAC port P [vlan V] | del BR MAC [vlan V] | flush BR [port P]",
