@@ -557,8 +557,10 @@ static uint64_t face_ctr(unsigned int c)
 static void check_all(void)
 {
 	drain_tx();
-	/* every mbuf is in its pool, or held where it may be */
-	must(rte_mempool_in_use_count(pool) == reasm_held() + mgmt_held(pool));
+	/* every mbuf is in its pool, or held where it may be: fragments as copies in the
+	 * module's own pool (lp.c), none in the port's */
+	must(rte_mempool_in_use_count(pool) == mgmt_held(pool));
+	must(rte_mempool_in_use_count(ndn_frag_pool) == reasm_held());
 	must(rte_mempool_in_use_count(ndn_lp_pool) == mgmt_held(ndn_lp_pool));
 	must(rte_mempool_in_use_count(mgmt_pool) == 0);
 	must(rte_mempool_in_use_count(f->cs_pool) + rte_mempool_in_use_count(f->cs_pool_small) ==
