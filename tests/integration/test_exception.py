@@ -279,3 +279,45 @@ def test_kernel_to_wire_flood_leaves_arp_its_budget(router_lab: RouterLab) -> No
         assert k1[port]["control"]["sent"] > k0[port]["control"]["sent"]  # the ARP requests
     assert k1["p0"]["other"]["ratelimited"] == k0["p0"]["other"]["ratelimited"]
     lab.ctl("set", "kernel-tx", "rate", "100000", "burst", "1024")
+
+
+def test_control_class_commands(router_lab: RouterLab) -> None:
+    """The control class's settings at run time: control peers (multi-hop BGP, BFD,
+    PIM Register), GTSM for the subnets, the ARP class's own bucket; malformed
+    commands say what is wrong."""
+    lab = router_lab
+    assert lab.ctl("show", "punt") == {
+        "bgp_gtsm": False,
+        "source_share": 4,
+        "source_slots": 1024,
+        "control_peers": [],
+    }
+    lab.ctl("punt", "control-peer", "add", "192.0.2.7")
+    lab.ctl("punt", "control-peer", "add", "198.51.100.77/24", "min-ttl", "254")
+    lab.ctl("punt", "control-peer", "add", "192.0.2.7", "min-ttl", "255")  # replaced
+    assert lab.ctl("show", "punt")["control_peers"] == [
+        {"prefix": "192.0.2.7/32", "min_ttl": 255},
+        {"prefix": "198.51.100.0/24", "min_ttl": 254},
+    ]
+    for argv, msg in (
+        (["punt", "control-peer", "add", "300.1.1.1"], "bad peer '300.1.1.1'"),
+        (["punt", "control-peer", "add", "10.0.0.1", "min-ttl", "256"], "bad min-ttl '256'"),
+        (["punt", "control-peer", "add", "10.0.0.1", "ttl", "5"], "usage"),
+        (["punt", "control-peer", "del", "10.0.0.1"], "no control peer 10.0.0.1"),
+        (["set", "punt", "bgp-gtsm", "maybe"], "usage: set punt bgp-gtsm on|off"),
+        (["set", "exception", "rate", "10", "class", "bgp"], "unknown class 'bgp'"),
+    ):
+        with pytest.raises(ApiError, match=msg):
+            lab.ctl(*argv)
+    lab.ctl("punt", "control-peer", "del", "192.0.2.7")
+    lab.ctl("punt", "control-peer", "del", "198.51.100.0/24")
+    assert lab.ctl("show", "punt")["control_peers"] == []
+    lab.ctl("set", "punt", "bgp-gtsm", "on")
+    assert lab.ctl("show", "punt")["bgp_gtsm"] is True
+    lab.ctl("set", "punt", "bgp-gtsm", "off")
+    # ARP has a bucket of its own, set apart from control's
+    lab.ctl("set", "exception", "rate", "777", "burst", "7", "class", "arp")
+    classes = lab.ctl("show", "exception")["classes"]
+    assert classes["arp"] == {"rate_pps": 777, "burst": 7}
+    assert classes["control"] == {"rate_pps": 20000, "burst": 256}
+    lab.ctl("set", "exception", "rate", "20000", "burst", "256", "class", "arp")
