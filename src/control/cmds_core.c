@@ -534,7 +534,7 @@ static int set_exception(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (argc < 2 || argc % 2 || strcmp(argv[0], "rate"))
 		return tp_cmd_err(ctx, EINVAL,
 				  "set exception: usage: set exception rate PPS "
-				  "[burst N] [class control|signaling|other|error]");
+				  "[burst N] [class control|arp|signaling|other|error]");
 	if (tp_parse_u64(argv[1], 1, 100000000, &rate) < 0)
 		return tp_cmd_err(ctx, EINVAL, "set exception: bad rate '%s' (1-100000000 pps)",
 				  argv[1]);
@@ -548,7 +548,7 @@ static int set_exception(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			if ((cls = tp_punt_class_parse(argv[i + 1])) < 0)
 				return tp_cmd_err(ctx, EINVAL,
 						  "set exception: unknown class '%s' (control, "
-						  "signaling, other, error)",
+						  "arp, signaling, other, error)",
 						  argv[i + 1]);
 		} else {
 			return tp_cmd_err(ctx, EINVAL,

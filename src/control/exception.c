@@ -27,27 +27,81 @@
 #define SPILL_MAX (65536)
 
 struct tp_exc_stats tp_exc_stats;
-static unsigned int rr; /* next lcore to inject through */
 
-/* Kernel to wire: one token bucket over every TAP (frames per second; 0: no bound) */
-static uint64_t kernel_rate = 100000, kernel_burst = 1024;
-static double kernel_tokens = 1024;
-static uint64_t kernel_last_tsc;
+/* Kernel to wire: two token buckets per port, one for the control class (ARP and
+ * routing protocols the host sends: its own budget, which a flood of anything else
+ * through the TAP cannot take) and one for the rest; a flood through one TAP takes
+ * only its own port's budget. Frames per second (0: no bound) and burst, per class. */
+enum { KTX_CONTROL, KTX_OTHER, KTX_CLASSES };
+static const char *const ktx_names[KTX_CLASSES] = {"control", "other"};
+static uint64_t kernel_rate[KTX_CLASSES] = {20000, 100000};
+static uint64_t kernel_burst[KTX_CLASSES] = {1024, 1024};
+static struct {
+	double tokens[KTX_CLASSES];
+	uint64_t last_tsc[KTX_CLASSES];
+	uint64_t sent[KTX_CLASSES];	   /* handed to an lcore */
+	uint64_t ratelimited[KTX_CLASSES]; /* over the bucket */
+} ktx[TP_MAX_PORTS];
 
-static bool kernel_take(void)
+/* A frame from the kernel (its first len bytes at f) is the control class: ARP, or
+ * IPv4 IGMP, OSPF, PIM, VRRP, BGP (TCP port 179), BFD (UDP 3784, 3785, 4784), RIP
+ * (UDP 520). */
+static int ktx_class(const uint8_t *f, size_t len)
+{
+	uint16_t type, sport, dport;
+	uint32_t ihl;
+	const uint8_t *ip = f + RTE_ETHER_HDR_LEN;
+
+	if (len < RTE_ETHER_HDR_LEN)
+		return KTX_OTHER;
+	type = (uint16_t)(f[12] << 8 | f[13]);
+	if (type == RTE_ETHER_TYPE_ARP)
+		return KTX_CONTROL;
+	if (type != RTE_ETHER_TYPE_IPV4 || len < RTE_ETHER_HDR_LEN + 20 || (ip[0] >> 4) != 4)
+		return KTX_OTHER;
+	switch (ip[9]) {
+	case 2:
+	case 89:
+	case 103:
+	case 112:
+		return KTX_CONTROL;
+	case 6:
+	case 17:
+		ihl = (uint32_t)(ip[0] & 0x0f) * 4;
+		if (len < RTE_ETHER_HDR_LEN + ihl + 4 || ((ip[6] & 0x1f) | ip[7]) != 0)
+			return KTX_OTHER;
+		sport = (uint16_t)(ip[ihl] << 8 | ip[ihl + 1]);
+		dport = (uint16_t)(ip[ihl + 2] << 8 | ip[ihl + 3]);
+		if (ip[9] == 6)
+			return sport == 179 || dport == 179 ? KTX_CONTROL : KTX_OTHER;
+		return dport == 3784 || dport == 3785 || dport == 4784 || dport == 520 ||
+			       sport == 520
+			   ? KTX_CONTROL
+			   : KTX_OTHER;
+	default:
+		return KTX_OTHER;
+	}
+}
+
+/* A token of port's bucket of class c; false (counted) when it has none. */
+static bool kernel_take(uint16_t port, int c)
 {
 	uint64_t now = rte_get_tsc_cycles();
+	double burst = (double)kernel_burst[c];
 
-	if (kernel_rate == 0)
+	if (kernel_rate[c] == 0)
 		return true;
-	kernel_tokens +=
-	    (double)(now - kernel_last_tsc) * (double)kernel_rate / (double)rte_get_tsc_hz();
-	kernel_last_tsc = now;
-	if (kernel_tokens > (double)kernel_burst)
-		kernel_tokens = (double)kernel_burst;
-	if (kernel_tokens < 1.0)
+	ktx[port].tokens[c] += (double)(now - ktx[port].last_tsc[c]) * (double)kernel_rate[c] /
+			       (double)rte_get_tsc_hz();
+	ktx[port].last_tsc[c] = now;
+	if (ktx[port].tokens[c] > burst)
+		ktx[port].tokens[c] = burst;
+	if (ktx[port].tokens[c] < 1.0) {
+		ktx[port].ratelimited[c]++;
+		tp_exc_stats.from_kernel_ratelimited++;
 		return false;
-	kernel_tokens -= 1.0;
+	}
+	ktx[port].tokens[c] -= 1.0;
 	return true;
 }
 
@@ -166,8 +220,9 @@ static void tap_readable(int fd, void *arg)
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		if (!kernel_take()) {
-			tp_exc_stats.from_kernel_ratelimited++;
+		int c = ktx_class(rte_pktmbuf_mtod(m, const uint8_t *),
+				  RTE_MIN((size_t)len, (size_t)rte_pktmbuf_tailroom(m)));
+		if (!kernel_take(p->id, c)) {
 			rte_pktmbuf_free(m);
 			continue;
 		}
@@ -175,12 +230,14 @@ static void tap_readable(int fd, void *arg)
 		if (m == NULL)
 			continue;
 		m->port = p->id;
-		struct tp_worker *w = tp.workers[rr++ % tp.n_workers];
+		/* one lcore per port: a flow from the kernel leaves in the order it came */
+		struct tp_worker *w = tp.workers[p->id % tp.n_workers];
 		if (rte_ring_sp_enqueue(w->inject_ring, m) != 0) {
 			tp_exc_stats.inject_full++;
 			rte_pktmbuf_free(m);
 			continue;
 		}
+		ktx[p->id].sent[c]++;
 		tp_exc_stats.from_kernel++;
 	}
 }
@@ -188,6 +245,12 @@ static void tap_readable(int fd, void *arg)
 int tp_exc_attach(struct tp_port *p)
 {
 	int ret = tp_kpolicy_tap_add(p->tap_name, p->tap_ifindex);
+
+	memset(&ktx[p->id], 0, sizeof(ktx[p->id]));
+	for (int c = 0; c < KTX_CLASSES; c++) {
+		ktx[p->id].tokens[c] = (double)kernel_burst[c];
+		ktx[p->id].last_tsc[c] = rte_get_tsc_cycles();
+	}
 
 	if (ret < 0)
 		TP_LOG(WARNING,
@@ -205,39 +268,92 @@ void tp_exc_detach(struct tp_port *p)
 
 static int set_kernel_rate(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	uint64_t rate, burst = kernel_burst;
+	uint64_t rate = 0, burst = 0;
+	bool have_rate = false, have_burst = false;
+	int c = KTX_OTHER;
 
-	if ((argc != 2 && argc != 4) || strcmp(argv[0], "rate") ||
-	    (argc == 4 && strcmp(argv[2], "burst")))
-		return tp_cmd_err(ctx, EINVAL,
-				  "set kernel-tx: usage: set kernel-tx rate PPS [burst N] (rate 0: "
-				  "no bound)");
-	if (tp_parse_u64(argv[1], 0, 100000000, &rate) < 0)
-		return tp_cmd_err(ctx, EINVAL, "set kernel-tx: bad rate '%s' (0-100000000 pps)",
-				  argv[1]);
-	if (argc == 4 && tp_parse_u64(argv[3], 1, 1000000, &burst) < 0)
-		return tp_cmd_err(ctx, EINVAL, "set kernel-tx: bad burst '%s' (1-1000000)",
-				  argv[3]);
-	kernel_rate = rate;
-	kernel_burst = burst;
-	kernel_tokens = (double)burst;
+	if (argc < 2 || argc % 2)
+		goto usage;
+	for (int i = 0; i < argc; i += 2) {
+		if (strcmp(argv[i], "rate") == 0) {
+			if (tp_parse_u64(argv[i + 1], 0, 100000000, &rate) < 0)
+				return tp_cmd_err(ctx, EINVAL,
+						  "set kernel-tx: bad rate '%s' (0-100000000 pps)",
+						  argv[i + 1]);
+			have_rate = true;
+		} else if (strcmp(argv[i], "burst") == 0) {
+			if (tp_parse_u64(argv[i + 1], 1, 1000000, &burst) < 0)
+				return tp_cmd_err(ctx, EINVAL,
+						  "set kernel-tx: bad burst '%s' (1-1000000)",
+						  argv[i + 1]);
+			have_burst = true;
+		} else if (strcmp(argv[i], "class") == 0) {
+			for (c = 0; c < KTX_CLASSES && strcmp(argv[i + 1], ktx_names[c]); c++)
+				;
+			if (c == KTX_CLASSES)
+				return tp_cmd_err(
+				    ctx, EINVAL,
+				    "set kernel-tx: unknown class '%s' (control, other)",
+				    argv[i + 1]);
+		} else {
+			goto usage;
+		}
+	}
+	if (!have_rate)
+		goto usage;
+	kernel_rate[c] = rate;
+	if (have_burst)
+		kernel_burst[c] = burst;
+	for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
+		ktx[p].tokens[c] = (double)kernel_burst[c];
 	return 0;
+usage:
+	return tp_cmd_err(ctx, EINVAL,
+			  "set kernel-tx: usage: set kernel-tx rate PPS [burst N] [class "
+			  "control|other] (per port; rate 0: no bound)");
 }
 
 static int show_kernel_rate(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	tp_out_u64(ctx->out, "rate_pps", kernel_rate);
-	tp_out_u64(ctx->out, "burst", kernel_burst);
+	struct tp_node *cl = tp_out_obj(ctx->out, "classes"), *ports;
+
+	/* the other class's bound at the top, as before classes */
+	tp_out_u64(ctx->out, "rate_pps", kernel_rate[KTX_OTHER]);
+	tp_out_u64(ctx->out, "burst", kernel_burst[KTX_OTHER]);
 	tp_out_u64(ctx->out, "ratelimited", tp_exc_stats.from_kernel_ratelimited);
+	tp_out_str(ctx->out, "per", "port");
+	for (int c = 0; c < KTX_CLASSES; c++) {
+		struct tp_node *o = tp_out_obj(cl, ktx_names[c]);
+		uint64_t limited = 0;
+		for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
+			limited += ktx[p].ratelimited[c];
+		tp_out_u64(o, "rate_pps", kernel_rate[c]);
+		tp_out_u64(o, "burst", kernel_burst[c]);
+		tp_out_u64(o, "ratelimited", limited);
+	}
+	ports = tp_out_obj(ctx->out, "ports");
+	for (unsigned int p = 0; p < TP_MAX_PORTS; p++) {
+		struct tp_port *port = tp_port_by_id((uint16_t)p);
+		if (port == NULL)
+			continue;
+		struct tp_node *o = tp_out_obj(ports, port->name);
+		for (int c = 0; c < KTX_CLASSES; c++) {
+			struct tp_node *k = tp_out_obj(o, ktx_names[c]);
+			tp_out_u64(k, "sent", ktx[p].sent[c]);
+			tp_out_u64(k, "ratelimited", ktx[p].ratelimited[c]);
+		}
+	}
 	return 0;
 }
 
 static struct tp_cmd c_set_ktx = {
-    "set kernel-tx", "rate PPS [burst N]",
-    "bound what the kernel sends to the wire through the TAPs (default 100000 pps, burst 1024)",
+    "set kernel-tx", "rate PPS [burst N] [class control|other]",
+    "bound what the kernel sends to the wire through each port's TAP (per port; control: "
+    "ARP and routing protocols, default 20000 pps burst 1024; other: default 100000 pps "
+    "burst 1024)",
     set_kernel_rate, NULL};
 static struct tp_cmd c_show_ktx = {"show kernel-tx", NULL,
-				   "the bound on frames from the kernel to the wire",
+				   "the bounds on frames from the kernel to the wire, per port",
 				   show_kernel_rate, NULL};
 TP_CMD_REGISTER(c_set_ktx)
 TP_CMD_REGISTER(c_show_ktx)

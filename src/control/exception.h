@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The exception path (replaces KNI): frames the lcores punt go to the ingress port's
- * TAP, control-class frames (ARP, routing protocols) first; what the kernel sends on
- * a TAP leaves by that port, through an lcore's inject ring (lcores own every TX
- * queue). Frames longer than the port's MTU allows are dropped and counted, in
+ * TAP, control and ARP frames first; what the kernel sends on a TAP leaves by that
+ * port, within the port's two buckets (control: ARP and routing protocols; other),
+ * through the inject ring of one lcore per port (lcores own every TX queue; one lcore
+ * keeps a flow in order). Frames longer than the port's MTU allows are dropped and counted, in
  * both directions; chained mbufs are written as they are (iovecs). Control plane
  * only. The lcores' rings are made by core/lcore.c. */
 #ifndef TP_CONTROL_EXCEPTION_H
@@ -22,7 +23,7 @@ struct tp_exc_stats {
 	uint64_t nombuf;	       /* no mbuf for a frame from the kernel */
 	uint64_t oversize_to_kernel;   /* longer than the port's MTU allows, or too many segments */
 	uint64_t oversize_from_kernel; /* the kernel sent more than the port's MTU allows */
-	uint64_t from_kernel_ratelimited; /* over the kernel-to-wire bound (set kernel-tx) */
+	uint64_t from_kernel_ratelimited; /* over a port's kernel-to-wire bound (set kernel-tx) */
 };
 
 extern struct tp_exc_stats tp_exc_stats;

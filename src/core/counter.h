@@ -41,7 +41,8 @@ struct tp_ctr_desc {
 	X(EXC_RING_FULL, "exception_ring_full", DROP)                                              \
 	X(TX_FULL, "tx_queue_full", DROP)                                                          \
 	X(PORT_DOWN, "port_down", DROP)                                                            \
-	X(RING_FULL, "ring_full", DROP)
+	X(RING_FULL, "ring_full", DROP)                                                            \
+	X(EXC_SRC_RATELIMITED, "exception_source_ratelimited", DROP)
 
 /* the list macro ends each name with a comma, which clang-format cannot see */
 /* clang-format off */

@@ -9,6 +9,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_random.h>
 
 #include "lcore.h"
 #include "log.h"
@@ -24,12 +25,16 @@ static const char *const role_names[TP_ROLE_MAX] = {
     [TP_ROLE_FORWARDING] = "forwarding",
     [TP_ROLE_OUTPUT] = "output",
 };
+/* one a line */
+/* clang-format off */
 static const char *const class_names[TP_PUNT_CLASSES] = {
     [TP_PUNT_CONTROL] = "control",
+    [TP_PUNT_ARP] = "arp",
     [TP_PUNT_SIGNALING] = "signaling",
     [TP_PUNT_OTHER] = "other",
     [TP_PUNT_ERROR] = "error",
 };
+/* clang-format on */
 
 /* control plane's view: what is to be published */
 static uint8_t roles[TP_MAX_WORKERS];
@@ -187,6 +192,7 @@ int tp_lcores_create(unsigned int exc_ring_size)
 			return -ENOMEM;
 		w->id = n;
 		w->lcore = lcore;
+		w->src_seed = (uint32_t)rte_rand(); /* sources cannot aim at a slot */
 		w->ctr =
 		    rte_zmalloc_socket("tp_ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX,
 				       RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));

@@ -73,13 +73,13 @@ static void usage(FILE *f)
 	    "      --no-huge           use ordinary memory even if hugepages are there\n"
 	    "  -m, --mem MB            memory without hugepages (512)\n"
 	    "      --exception-rate N  packets/s each port may hand to the control plane, per\n"
-	    "                          class (20000; signaling 50000 unless given; the error\n"
-	    "                          class: 1000 at most)\n"
+	    "                          class: control, arp, other (20000), signaling (50000\n"
+	    "                          unless given), error (1000 at most)\n"
 	    "      --exception-burst N burst of those token buckets (256; error: 50 at most)\n"
 	    "      --max-routes N      routes the data plane holds (65536); the kernel's others\n"
 	    "                          go through the kernel, counted in show sync\n"
 	    "      --tbl8-groups N     LPM groups for routes longer than /24, one a /24 (4096)\n"
-	    "      --no-sysctl         leave the namespace's ip_forward/rp_filter/redirects alone\n"
+	    "      --no-sysctl         leave the namespace's redirects alone\n"
 	    "      --eal 'ARGS'        extra EAL arguments\n"
 	    "  -V, --version\n"
 	    "  -h, --help\n"
@@ -245,10 +245,12 @@ static void sysctl_set(const char *path, const char *val)
 }
 
 /* The kernel behind the TAPs forwards what the lcores punt (unresolved
- * neighbours, TTL expiry): it must route, and must not answer with redirects. */
+ * neighbours, TTL expiry): it must route, and must not answer with redirects. Only
+ * the TAPs forward (conf/tp-X/forwarding, set by control/kpolicy.c: IPv4 checks it on
+ * the receiving device); the namespace-wide ip_forward is left as it is, so a
+ * management interface does not route into the data plane. */
 static void kernel_setup(void)
 {
-	sysctl_set("/proc/sys/net/ipv4/ip_forward", "1");
 	sysctl_set("/proc/sys/net/ipv4/conf/all/send_redirects", "0");
 	sysctl_set("/proc/sys/net/ipv4/conf/default/send_redirects", "0");
 	/* rp_filter stays as it is: each TAP gets a loose one (kpolicy.c) */

@@ -2,6 +2,7 @@
 /* The data-plane lcore loops (one per role), punting, transmit buffers, quiescent states. */
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_jhash.h>
 #include <rte_lcore.h>
 #include <rte_rcu_qsbr.h>
 
@@ -34,13 +35,38 @@ void tp_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int id, enum tp_p
 	/* counted before the enqueue: the control plane owns m after it */
 	w->ctr[m->port][id]++;
 	w->st.port[m->port].exc++;
-	if (rte_ring_sp_enqueue(w->exc_ring[cls == TP_PUNT_CONTROL ? 0 : 1], m) != 0) {
+	if (rte_ring_sp_enqueue(w->exc_ring[tp_punt_ring(cls)], m) != 0) {
 		w->ctr[m->port][id]--;
 		w->st.port[m->port].exc--;
 		tp_drop(w, m, TP_DROP_EXC_RING_FULL);
 		return;
 	}
 	w->st.exc++;
+}
+
+void tp_punt_src(struct tp_worker *w, struct rte_mbuf *m, unsigned int id, enum tp_punt_class cls,
+		 uint32_t src)
+{
+	const struct tp_tbucket *tb = &w->tb[m->port][cls];
+	uint32_t h = rte_jhash_3words(src, m->port, (uint32_t)cls, w->src_seed);
+	struct tp_src_bucket *s = &w->src_tb[h & (TP_PUNT_SRC_SLOTS - 1)];
+	uint64_t now = rte_rdtsc();
+	uint64_t cost = __atomic_load_n(&tb->cost, __ATOMIC_RELAXED);
+	uint64_t max = __atomic_load_n(&tb->max_tokens, __ATOMIC_RELAXED);
+
+	cost = cost > UINT64_MAX / 8 ? UINT64_MAX / 2 : cost * TP_PUNT_SRC_SHARE;
+	if (max < cost)
+		max = cost;
+	s->tokens += now - s->last_tsc;
+	s->last_tsc = now;
+	if (s->tokens > max)
+		s->tokens = max;
+	if (s->tokens < cost) {
+		tp_drop(w, m, TP_DROP_EXC_SRC_RATELIMITED);
+		return;
+	}
+	s->tokens -= cost;
+	tp_punt(w, m, id, cls);
 }
 
 void tp_worker_tx_flush_port(struct tp_worker *w, uint16_t p)

@@ -38,9 +38,14 @@
 enum tp_role { TP_ROLE_WORKER, TP_ROLE_INPUT, TP_ROLE_FORWARDING, TP_ROLE_OUTPUT, TP_ROLE_MAX };
 
 /* Classes of what goes to the control plane, each with its own token bucket per port
- * and lcore; the control class also has its own ring, drained first. */
+ * and lcore; the control and ARP classes also share a ring, drained first. A flood of
+ * ARP cannot take the routing protocols' budget, nor the reverse. Inside the control
+ * and ARP classes one source takes at most 1/TP_PUNT_SRC_SHARE of the class
+ * (tp_punt_src). */
 enum tp_punt_class {
-	TP_PUNT_CONTROL,   /* ARP and routing protocols (OSPF, BGP, BFD, ...) */
+	TP_PUNT_CONTROL,   /* routing protocols that pass nf/ip4's checks: from the port's
+			    * subnet or a control peer, with the TTL their RFC sets */
+	TP_PUNT_ARP,	   /* ARP */
 	TP_PUNT_SIGNALING, /* a network function's signaling (11073 association, ...) */
 	TP_PUNT_OTHER,	   /* unresolved neighbours, options, other local traffic */
 	TP_PUNT_ERROR,	   /* what only earns an ICMP error from the kernel (no route, TTL) */
@@ -52,6 +57,25 @@ enum tp_punt_class {
 #define TP_PUNT_ERROR_RATE 1000ull
 #define TP_PUNT_SIGNALING_RATE 50000ull /* default of the signaling class (main.c) */
 #define TP_PUNT_ERROR_BURST 50ull
+
+/* Per-source fairness inside the control and ARP classes: TP_PUNT_SRC_SLOTS buckets per
+ * lcore, indexed by a seeded hash of (port, class, source address); sources that share
+ * a slot share its bucket. Each slot refills at 1/TP_PUNT_SRC_SHARE of its class's rate
+ * (its burst is the class's), so one source flooding leaves at least 3/4 of the class to
+ * the others. */
+#define TP_PUNT_SRC_SLOTS 1024u
+#define TP_PUNT_SRC_SHARE 4u
+
+struct tp_src_bucket {
+	uint64_t tokens; /* TSC cycles of credit */
+	uint64_t last_tsc;
+};
+
+/* The ring a class goes to: 0 (drained first) for control and ARP, 1 for the rest. */
+static inline unsigned int tp_punt_ring(unsigned int cls)
+{
+	return cls == TP_PUNT_CONTROL || cls == TP_PUNT_ARP ? 0 : 1;
+}
 
 struct tp_rxq {
 	uint16_t port;
@@ -110,7 +134,7 @@ struct tp_worker {
 	unsigned int id; /* 0..n_workers-1: the RCU thread id */
 	unsigned int lcore;
 	struct tp_lcore_conf *conf;   /* RCU-published, see above */
-	struct rte_ring *exc_ring[2]; /* to the control plane: [0] control class, [1] others */
+	struct rte_ring *exc_ring[2]; /* to the control plane: [0] control and ARP, [1] others */
 	struct rte_ring *inject_ring; /* from the control plane: frames to send (m->port) */
 	uint64_t (*ctr)[TP_CTR_MAX];  /* [port][counter id] */
 	void *nf_state[TP_NF_MAX];    /* core/nf.h: tp_nf_lcore() */
@@ -120,6 +144,8 @@ struct tp_worker {
 	rte_spinlock_t *txq_lock[TP_MAX_PORTS]; /* NULL: the queue is its own */
 	struct tp_txbuf txb[TP_MAX_PORTS];
 	struct tp_tbucket tb[TP_MAX_PORTS][TP_PUNT_CLASSES];
+	uint32_t src_seed; /* of the per-source slots' hash (random, set at creation) */
+	struct tp_src_bucket src_tb[TP_PUNT_SRC_SLOTS];
 	struct tp_wstats st __rte_cache_aligned;
 } __rte_cache_aligned;
 
@@ -149,6 +175,12 @@ static inline void tp_drop(struct tp_worker *w, struct rte_mbuf *m, unsigned int
  * within the token bucket of (m->port, cls) on this lcore; consumes m (queued, or
  * dropped and counted as exception_ratelimited or exception_ring_full). */
 void tp_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int id, enum tp_punt_class cls);
+
+/* tp_punt within the per-source slot of src (an IPv4 address, host order) first: a
+ * packet over its source's share is dropped and counted as
+ * exception_source_ratelimited; consumes m. */
+void tp_punt_src(struct tp_worker *w, struct rte_mbuf *m, unsigned int id, enum tp_punt_class cls,
+		 uint32_t src);
 
 /* Transmit what port's buffer holds; counts what the port did not take as dropped. */
 void tp_worker_tx_flush_port(struct tp_worker *w, uint16_t port);

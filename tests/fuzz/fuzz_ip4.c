@@ -160,7 +160,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		/* down: a full transmit buffer is flushed into port_down (no device here) */
 		tp_iface_table[p].up = 0;
 		tp_iface_table[p].input = tp_l3_input;
+		/* the subnets the control class's single-hop protocols come from */
+		tp_iface_table[p].ip = IP(10, 0, p + 1, 1);
+		tp_iface_table[p].depth = 24;
 	}
+	/* a control peer beyond the subnets, with GTSM (ip4.h) */
+	tp_ip4_ctl_peers[0] = TP_IP4_CTL_PEER_USED | 255ull << 40 | 16ull << 32 | IP(10, 9, 0, 0);
+	tp_ip4_ctl_peers_n = 1;
 	/* p0 10.0.1.1/24, p1 10.0.2.1/24, 10.0.2.2 resolved, 10.0.2.3 not; 10.9/16 via the
 	 * first, 10.8/16 via the second, 10.0.1.255 a broadcast address */
 	tp_route_add(IP(10, 0, 1, 0), 24, TP_ROUTE_CONNECTED, 0, 0, 1);
@@ -177,13 +183,27 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* Every drop and punt reason (a packet's fate, counted once); events (the control
+ * class's demotions) are not fates. */
 static uint64_t ctr_total(void)
 {
 	uint64_t v = 0;
 
 	for (unsigned int p = 0; p < 2; p++)
 		for (unsigned int i = 0; i < TP_CTR_MAX; i++)
-			v += w->ctr[p][i];
+			if (tp_ctr_kind(i) != TP_CTR_EVENT)
+				v += w->ctr[p][i];
+	return v;
+}
+
+/* The control class's demotions (events), all ports and reasons. */
+static uint64_t demoted_total(void)
+{
+	uint64_t v = 0;
+
+	for (unsigned int p = 0; p < 2; p++)
+		v += w->ctr[p][IP4_CTR(CTL_DEMOTED_TTL)] + w->ctr[p][IP4_CTR(CTL_DEMOTED_SOURCE)] +
+		     w->ctr[p][IP4_CTR(CTL_DEMOTED_DESTINATION)];
 	return v;
 }
 
@@ -254,8 +274,8 @@ static void check_punted(const struct rte_mbuf *m, unsigned int n)
 static void burst(unsigned int n, uint16_t port)
 {
 	struct rte_mbuf *pkts[TP_BURST];
-	uint64_t before = ctr_total();
-	unsigned int waiting = 0, punted = 0;
+	uint64_t before = ctr_total(), demoted = demoted_total();
+	unsigned int waiting = 0, punted = 0, punted_ctl = 0;
 	void *m;
 
 	for (unsigned int i = 0; i < n; i++)
@@ -272,12 +292,18 @@ static void burst(unsigned int n, uint16_t port)
 	for (int k = 0; k < 2; k++)
 		while (rte_ring_dequeue(w->exc_ring[k], &m) == 0) {
 			check_punted(m, n);
+			/* the priority ring holds only the control and ARP classes */
+			uint8_t cls = tp_mbuf_priv(m)->punt_class;
+			must((k == 0) == (cls == TP_PUNT_CONTROL || cls == TP_PUNT_ARP));
+			punted_ctl += cls == TP_PUNT_CONTROL;
 			rte_pktmbuf_free(m);
 			punted++;
 		}
 	/* every frame counted once, or waiting to go out */
 	must(ctr_total() - before + waiting == n);
 	must(punted <= n);
+	/* a demoted packet was punted (other class) or dropped at its bucket, once */
+	must(demoted_total() - demoted + punted_ctl <= n);
 	for (unsigned int p = 0; p < TP_MAX_PORTS; p++) {
 		rte_pktmbuf_free_bulk(w->txb[p].pkts, w->txb[p].n);
 		w->txb[p].n = 0;

@@ -6,6 +6,8 @@ frames longer than the port's MTU allows are dropped and counted in both directi
 from __future__ import annotations
 
 import re
+import socket
+import threading
 import time
 
 import pytest
@@ -104,8 +106,11 @@ def test_punted_frames_are_routed_only_through_the_taps(router_lab: RouterLab) -
     rules = lab.router.run(["ip", "-4", "rule", "show"]).stdout
     for tap in ("tp-p0", "tp-p1"):
         # iproute2 names group 0 "default"
-        assert f"iif {tap} lookup main suppress_ifgroup default" in rules, rules
-        assert f"iif {tap} unreachable" in rules, rules
+        assert f"1:\tfrom all iif {tap} lookup local suppress_ifgroup default" in rules, rules
+        assert f"2:\tfrom all iif {tap} lookup main suppress_ifgroup default" in rules, rules
+        assert f"3:\tfrom all iif {tap} unreachable" in rules, rules
+    # the kernel's local rule comes after them (moved from 0)
+    assert "4:\tfrom all lookup local" in rules and "0:\tfrom all lookup local" not in rules
     group = lab.router.run(["ip", "-d", "link", "show", "tp-p0"]).stdout
     assert "group 0x7470" in group or "group 29808" in group, group
 
@@ -131,6 +136,62 @@ def test_punted_frames_are_routed_only_through_the_taps(router_lab: RouterLab) -
     assert res.returncode == 0
     assert lab.router.run(["cat", "/proc/sys/net/ipv4/conf/tp-p0/rp_filter"]).stdout.strip() == "2"
 
+    # only the TAPs forward: the management port does not route into the data plane
+    def conf(dev: str, what: str) -> str:
+        return lab.router.run(["cat", f"/proc/sys/net/ipv4/conf/{dev}/{what}"]).stdout.strip()
+
+    assert conf("tp-p0", "forwarding") == "1" and conf("tp-p1", "forwarding") == "1"
+    assert conf("mgmt0", "forwarding") == "0"
+    lab.run("m", ["ip", "route", "add", "10.0.2.0/24", "via", "192.0.2.1"])
+    res = lab.netns("m").run(["ping", "-n", "-c", "2", "-i", "0.2", "-W", "1", "10.0.2.2"],
+                             check=False)  # fmt: skip
+    assert res.returncode != 0, res.stdout
+
+
+def test_punts_for_non_tap_addresses_are_not_delivered(router_lab: RouterLab) -> None:
+    """F5: a frame the data plane hands to the kernel (no route, or local) whose
+    destination is an address of the router namespace that is not a TAP's (the
+    management port's, one on lo) is not delivered: nothing listening there gets it,
+    the kernel answers as a router without the address; the TAPs' addresses still
+    are, and the router's own use of those addresses is unchanged."""
+    lab = router_lab
+    add_management_port(lab)
+    lab.router.run(["ip", "addr", "add", "10.255.0.1/32", "dev", "lo"])
+    # h1 reaches them through the router (its default route)
+    c0 = lab.counters()
+    with UdpReceiver(lab.router, 9200) as rx:
+        for dst in ("192.0.2.1", "10.255.0.1"):
+            assert udp_send(lab.netns("h1"), dst, 9200, b"nope", count=5, interval=0.05) == 5
+        time.sleep(0.5)
+        got_foreign = rx.drain()
+        # a TAP's address: delivered
+        udp_send(lab.netns("h1"), "10.0.1.1", 9200, b"yes", count=3, interval=0.05)
+        udp_send(lab.netns("h1"), "10.0.2.1", 9200, b"yes", count=3, interval=0.05)
+        time.sleep(0.5)
+        got_tap = rx.drain()
+    assert got_foreign == 0, got_foreign
+    assert got_tap == 6, got_tap
+    for dst in ("192.0.2.1", "10.255.0.1"):
+        res = lab.netns("h1").run(["ping", "-n", "-c", "2", "-i", "0.2", "-W", "1", dst],
+                                  check=False)  # fmt: skip
+        assert res.returncode != 0 and " 0 received" in res.stdout, res.stdout
+    c1 = lab.counters()
+    # the data plane punted them (no route), and the kernel got them
+    punted = sum(
+        c1["exception"]["reasons"][r] - c0["exception"]["reasons"][r]
+        for r in ("ip4.no_route", "ip4.local_destination")
+    )
+    assert punted >= 10 + 6 + 4, punted
+    # the kernel's verdict through the TAP: unreachable, not local
+    for dst in ("192.0.2.1", "10.255.0.1"):
+        res = lab.router.run(["ip", "-4", "route", "get", dst, "from", "10.0.1.2", "iif",
+                              "tp-p0"], check=False)  # fmt: skip
+        out = (res.stdout + res.stderr).lower()
+        assert "local" not in out and "unreachable" in out, out
+    # the router itself still uses its own addresses
+    assert lab.router.run(["ping", "-n", "-c", "1", "-W", "1", "10.255.0.1"]).returncode == 0
+    assert lab.router.run(["ping", "-n", "-c", "1", "-W", "1", "192.0.2.2"]).returncode == 0
+
 
 def test_policy_rules_leave_with_the_port(router_lab: RouterLab) -> None:
     lab = router_lab
@@ -142,11 +203,12 @@ def test_policy_rules_leave_with_the_port(router_lab: RouterLab) -> None:
 
 def test_kernel_to_wire_is_bounded_and_counted(router_lab: RouterLab) -> None:
     """A kernel application flooding a TAP: what leaves the wire is held to the
-    bucket, the rest is counted."""
+    port's bucket, the rest is counted, on that port only."""
     lab = router_lab
     assert lab.ctl("show", "kernel-tx")["rate_pps"] == 100000
     lab.ctl("set", "kernel-tx", "rate", "500", "burst", "50")
     before = lab.ctl("show", "exception")
+    k0 = lab.ctl("show", "kernel-tx")["ports"]
     with UdpReceiver(lab.netns("h2"), 9100) as rx:
         t0 = time.monotonic()
         sent = udp_send(lab.router, "10.0.2.2", 9100, b"k" * 32, count=3000)
@@ -160,7 +222,102 @@ def test_kernel_to_wire_is_bounded_and_counted(router_lab: RouterLab) -> None:
     assert 0 < got <= bound, (got, bound)
     # what the kernel itself dropped (its TAP queue) never reached the bucket
     assert limited >= 1000 and got + limited <= sent, (limited, sent, got)
+    k1 = lab.ctl("show", "kernel-tx")["ports"]
+    assert k1["p1"]["other"]["ratelimited"] - k0["p1"]["other"]["ratelimited"] == limited
+    assert k1["p0"]["other"]["ratelimited"] == k0["p0"]["other"]["ratelimited"]
     # errors in the command are specific
     with pytest.raises(ApiError, match="bad rate"):
         lab.ctl("set", "kernel-tx", "rate", "lots")
+    with pytest.raises(ApiError, match="unknown class 'bgp'"):
+        lab.ctl("set", "kernel-tx", "rate", "10", "class", "bgp")
     lab.ctl("set", "kernel-tx", "rate", "100000", "burst", "1024")
+
+
+def test_kernel_to_wire_flood_leaves_arp_its_budget(router_lab: RouterLab) -> None:
+    """F12: a local process flooding through tp-p1 takes neither p0's budget nor the
+    control class's (ARP) on its own port: the router resolves h1 and h2 and pings h1
+    during the flood; the flood is counted on p1's other class only."""
+    lab = router_lab
+    lab.ctl("set", "kernel-tx", "rate", "2000", "burst", "64")
+    k0 = lab.ctl("show", "kernel-tx")["ports"]
+    stop = threading.Event()
+    sent = [0]
+
+    def flood() -> None:
+        with lab.router.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            while not stop.is_set():
+                for _ in range(200):
+                    try:
+                        s.sendto(b"f" * 32, ("10.0.2.2", 9300))
+                        sent[0] += 1
+                    except OSError:
+                        pass
+                time.sleep(0.001)
+
+    t = threading.Thread(target=flood)
+    t.start()
+    try:
+        time.sleep(0.5)
+        for _ in range(5):
+            # ARP from the router through both TAPs, while tp-p1 floods
+            lab.run("r", ["ip", "neigh", "flush", "dev", "tp-p0"])
+            lab.run("r", ["ip", "neigh", "flush", "dev", "tp-p1"])
+            res = lab.router.run(["ping", "-n", "-c", "1", "-W", "1", "10.0.1.2"], check=False)
+            assert res.returncode == 0, res.stdout
+            lab.router.run(["ping", "-n", "-c", "1", "-W", "1", "10.0.2.2"], check=False)
+            neigh = lab.router.run(["ip", "neigh", "show", "10.0.2.2", "dev", "tp-p1"]).stdout
+            assert "lladdr" in neigh, neigh  # resolved: the ARP request left, its reply came
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        t.join()
+    k1 = lab.ctl("show", "kernel-tx")["ports"]
+    limited = k1["p1"]["other"]["ratelimited"] - k0["p1"]["other"]["ratelimited"]
+    assert sent[0] >= 5000 and limited >= 1000, (sent, limited)
+    for port in ("p0", "p1"):
+        assert k1[port]["control"]["ratelimited"] == k0[port]["control"]["ratelimited"]
+        assert k1[port]["control"]["sent"] > k0[port]["control"]["sent"]  # the ARP requests
+    assert k1["p0"]["other"]["ratelimited"] == k0["p0"]["other"]["ratelimited"]
+    lab.ctl("set", "kernel-tx", "rate", "100000", "burst", "1024")
+
+
+def test_control_class_commands(router_lab: RouterLab) -> None:
+    """The control class's settings at run time: control peers (multi-hop BGP, BFD,
+    PIM Register), GTSM for the subnets, the ARP class's own bucket; malformed
+    commands say what is wrong."""
+    lab = router_lab
+    assert lab.ctl("show", "punt") == {
+        "bgp_gtsm": False,
+        "source_share": 4,
+        "source_slots": 1024,
+        "control_peers": [],
+    }
+    lab.ctl("punt", "control-peer", "add", "192.0.2.7")
+    lab.ctl("punt", "control-peer", "add", "198.51.100.77/24", "min-ttl", "254")
+    lab.ctl("punt", "control-peer", "add", "192.0.2.7", "min-ttl", "255")  # replaced
+    assert lab.ctl("show", "punt")["control_peers"] == [
+        {"prefix": "192.0.2.7/32", "min_ttl": 255},
+        {"prefix": "198.51.100.0/24", "min_ttl": 254},
+    ]
+    for argv, msg in (
+        (["punt", "control-peer", "add", "300.1.1.1"], "bad peer '300.1.1.1'"),
+        (["punt", "control-peer", "add", "10.0.0.1", "min-ttl", "256"], "bad min-ttl '256'"),
+        (["punt", "control-peer", "add", "10.0.0.1", "ttl", "5"], "usage"),
+        (["punt", "control-peer", "del", "10.0.0.1"], "no control peer 10.0.0.1"),
+        (["set", "punt", "bgp-gtsm", "maybe"], "usage: set punt bgp-gtsm on|off"),
+        (["set", "exception", "rate", "10", "class", "bgp"], "unknown class 'bgp'"),
+    ):
+        with pytest.raises(ApiError, match=msg):
+            lab.ctl(*argv)
+    lab.ctl("punt", "control-peer", "del", "192.0.2.7")
+    lab.ctl("punt", "control-peer", "del", "198.51.100.0/24")
+    assert lab.ctl("show", "punt")["control_peers"] == []
+    lab.ctl("set", "punt", "bgp-gtsm", "on")
+    assert lab.ctl("show", "punt")["bgp_gtsm"] is True
+    lab.ctl("set", "punt", "bgp-gtsm", "off")
+    # ARP has a bucket of its own, set apart from control's
+    lab.ctl("set", "exception", "rate", "777", "burst", "7", "class", "arp")
+    classes = lab.ctl("show", "exception")["classes"]
+    assert classes["arp"] == {"rate_pps": 777, "burst": 7}
+    assert classes["control"] == {"rate_pps": 20000, "burst": 256}
+    lab.ctl("set", "exception", "rate", "20000", "burst", "256", "class", "arp")

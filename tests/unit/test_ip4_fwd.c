@@ -78,6 +78,10 @@ static int setup(void **state)
 	tp_iface_table[0].up = tp_iface_table[1].up = 1;
 	tp_iface_table[0].mtu = tp_iface_table[1].mtu = 1500;
 	tp_iface_table[0].input = tp_iface_table[1].input = tp_l3_input;
+	/* primary addresses: the subnets single-hop routing protocols come from */
+	tp_iface_table[0].ip = IP(10, 0, 1, 1);
+	tp_iface_table[1].ip = IP(10, 0, 2, 1);
+	tp_iface_table[0].depth = tp_iface_table[1].depth = 24;
 	/* p0: 10.0.1.1/24, p1: 10.0.2.1/24, h2 = 10.0.2.2 resolved, 10.9.0.0/16 via h2 */
 	tp_route_add(IP(10, 0, 1, 0), 24, TP_ROUTE_CONNECTED, 0, 0, 1);
 	tp_route_add(IP(10, 0, 1, 1), 32, TP_ROUTE_LOCAL, 0, 0, 1);
@@ -111,6 +115,7 @@ static int reset(void **state)
 
 	memset(&w->st, 0, sizeof(w->st));
 	memset(w->ctr, 0, sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX);
+	memset(w->src_tb, 0, sizeof(w->src_tb));
 	for (int k = 0; k < 2; k++)
 		while (rte_ring_dequeue(w->exc_ring[k], &m) == 0)
 			rte_pktmbuf_free(m);
@@ -353,7 +358,7 @@ static void test_every_drop_reason(void **state)
 /* m is handed to the control plane for reason id, in class cls (its ring) */
 static void expect_punt(struct rte_mbuf *m, unsigned int id, enum tp_punt_class cls)
 {
-	struct rte_ring *r = w->exc_ring[cls == TP_PUNT_CONTROL ? 0 : 1];
+	struct rte_ring *r = w->exc_ring[tp_punt_ring(cls)];
 	void *out;
 
 	run(m);
@@ -398,7 +403,7 @@ static void test_every_punt_reason(void **state)
 
 	m = frame(0, 64, 10, bcast);
 	rte_pktmbuf_mtod(m, uint8_t *)[13] = 0x06; /* ARP */
-	expect_punt(m, IP4_CTR(ARP), TP_PUNT_CONTROL);
+	expect_punt(m, IP4_CTR(ARP), TP_PUNT_ARP);
 	expect_punt(frame(IP(10, 0, 1, 1), 64, 10, NULL), IP4_CTR(LOCAL), TP_PUNT_OTHER);
 	expect_punt(frame(IP(224, 0, 0, 5), 1, 10, ospf_mc), IP4_CTR(MULTICAST), TP_PUNT_OTHER);
 	expect_punt(frame(IP(10, 0, 2, 2), 1, 10, NULL), IP4_CTR(TTL), TP_PUNT_ERROR);
@@ -420,6 +425,7 @@ static void test_every_punt_reason(void **state)
 static void test_punt_classes(void **state)
 {
 	static const uint8_t ospf_mc[6] = {0x01, 0x00, 0x5e, 0x00, 0x00, 0x05};
+	static const uint8_t vrrp_mc[6] = {0x01, 0x00, 0x5e, 0x00, 0x00, 0x12};
 	struct rte_mbuf *m;
 
 	/* OSPF hello to 224.0.0.5, TTL 1 */
@@ -440,7 +446,134 @@ static void test_punt_classes(void **state)
 	expect_punt(m, IP4_CTR(LOCAL), TP_PUNT_CONTROL);
 	/* a transit OSPF packet whose TTL expires is still just expired */
 	expect_punt(proto(frame(IP(10, 0, 2, 2), 1, 10, NULL), 89), IP4_CTR(TTL), TP_PUNT_ERROR);
+	/* VRRP to 224.0.0.18 with TTL 255 (RFC 5798 5.1.1.3) */
+	expect_punt(proto(frame(IP(224, 0, 0, 18), 255, 10, vrrp_mc), 112), IP4_CTR(MULTICAST),
+		    TP_PUNT_CONTROL);
+	assert_int_equal(ctr(IP4_CTR(CTL_DEMOTED_TTL)) + ctr(IP4_CTR(CTL_DEMOTED_SOURCE)) +
+			     ctr(IP4_CTR(CTL_DEMOTED_DESTINATION)),
+			 0);
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
+}
+
+/* src of m changed (the checksum with it) */
+static struct rte_mbuf *from(struct rte_mbuf *m, uint32_t src)
+{
+	uint32_t be = htonl(src);
+
+	memcpy(ip_of(m) + 12, &be, 4);
+	refresh_cksum(m);
+	return m;
+}
+
+/* TCP to port 179 of 10.0.1.1 with TTL ttl from src */
+static struct rte_mbuf *bgp(uint32_t src, uint8_t ttl)
+{
+	struct rte_mbuf *m = from(proto(frame(IP(10, 0, 1, 1), ttl, 10, NULL), 6), src);
+
+	ip_of(m)[22] = 0;
+	ip_of(m)[23] = 179;
+	return m;
+}
+
+/* m punted as other and counted as demoted for reason id (N10: the control class
+ * is not anybody's for the asking) */
+static void expect_demoted(struct rte_mbuf *m, unsigned int reason, unsigned int id)
+{
+	uint64_t before = ctr(id);
+
+	run(m);
+	assert_int_equal(rte_ring_count(w->exc_ring[0]), 0);
+	assert_int_equal(rte_ring_count(w->exc_ring[1]), 1);
+	assert_int_equal(tp_mbuf_priv(m)->punt_class, TP_PUNT_OTHER);
+	assert_int_equal(tp_mbuf_priv(m)->punt_reason, reason);
+	assert_int_equal(ctr(id), before + 1);
+	reset(NULL);
+}
+
+/* What only looks like a routing protocol is the other class, counted: the wrong TTL
+ * (RFC 2328 8.1, RFC 5881 5, RFC 5798 5.1.1.3, GTSM RFC 5082) or a source neither on
+ * the port's subnet nor a control peer. */
+static void test_control_class_validated(void **state)
+{
+	static const uint8_t ospf_mc[6] = {0x01, 0x00, 0x5e, 0x00, 0x00, 0x05};
+	static const uint8_t pim_mc[6] = {0x01, 0x00, 0x5e, 0x00, 0x00, 0x0d};
+	struct rte_mbuf *m;
+
+	/* OSPF to 224.0.0.5 with TTL 64, and from off the subnet */
+	expect_demoted(proto(frame(IP(224, 0, 0, 5), 64, 10, ospf_mc), 89), IP4_CTR(MULTICAST),
+		       IP4_CTR(CTL_DEMOTED_TTL));
+	expect_demoted(from(proto(frame(IP(224, 0, 0, 5), 1, 10, ospf_mc), 89), IP(10, 7, 7, 7)),
+		       IP4_CTR(MULTICAST), IP4_CTR(CTL_DEMOTED_SOURCE));
+	/* OSPF to a group that is not OSPF's */
+	expect_demoted(proto(frame(IP(224, 0, 0, 13), 1, 10, pim_mc), 89), IP4_CTR(MULTICAST),
+		       IP4_CTR(CTL_DEMOTED_DESTINATION));
+	/* PIM hello with TTL 2; VRRP with TTL 254; IGMP with TTL 64 */
+	expect_demoted(proto(frame(IP(224, 0, 0, 13), 2, 10, pim_mc), 103), IP4_CTR(MULTICAST),
+		       IP4_CTR(CTL_DEMOTED_TTL));
+	expect_demoted(proto(frame(IP(224, 0, 0, 18), 254, 10, pim_mc), 112), IP4_CTR(MULTICAST),
+		       IP4_CTR(CTL_DEMOTED_TTL));
+	expect_demoted(proto(frame(IP(224, 0, 0, 22), 64, 10, pim_mc), 2), IP4_CTR(MULTICAST),
+		       IP4_CTR(CTL_DEMOTED_TTL));
+	/* single-hop BFD with TTL 254 (one hop away: not a neighbour) */
+	m = frame(IP(10, 0, 1, 1), 254, 10, NULL);
+	ip_of(m)[22] = 3784 >> 8;
+	ip_of(m)[23] = 3784 & 0xff;
+	expect_demoted(m, IP4_CTR(LOCAL), IP4_CTR(CTL_DEMOTED_TTL));
+	/* BGP from beyond the subnet: other, until that source is a control peer */
+	expect_demoted(bgp(IP(10, 7, 7, 7), 64), IP4_CTR(LOCAL), IP4_CTR(CTL_DEMOTED_SOURCE));
+	tp_ip4_ctl_peers[0] = TP_IP4_CTL_PEER_USED | 24ull << 32 | IP(10, 7, 7, 0);
+	tp_ip4_ctl_peers_n = 1;
+	expect_punt(bgp(IP(10, 7, 7, 7), 64), IP4_CTR(LOCAL), TP_PUNT_CONTROL);
+	expect_demoted(bgp(IP(10, 7, 8, 7), 64), IP4_CTR(LOCAL), IP4_CTR(CTL_DEMOTED_SOURCE));
+	/* the peer with GTSM (min-ttl 255): TTL 254 is other */
+	tp_ip4_ctl_peers[0] |= 255ull << 40;
+	expect_demoted(bgp(IP(10, 7, 7, 7), 254), IP4_CTR(LOCAL), IP4_CTR(CTL_DEMOTED_TTL));
+	expect_punt(bgp(IP(10, 7, 7, 7), 255), IP4_CTR(LOCAL), TP_PUNT_CONTROL);
+	tp_ip4_ctl_peers[0] = 0;
+	tp_ip4_ctl_peers_n = 0;
+	/* BGP from the subnet with GTSM on: only TTL 255 */
+	tp_ip4_bgp_gtsm = 1;
+	expect_demoted(bgp(IP(10, 0, 1, 2), 64), IP4_CTR(LOCAL), IP4_CTR(CTL_DEMOTED_TTL));
+	expect_punt(bgp(IP(10, 0, 1, 2), 255), IP4_CTR(LOCAL), TP_PUNT_CONTROL);
+	tp_ip4_bgp_gtsm = 0;
+	/* link-local sources are on every link (RFC 3927) */
+	expect_punt(from(proto(frame(IP(224, 0, 0, 5), 1, 10, ospf_mc), 89), IP(169, 254, 3, 4)),
+		    IP4_CTR(MULTICAST), TP_PUNT_CONTROL);
+	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
+}
+
+/* Inside the control class one source takes at most its share: a source out of credit
+ * is dropped, counted, while another source still goes. */
+static void test_control_class_fair_per_source(void **state)
+{
+	/* a class bucket of four packets that never refills in the test's time; each
+	 * source's slot holds a quarter of it, one packet */
+	w->tb[0][TP_PUNT_CONTROL] = (struct tp_tbucket){.tokens = 4000000000000ull,
+							.cost = 1000000000000ull,
+							.max_tokens = 4000000000000ull,
+							.last_tsc = rte_rdtsc()};
+	run(bgp(IP(10, 0, 1, 2), 64));
+	run(bgp(IP(10, 0, 1, 2), 64));
+	run(bgp(IP(10, 0, 1, 2), 64));
+	assert_int_equal(rte_ring_count(w->exc_ring[0]), 1);
+	assert_int_equal(ctr(TP_DROP_EXC_SRC_RATELIMITED), 2);
+	run(bgp(IP(10, 0, 1, 3), 64));
+	assert_int_equal(rte_ring_count(w->exc_ring[0]), 2);
+	assert_int_equal(ctr(TP_DROP_EXC_SRC_RATELIMITED), 2);
+	assert_int_equal(ctr(TP_DROP_EXC_RATELIMITED), 0);
+	/* ARP has its own class: a sender out of credit there leaves the control class be */
+	w->tb[0][TP_PUNT_ARP] = w->tb[0][TP_PUNT_CONTROL];
+	for (int i = 0; i < 3; i++) {
+		struct rte_mbuf *m =
+		    frame(0, 64, 10, (const uint8_t[6]){0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
+		rte_pktmbuf_mtod(m, uint8_t *)[13] = 0x06;
+		run(m);
+	}
+	assert_int_equal(rte_ring_count(w->exc_ring[0]), 3);
+	assert_int_equal(ctr(TP_DROP_EXC_SRC_RATELIMITED), 4);
+	assert_int_equal(ctr(IP4_CTR(ARP)), 1);
+	run(bgp(IP(10, 0, 1, 4), 64));
+	assert_int_equal(rte_ring_count(w->exc_ring[0]), 4);
 }
 
 /* A flood of one class on one port does not starve another class, or another port. */
@@ -657,6 +790,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_every_drop_reason, reset),
 	    cmocka_unit_test_setup(test_every_punt_reason, reset),
 	    cmocka_unit_test_setup(test_punt_classes, reset),
+	    cmocka_unit_test_setup_teardown(test_control_class_validated, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_control_class_fair_per_source, reset, reset),
 	    cmocka_unit_test_setup_teardown(test_punt_buckets_per_port_and_class, reset, reset),
 	    cmocka_unit_test_setup(test_l2_drop_reasons, reset),
 	    cmocka_unit_test_setup_teardown(test_l3_runs_keep_order, reset, reset),

@@ -106,9 +106,10 @@ class RouterLab(Lab):
 
     Roles: ``r`` for the router namespace, and each link's host role.
 
-    The daemon prepares the router namespace itself (ip_forward on, so the
-    kernel routes and sends ICMP errors for what the exception path hands
-    it; af_packet netdevs made inert), and the tests check that it does.
+    The daemon prepares the router namespace itself (forwarding on its TAPs,
+    not the namespace-wide ip_forward, so the kernel routes and sends ICMP
+    errors for what the exception path hands it; af_packet netdevs made
+    inert), and the tests check that it does.
     For runs without the daemon, or with its ``--no-sysctl``, the lab can do
     it: ``kernel_forwarding`` sets what the daemon sets (ip_forward=1,
     send_redirects=0, a loose rp_filter on the router's interfaces) in the

@@ -15,6 +15,7 @@
 #include "../../tables/neigh.h"
 #include "../../tables/nexthop.h"
 #include "../../tables/route.h"
+#include "ip4.h"
 #include "udp_local.h"
 
 static int need_port(struct tp_cmd_ctx *ctx, const char *cmd, const char *name, struct tp_port **p)
@@ -260,6 +261,139 @@ static int show_udp_local(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	}
 	return 0;
 }
+
+/* A control peer's prefix: A.B.C.D or A.B.C.D/LEN, the address masked. 0 or an error. */
+static int peer_prefix(struct tp_cmd_ctx *ctx, const char *cmd, const char *s, uint32_t *ip,
+		       uint8_t *depth)
+{
+	int bad = strchr(s, '/') ? tp_ip4_parse_prefix(s, ip, depth) : tp_ip4_parse_addr(s, ip);
+
+	if (bad < 0)
+		return tp_cmd_err(ctx, EINVAL, "%s: bad peer '%s' (want A.B.C.D or A.B.C.D/LEN)",
+				  cmd, s);
+	if (!strchr(s, '/'))
+		*depth = 32;
+	*ip &= *depth ? (uint32_t)(~0ull << (32 - *depth)) : 0;
+	return 0;
+}
+
+static uint64_t peer_word(uint32_t ip, uint8_t depth, uint8_t min_ttl)
+{
+	return TP_IP4_CTL_PEER_USED | (uint64_t)min_ttl << 40 | (uint64_t)depth << 32 | ip;
+}
+
+/* The entry of ip/depth, or -1. */
+static int peer_find(uint32_t ip, uint8_t depth)
+{
+	for (unsigned int i = 0; i < tp_ip4_ctl_peers_n; i++) {
+		uint64_t e = tp_ip4_ctl_peers[i];
+		if ((e & TP_IP4_CTL_PEER_USED) && (uint32_t)e == ip && ((e >> 32) & 0xff) == depth)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* punt control-peer add|del PREFIX [min-ttl N]: one 64-bit store per change, so the
+ * lcores see an entry whole or not at all (ip4.h). */
+static int control_peer(struct tp_cmd_ctx *ctx, int argc, char **argv, bool add)
+{
+	const char *cmd = add ? "punt control-peer add" : "punt control-peer del";
+	uint64_t min_ttl = 0;
+	uint32_t ip;
+	uint8_t depth;
+	int ret, i;
+
+	if (add ? argc != 1 && !(argc == 3 && strcmp(argv[1], "min-ttl") == 0) : argc != 1)
+		return tp_cmd_err(ctx, EINVAL, "%s: usage: %s A.B.C.D[/LEN]%s", cmd, cmd,
+				  add ? " [min-ttl 1-255]" : "");
+	if ((ret = peer_prefix(ctx, cmd, argv[0], &ip, &depth)) < 0)
+		return ret;
+	if (argc == 3 && tp_parse_u64(argv[2], 1, 255, &min_ttl) < 0)
+		return tp_cmd_err(ctx, EINVAL, "%s: bad min-ttl '%s' (1-255; 255: GTSM, RFC 5082)",
+				  cmd, argv[2]);
+	i = peer_find(ip, depth);
+	if (!add) {
+		if (i < 0)
+			return tp_cmd_err(ctx, ENOENT, "%s: no control peer %s", cmd, argv[0]);
+		__atomic_store_n(&tp_ip4_ctl_peers[i], 0, __ATOMIC_RELEASE);
+		while (tp_ip4_ctl_peers_n > 0 &&
+		       !(tp_ip4_ctl_peers[tp_ip4_ctl_peers_n - 1] & TP_IP4_CTL_PEER_USED))
+			__atomic_store_n(&tp_ip4_ctl_peers_n, tp_ip4_ctl_peers_n - 1,
+					 __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (i < 0)
+		for (i = 0; i < TP_IP4_CTL_PEERS_MAX; i++)
+			if (!(tp_ip4_ctl_peers[i] & TP_IP4_CTL_PEER_USED))
+				break;
+	if (i == TP_IP4_CTL_PEERS_MAX)
+		return tp_cmd_err(ctx, ENOSPC, "%s: all %d control peers in use", cmd,
+				  TP_IP4_CTL_PEERS_MAX);
+	__atomic_store_n(&tp_ip4_ctl_peers[i], peer_word(ip, depth, (uint8_t)min_ttl),
+			 __ATOMIC_RELEASE);
+	if ((unsigned int)i >= tp_ip4_ctl_peers_n)
+		__atomic_store_n(&tp_ip4_ctl_peers_n, (unsigned int)i + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int control_peer_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	return control_peer(ctx, argc, argv, true);
+}
+
+static int control_peer_del(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	return control_peer(ctx, argc, argv, false);
+}
+
+static int set_punt(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	if (argc != 2 || strcmp(argv[0], "bgp-gtsm") ||
+	    (strcmp(argv[1], "on") && strcmp(argv[1], "off")))
+		return tp_cmd_err(ctx, EINVAL, "set punt: usage: set punt bgp-gtsm on|off");
+	__atomic_store_n(&tp_ip4_bgp_gtsm, strcmp(argv[1], "on") == 0, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int show_punt(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	struct tp_node *l;
+	char a[16];
+
+	tp_out_bool(ctx->out, "bgp_gtsm", tp_ip4_bgp_gtsm);
+	tp_out_u64(ctx->out, "source_share", TP_PUNT_SRC_SHARE);
+	tp_out_u64(ctx->out, "source_slots", TP_PUNT_SRC_SLOTS);
+	l = tp_out_list(ctx->out, "control_peers");
+	for (unsigned int i = 0; i < tp_ip4_ctl_peers_n; i++) {
+		uint64_t e = tp_ip4_ctl_peers[i];
+		if (!(e & TP_IP4_CTL_PEER_USED))
+			continue;
+		struct tp_node *o = tp_out_obj(l, NULL);
+		tp_out_strf(o, "prefix", "%s/%u", tp_ip4_fmt((uint32_t)e, a),
+			    (unsigned int)(e >> 32) & 0xff);
+		tp_out_u64(o, "min_ttl", (e >> 40) & 0xff);
+	}
+	return 0;
+}
+
+static struct tp_cmd c_peer_add = {
+    "punt control-peer add", "A.B.C.D[/LEN] [min-ttl N]",
+    "routing protocols from this source (beyond the port's subnet: multi-hop BGP/BFD, PIM "
+    "Register) are the control class; min-ttl 255: GTSM (RFC 5082)",
+    control_peer_add, NULL};
+static struct tp_cmd c_peer_del = {"punt control-peer del", "A.B.C.D[/LEN]",
+				   "forget a control peer", control_peer_del, NULL};
+static struct tp_cmd c_set_punt = {
+    "set punt", "bgp-gtsm on|off",
+    "on: BGP from a port's own subnet is the control class only with TTL 255 (RFC 5082)", set_punt,
+    NULL};
+static struct tp_cmd c_show_punt = {"show punt", NULL,
+				    "what makes a packet the control class: control peers, GTSM",
+				    show_punt, NULL};
+TP_CMD_REGISTER(c_peer_add)
+TP_CMD_REGISTER(c_peer_del)
+TP_CMD_REGISTER(c_set_punt)
+TP_CMD_REGISTER(c_show_punt)
 
 static struct tp_cmd c_show_udp = {"show udp-local", NULL,
 				   "UDP ports on our addresses handled on the lcores",

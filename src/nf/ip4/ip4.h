@@ -28,7 +28,10 @@
 	X(UNREACHABLE_ROUTE, "unreachable_route", PUNT)                                            \
 	X(PROHIBITED_ROUTE, "prohibited_route", PUNT)                                              \
 	X(ROUTE_UNFIT, "route_unfit", PUNT)                                                        \
-	X(EXCEEDS_MTU, "exceeds_mtu", PUNT)
+	X(EXCEEDS_MTU, "exceeds_mtu", PUNT)                                                        \
+	X(CTL_DEMOTED_TTL, "control_demoted_ttl", EVENT)                                           \
+	X(CTL_DEMOTED_SOURCE, "control_demoted_source", EVENT)                                     \
+	X(CTL_DEMOTED_DESTINATION, "control_demoted_destination", EVENT)
 
 /* the list macro ends each name with a comma, which clang-format cannot see */
 /* clang-format off */
@@ -50,7 +53,22 @@ extern struct tp_nf tp_ip4_nf;
  * others, in order, and their count returned. */
 uint16_t tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
 		      struct rte_mbuf **others);
-/* ARP frames: to the kernel, in the control class. */
+/* ARP frames: to the kernel, in the ARP class, fair per sender address. */
 void tp_ip4_arp_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);
+
+/* Control peers: the sources beyond the ingress port's subnet whose routing-protocol
+ * packets (multi-hop BGP, multi-hop BFD, PIM Register, OSPF virtual links) are the
+ * control class. Each entry is one 64-bit word, written with atomic stores by the
+ * control plane and scanned by the lcores: bits 0-31 the prefix (host order), 32-39
+ * its length, 40-47 the lowest TTL accepted (RFC 5082 GTSM: 255 for a single hop;
+ * 0: any), bit 48 set when the entry is in use. */
+#define TP_IP4_CTL_PEERS_MAX 64
+#define TP_IP4_CTL_PEER_USED (1ull << 48)
+extern uint64_t tp_ip4_ctl_peers[TP_IP4_CTL_PEERS_MAX];
+/* 1 + the highest entry in use (the lcores scan that far) */
+extern unsigned int tp_ip4_ctl_peers_n;
+/* RFC 5082 GTSM for BGP from the port's own subnet: 1: only TTL 255 is the control
+ * class ('set punt bgp-gtsm on'). */
+extern uint8_t tp_ip4_bgp_gtsm;
 
 #endif
