@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all=(mder ndn coap ip4 fetch netlink api config gen)
-all+=(iotgw)
+all+=(iotgw iotgw_forget)
 secs=${1:-60}
 shift || true
 targets=("$@")
@@ -31,12 +31,14 @@ declare -A seeds=(
     [config]=tests/fuzz/config_seeds [gen]=tests/fuzz/gen_seeds
 )
 seeds[iotgw]=tests/fuzz/iotgw_seeds
+seeds[iotgw_forget]=tests/fuzz/iotgw_seeds
 declare -A dicts=(
     [mder]=tests/fuzz/mder.dict [ndn]=tests/fuzz/ndn.dict [coap]=tests/fuzz/coap.dict
     [ip4]=tests/fuzz/ip4.dict [fetch]=tests/fuzz/fetch.dict [netlink]=tests/fuzz/netlink.dict
     [api]=tests/fuzz/api.dict [config]=tests/fuzz/config.dict [gen]=tests/fuzz/gen.dict
 )
 dicts[iotgw]=tests/fuzz/iotgw.dict
+dicts[iotgw_forget]=tests/fuzz/iotgw.dict
 declare -A opts=([ip4]="-max_len=9018")
 declare -A share=([mder]=2 [ndn]=2)
 

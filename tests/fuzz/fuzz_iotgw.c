@@ -2,7 +2,11 @@
 /* libFuzzer target for the IoT gateway's report path and session manager, stateful:
  * the input is a small program over eight agents and the IN-CSE, run on the dual
  * plane's code with confirmed delivery (the default), as one worker and the control
- * thread would run it. Ops (one byte each, some with arguments):
+ * thread would run it; fuzz_iotgw_forget is the same file built with fire-and-forget
+ * delivery (-DFUZZ_IOTGW_FORGET): the worker converts and answers reports of ready
+ * agents itself (each request from a metric's template is checked against the general
+ * encoder's bytes), early.c answers held reports and sends their NONs. Ops (one byte
+ * each, some with arguments):
  *
  *   0x00-0x5f  a datagram from agent k = op & 7, sent from source l2 A, B or C
  *              (op >> 5: A and B are two MACs on one port, C the first MAC on another
@@ -117,7 +121,13 @@ uint64_t __wrap_tp_ctl_now_ms(void)
 
 /* --- the worker (fast.c's part, one lcore) --- */
 static uint64_t wctr[TP_IOTGW_CTR_MAX];
-static struct tp_iotgw_dp dp = {.ctr = wctr, .early = true, .defer = true};
+#ifdef FUZZ_IOTGW_FORGET
+#define DELIVERY TP_IOTGW_DELIVERY_FORGET
+#else
+#define DELIVERY TP_IOTGW_DELIVERY_CONFIRMED
+#endif
+static struct tp_iotgw_dp dp = {
+    .ctr = wctr, .early = true, .defer = DELIVERY == TP_IOTGW_DELIVERY_CONFIRMED};
 static uint64_t aarq_l2[N_AGENTS]; /* the worker's note of each agent's AARQ source */
 static bool lose_next_source;
 
@@ -145,11 +155,62 @@ static uint64_t source_l2(uint32_t ip, uint16_t port)
 	return k >= 0 ? aarq_l2[k] : 0;
 }
 
-/* with confirmed delivery the workers convert nothing: reports go to the control side */
+/* The first Uri-Path segments of m, and its option num as a string ("" if none). */
+static int path_of(const struct tp_coap_msg *m, char seg[3][64])
+{
+	int n = 0;
+	for (const struct tp_coap_opt *o = tp_coap_find_opt(m, TP_COAP_OPT_URI_PATH, 0);
+	     o != NULL && o->num == TP_COAP_OPT_URI_PATH && n < 3;
+	     o = tp_coap_find_opt(m, TP_COAP_OPT_URI_PATH, tp_coap_opt_index(m, o) + 1))
+		must(tp_coap_opt_str(o, seg[n++], 64) >= 0);
+	return n;
+}
+
+/* A fire-and-forget contentInstance request (a worker's, or early.c's for a report
+ * held before the AE was ready): a NON POST with rt=5 (no response) to a container. */
+static void check_non_cin(const uint8_t *buf, size_t len)
+{
+	struct tp_coap_msg m;
+	char seg[3][64], q[16];
+
+	must(tp_coap_decode(buf, len, &m) == 0 && m.type == TP_COAP_NON && m.code == TP_COAP_POST &&
+	     m.tkl == TP_IOTGW_CIN_TKL);
+	must(path_of(&m, seg) == 3 && strcmp(seg[0], tp_iotgw.cse_name) == 0 &&
+	     strncmp(seg[1], "PHD-", 4) == 0);
+	const struct tp_coap_opt *o = tp_coap_find_opt(&m, TP_COAP_OPT_URI_QUERY, 0);
+	must(o != NULL && tp_coap_opt_str(o, q, sizeof(q)) > 0 && strcmp(q, "rt=5") == 0);
+	must(m.payload != NULL && m.payload_len > 12 &&
+	     memcmp(m.payload, "{\"m2m:cin\":{", 12) == 0);
+}
+
+/* A measurement the worker converts (fire-and-forget; with confirmed delivery the
+ * workers convert nothing: reports go to the control side). Built as fast.c builds
+ * it, from the metric's template; the same request by the general encoder is the
+ * same bytes (iotgw.h: one description for both). */
 static void worker_emit(void *ctx, struct tp_iotgw_dp *d, const struct tp_ae *ae,
 			const struct tp_ae_metric *mt, const struct tp_m2m_measure *meas)
 {
-	must(!"a worker converted a report with confirmed delivery");
+	static uint8_t a[2048], b[2048];
+	static struct tp_ae_metric plain;
+	uint16_t mid = d->mid;
+	uint32_t rqi = d->rqi;
+
+	must(!d->defer && !d->con);
+	int n = tp_iotgw_cin_request(d, a, sizeof(a), ae, mt, meas);
+	must(n > 0);
+	check_non_cin(a, (size_t)n);
+	if (mt->cin.len != 0) {
+		uint16_t mid_after = d->mid;
+		uint32_t rqi_after = d->rqi;
+		plain = *mt;
+		plain.cin.len = 0;
+		d->mid = mid;
+		d->rqi = rqi;
+		must(tp_iotgw_cin_request(d, b, sizeof(b), ae, &plain, meas) == n &&
+		     memcmp(a, b, (size_t)n) == 0);
+		must(d->mid == mid_after && d->rqi == rqi_after);
+	}
+	d->ctr[TP_IOTGW_CIN_SENT]++;
 }
 
 /* --- what the agents hear, and what was asked --- */
@@ -274,17 +335,6 @@ static unsigned int n_reg_new;
 static struct creq delq[CSE_Q];
 static unsigned int delq_n;
 
-/* The first Uri-Path segments of m, and its option num as a string ("" if none). */
-static int path_of(const struct tp_coap_msg *m, char seg[3][64])
-{
-	int n = 0;
-	for (const struct tp_coap_opt *o = tp_coap_find_opt(m, TP_COAP_OPT_URI_PATH, 0);
-	     o != NULL && o->num == TP_COAP_OPT_URI_PATH && n < 3;
-	     o = tp_coap_find_opt(m, TP_COAP_OPT_URI_PATH, tp_coap_opt_index(m, o) + 1))
-		must(tp_coap_opt_str(o, seg[n++], 64) >= 0);
-	return n;
-}
-
 static uint32_t opt_uint(const struct tp_coap_msg *m, uint16_t num)
 {
 	const struct tp_coap_opt *o = tp_coap_find_opt(m, num, 0);
@@ -309,6 +359,10 @@ static void cse_drain(void)
 		n = recvfrom(cse_fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
 		if (n < 0)
 			break;
+		if (DELIVERY == TP_IOTGW_DELIVERY_FORGET && n > 0 && (buf[0] & 0x30) == 0x10) {
+			check_non_cin(buf, (size_t)n); /* early.c's, of a held report */
+			continue;
+		}
 		must(tp_coap_decode(buf, (size_t)n, &m) == 0 && m.type == TP_COAP_CON);
 		int np = path_of(&m, seg);
 		must(np >= 1 && strcmp(seg[0], tp_iotgw.cse_name) == 0);
@@ -483,10 +537,19 @@ static void datagram(int k, uint64_t src, const uint8_t *apdu, size_t len)
 	dp.l2src = src;
 	enum tp_iotgw_verdict v =
 	    tp_iotgw_report(&dp, apdu, len, ip, port, &a, worker_emit, NULL, &drop);
-	must(v == TP_IOTGW_V_SIGNALING || v == TP_IOTGW_V_DROP);
-	if (v == TP_IOTGW_V_DROP) {
+	must(DELIVERY == TP_IOTGW_DELIVERY_FORGET || v == TP_IOTGW_V_SIGNALING ||
+	     v == TP_IOTGW_V_DROP);
+	if (v == TP_IOTGW_V_ANSWER) {
+		/* fast.c: the 0201 answer, from the worker */
+		uint8_t rsp[64];
+		int n = tp_iotgw_answer(&a.u.prst, rsp, sizeof(rsp));
+		must(!foreign && n > 0 && agent_send(&io, rsp, (size_t)n, ip, port) == 0);
+		wctr[TP_IOTGW_RESPONSES]++;
+	} else if (v == TP_IOTGW_V_DROP) {
 		must(drop < TP_IOTGW_CTR_MAX);
 		wctr[drop]++;
+	} else if (v == TP_IOTGW_V_DONE) {
+		must(!foreign); /* converted: nothing to answer */
 	} else if (foreign) {
 		/* fast.c: a session's signaling from another port or MAC than its AARQ's */
 		wctr[TP_IOTGW_SPOOFED]++;
@@ -613,7 +676,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	tp_iotgw.evict_idle_ms = 4000;
 	tp_iotgw.max_pending = 12;
 	tp_iotgw.agent_pending = 6;
-	tp_iotgw.delivery = TP_IOTGW_DELIVERY_CONFIRMED;
+	tp_iotgw.delivery = DELIVERY;
 	must(tp_ae_init() == 0 && tp_ctl_init() == 0);
 	must(tp_iotgw_registrar_init() == 0 && tp_iotgw_delivery_init(&io) == 0 &&
 	     tp_iotgw_early_init(&io) == 0);
@@ -749,7 +812,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    "abrt %lu timeout %lu evicted %lu mds %lu/%lu/%lu reg ready %lu failed %lu "
 		    "srverr %lu | early held %lu released %lu dropped %lu skip %lu | deliv "
 		    "reports %lu queued %lu stored %lu refused %lu retx %lu answered %lu again %lu "
-		    "duppend %lu full %lu share %lu down %lu back %lu | spoofed %lu notready %lu\n",
+		    "duppend %lu full %lu share %lu down %lu back %lu | spoofed %lu notready %lu "
+		    "worker cin %lu answers %lu early cin %lu answered %lu\n",
 		    s->associated, s->configured, s->rejected, s->rejected_full, s->rejected_source,
 		    s->rejected_duplicate, s->rejected_unbound, s->released, s->aborted,
 		    s->timed_out, s->evicted, s->mds_queried, s->mds_answered, s->mds_unanswered,
@@ -760,7 +824,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    tp_iotgw_deliv.answered, tp_iotgw_deliv.answered_again,
 		    tp_iotgw_deliv.duplicates_pending, tp_iotgw_deliv.reports_refused_full,
 		    tp_iotgw_deliv.reports_refused_share, tp_iotgw_deliv.went_down,
-		    tp_iotgw_deliv.came_back, wctr[TP_IOTGW_SPOOFED], wctr[TP_IOTGW_NOT_READY]);
+		    tp_iotgw_deliv.came_back, wctr[TP_IOTGW_SPOOFED], wctr[TP_IOTGW_NOT_READY],
+		    wctr[TP_IOTGW_CIN_SENT], wctr[TP_IOTGW_RESPONSES], tp_iotgw_early.cin_sent,
+		    tp_iotgw_early.answered);
 	}
 	return 0;
 }
