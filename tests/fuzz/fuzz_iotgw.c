@@ -498,6 +498,38 @@ static void control_tick(void)
 	settle();
 }
 
+/* The agents' sessions before an op: which entry, its state, its last sign of life
+ * (session.c's last_active: signaling, or a report the worker saw). */
+static struct {
+	int idx;
+	uint16_t gen;
+	uint8_t state;
+	uint64_t last_ms;
+} before[N_AGENTS];
+
+static void sessions_before(void)
+{
+	for (int j = 0; j < N_AGENTS; j++) {
+		int idx = tp_ae_lookup(agents[j].ip, agents[j].port);
+		before[j].idx = idx;
+		if (idx < 0)
+			continue;
+		const struct tp_ae *e = &tp_ae_table[idx];
+		uint64_t seen = (uint64_t)dp.agent[idx].seen * 1000;
+		before[j].gen = e->gen;
+		before[j].state = e->state;
+		before[j].last_ms = seen > e->last_ms ? seen : e->last_ms;
+	}
+}
+
+/* Whether the op ended agent j's session of before[]. */
+static bool session_ended(int j)
+{
+	int idx = tp_ae_lookup(agents[j].ip, agents[j].port);
+	return before[j].idx >= 0 &&
+	       (idx != before[j].idx || tp_ae_table[idx].gen != before[j].gen);
+}
+
 /* --- an agent's datagram, through the worker to the control side --- */
 static uint64_t spoofed_expected;
 
@@ -727,12 +759,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(last_dgram[k], buf, len);
 			last_len[k] = len;
 			bool existed = tp_ae_lookup(agents[k].ip, agents[k].port) >= 0;
+			uint64_t evicted = tp_iotgw_sess.evicted;
+			sessions_before();
 			datagram(k, l2[kind], buf, len);
 			check_datagram_op(k, existed);
+			/* another agent's session ends by eviction only: one at most, never
+			 * a READY one, and only silent for evict_idle_ms (security review N8) */
+			unsigned int gone = 0;
+			for (int j = 0; j < N_AGENTS; j++) {
+				if (j == k || !session_ended(j))
+					continue;
+				gone++;
+				must(before[j].state != TP_AE_READY &&
+				     vclock - before[j].last_ms >= tp_iotgw.evict_idle_ms);
+			}
+			must(gone <= 1 && tp_iotgw_sess.evicted - evicted >= gone);
 		} else if (kind == 3) {
 			unsigned int v = op & 0x1f;
 			vclock += v < 20 ? v * 50u : (v - 19u) * 1000u;
+			sessions_before();
 			control_tick();
+			/* a tick ends sessions by the timeout only: silent for longer */
+			for (int j = 0; j < N_AGENTS; j++)
+				if (session_ended(j))
+					must(vclock - before[j].last_ms >
+					     tp_iotgw.session_timeout_ms);
 		} else if (kind == 4) {
 			int k = op & 7;
 			if (i >= size)
