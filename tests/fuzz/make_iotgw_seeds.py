@@ -249,6 +249,20 @@ SEEDS = {
     + CSE_ANSWERS_ALL
     + dg(0, invoke(V["bp_report"], 0x57))
     + CSE_ANSWERS_ALL,
+    # a confirmed event report of a ready agent that reuses a delivered report's
+    # invoke-id but is not a scan report (its configuration): not a retransmission of
+    # that report, the session manager's (fuzz_iotgw found delivery.c answering it as
+    # the report, with an empty event-reply-info)
+    "reused-invoke-id": CLEAN
+    + dg(1, V["th_aarq"])
+    + dg(1, V["th_config"])
+    + dg(1, V["th_get_rsp"], patch_get=True)
+    + reg(1) * 2
+    + dg(1, V["th_report"])
+    + CSE_ANSWERS_ALL
+    + again(1)
+    + dg(1, invoke(V["th_config"], 0x1236))
+    + dg(1, V["rlrq"]),
     # what the IN-CSE sends unasked: a stale registration answer, garbage, an ACK of
     # nothing, a reset, to both sockets
     "cse-garbage": CLEAN
