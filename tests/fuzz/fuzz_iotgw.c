@@ -33,7 +33,7 @@
  *              answer; bit 1: loses it instead (no byte follows); bits 2-3 spoil it
  *   0xc0-0xdf  0: the worker loses the next AARQ's source (an AARQ flood overwrote
  *              it); 1: the IN-CSE loses every request it holds; 2: it answers each
- *              with 2.01; others: nothing
+ *              delivery request it holds with 2.01 (probes too); others: nothing
  *   0xe0-0xff  a datagram of any bytes from the IN-CSE to the registrar's (op bit 0)
  *              or the delivery's socket: a length byte and the bytes
  *
@@ -70,9 +70,16 @@
  * registering entry's last request carries its token and message id; the AE table's
  * count is its live entries, within max_sessions and max_per_source, each in a valid
  * state and found by its key, no two with one system id, and sessions made = ended
- * + live; a report or signaling of a session from another source than its own never
- * passes the worker (the spoofed counter grows by exactly those); held reports and
- * the delivery queue add up (iotgw_peek.c). Built and run by scripts/fuzz.sh. */
+ * + live; an agent's datagram ends no other session but by eviction (one, not READY,
+ * silent for evict_idle_ms), a tick none but by the timeout; a report or signaling of
+ * a session from another source than its own never passes the worker (the spoofed
+ * counter grows by exactly those); held reports and the delivery queue add up
+ * (iotgw_peek.c). Built and run by scripts/fuzz.sh.
+ *
+ * An input's outcome may depend on the inputs before it; the seeds
+ * (make_iotgw_seeds.py) start by letting every session time out, and so do most of
+ * their descendants, which then replay alone. TP_FUZZ_IOTGW_TRACE=1 prints the
+ * sessions' states after each op and the counters after each input. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
