@@ -11,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all=(mder ndn coap ip4 ndn_fwd l2 fetch netlink api config gen)
+all+=(iotgw iotgw_forget)
 secs=${1:-60}
 shift || true
 targets=("$@")
@@ -30,6 +31,8 @@ declare -A seeds=(
     [netlink]=tests/fuzz/netlink_seeds.txt [api]=tests/fuzz/api_seeds.txt
     [config]=tests/fuzz/config_seeds [gen]=tests/fuzz/gen_seeds
 )
+seeds[iotgw]=tests/fuzz/iotgw_seeds
+seeds[iotgw_forget]=tests/fuzz/iotgw_seeds
 declare -A dicts=(
     [mder]=tests/fuzz/mder.dict [ndn]=tests/fuzz/ndn.dict [coap]=tests/fuzz/coap.dict
     [ip4]=tests/fuzz/ip4.dict [ndn_fwd]=tests/fuzz/ndn.dict [l2]=tests/fuzz/l2.dict
@@ -37,6 +40,8 @@ declare -A dicts=(
     [netlink]=tests/fuzz/netlink.dict
     [api]=tests/fuzz/api.dict [config]=tests/fuzz/config.dict [gen]=tests/fuzz/gen.dict
 )
+dicts[iotgw]=tests/fuzz/iotgw.dict
+dicts[iotgw_forget]=tests/fuzz/iotgw.dict
 declare -A opts=([ip4]="-max_len=9018" [ndn_fwd]="-max_len=8192")
 declare -A share=([mder]=2 [ndn]=2)
 

@@ -398,9 +398,12 @@ bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t
 		return false;
 	now = io->now_ms;
 	/* a retransmission of a confirmed report taken already (not only the last one:
-	 * report.c's check): answered again if delivered, else it waits for that */
+	 * report.c's check): answered again if delivered, else it waits for that. A scan
+	 * report, as report.c takes: another confirmed event report with a taken one's
+	 * invoke-id (a configuration) is not its retransmission, it is the session's */
 	if (tp_phd_decode_apdu(apdu, len, &a, NULL) == 0 && a.type == TP_PHD_PRST &&
-	    a.u.prst.choice == TP_PHD_ROIV_CONF_EVENT_REPORT) {
+	    a.u.prst.choice == TP_PHD_ROIV_CONF_EVENT_REPORT &&
+	    tp_phd_scan_kind(a.u.prst.u.evt.type, NULL, NULL) >= 0) {
 		int i = tp_ae_lookup(ip, port), k;
 		if (i >= 0 && tp_ae_table[i].state == TP_AE_READY &&
 		    (k = recent_find(i, (uint32_t)tp_ae_table[i].gen << 16 |
