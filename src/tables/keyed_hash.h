@@ -150,10 +150,11 @@ static inline void tp_siphash13_prefixes(const uint64_t key[2], const uint8_t *p
  * key schedule, 3 AESENC rounds to finish) against hash flooding: the state starts at
  * k[0]; each whole 16-byte block is XORed in and goes through 2 rounds (k[1], k[2]);
  * a prefix is finished from a copy: its last 0-15 bytes and its length mod 256 in the
- * top byte XORed in, 3 rounds (k[3..5]), the low 32 bits. Two rounds have at least 5
- * active S-boxes in any differential (AES's wide trail), so a block difference is
- * cancelled by the next block with probability at most 2^-30 for an attacker who
- * does not know the keys; the finishing rounds are a permutation of the state.
+ * top byte XORed in, 3 rounds (k[3..5]), the low 32 bits. An attacker who does not
+ * know the keys cancels a block's difference with the next block's with probability
+ * at most 53 / 2^34 (about 2^-28.3: the exact maximum expected differential
+ * probability of two AES rounds, Keliher and Sui 2007); the finishing rounds are a
+ * permutation of the state, their output truncated.
  * Four to ten times cheaper than SipHash-1-3 on a short name's prefixes (an AESENC
  * is one instruction; a SipRound is 14), which the per-packet path needs. */
 #define TP_AES_TARGET __attribute__((target("aes,sse4.1")))

@@ -45,12 +45,17 @@ static unsigned int n_choices;
  * seed this replaces was affine in the seed, so names made to collide with seed 0
  * collided with every seed (review N4). Each prefix's hash is of its bytes alone,
  * the words absorbed once for all prefixes: linear in the name's length. */
+static __attribute__((noinline)) void name_hashes_sip(const struct tp_ndn_name *n, uint32_t *hashes)
+{
+	tp_siphash13_prefixes(sip_key, n->value, n->comp_end, n->n_comps, hashes);
+}
+
 void ndn_name_hashes(const struct tp_ndn_name *n, uint32_t *hashes)
 {
-	if (likely(use_aes))
+	if (likely(use_aes)) /* a branch and a jump: neither saves a register */
 		tp_aeshash_prefixes(&aes_key, n->value, n->comp_end, n->n_comps, hashes);
 	else
-		tp_siphash13_prefixes(sip_key, n->value, n->comp_end, n->n_comps, hashes);
+		name_hashes_sip(n, hashes);
 }
 
 const struct ndn_fib_entry *ndn_fib_lpm(const struct tp_ndn_name *n, const uint32_t *hashes)
