@@ -155,8 +155,8 @@ static inline void tp_siphash13_prefixes(const uint64_t key[2], const uint8_t *p
  * at most 53 / 2^34 (about 2^-28.3: the exact maximum expected differential
  * probability of two AES rounds, Keliher and Sui 2007); the finishing rounds are a
  * permutation of the state, their output truncated.
- * Four to ten times cheaper than SipHash-1-3 on a short name's prefixes (an AESENC
- * is one instruction; a SipRound is 14), which the per-packet path needs. */
+ * Two to four times cheaper than SipHash-1-3 on a name's prefixes (an AESENC is one
+ * instruction, a SipRound 14): 27 against 74 cycles for /0/0/<seq>, CRC32C 20. */
 #define TP_AES_TARGET __attribute__((target("aes,sse4.1")))
 
 struct tp_aeshash_key {
