@@ -242,7 +242,7 @@ struct pcct_run {
 	uint64_t cycles; /* per find + insert */
 };
 
-/* Insert every name into a PCCT of the defaults' bucket count (131,072: PIT 65,536
+/* Insert every name into a PCCT of the defaults' bucket count (262,144: PIT 65,536
  * and CS 16,384 entries' worth), each after its ndn_pcc_find, as fwd.c does; hashes
  * by the old function (old, with old_seed) or the keyed ndn_name_hashes */
 static struct pcct_run pcct_insert_all(uint8_t (*names)[NAME_LEN], uint32_t old_seed, bool old)
@@ -256,7 +256,7 @@ static struct pcct_run pcct_insert_all(uint8_t (*names)[NAME_LEN], uint32_t old_
 	ndn_conf.pit_capacity = 65536 + 2 * 16384; /* pcc_cap as the defaults' (no CS pools) */
 	ndn_conf.cs_capacity = 0;
 	assert_int_equal(ndn_pcct_create(&f, SOCKET_ID_ANY), 0);
-	assert_int_equal(f.bucket_mask, 131071);
+	assert_int_equal(f.bucket_mask, 262143);
 	for (int i = 0; i < N_NAMES; i++) {
 		struct tp_ndn_name n;
 		assert_int_equal(tp_ndn_name_decode(names[i], NAME_LEN, &n), TP_NDN_E_OK);
@@ -345,8 +345,8 @@ static void test_ndn_crc_collisions(void **state)
 		      new_rnd.cycles);
 	/* the old hash: one chain of them all */
 	assert_int_equal(old_bad.longest, N_NAMES);
-	/* keyed: chains of random names'. 20,000 keys in 131,072 buckets: a chain of 13
-	 * has a probability below 1e-15; walked ~ 0.076 on average */
+	/* keyed: chains of random names'. 20,000 keys in 262,144 buckets: a chain of 13
+	 * has a probability below 1e-18; walked ~ 0.04 on average */
 	assert_true(new_bad.longest <= 12);
 	assert_true(new_rnd.longest <= 12);
 	assert_true(new_bad.walked < 0.2 && new_rnd.walked < 0.2);
