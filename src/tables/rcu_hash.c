@@ -4,12 +4,12 @@
 #include <stdlib.h>
 
 #include <rte_errno.h>
-#include <rte_jhash.h>
 #include <rte_lcore.h>
 
 #include "../core/log.h"
 #include "../core/rcu.h"
 #include "../core/tp.h"
+#include "keyed_hash.h"
 #include "rcu_hash.h"
 
 struct tp_rcu_hash_del {
@@ -21,11 +21,20 @@ struct tp_rcu_hash_del {
 
 struct rte_hash *tp_rcu_hash_create(const char *name, uint32_t entries, uint32_t key_len)
 {
+	int ret = tp_hash_key_init();
+
+	if (ret < 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
+	/* the keys are an outsider's (MACs, addresses and ports): a keyed hash, its own
+	 * key per table (README: "Keyed hashes") */
 	struct rte_hash_parameters p = {
 	    .name = name,
 	    .entries = entries,
 	    .key_len = key_len,
-	    .hash_func = rte_jhash,
+	    .hash_func = tp_keyed_hash,
+	    .hash_func_init_val = tp_hash_seed(),
 	    .socket_id = SOCKET_ID_ANY,
 	    /* lock-free readers; with no RCU attached, a deleted key's slot stays
 	     * taken until rte_hash_free_key_with_position() */

@@ -7,10 +7,10 @@
 #include <linux/rtnetlink.h>
 #include <rte_errno.h>
 #include <rte_hash.h>
-#include <rte_jhash.h>
 
 #include "../core/log.h"
 #include "../proto/ip4.h"
+#include "keyed_hash.h"
 #include "neigh.h"
 #include "nexthop.h"
 #include "route.h"
@@ -113,11 +113,14 @@ int tp_route_init2(struct rte_rcu_qsbr *qs, unsigned int max_routes, unsigned in
 	    .name = "tp_route_idx",
 	    .entries = 2 * max_routes < 16 ? 16 : 2 * max_routes,
 	    .key_len = sizeof(struct route_key),
-	    .hash_func = rte_jhash,
+	    .hash_func = tp_keyed_hash, /* prefixes a routing peer may choose */
 	    .socket_id = SOCKET_ID_ANY,
 	};
 	int err;
 
+	if ((err = tp_hash_key_init()) < 0)
+		return err;
+	hp.hash_func_init_val = tp_hash_seed();
 	if (max_routes == 0 || max_routes > (1u << 24) || tbl8_groups == 0 ||
 	    tbl8_groups > (1u << 24))
 		return -EINVAL;

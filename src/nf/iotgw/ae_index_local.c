@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "../../tables/keyed_hash.h"
 #include "ae_index.h"
 #include "iotgw.h"
 
@@ -15,17 +16,21 @@ static struct {
 	uint32_t idx;
 } * slots;
 static unsigned int count;
+static uint32_t seed;
 
+/* keyed (README: "Keyed hashes"): the key is the sender's address and port */
 static unsigned int hash(uint64_t k)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (unsigned int)k & (SLOTS - 1);
+	return tp_keyed_hash(&k, sizeof(k), seed) & (SLOTS - 1);
 }
 
 int tp_ae_index_init(size_t bytes, void **table)
 {
+	int ret = tp_hash_key_init();
+
+	if (ret < 0)
+		return ret;
+	seed = tp_hash_seed();
 	*table = calloc(1, bytes);
 	slots = malloc(sizeof(*slots) * SLOTS);
 	if (*table == NULL || slots == NULL)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../proto/phd_nomenclature.h"
+#include "../../tables/keyed_hash.h"
 #include "iotgw.h"
 
 struct tp_iotgw_session_stats tp_iotgw_sess;
@@ -32,12 +33,12 @@ static struct {
 static unsigned int src_used;
 static uint64_t evict_none_before; /* no session can be evicted before this (ms) */
 
+/* Both indexes hash what the agents chose (their system id, their address) with the
+ * process's key (README: "Keyed hashes"), drawn when the AE table was made
+ * (tp_ae_init, before any session); the init_vals only tell the two apart. */
 static unsigned int sys_hash(const uint8_t id[8])
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (int i = 0; i < 8; i++)
-		h = (h ^ id[i]) * 1099511628211ull;
-	return (unsigned int)(h ^ h >> 32) & (SYS_BUCKETS - 1);
+	return tp_keyed_hash(id, 8, 1) & (SYS_BUCKETS - 1);
 }
 
 /* The live session of system id id, or -1. */
@@ -52,7 +53,7 @@ static int sys_find(const uint8_t id[8])
 /* The count of sessions of address ip (its slot, created if need be). */
 static uint32_t *src_count(uint32_t ip)
 {
-	unsigned int h = (ip * 2654435761u) & (SRC_SLOTS - 1);
+	unsigned int h = tp_keyed_hash(&ip, sizeof(ip), 2) & (SRC_SLOTS - 1);
 
 	while (src_slot[h].ip != 0 && src_slot[h].ip != ip)
 		h = (h + 1) & (SRC_SLOTS - 1);

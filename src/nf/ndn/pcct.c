@@ -35,7 +35,11 @@ int ndn_pcct_create(struct ndn_fwd *f, unsigned int socket)
 	f->pit_cap = ndn_conf.pit_capacity;
 	f->cs_cap = ndn_conf.cs_capacity;
 	f->pcc_cap = f->pit_cap + 2 * f->cs_cap + 1;
-	while (buckets < f->pcc_cap)
+	/* at least twice the entries: the keyed name hash's chains are those of random
+	 * keys (load <= 1/2: 0.5 entries walked by a miss, at most), where the seeded
+	 * CRC32C it replaced spread names differing only in their last bytes (a
+	 * generator's sequence numbers) over distinct buckets */
+	while (buckets < 2 * f->pcc_cap)
 		buckets <<= 1;
 	f->bucket_mask = buckets - 1;
 	f->bucket = rte_zmalloc_socket("ndn_pcct", buckets * sizeof(uint32_t), 64, socket);
