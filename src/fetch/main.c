@@ -394,6 +394,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": --sha256 needs the digest: not with --no-digest\n");
 		goto usage;
 	}
+	if (tp_instance_name_check(PROG, eo.name) < 0)
+		goto usage;
 	if (devargs == NULL || addr == NULL) {
 		fprintf(stderr, PROG ": give --port DEVARGS and --addr A.B.C.D/LEN\n");
 		goto usage;
