@@ -27,10 +27,10 @@ static inline int tp_api_full_io(int fd, void *buf, size_t len, int rd)
 }
 
 /* Read one answer: its header into *h and its body, NUL-terminated, into *body (the
- * caller frees it). 0; -EPROTO for a header of another API version or a body longer
- * than TP_API_MAX_PAYLOAD (no more is read: h.len + 1 wrapped to 0 for a length of
- * 2^32 - 1, and twinctl read the body into malloc(0): fuzz_api); -ENOMEM; or what
- * tp_api_full_io() returns. */
+ * caller frees it). 0; -EPROTO for a header of another API version; -EFBIG for a
+ * body longer than TP_API_MAX_ANSWER (h->len says how long; no more is read: h.len + 1
+ * wrapped to 0 for a length of 2^32 - 1, and twinctl read the body into malloc(0):
+ * fuzz_api); -ENOMEM; or what tp_api_full_io() returns. */
 static inline int tp_api_read_answer(int fd, struct tp_api_hdr *h, char **body)
 {
 	int ret;
@@ -39,8 +39,10 @@ static inline int tp_api_read_answer(int fd, struct tp_api_hdr *h, char **body)
 	ret = tp_api_full_io(fd, h, sizeof(*h), 1);
 	if (ret < 0)
 		return ret;
-	if (h->version != TP_API_VERSION || h->len > TP_API_MAX_PAYLOAD)
+	if (h->version != TP_API_VERSION)
 		return -EPROTO;
+	if (h->len > TP_API_MAX_ANSWER)
+		return -EFBIG;
 	*body = malloc((size_t)h->len + 1);
 	if (*body == NULL)
 		return -ENOMEM;

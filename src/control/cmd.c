@@ -8,6 +8,7 @@
 
 #include <rte_log.h>
 
+#include "../api/api.h"
 #include "../core/log.h"
 #include "cmd.h"
 #include "timer.h"
@@ -30,10 +31,12 @@ int tp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 	char *end;
 	unsigned long long x;
 
-	if (s == NULL || *s == '\0' || *s == '-')
+	/* digits only: strtoull would take a sign and leading spaces, and base 0 read a
+	 * leading 0 as octal (review F15) */
+	if (s == NULL || *s == '\0' || strspn(s, "0123456789") != strlen(s))
 		return -EINVAL;
 	errno = 0;
-	x = strtoull(s, &end, 0);
+	x = strtoull(s, &end, 10);
 	if (errno || *end || x < min || x > max)
 		return -EINVAL;
 	*v = x;
@@ -187,7 +190,7 @@ static void line_done(struct tp_cmd_ctx *ctx, int ret)
 static void run_next(struct tp_timer *t)
 {
 	struct file_run *r = t->arg;
-	char *argv[64];
+	char *argv[TP_API_MAX_WORDS];
 	ssize_t n;
 
 	/* a line of any length (fgets into 1024 bytes ran the rest of a longer one as a

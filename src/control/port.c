@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Port life cycle: probe, configure, TAP, mode, queue placement, removal. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,44 +207,201 @@ static int port_configure(struct tp_port *p, char *err, size_t errlen)
 			       errlen);
 }
 
-static void sysctl_if(const char *fmt, const char *ifname, const char *val)
+/* --- the kernel side of an interface a port only copies from ----------------------- */
+
+/* The sysctls quiet_kernel_side() sets, and what it sets them to. */
+static const struct {
+	const char *fmt, *val;
+} quiet_sysctls[] = {
+    /* strict reverse-path check: nothing is routed via it, so all IPv4 is dropped;
+     * except what has no route (the check comes after the lookup), which the kernel
+     * would answer with an ICMP error of its own unless the device does not forward
+     * (ip_error) */
+    {"/proc/sys/net/ipv4/conf/%s/rp_filter", "1"},
+    {"/proc/sys/net/ipv4/conf/%s/forwarding", "0"},
+    {"/proc/sys/net/ipv4/conf/%s/arp_ignore", "8"}, /* never answer ARP */
+    {"/proc/sys/net/ipv6/conf/%s/disable_ipv6", "1"},
+};
+#define QUIET_N RTE_DIM(quiet_sysctls)
+#define QUIET_IFACES 4 /* receive interfaces of one port (net_pcap: one per queue) */
+
+/* An interface made inert, the values it had before, and how many ports hold it. */
+struct quieted {
+	char ifname[IFNAMSIZ];
+	unsigned int refs;
+	bool saved[QUIET_N];
+	char old[QUIET_N][16];
+};
+static struct quieted quieted[TP_MAX_PORTS * QUIET_IFACES]; /* indices + 1 fit a uint8_t */
+/* per port id: indices + 1 into quieted[] of the interfaces it holds */
+static uint8_t port_quieted[TP_MAX_PORTS][QUIET_IFACES];
+/* the same for the port being added, until it has an id */
+static uint8_t new_quieted[QUIET_IFACES];
+
+/* Read (old, when not NULL) and write one sysctl of ifname. 0 or a negative errno. */
+static int sysctl_if(const char *fmt, const char *ifname, const char *val, char *old, size_t oldlen)
 {
 	char path[256];
-	FILE *f;
+	int fd, ret = 0;
 
 	snprintf(path, sizeof(path), fmt, ifname);
-	f = fopen(path, "w");
-	if (f == NULL || fputs(val, f) < 0)
-		TP_LOG(WARNING, "cannot set %s", path);
-	if (f)
-		fclose(f);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		TP_LOG(WARNING, "cannot set %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (old) {
+		ssize_t n = read(fd, old, oldlen - 1);
+		old[n > 0 ? n : 0] = '\0';
+		old[strcspn(old, "\n")] = '\0';
+		if (n <= 0)
+			ret = -EIO;
+	}
+	if (pwrite(fd, val, strlen(val), 0) < 0) {
+		TP_LOG(WARNING, "cannot set %s: %s", path, strerror(errno));
+		ret = -errno;
+	}
+	close(fd);
+	return ret;
 }
 
-/* An af_packet port, or a net_pcap port on a live interface (iface=, rx_iface=),
- * only copies frames: the kernel still receives them on the interface, would
- * answer ARP and ICMP for the TAPs' addresses and forward them a second time.
- * Make the kernel side of such an interface inert. */
-static void quiet_kernel_side(const char *devargs)
+/* Does ifname carry the IPv4 default route of this namespace (/proc/net/route)? Such
+ * an interface is the host's way out, its management NIC: made inert, the host would
+ * stop answering ARP on it. */
+static bool holds_default_route(const char *ifname)
 {
-	const char *k = strstr(devargs, "iface=");
-	char ifname[IFNAMSIZ];
+	char line[256], dev[IFNAMSIZ + 1];
+	unsigned int dst, mask;
+	bool yes = false;
+	FILE *f = fopen("/proc/net/route", "re");
 
-	if ((strncmp(devargs, "net_af_packet", 13) != 0 && strncmp(devargs, "net_pcap", 8) != 0) ||
-	    k == NULL)
-		return;
-	snprintf(ifname, sizeof(ifname), "%.*s", (int)strcspn(k + 6, ","), k + 6);
-	/* strict reverse-path check: nothing is routed via it, so all IPv4 is dropped;
-	 * except what has no route (the check comes after the lookup), which the
-	 * kernel would answer with an ICMP error of its own unless the device does
-	 * not forward (ip_error) */
-	sysctl_if("/proc/sys/net/ipv4/conf/%s/rp_filter", ifname, "1");
-	sysctl_if("/proc/sys/net/ipv4/conf/%s/forwarding", ifname, "0");
-	sysctl_if("/proc/sys/net/ipv4/conf/%s/arp_ignore", ifname, "8"); /* never answer ARP */
-	sysctl_if("/proc/sys/net/ipv6/conf/%s/disable_ipv6", ifname, "1");
-	TP_LOG(INFO,
-	       "%s: kernel IPv4 input and forwarding, ARP replies and IPv6 off (a port that "
-	       "copies)",
-	       ifname);
+	if (f == NULL)
+		return false;
+	while (!yes && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%16s %x %*x %*x %*d %*d %*d %x", dev, &dst, &mask) == 3)
+			yes = dst == 0 && mask == 0 && strcmp(dev, ifname) == 0;
+	fclose(f);
+	return yes;
+}
+
+/* Undo quiet_kernel_side() for the interfaces a port held: each interface's values as they were,
+ * once no other port holds it. */
+static void quiet_release(uint8_t held[QUIET_IFACES])
+{
+	for (unsigned int i = 0; i < QUIET_IFACES; i++) {
+		unsigned int k = held[i];
+		held[i] = 0;
+		if (k == 0 || --quieted[k - 1].refs)
+			continue;
+		struct quieted *q = &quieted[k - 1];
+		for (unsigned int j = 0; j < QUIET_N; j++)
+			if (q->saved[j] && if_nametoindex(q->ifname))
+				sysctl_if(quiet_sysctls[j].fmt, q->ifname, q->old[j], NULL, 0);
+		TP_LOG(INFO, "%s: kernel settings restored (no port copies from it now)",
+		       q->ifname);
+		memset(q, 0, sizeof(*q));
+	}
+}
+
+/* An af_packet port, or a net_pcap port on a live interface (iface=, rx_iface=,
+ * rx_iface_in=), only copies frames: the kernel still receives them on the interface,
+ * would answer ARP and ICMP for the TAPs' addresses and forward them a second time.
+ * Make the kernel side of each such receive interface inert, remembering its values
+ * for quiet_release (port del); tx_iface= is only written to and left alone. The
+ * devargs' keys are parsed whole (review N17: the first "iface=" substring also
+ * matched tx_iface=). The interfaces' holds go to new_quieted until the port has an
+ * id (quiet_assign). 0, or -EINVAL with err naming a bad interface (nothing set). */
+static int quiet_kernel_side(const char *devargs, char *err, size_t errlen)
+{
+	char names[QUIET_IFACES][IFNAMSIZ];
+	unsigned int n = 0;
+
+	if (strncmp(devargs, "net_af_packet", 13) != 0 && strncmp(devargs, "net_pcap", 8) != 0)
+		return 0;
+	for (const char *kv = strchr(devargs, ','); kv; kv = strchr(kv, ',')) {
+		kv++;
+		size_t kl = strcspn(kv, "=,"), vl;
+		if (kv[kl] != '=')
+			continue;
+		if (!((kl == 5 && strncmp(kv, "iface", 5) == 0) ||
+		      (kl == 8 && strncmp(kv, "rx_iface", 8) == 0) ||
+		      (kl == 11 && strncmp(kv, "rx_iface_in", 11) == 0)))
+			continue;
+		const char *v = kv + kl + 1;
+		vl = strcspn(v, ",");
+		if (n == QUIET_IFACES) {
+			snprintf(err, errlen, "more than %d receive interfaces in '%s'",
+				 QUIET_IFACES, devargs);
+			return -EINVAL;
+		}
+		if (vl == 0 || vl >= IFNAMSIZ) {
+			snprintf(err, errlen, "bad interface name '%.*s' in %.*s=", (int)vl, v,
+				 (int)kl, kv);
+			return -EINVAL;
+		}
+		memcpy(names[n], v, vl);
+		names[n][vl] = '\0';
+		const char *nm = names[n];
+		/* all/default would write every interface's (or new ones') settings */
+		if (strcmp(nm, "all") == 0 || strcmp(nm, "default") == 0 || strcmp(nm, "lo") == 0 ||
+		    strchr(nm, '/') || strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0) {
+			snprintf(err, errlen, "%.*s=%s: not an interface a port can copy from",
+				 (int)kl, kv, nm);
+			return -EINVAL;
+		}
+		if (if_nametoindex(nm) == 0) {
+			snprintf(err, errlen, "%.*s=%s: no such interface in this namespace",
+				 (int)kl, kv, nm);
+			return -EINVAL;
+		}
+		if (holds_default_route(nm)) {
+			snprintf(err, errlen,
+				 "%.*s=%s: it holds the default route (the management NIC?): "
+				 "refused, a copying port makes the kernel side of it inert",
+				 (int)kl, kv, nm);
+			return -EINVAL;
+		}
+		n++;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int k, free_k = RTE_DIM(quieted);
+		for (k = 0; k < RTE_DIM(quieted); k++) {
+			if (quieted[k].refs && strcmp(quieted[k].ifname, names[i]) == 0)
+				break;
+			if (!quieted[k].refs && free_k == RTE_DIM(quieted))
+				free_k = k;
+		}
+		if (k == RTE_DIM(quieted)) {
+			if (free_k == RTE_DIM(quieted)) {
+				/* every port with QUIET_IFACES: cannot happen */
+				snprintf(err, errlen, "no room to remember %s's settings",
+					 names[i]);
+				quiet_release(new_quieted);
+				return -ENOSPC;
+			}
+			k = free_k;
+			struct quieted *q = &quieted[k];
+			memcpy(q->ifname, names[i], sizeof(q->ifname));
+			for (unsigned int j = 0; j < QUIET_N; j++)
+				q->saved[j] =
+				    sysctl_if(quiet_sysctls[j].fmt, q->ifname, quiet_sysctls[j].val,
+					      q->old[j], sizeof(q->old[j])) == 0;
+			TP_LOG(INFO,
+			       "%s: kernel IPv4 input and forwarding, ARP replies and IPv6 off (a "
+			       "port that copies; restored at port del)",
+			       q->ifname);
+		}
+		quieted[k].refs++;
+		new_quieted[i] = (uint8_t)(k + 1);
+	}
+	return 0;
+}
+
+/* The holds of the port being added become port id's. */
+static void quiet_assign(uint16_t id)
+{
+	memcpy(port_quieted[id], new_quieted, sizeof(new_quieted));
+	memset(new_quieted, 0, sizeof(new_quieted));
 }
 
 int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts *o, char *err,
@@ -282,7 +440,9 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	p->mtu = o->mtu;
 	p->mode = &tp_mode_l3;
 
-	quiet_kernel_side(devargs);
+	ret = quiet_kernel_side(devargs, err, errlen);
+	if (ret < 0)
+		goto free_port;
 	unsigned int defrag_cleared = tp_afpacket_defrag_cleared;
 	ret = tp_ethdev_probe(devargs, &id, err, errlen);
 	if (ret < 0)
@@ -327,6 +487,7 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	}
 	TP_LOG(INFO, "port %s: id %u, %s, %u rxq, %u txq, tap %s", name, id, devargs, p->nb_rxq,
 	       p->nb_txq, p->tap_name);
+	quiet_assign(id);
 	return 0;
 detach:
 	tp_exc_detach(p);
@@ -342,6 +503,7 @@ close_dev:
 		rte_mempool_free(p->pool); /* no lcore ever saw it */
 	rte_free(p->txq_locks);
 free_port:
+	quiet_release(new_quieted);
 	free(p);
 	return ret;
 }
@@ -395,6 +557,7 @@ static void port_del_finish(void *a, void *b)
 
 	tp_exc_detach(p);
 	tp_ethdev_close(p->id);
+	quiet_release(port_quieted[p->id]); /* the kernel side as it was */
 	close(p->tap_fd);
 	if (p->mode->detach)
 		p->mode->detach(p->id, ifc->mode_ctx);

@@ -15,18 +15,43 @@
 #include "../api/api.h"
 #include "eal.h"
 
+int tp_instance_name_check(const char *kind, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len > TP_INSTANCE_NAME_MAX ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") !=
+		len) {
+		fprintf(stderr, "%s: bad --name '%s' (1 to %d letters, digits, - and _)\n", kind,
+			name, TP_INSTANCE_NAME_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int tp_instance_lock(const char *kind, const char *name, const char *socket, char *path, size_t len,
 		     char *prev_socket, size_t prev_len)
 {
 	char buf[512];
+	struct stat st;
 	ssize_t n;
 	int fd;
 
+	path[0] = '\0';
+	if (tp_instance_name_check(kind, name) < 0)
+		return -1;
 	mkdir(TP_API_DEFAULT_DIR, 0755);
 	snprintf(path, len, TP_API_DEFAULT_DIR "/%s.lock", name);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* never through a symbolic link, never a FIFO or device (we run as root) */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
 	if (fd < 0) {
-		fprintf(stderr, "%s: cannot open %s: %s\n", kind, path, strerror(errno));
+		fprintf(stderr, "%s: cannot open %s: %s\n", kind, path,
+			errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: cannot use %s: not a regular file\n", kind, path);
+		close(fd);
 		return -1;
 	}
 	/* "PID SOCKET\n" of the last holder */

@@ -16,9 +16,16 @@ struct tp_eal_opts {
 	const char *extra;   /* more EAL words, space separated */
 };
 
+#define TP_INSTANCE_NAME_MAX 64
+
+/* Is name a valid instance name: 1 to TP_INSTANCE_NAME_MAX letters, digits, '-' and
+ * '_' (it becomes /run/twinplane/<name>.lock, the socket's name and the EAL file
+ * prefix)? 0, or -EINVAL with the reason printed on stderr after "kind: ". */
+int tp_instance_name_check(const char *kind, const char *name);
 /* Take the lock of instance kind/name (in /run/twinplane), or print who holds it
- * and return -1. Returns the lock's fd (keep it open) and its path in path; records
- * our pid and API socket in it, and gives the socket the last holder recorded in
+ * and return -1 (also for a name tp_instance_name_check refuses, or a lock path that is
+ * a symbolic link or not a regular file). Returns the lock's fd (keep it open) and its path in
+ * path; records our pid and API socket in it, and gives the socket the last holder recorded in
  * prev_socket ("" if none). */
 int tp_instance_lock(const char *kind, const char *name, const char *socket, char *path, size_t len,
 		     char *prev_socket, size_t prev_len);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -220,13 +221,8 @@ static int parse_opts(int argc, char **argv)
 		fprintf(stderr, "twinplane: unexpected argument '%s'\n", argv[optind]);
 		return -EINVAL;
 	}
-	for (const char *p = o.name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_')) {
-			fprintf(stderr, "twinplane: bad --name '%s' (letters, digits, - and _)\n",
-				o.name);
-			return -EINVAL;
-		}
+	if (tp_instance_name_check("twinplane", o.name) < 0)
+		return -EINVAL;
 	if (o.socket[0] == '\0') {
 		snprintf(o.socket, sizeof(o.socket), TP_API_DEFAULT_DIR "/%s.sock", o.name);
 		o.default_socket = true;
@@ -306,10 +302,23 @@ int main(int argc, char **argv)
 	if (lock_fd < 0)
 		return EXIT_FAILURE;
 	if (o.log_file) {
-		log = fopen(o.log_file, "a");
+		/* as root: never through a symbolic link, only a regular file */
+		int lfd =
+		    open(o.log_file,
+			 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0640);
+		struct stat lst;
+		if (lfd >= 0 && (fstat(lfd, &lst) < 0 || !S_ISREG(lst.st_mode))) {
+			close(lfd);
+			fprintf(stderr, "twinplane: --log-file %s: not a regular file\n",
+				o.log_file);
+			goto unlock;
+		}
+		log = lfd >= 0 ? fdopen(lfd, "a") : NULL;
 		if (log == NULL) {
 			fprintf(stderr, "twinplane: --log-file %s: %s\n", o.log_file,
-				strerror(errno));
+				errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+			if (lfd >= 0)
+				close(lfd);
 			goto unlock;
 		}
 		setvbuf(log, NULL, _IOLBF, 0);

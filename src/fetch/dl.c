@@ -229,9 +229,58 @@ static void direct_open(struct dl *d)
 	if (!d->o->direct || d->dfd >= 0 || fstatfs(d->fd, &sf) < 0 || sf.f_type == TMPFS_MAGIC ||
 	    sf.f_type == RAMFS_MAGIC)
 		return;
-	d->dfd = open(d->o->out, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	d->dfd = open(d->o->out, O_WRONLY | O_DIRECT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat a, b;
+	if (d->dfd >= 0 && (fstat(d->fd, &a) < 0 || fstat(d->dfd, &b) < 0 || a.st_dev != b.st_dev ||
+			    a.st_ino != b.st_ino)) {
+		/* the name now leads elsewhere (replaced since file_open): not ours */
+		close(d->dfd);
+		d->dfd = -1;
+	}
 	if (d->dfd >= 0)
 		d->direct = "on";
+}
+
+/* The output file, never through a symbolic link and only a regular file (it is
+ * opened as root, often in a shared directory: review N16): an existing one opened
+ * with O_NOFOLLOW (O_NONBLOCK: a FIFO planted there does not block the open), a new
+ * one created with O_EXCL; create is false for --continue. The descriptor, or -1 with
+ * the reason in err. */
+static int out_open(const char *path, bool create, char *err, size_t len)
+{
+	int fd = -1;
+	struct stat st;
+
+	for (int tries = 0; fd < 0 && tries < 2; tries++) {
+		/* read too: parallel parts are hashed back from the file (hash_catch_up) */
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd < 0 && errno == ENOENT && create) {
+			fd = open(path, O_RDWR | O_CLOEXEC | O_CREAT | O_EXCL, 0644);
+			if (fd < 0 && errno == EEXIST)
+				continue; /* made meanwhile: opened as an existing one */
+		}
+		break;
+	}
+	if (fd < 0) {
+		if (errno == ELOOP)
+			snprintf(err, len, "refusing to write %s: it is a symbolic link", path);
+		else if (errno == ENOENT && !create)
+			err[0] = '\0'; /* --continue with no file: a plain download */
+		else
+			snprintf(err, len, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, len, "refusing to write %s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, 0) < 0) { /* O_NONBLOCK off again */
+		snprintf(err, len, "cannot open %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* Open (or reopen) the output file: truncated for a new download, kept for a resumed or
@@ -245,10 +294,15 @@ static bool file_open(struct dl *d, bool truncate)
 	if (d->dfd >= 0)
 		close(d->dfd);
 	d->dfd = -1;
-	/* read too: parallel parts are hashed back from the file (hash_catch_up) */
-	d->fd = open(d->o->out, O_RDWR | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
+	char err[sizeof(d->err)];
+	d->fd = out_open(d->o->out, true, err, sizeof(err));
 	if (d->fd < 0) {
-		dl_fail(d, DL_E_FILE, "cannot open %s: %s", d->o->out, strerror(errno));
+		dl_fail(d, DL_E_FILE, "%s", err);
+		return false;
+	}
+	/* after the checks: O_TRUNC would have cut whatever the name led to */
+	if (truncate && ftruncate(d->fd, 0) < 0) {
+		dl_fail(d, DL_E_FILE, "cannot truncate %s: %s", d->o->out, strerror(errno));
 		return false;
 	}
 	direct_open(d);
@@ -314,6 +368,7 @@ static void on_headers(struct dl *d, struct dl_conn *c)
 				c->first, c->end - 1, r->status, r->range_first, r->range_last);
 			return;
 		}
+		c->rend = c->end;
 		body_at(d, c, c->first);
 		return;
 	}
@@ -331,6 +386,7 @@ static void on_headers(struct dl *d, struct dl_conn *c)
 		d->total = r->range_total;
 		d->framing = r->framing == TP_HTTP_LENGTH ? "length" : "chunked";
 		d->expected = d->total != UINT64_MAX ? d->total - d->resumed_from : UINT64_MAX;
+		c->rend = r->range_last + 1; /* the parser has first <= last < total */
 		body_at(d, c, d->resumed_from);
 		return;
 	}
@@ -369,6 +425,7 @@ static void send_get(struct dl *d, struct dl_conn *c, uint64_t from, uint64_t to
 		return;
 	}
 	tp_http_resp_init(&c->resp, false);
+	c->rend = 0;
 	c->st = DLC_WAITING;
 }
 
@@ -413,9 +470,40 @@ static bool all_parts_done(const struct dl *d)
 	return true;
 }
 
+/* A 206's body ended: is it the Content-Range's, and (a resumed download's) the
+ * rest of the file? False when not: the download failed. */
+static bool range_done(struct dl *d, struct dl_conn *c)
+{
+	const struct tp_http_resp *r = &c->resp;
+	char total[24] = "*";
+
+	if (c->rend == 0 || c->st != DLC_BODY)
+		return true;
+	if (r->range_total != UINT64_MAX)
+		snprintf(total, sizeof(total), "%" PRIu64, r->range_total);
+	if (c->next != c->rend) {
+		/* RFC 9110 14.4: a short body (Content-Length or chunked) is no answer */
+		dl_fail(d, DL_E_PROTO,
+			"206 body of %" PRIu64 " bytes does not match its Content-Range "
+			"(bytes %" PRIu64 "-%" PRIu64 "/%s: %" PRIu64 " bytes)",
+			c->next - r->range_first, r->range_first, r->range_last, total,
+			c->rend - r->range_first);
+		return false;
+	}
+	if (!c->part && !c->probe && r->range_total != UINT64_MAX && c->rend != r->range_total) {
+		/* we asked for everything from resumed_from on */
+		dl_fail(d, DL_E_SHORT,
+			"asked for bytes %" PRIu64 "- of %s, the server sent %" PRIu64 "-%" PRIu64
+			": the file is incomplete (run again with --continue)",
+			d->resumed_from, total, r->range_first, r->range_last);
+		return false;
+	}
+	return true;
+}
+
 static void on_done(struct dl *d, struct dl_conn *c)
 {
-	if (d->finished)
+	if (d->finished || !range_done(d, c))
 		return;
 	if (c->probe) {
 		c->probe = false;
@@ -468,8 +556,13 @@ static void conn_recv(void *app, struct tcp_conn *t, struct rte_mbuf *m, const u
 		case TP_HTTP_EV_BODY:
 			if (c->st != DLC_BODY)
 				break; /* a redirect's or error's body: not ours */
-			if (c->part && c->next + blen > c->end) {
-				dl_fail(d, DL_E_PROTO, "more than the range asked for");
+			if (c->rend && c->next + blen > c->rend) {
+				/* RFC 9110 14.4: the body is the Content-Range's bytes */
+				dl_fail(d, DL_E_PROTO,
+					"206 body longer than its Content-Range (bytes %" PRIu64
+					"-%" PRIu64 ", %" PRIu64 " bytes)",
+					c->resp.range_first, c->resp.range_last,
+					c->rend - c->resp.range_first);
 				return;
 			}
 			/* the digest runs over the file in order: bytes at its frontier now,
@@ -615,16 +708,15 @@ static int resume_open(struct dl *d)
 	struct stat st;
 	uint64_t off = 0;
 
-	d->fd = open(d->o->out, O_RDWR | O_CLOEXEC);
+	d->fd = out_open(d->o->out, false, d->err, sizeof(d->err));
 	if (d->fd < 0) {
-		if (errno == ENOENT)
+		if (d->err[0] == '\0')
 			return 0; /* nothing to continue: a plain download */
-		snprintf(d->err, sizeof(d->err), "cannot open %s: %s", d->o->out, strerror(errno));
 		d->exit = DL_E_FILE;
 		return -1;
 	}
-	if (fstat(d->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(d->err, sizeof(d->err), "%s: not a regular file", d->o->out);
+	if (fstat(d->fd, &st) < 0) {
+		snprintf(d->err, sizeof(d->err), "cannot stat %s: %s", d->o->out, strerror(errno));
 		d->exit = DL_E_FILE;
 		return -1;
 	}
@@ -779,6 +871,19 @@ void dl_poll(struct dl *d)
 	hash_catch_up(d, 256 * 1024);
 	if (d->finished)
 		return;
+	if (d->o->max_time_s && n->now - d->t_start > n->hz * d->o->max_time_s) {
+		/* curl's --max-time: a trickling server, or an endless series of 1xx
+		 * answers, each of which counts as progress for --timeout */
+		if (c0->st == DLC_BODY || d->nparts)
+			dl_fail(d, DL_E_NET,
+				"--max-time of %u s reached after %" PRIu64 " body bytes",
+				d->o->max_time_s, d->bytes);
+		else
+			dl_fail(d, DL_E_NET,
+				"--max-time of %u s reached before the response's body (%s)",
+				d->o->max_time_s, tcp_state_name(c0->tcp.state));
+		return;
+	}
 	if (n->now - d->t_progress > n->hz * d->o->timeout_s) {
 		char ip[16];
 		uint32_t nh = net_next_hop(n, d->url.ip);

@@ -42,11 +42,12 @@ enum dl_exit {
 
 struct dl_opts {
 	const char *url;
-	const char *out;	/* file name */
-	const char *sha256_hex; /* expected digest, or NULL */
-	bool digest;		/* compute the body's SHA-256 (--no-digest: not) */
-	uint32_t window;	/* TCP receive window, bytes */
-	unsigned int timeout_s; /* no progress for this long: failure */
+	const char *out;	 /* file name */
+	const char *sha256_hex;	 /* expected digest, or NULL */
+	bool digest;		 /* compute the body's SHA-256 (--no-digest: not) */
+	uint32_t window;	 /* TCP receive window, bytes */
+	unsigned int timeout_s;	 /* no progress for this long: failure */
+	unsigned int max_time_s; /* the whole download at most this long (0: no limit) */
 	unsigned int max_redirects;
 	bool progress;		  /* a progress line on stderr */
 	bool resume;		  /* continue a partial file with a Range request (wget -c) */
@@ -92,6 +93,7 @@ struct dl_conn {
 	bool part;	     /* asks for [first, end) */
 	uint64_t first, end; /* the range asked for (part), file offsets */
 	uint64_t next;	     /* file offset of its next body byte */
+	uint64_t rend;	     /* a 206's Content-Range end + 1: the body ends there (0: no 206) */
 	struct dl_writer w;
 	struct tp_http_resp resp;
 	struct tcp_conn tcp;

@@ -24,7 +24,7 @@
 #include "dl.h"
 
 #define PROG "twinplane-fetch"
-#define POOL_MBUFS 16383 /* rx and tx rings, TCP_OOO_MAX queued segments, writer batches */
+#define POOL_MBUFS 16383 /* rx and tx rings, TCP_OOO_BUDGET queued segments, writer batches */
 #define LINGER_MS 1000	 /* after the download: time for the FIN exchange */
 
 static volatile sig_atomic_t stop_requested;
@@ -55,6 +55,8 @@ static void usage(FILE *f)
 	    "                         is always written through the page cache)\n"
 	    "      --json             a JSON summary on stdout\n"
 	    "      --timeout S        give up after S seconds without progress (30)\n"
+	    "      --max-time S       give up after S seconds in all, whatever the progress\n"
+	    "                         (exit 4; default: no limit, as curl's)\n"
 	    "      --window BYTES     TCP receive window (4194304)\n"
 	    "      --max-redirect N   redirects followed (20)\n"
 	    "  -q, --quiet            no progress line\n"
@@ -76,7 +78,7 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 	unsigned long long x;
 
 	errno = 0;
-	x = strtoull(s, &end, 0);
+	x = strtoull(s, &end, 10);
 	if (errno || end == s || *end || s[0] == '-' || x < min || x > max)
 		return -EINVAL;
 	*v = x;
@@ -239,6 +241,7 @@ int main(int argc, char **argv)
 		O_CONN,
 		O_JSON,
 		O_TIMEOUT,
+		O_MAX_TIME,
 		O_WINDOW,
 		O_REDIR,
 		O_NO_HUGE,
@@ -261,6 +264,7 @@ int main(int argc, char **argv)
 	    {"connections", required_argument, NULL, O_CONN},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"timeout", required_argument, NULL, O_TIMEOUT},
+	    {"max-time", required_argument, NULL, O_MAX_TIME},
 	    {"window", required_argument, NULL, O_WINDOW},
 	    {"max-redirect", required_argument, NULL, O_REDIR},
 	    {"no-huge", no_argument, NULL, O_NO_HUGE},
@@ -342,6 +346,11 @@ int main(int argc, char **argv)
 				goto bad_value;
 			o.timeout_s = (unsigned int)v;
 			break;
+		case O_MAX_TIME:
+			if (parse_u64(optarg, 1, 7 * 86400, &v) < 0)
+				goto bad_value;
+			o.max_time_s = (unsigned int)v;
+			break;
 		case O_WINDOW:
 			if (parse_u64(optarg, 1024, 1u << 30, &v) < 0)
 				goto bad_value;
@@ -385,6 +394,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": --sha256 needs the digest: not with --no-digest\n");
 		goto usage;
 	}
+	if (tp_instance_name_check(PROG, eo.name) < 0)
+		goto usage;
 	if (devargs == NULL || addr == NULL) {
 		fprintf(stderr, PROG ": give --port DEVARGS and --addr A.B.C.D/LEN\n");
 		goto usage;

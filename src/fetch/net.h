@@ -40,6 +40,8 @@
 	X(drop_tcp_paws, "TCP segments with an old timestamp (PAWS, RFC 7323 5)")                  \
 	X(drop_tcp_window, "TCP segments outside the receive window")                              \
 	X(drop_tcp_ooo_full, "out-of-order segments with no room in the queue")                    \
+	X(drop_tcp_ooo_budget, "out-of-order segments over the budget shared by all connections")  \
+	X(drop_tcp_ack_old, "TCP segments acknowledging data before the peer's window (RFC 5961)") \
 	X(arp_requests_sent, "ARP requests sent")                                                  \
 	X(arp_replies_sent, "ARP requests for our address answered")                               \
 	X(arp_learned, "ARP entries learned or refreshed")                                         \
@@ -83,6 +85,9 @@ struct fetch_net {
 	uint64_t now; /* TSC, set by the loop once per pass */
 	struct fetch_arp_slot arp[FETCH_ARP_SLOTS];
 	struct tcp_conn *conns[FETCH_MAX_CONN];
+	/* out-of-order segments queued over all connections, and their bound (0:
+	 * TCP_OOO_BUDGET): what a server or an injector can hold of the pool */
+	unsigned int ooo_held, ooo_budget;
 	unsigned int ntx;
 	struct rte_mbuf *tx[FETCH_TX_MAX];
 	struct fetch_counters c;

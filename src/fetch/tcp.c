@@ -241,6 +241,7 @@ void tcp_free(struct tcp_conn *c)
 		return;
 	for (unsigned int i = 0; i < c->nooo; i++)
 		rte_pktmbuf_free(c->ooo[i].m);
+	n->ooo_held -= c->nooo;
 	c->nooo = 0;
 	free(c->ooo);
 	c->ooo = NULL;
@@ -482,6 +483,7 @@ static void ooo_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t seq, con
 	if (k > i) {
 		memmove(&c->ooo[i], &c->ooo[k], (c->nooo - k) * sizeof(c->ooo[0]));
 		c->nooo -= k - i;
+		n->ooo_held -= k - i;
 	}
 	/* the tail already queued after it */
 	if (i < c->nooo && tp_seq_lt(c->ooo[i].seq, seq + len)) {
@@ -499,9 +501,17 @@ static void ooo_insert(struct tcp_conn *c, struct rte_mbuf *m, uint32_t seq, con
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (n->ooo_held >= (n->ooo_budget ? n->ooo_budget : TCP_OOO_BUDGET)) {
+		/* the pool is shared: no connection's queue may take what the rx ring and
+		 * the other connections need (dropped like a full queue: SACK recovers) */
+		n->c.drop_tcp_ooo_budget++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	memmove(&c->ooo[i + 1], &c->ooo[i], (c->nooo - i) * sizeof(c->ooo[0]));
 	c->ooo[i] = (struct tcp_ooo_seg){.seq = seq, .len = len, .data = data, .m = m, .fin = fin};
 	c->nooo++;
+	n->ooo_held++;
 	c->ooo_last_seq = seq;
 }
 
@@ -536,6 +546,7 @@ static void ooo_drain(struct tcp_conn *c)
 	}
 	memmove(&c->ooo[0], &c->ooo[k], (c->nooo - k) * sizeof(c->ooo[0]));
 	c->nooo -= k;
+	c->net->ooo_held -= k;
 	if (fin)
 		fin_rcvd(c);
 }
@@ -615,7 +626,7 @@ static void input_syn_sent(struct tcp_conn *c, const struct tp_tcp_hdr *h,
 		if (c->rcv_wnd > 65535)
 			c->rcv_wnd = 65535;
 	}
-	c->snd_wnd = h->win; /* unscaled in a SYN */
+	c->snd_wnd = c->max_snd_wnd = h->win; /* unscaled in a SYN */
 	c->sack_ok = o->sack_perm;
 	c->ts_ok = o->has_ts;
 	if (c->ts_ok) {
@@ -708,6 +719,17 @@ static void input_sync(struct tcp_conn *c, struct rte_mbuf *m, const struct tp_t
 		send_ack(c);
 		goto free;
 	}
+	/* RFC 5961 5.2: an ACK below SND.UNA - MAX.SND.WND is dropped and answered with an
+	 * ACK; tighter still, nothing before our ISS + 1 was ever sent: a blind injector
+	 * must guess the request's few hundred sequence numbers, not a window's */
+	uint32_t ack_min =
+	    c->snd_una - c->iss - 1 < c->max_snd_wnd ? c->iss + 1 : c->snd_una - c->max_snd_wnd;
+	if (tp_seq_lt(h->ack, ack_min)) {
+		n->c.drop_tcp_ack_old++;
+		n->c.tcp_challenge_acks++;
+		send_ack(c);
+		goto free;
+	}
 	if (tp_seq_gt(h->ack, c->snd_una)) {
 		uint32_t acked = h->ack - c->snd_una;
 		uint32_t data_acked = acked < c->sbuf_len ? acked : c->sbuf_len;
@@ -743,6 +765,8 @@ static void input_sync(struct tcp_conn *c, struct rte_mbuf *m, const struct tp_t
 	}
 	if (tp_seq_lt(c->snd_wl1, seq) || (c->snd_wl1 == seq && tp_seq_le(c->snd_wl2, h->ack))) {
 		c->snd_wnd = (uint32_t)h->win << c->snd_ws;
+		if (c->snd_wnd > c->max_snd_wnd)
+			c->max_snd_wnd = c->snd_wnd;
 		c->snd_wl1 = seq;
 		c->snd_wl2 = h->ack;
 	}

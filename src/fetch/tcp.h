@@ -15,8 +15,13 @@
 #include "../proto/tcp.h"
 #include "net.h"
 
-#define TCP_SBUF 8192	     /* the request, unacknowledged or unsent */
-#define TCP_OOO_MAX 4096     /* segments in the out-of-order queue */
+#define TCP_SBUF 8192	 /* the request, unacknowledged or unsent */
+#define TCP_OOO_MAX 4096 /* segments in the out-of-order queue */
+/* Out-of-order segments over all connections (fetch_net.ooo_budget's default): with the
+ * rx ring (2048), the tx ring (1024) and the writers' batches (FETCH_MAX_CONN x DL_IOV =
+ * 4096), 8192 stays below the pool (main.c's POOL_MBUFS, 16383): a server or an in-window
+ * injector cannot dry it, where 15 queues of TCP_OOO_MAX could (review N16). */
+#define TCP_OOO_BUDGET 8192
 #define TCP_RTO_INIT_MS 1000 /* RFC 6298 2.1 */
 #define TCP_RTO_MIN_MS 200   /* Linux's TCP_RTO_MIN (RFC 6298 2.4 says 1 s; see README) */
 #define TCP_RTO_MAX_MS 60000 /* RFC 6298 2.5 */
@@ -76,6 +81,7 @@ struct tcp_conn {
 
 	/* send side */
 	uint32_t iss, snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2;
+	uint32_t max_snd_wnd; /* the largest window the peer offered (RFC 5961 5.2) */
 	uint8_t snd_ws, rcv_ws;
 	uint16_t mss;	   /* the peer's, capped by our MTU */
 	uint32_t sbuf_len; /* bytes in sbuf, the first at snd_una (after the SYN) */

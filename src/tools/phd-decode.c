@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -894,23 +895,42 @@ static long parse_hex(const char *s, uint8_t *out, size_t *bad)
 	return n;
 }
 
-/* Decode one line of hex as an APDU; blank lines and '#' comments are skipped. */
-static int decode_hex(char *line)
+/* Decode one line of hex, size bytes at line, as an APDU: argument (is_arg) or stdin
+ * line number index. A blank line or '#' comment on stdin is skipped (1); an argument
+ * that holds no APDU, and a line with a NUL byte (strlen stopped there: the rest went
+ * unseen), are errors naming it (review F13). 0 decoded, -1 not. */
+static int decode_hex(char *line, size_t size, bool is_arg, unsigned int index)
 {
 	size_t bad = 0, len;
 	uint8_t *buf;
 	long n;
 	char msg[96];
-	char *hash = strchr(line, '#');
+	const char *nul = memchr(line, '\0', size);
+	char *hash;
 	int rc;
 
+	if (nul != NULL) {
+		snprintf(msg, sizeof(msg), "%s %u: a NUL byte at character %zu",
+			 is_arg ? "argument" : "line", index, (size_t)(nul - line));
+		j_error(msg, "HEX", (long)(nul - line), NULL, 0);
+		fflush(J.f);
+		return -1;
+	}
+	hash = strchr(line, '#');
 	if (hash != NULL)
 		*hash = '\0';
 	len = strlen(line);
 	while (len > 0 && isspace((unsigned char)line[len - 1]))
 		line[--len] = '\0';
-	if (strspn(line, " \t\r\n") == len)
-		return 1;
+	if (strspn(line, " \t\r\n") == len) {
+		if (!is_arg)
+			return 1;
+		snprintf(msg, sizeof(msg), "argument %u is %s: no APDU", index,
+			 size == 0 ? "empty" : "blank");
+		j_error(msg, "HEX", -1, NULL, 0);
+		fflush(J.f);
+		return -1;
+	}
 	/* exactly the APDU's bytes, so a sanitizer catches any read past them */
 	buf = malloc(len / 2 + 1);
 	if (buf == NULL) {
@@ -1036,13 +1056,16 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		for (int i = optind; i < argc; i++)
-			if (decode_hex(argv[i]) < 0)
+			if (decode_hex(argv[i], strlen(argv[i]), true,
+				       (unsigned int)(i - optind + 1)) < 0)
 				failed = 1;
 	} else {
 		char *line = NULL;
 		size_t cap = 0;
-		while (getline(&line, &cap, stdin) != -1)
-			if (decode_hex(line) < 0)
+		ssize_t n;
+		unsigned int lineno = 0;
+		while ((n = getline(&line, &cap, stdin)) != -1)
+			if (decode_hex(line, (size_t)n, false, ++lineno) < 0)
 				failed = 1;
 		free(line);
 	}

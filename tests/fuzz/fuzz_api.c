@@ -200,13 +200,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = tp_api_read_answer(sp[0], &h, &body);
 	close(sp[0]);
 	if (rc == 0) {
-		must(h.version == TP_API_VERSION && h.len <= TP_API_MAX_PAYLOAD);
+		must(h.version == TP_API_VERSION && h.len <= TP_API_MAX_ANSWER);
 		must(w >= (ssize_t)(sizeof(h) + h.len) &&
 		     memcmp(body, data + sizeof(h), h.len) == 0);
 		must(body[h.len] == '\0');
 		free(body);
 	} else {
-		must(body == NULL && (rc == -EPROTO || rc == -EPIPE));
+		must(body == NULL && (rc == -EPROTO || rc == -EPIPE || rc == -EFBIG));
+		must(rc != -EFBIG || h.len > TP_API_MAX_ANSWER);
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 from twinplane.lab import RouterLab
 from twinplane.lab.daemon import daemon_binary
@@ -173,3 +174,56 @@ def test_exception_rate_limit_counts_excess(router_lab: RouterLab) -> None:
     )
     assert res.returncode == 0, res.stdout
     time.sleep(0.1)
+
+
+def test_instance_names_and_files_checked(tmp_path: Path) -> None:
+    """Review N17: every program's --name becomes /run/twinplane/<name>.lock as root: the
+    daemon, the generator, the NF host and the downloader all check it with one
+    function (letters, digits, - and _), and none follows a symbolic link planted at
+    the lock's path; the daemon's --log-file is never followed through one either."""
+    bin_dir = daemon_binary().parent
+    fetch_argv = ["--port", "net_null0", "--addr", "10.0.0.1/24", "http://10.0.0.2/"]
+    for prog, extra in (
+        ("twinplane", []),
+        ("twinplane-gen", []),
+        ("twinplane-nf", ["--port0", "net_null0", "--port1", "net_null1"]),
+        ("twinplane-fetch", fetch_argv),
+    ):
+        for name in ("../evil", "a/b", "", "x" * 65, "dot.ted"):
+            argv = [str(bin_dir / prog), "--name", name, *extra]
+            res = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+            assert res.returncode != 0, (prog, name)
+            assert f"bad --name '{name}' (1 to 64 letters, digits, - and _)" in res.stderr, (
+                prog,
+                res.stderr,
+            )
+    assert not Path("/run/evil.lock").exists()
+
+    target = tmp_path / "victim"
+    target.write_text("keep\n")
+    name = f"tpsym{os.getpid()}"
+    lock = Path("/run/twinplane") / f"{name}.lock"
+    lock.parent.mkdir(exist_ok=True)
+    lock.unlink(missing_ok=True)
+    lock.symlink_to(target)
+    try:
+        for prog, extra in (("twinplane", []), ("twinplane-fetch", fetch_argv)):
+            argv = [str(bin_dir / prog), "--name", name, "--no-huge", *extra]
+            res = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+            assert res.returncode != 0
+            assert f"cannot open {lock}: it is a symbolic link" in res.stderr, res.stderr
+        assert target.read_text() == "keep\n"
+    finally:
+        lock.unlink(missing_ok=True)
+
+    log = tmp_path / "log"
+    log.symlink_to(target)
+    res = subprocess.run(
+        [str(bin_dir / "twinplane"), "--name", name, "--no-huge", "--socket",
+         str(tmp_path / "s.sock"), "--log-file", str(log)],
+        capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert res.returncode != 0
+    assert f"--log-file {log}: it is a symbolic link" in res.stderr, res.stderr
+    assert target.read_text() == "keep\n"
+    assert not lock.exists()  # released on the way out

@@ -323,3 +323,56 @@ def test_control_class_commands(router_lab: RouterLab) -> None:
     assert classes["arp"] == {"rate_pps": 777, "burst": 7}
     assert classes["control"] == {"rate_pps": 20000, "burst": 256}
     lab.ctl("set", "exception", "rate", "20000", "burst", "256", "class", "arp")
+
+
+def test_copying_port_devargs_checked_and_restored(router_lab: RouterLab) -> None:
+    """Review N17: a port that copies from a live interface (net_pcap, net_af_packet)
+    makes the kernel side of its receive interface inert. The devargs' keys are parsed
+    whole: rx_iface= and iface= are receive interfaces, tx_iface= is not touched (it was
+    when it came first: the first "iface=" substring won). all, default, lo, a missing
+    interface and the one holding the default route (the management NIC) are refused,
+    naming the key, before anything is written; port del restores the values."""
+    lab = router_lab
+    hq = lab.add_ns("hq")
+    veth(lab.router, "vq0", hq, "eth0")
+    veth(lab.router, "vq1", hq, "eth1")
+
+    def conf(ifname: str) -> dict[str, str]:
+        out = {}
+        for key in ("ipv4/conf/{}/rp_filter", "ipv4/conf/{}/forwarding",
+                    "ipv4/conf/{}/arp_ignore", "ipv6/conf/{}/disable_ipv6"):  # fmt: skip
+            path = "/proc/sys/net/" + key.format(ifname)
+            out[key.split("/")[-1]] = lab.router.run(["cat", path]).stdout.strip()
+        return out
+
+    # values of our own, not the defaults, to see them come back
+    lab.router.run(["sysctl", "-qw", "net.ipv4.conf.vq1.arp_ignore=2",
+                    "net.ipv4.conf.vq1.rp_filter=0", "net.ipv4.conf.vq1.forwarding=1"])  # fmt: skip
+    before = {name: conf(name) for name in ("vq0", "vq1", "all", "default", "lo")}
+    for devargs, why in (
+        ("net_pcap5,iface=all", "iface=all: not an interface a port can copy from"),
+        ("net_pcap5,rx_iface=default", "rx_iface=default: not an interface"),
+        ("net_af_packet5,iface=lo", "iface=lo: not an interface"),
+        ("net_pcap5,tx_iface=vq0,rx_iface=nosuch0", "rx_iface=nosuch0: no such interface"),
+        ("net_pcap5,rx_iface=../all", "rx_iface=../all: not an interface"),
+    ):
+        with pytest.raises(ApiError, match=re.escape(why)):
+            lab.ctl("port", "add", "pq", devargs)
+    lab.router.run(["ip", "addr", "add", "198.51.100.1/24", "dev", "vq0"])
+    lab.router.run(["ip", "link", "set", "vq0", "up"])
+    lab.router.run(["ip", "route", "add", "default", "via", "198.51.100.2", "dev", "vq0"])
+    try:
+        with pytest.raises(ApiError, match="iface=vq0: it holds the default route"):
+            lab.ctl("port", "add", "pq", "net_af_packet5,iface=vq0")
+    finally:
+        lab.router.run(["ip", "route", "del", "default", "via", "198.51.100.2", "dev", "vq0"])
+        lab.router.run(["ip", "addr", "flush", "dev", "vq0"])
+    assert {name: conf(name) for name in before} == before
+    # tx_iface first, then the receive interface: only vq1 made inert
+    lab.ctl("port", "add", "pq", "net_pcap5,tx_iface=vq0,rx_iface=vq1")
+    assert conf("vq1") == {"rp_filter": "1", "forwarding": "0", "arp_ignore": "8",
+                           "disable_ipv6": "1"}  # fmt: skip
+    assert conf("vq0") == before["vq0"]
+    lab.ctl("port", "del", "pq")
+    assert lab.wait_until(lambda: conf("vq1") == before["vq1"], timeout=5), conf("vq1")
+    assert {name: conf(name) for name in before} == before

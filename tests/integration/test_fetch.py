@@ -10,8 +10,10 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -491,3 +493,142 @@ def test_reordering_loss_and_duplication(connections: int) -> None:
         tail = (lab.workdir / "testdut.out").read_text()
         dropped = int(tail.rsplit("dropped ", 1)[1].split()[0])
         assert dropped > 0
+
+
+# A misbehaving server (review N16) on SERVER:9000 in the server's namespace: each
+# connection's request is appended to LOG, then answered as MODE says.
+BAD_SERVER = r"""
+import socket, sys, time
+mode, log = sys.argv[1], sys.argv[2]
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("10.0.2.2", 9000))
+ls.listen(4)
+print("listening", flush=True)
+while True:
+    c, _ = ls.accept()
+    req = b""
+    while b"\r\n\r\n" not in req:
+        k = c.recv(4096)
+        if not k:
+            break
+        req += k
+    with open(log, "ab") as f:
+        f.write(req)
+    try:
+        if mode == "short206":  # Content-Range says 100 bytes, the body has 5
+            c.sendall(b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 100-199/1000\r\n"
+                      b"Content-Length: 5\r\n\r\nhello")
+        elif mode == "long206":  # chunked, 150 bytes for a 100-byte range
+            body = b"x" * 150
+            c.sendall(b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 100-199/1000\r\n"
+                      b"Transfer-Encoding: chunked\r\n\r\n96\r\n" + body + b"\r\n0\r\n\r\n")
+        elif mode == "partial206":  # bytes 100-199 whole, but the file has 1000
+            c.sendall(b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 100-199/1000\r\n"
+                      b"Content-Length: 100\r\n\r\n" + b"y" * 100)
+        elif mode == "interim":  # 1xx answers, one every 0.3 s, never a final one
+            for _ in range(200):
+                c.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+                time.sleep(0.3)
+        elif mode == "trickle":  # one body byte every 0.3 s
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
+            for _ in range(200):
+                c.sendall(b"z")
+                time.sleep(0.3)
+    except OSError:
+        pass
+    time.sleep(0.5)
+    c.close()
+"""
+
+
+@contextmanager
+def bad_server(lab: FetchLab, mode: str) -> Iterator[Path]:
+    """BAD_SERVER in MODE; yields the file its requests go to."""
+    log = lab.workdir / f"bad-{mode}.req"
+    argv = ["ip", "netns", "exec", lab.ns["s"].name, sys.executable, "-c", BAD_SERVER]
+    proc = subprocess.Popen([*argv, mode, str(log)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "listening"
+        yield log
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_resumed_206_checked_against_content_range(lab: FetchLab) -> None:
+    """Review N16: a resumed download's 206 body must be its Content-Range's bytes. A
+    5-byte body for "bytes 100-199/1000" fails (exit 7, the mismatch named), so does a
+    150-byte chunked one; a right 100-byte body that ends short of the file's 1000
+    bytes fails as incomplete (exit 5), not exit 0 with a 200-byte file."""
+    url = f"http://{SERVER}:9000/f.bin"
+    for mode, code, why in (
+        ("short206", 7, "206 body of 5 bytes does not match its Content-Range "
+         "(bytes 100-199/1000: 100 bytes)"),
+        ("long206", 7, "206 body longer than its Content-Range (bytes 100-199, 100 bytes)"),
+        ("partial206", 5, "asked for bytes 100- of 1000, the server sent 100-199: the file "
+         "is incomplete"),
+    ):  # fmt: skip
+        out = lab.out / f"{mode}.bin"
+        out.write_bytes(b"a" * 100)
+        with bad_server(lab, mode) as log:
+            res = fetch(lab, url, str(out), "--continue", "--timeout", "5")
+        assert "Range: bytes=100-" in log.read_text(), log.read_text()
+        assert res.returncode == code, str(res)
+        assert why in res.stderr, res.stderr
+        assert res.summary["status"] == 206 and res.summary["resumed_from"] == 100
+        assert res.summary["mbufs_outstanding"] <= 1
+
+
+def test_output_never_through_a_symlink(lab: FetchLab) -> None:
+    """Review N16: the output is opened with O_NOFOLLOW (a new one created with O_EXCL) and
+    must be a regular file: a planted symbolic link, dangling or not, and a FIFO are
+    refused with exit 3 and the path named; what they point to is untouched."""
+    url = f"http://{SERVER}/small.bin"
+    for name in ("planted.bin", "dangling.bin", "would-be-created.bin", "fifo.bin", "old.bin"):
+        (lab.out / name).unlink(missing_ok=True)  # a rerun's
+    target = lab.out / "precious.txt"
+    target.write_text("keep me\n")
+    link = lab.out / "planted.bin"
+    link.symlink_to(target)
+    for extra in ((), ("--continue",)):
+        # --continue: refused before the download starts, with no JSON summary
+        res = lab.fetch(url, str(link), *extra)
+        assert isinstance(res, FetchResult) and res.returncode == 3, str(res)
+        assert f"refusing to write {link}: it is a symbolic link" in res.stderr, res.stderr
+        assert target.read_text() == "keep me\n"
+    dangling = lab.out / "dangling.bin"
+    dangling.symlink_to(lab.out / "would-be-created.bin")
+    res = fetch(lab, url, str(dangling))
+    assert res.returncode == 3 and "symbolic link" in res.stderr, str(res)
+    assert not (lab.out / "would-be-created.bin").exists()
+    fifo = lab.out / "fifo.bin"
+    os.mkfifo(fifo)
+    res = fetch(lab, url, str(fifo), timeout=30)
+    assert res.returncode == 3, str(res)
+    assert f"refusing to write {fifo}: not a regular file" in res.stderr, res.stderr
+    # a regular file is still overwritten, a new one created
+    (lab.out / "old.bin").write_bytes(b"o" * 200_000)
+    res = fetch(lab, url, "old.bin")
+    assert_identical(lab, res, "small.bin", "old.bin")
+
+
+def test_max_time(lab: FetchLab) -> None:
+    """Review N16: --max-time bounds the whole download, as curl's: a server that
+    trickles a byte every 0.3 s, or answers 100 Continue every 0.3 s and never a final
+    response, makes progress for --timeout, yet ends at --max-time with exit 4."""
+    for mode, why in (
+        ("trickle", "--max-time of 3 s reached after "),
+        ("interim", "--max-time of 3 s reached before the response's body"),
+    ):
+        with bad_server(lab, mode):
+            t0 = time.monotonic()
+            res = fetch(lab, f"http://{SERVER}:9000/x", f"{mode}.bin", "--timeout", "2",
+                        "--max-time", "3", timeout=60)  # fmt: skip
+            took = time.monotonic() - t0
+        assert res.returncode == 4, str(res)
+        assert why in res.stderr, res.stderr
+        assert 3 <= res.summary["seconds"] < 5, res.summary["seconds"]
+        assert took < 20
+        if mode == "trickle":
+            assert 3 <= res.summary["bytes"] <= 15, res.summary["bytes"]

@@ -152,3 +152,34 @@ def test_undeclared_handle_is_listed_not_fatal() -> None:
         (True, "ff0000f32007120612100000"), (True, "ff0000f22007120620050000"),
     ]  # fmt: skip
     assert all("attributes" not in o for o in bmi)
+
+
+def test_nul_bytes_and_empty_arguments_are_errors() -> None:
+    """Review F13: a line with a NUL byte was decoded up to it (strlen), the rest unseen;
+    an empty or blank argument was skipped in silence. Both are errors now, naming the
+    line or the argument; the APDUs around them still decode (exit 1)."""
+    if not PHD_DECODE.exists():
+        pytest.skip(f"{PHD_DECODE} not built")
+    aare = BP_SESSION[1]
+    # the AARE with a NUL after its first 4 digits: the tail would have gone unseen
+    stdin = f"# a comment\n\n{aare}\n{aare[:4]}\0{aare[4:]}\n{aare}\n".encode()
+    res = subprocess.run([str(PHD_DECODE)], input=stdin, capture_output=True, timeout=30,
+                         check=False)  # fmt: skip
+    docs = [json.loads(ln) for ln in res.stdout.decode().splitlines()]
+    assert res.returncode == 1
+    assert len(docs) == 3
+    assert "error" not in docs[0] and "error" not in docs[2]
+    assert docs[1] == {"error": "line 4: a NUL byte at character 4", "code": "HEX", "offset": 4}
+    res = subprocess.run([str(PHD_DECODE), aare, "", " \t", "# only a comment", aare],
+                         capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
+    docs = [json.loads(ln) for ln in res.stdout.splitlines()]
+    assert res.returncode == 1
+    assert [d.get("error") for d in docs] == [
+        None,
+        "argument 2 is empty: no APDU",
+        "argument 3 is blank: no APDU",
+        "argument 4 is blank: no APDU",
+        None,
+    ]
+    # blank lines and comments on stdin are still skipped: exit 0
+    assert decode(["", "# c", aare, "   "])[0] == 0

@@ -28,7 +28,10 @@
 
 static struct rte_mempool *pool;
 static struct fetch_net n;
-static struct tcp_conn c;
+static struct tcp_conn c, c2;
+/* the connection frame() addresses, and its server port */
+static struct tcp_conn *cur = &c;
+static uint16_t cur_sport = 80;
 static const struct rte_ether_addr peer_mac = {{0x02, 0, 0, 0, 0, 0x01}};
 
 /* what the application saw */
@@ -79,8 +82,8 @@ static struct rte_mbuf *frame(uint8_t flags, uint32_t seq, uint32_t ack, const u
 	ip->dst_addr = rte_cpu_to_be_32(US);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	memset(th, 0, sizeof(*th));
-	th->src_port = rte_cpu_to_be_16(80);
-	th->dst_port = rte_cpu_to_be_16(c.lport);
+	th->src_port = rte_cpu_to_be_16(cur_sport);
+	th->dst_port = rte_cpu_to_be_16(cur->lport);
 	th->sent_seq = rte_cpu_to_be_32(seq);
 	th->recv_ack = rte_cpu_to_be_32(ack);
 	th->data_off = (uint8_t)((thl / 4) << 4);
@@ -471,6 +474,104 @@ static void test_syn_retransmission_and_refusal(void **state)
 	finish();
 }
 
+/* A second connection (to port 81) beside c, established with the same SYN-ACK; frame()
+ * addresses it until use_c(). */
+static void establish_c2(void)
+{
+	struct sent s[4];
+	uint8_t o[20] = {2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 0, 0x13, 0x88, 0, 0, 0, 0, 1, 3, 3, 7};
+
+	take_sent(NULL, 0);
+	assert_int_equal(tcp_connect(&n, &c2, PEER, 81, 1 << 20, &ops, NULL), 0);
+	tcp_poll(&n);
+	assert_int_equal(take_sent(s, 4), 1);
+	uint32_t e = rte_cpu_to_be_32(s[0].o.tsval);
+	memcpy(o + 12, &e, 4);
+	cur = &c2;
+	cur_sport = 81;
+	net_input(&n, frame(RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG, IRS, c2.iss + 1, o, 20, 0));
+	assert_int_equal(c2.state, TCP_ESTABLISHED);
+	tcp_poll(&n);
+	take_sent(s, 4);
+}
+
+static void use_c(void)
+{
+	cur = &c;
+	cur_sport = 80;
+}
+
+/* Review N16: the out-of-order queues share one budget (fetch_net.ooo_budget, by
+ * default TCP_OOO_BUDGET, below the pool): a segment over it is dropped and counted even
+ * when its own connection's queue has room; the budget comes back as queues drain and
+ * connections go. */
+static void test_ooo_budget_shared(void **state)
+{
+	uint8_t o[12];
+	size_t ol = ts_opt(o, TS_PEER + 1, 1);
+
+	establish();
+	n.ooo_budget = 4;
+	data(2000, 100, TS_PEER + 1);
+	data(4000, 100, TS_PEER + 1);
+	data(6000, 100, TS_PEER + 1);
+	assert_int_equal(c.nooo, 3);
+	establish_c2();
+	net_input(&n, frame(RTE_TCP_ACK_FLAG, IRS + 1 + 3000, c2.snd_nxt, o, ol, 100));
+	assert_int_equal(c2.nooo, 1);
+	assert_int_equal(n.ooo_held, 4);
+	/* c2's own queue is nearly empty, the shared budget is spent */
+	net_input(&n, frame(RTE_TCP_ACK_FLAG, IRS + 1 + 5000, c2.snd_nxt, o, ol, 100));
+	assert_int_equal(c2.nooo, 1);
+	assert_int_equal(n.c.drop_tcp_ooo_budget, 1);
+	assert_int_equal(n.c.drop_tcp_ooo_full, 0);
+	take_sent(NULL, 0);
+	/* c's hole filled: its first island drains, one segment of budget comes back */
+	use_c();
+	data(0, 1000, TS_PEER + 1);
+	assert_int_equal(n.ooo_held, 4);
+	data(1000, 1000, TS_PEER + 1);
+	assert_int_equal(c.nooo, 2);
+	assert_int_equal(n.ooo_held, 3);
+	data(8000, 100, TS_PEER + 1);
+	assert_int_equal(n.ooo_held, 4);
+	assert_int_equal(n.c.drop_tcp_ooo_budget, 1);
+	/* c2 goes: its queued segment's share with it */
+	tcp_free(&c2);
+	assert_int_equal(n.ooo_held, 3);
+	take_sent(NULL, 0);
+	check_payload(0, 2100);
+	finish();
+	assert_int_equal(n.ooo_held, 0);
+}
+
+/* RFC 5961 5.2: an ACK below SND.UNA - MAX.SND.WND (here: below our ISS + 1, where
+ * nothing was ever sent) is dropped, counted and answered with a challenge ACK; its
+ * payload is not taken. An old ACK inside the bound is still an ACK. */
+static void test_ack_lower_bound(void **state)
+{
+	struct sent s[4];
+
+	establish();
+	net_input(&n, frame(RTE_TCP_ACK_FLAG, IRS + 1, c.iss, NULL, 0, 500));
+	net_input(&n, frame(RTE_TCP_ACK_FLAG, IRS + 1, c.iss - 100000, NULL, 0, 500));
+	net_input(&n, frame(RTE_TCP_ACK_FLAG, IRS + 1, c.iss + 0x80000000u, NULL, 0, 500));
+	assert_int_equal(n.c.drop_tcp_ack_old, 2);
+	assert_int_equal(got_len, 0);
+	assert_int_equal(c.rcv_nxt, IRS + 1);
+	/* two challenge ACKs (the third, beyond snd_max, is ACKed as before) */
+	assert_int_equal(n.c.tcp_challenge_acks, 2);
+	assert_int_equal(take_sent(s, 4), 3);
+	assert_int_equal(s[0].h.ack, IRS + 1);
+	assert_int_equal(s[0].h.flags, TP_TCP_ACK);
+	/* ISS + 1, the SYN's ACK: acceptable, the data with it delivered */
+	net_input(&n, frame(RTE_TCP_ACK_FLAG, IRS + 1, c.iss + 1, NULL, 0, 500));
+	assert_int_equal(n.c.drop_tcp_ack_old, 2);
+	check_payload(0, 500);
+	take_sent(NULL, 0);
+	finish();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +582,8 @@ int main(void)
 	    cmocka_unit_test(test_rst_syn_and_fin),
 	    cmocka_unit_test(test_out_of_order_fin_and_rst),
 	    cmocka_unit_test(test_syn_retransmission_and_refusal),
+	    cmocka_unit_test(test_ooo_budget_shared),
+	    cmocka_unit_test(test_ack_lower_bound),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

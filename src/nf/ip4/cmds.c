@@ -2,6 +2,8 @@
 /* Commands of the IPv4 router: addresses, routes and neighbours (written through
  * the kernel, read back from the shared tables). */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 #include <linux/rtnetlink.h>
 
@@ -199,14 +201,52 @@ static const char *port_name(uint16_t id)
 	return p ? p->name : "?";
 }
 
+/* Routes in one answer at most: about 200 bytes each rendered (text or JSON), 13 MB,
+ * under a client's TP_API_MAX_ANSWER (16 MiB). --max-routes allows 16 M: beyond this
+ * many, show routes pages (review N15: twinctl failed past about 7,000 routes, with
+ * "not an answer of API version 1"). */
+#define SHOW_ROUTES_MAX 65536
+
+/* show routes [offset N] [limit M]: the routes [N, N + M) in the table's order (stable
+ * while no route comes or goes), and their total; without a limit all from N, or an
+ * error naming the paging when more than SHOW_ROUTES_MAX would be rendered. */
 static int show_routes(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	struct tp_node *l = tp_out_list(ctx->out, "routes");
 	const struct tp_route *r;
+	uint64_t offset = 0, limit = 0, total = 0, k = 0;
+	bool limited = false;
 	uint32_t iter = 0;
 	char a[16], g[16];
 
-	while ((r = tp_route_iterate(&iter)) != NULL) {
+	for (int i = 0; i < argc; i += 2) {
+		bool off = strcmp(argv[i], "offset") == 0;
+		if (!off && strcmp(argv[i], "limit") != 0)
+			return tp_cmd_err(ctx, EINVAL,
+					  "show routes: unknown keyword '%s' (offset N, limit M)",
+					  argv[i]);
+		if (i + 1 == argc)
+			return tp_cmd_err(ctx, EINVAL, "show routes: %s needs a number", argv[i]);
+		if (off && tp_parse_u64(argv[i + 1], 0, UINT32_MAX, &offset) < 0)
+			return tp_cmd_err(ctx, EINVAL, "show routes: bad offset '%s'", argv[i + 1]);
+		if (!off && tp_parse_u64(argv[i + 1], 1, SHOW_ROUTES_MAX, &limit) < 0)
+			return tp_cmd_err(ctx, EINVAL, "show routes: bad limit '%s' (1-%d)",
+					  argv[i + 1], SHOW_ROUTES_MAX);
+		limited |= !off;
+	}
+	while (tp_route_iterate(&iter) != NULL)
+		total++;
+	if (!limited && total > offset && total - offset > SHOW_ROUTES_MAX)
+		return tp_cmd_err(ctx, EFBIG,
+				  "show routes: %" PRIu64 " routes, more than %d in one answer: "
+				  "page with 'show routes offset N limit M' (M up to %d)",
+				  total - offset, SHOW_ROUTES_MAX, SHOW_ROUTES_MAX);
+	if (!limited)
+		limit = SHOW_ROUTES_MAX;
+	struct tp_node *l = tp_out_list(ctx->out, "routes");
+	iter = 0;
+	while (k < offset + limit && (r = tp_route_iterate(&iter)) != NULL) {
+		if (k++ < offset)
+			continue;
 		struct tp_node *o = tp_out_obj(l, NULL);
 		tp_out_strf(o, "prefix", "%s/%u", tp_ip4_fmt(r->ip, a), r->depth);
 		tp_out_str(o, "type", tp_route_type_name((enum tp_route_type)r->type));
@@ -223,6 +263,8 @@ static int show_routes(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_str(o, "reason", tp_route_unfit_name((enum tp_route_unfit)r->unfit));
 		tp_out_u64(o, "unfit_below", r->unfit_below);
 	}
+	tp_out_u64(ctx->out, "total", total);
+	tp_out_u64(ctx->out, "offset", offset);
 	return 0;
 }
 
@@ -413,8 +455,9 @@ static struct tp_cmd c_neigh_add = {"neigh add", "A.B.C.D lladdr MAC dev PORT",
 				    "add a permanent neighbour", neigh_add, NULL};
 static struct tp_cmd c_neigh_del = {"neigh del", "A.B.C.D dev PORT", "delete a neighbour",
 				    neigh_del, NULL};
-static struct tp_cmd c_show_routes = {"show routes", NULL, "the data plane's route table",
-				      show_routes, NULL};
+static struct tp_cmd c_show_routes = {"show routes", "[offset N] [limit M]",
+				      "the data plane's route table (a page of it)", show_routes,
+				      NULL};
 static struct tp_cmd c_show_neigh = {"show neigh", NULL, "the data plane's neighbour table",
 				     show_neigh, NULL};
 TP_CMD_REGISTER(c_addr_add)
