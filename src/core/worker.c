@@ -12,6 +12,21 @@
 #include "tp.h"
 #include "worker.h"
 
+/* Refill a token bucket (tokens, last_tsc) to now, at most max, and take cost from it:
+ * false when it holds less. */
+static inline bool bucket_take(uint64_t *tokens, uint64_t *last_tsc, uint64_t now, uint64_t cost,
+			       uint64_t max)
+{
+	*tokens += now - *last_tsc;
+	*last_tsc = now;
+	if (*tokens > max)
+		*tokens = max;
+	if (*tokens < cost)
+		return false;
+	*tokens -= cost;
+	return true;
+}
+
 void tp_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int id, enum tp_punt_class cls)
 {
 	struct tp_tbucket *tb = &w->tb[m->port][cls];
@@ -20,15 +35,10 @@ void tp_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int id, enum tp_p
 	uint64_t max = __atomic_load_n(&tb->max_tokens, __ATOMIC_RELAXED);
 	struct tp_mbuf_priv *pv;
 
-	tb->tokens += now - tb->last_tsc;
-	tb->last_tsc = now;
-	if (tb->tokens > max)
-		tb->tokens = max;
-	if (tb->tokens < cost) {
+	if (!bucket_take(&tb->tokens, &tb->last_tsc, now, cost, max)) {
 		tp_drop(w, m, TP_DROP_EXC_RATELIMITED);
 		return;
 	}
-	tb->tokens -= cost;
 	pv = tp_mbuf_priv(m);
 	pv->punt_reason = (uint16_t)id;
 	pv->punt_class = (uint8_t)cls;
@@ -57,15 +67,10 @@ void tp_punt_src(struct tp_worker *w, struct rte_mbuf *m, unsigned int id, enum 
 	cost = cost > UINT64_MAX / 8 ? UINT64_MAX / 2 : cost * TP_PUNT_SRC_SHARE;
 	if (max < cost)
 		max = cost;
-	s->tokens += now - s->last_tsc;
-	s->last_tsc = now;
-	if (s->tokens > max)
-		s->tokens = max;
-	if (s->tokens < cost) {
+	if (!bucket_take(&s->tokens, &s->last_tsc, now, cost, max)) {
 		tp_drop(w, m, TP_DROP_EXC_SRC_RATELIMITED);
 		return;
 	}
-	s->tokens -= cost;
 	tp_punt(w, m, id, cls);
 }
 

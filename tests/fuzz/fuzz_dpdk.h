@@ -10,6 +10,7 @@
 
 #include <rte_common.h>
 #include <rte_eal.h>
+#include <rte_malloc.h>
 
 #include "core/rcu.h"
 #include "core/tp.h"
@@ -50,6 +51,20 @@ static inline void fuzz_tables_init(void)
 	    tp_route_init(tp.qs, 1024) < 0)
 		abort();
 	atexit(fuzz_tables_fini);
+}
+
+/* The state of one data-plane lcore, tp.workers[0], with its counters: for a target
+ * that runs a stage itself. */
+static inline struct tp_worker *fuzz_worker(void)
+{
+	struct tp_worker *w = rte_zmalloc("w", sizeof(*w), RTE_CACHE_LINE_SIZE);
+
+	must(w != NULL);
+	w->ctr = rte_zmalloc("ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX, 0);
+	must(w->ctr != NULL);
+	tp.n_workers = 1;
+	tp.workers[0] = w;
+	return w;
 }
 
 #endif

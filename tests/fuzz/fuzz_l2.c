@@ -124,12 +124,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	now = 1000 * HZ;
 	pool = rte_pktmbuf_pool_create("fuzz-l2", POOL_SIZE, 0, TP_MBUF_PRIV_SIZE,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	w = rte_zmalloc("w", sizeof(*w), RTE_CACHE_LINE_SIZE);
-	must(pool != NULL && w != NULL);
-	w->ctr = rte_zmalloc("ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX, 0);
-	must(w->ctr != NULL);
-	tp.n_workers = 1;
-	tp.workers[0] = w;
+	must(pool != NULL);
+	w = fuzz_worker();
 	/* the module as the daemon starts it, with a small table */
 	must(tp_l2_nf.n_opts >= 1 && strcmp(tp_l2_nf.opts[0].name, "l2-macs") == 0);
 	must(tp_l2_nf.opts[0].fn(TABLE) == 0);

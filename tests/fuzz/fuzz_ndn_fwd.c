@@ -157,12 +157,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	tp.tsc_hz = rte_get_tsc_hz();
 	pool = rte_pktmbuf_pool_create("fuzz", 2047, 0, TP_MBUF_PRIV_SIZE,
 				       RTE_PKTMBUF_HEADROOM + 9216, SOCKET_ID_ANY);
-	w = rte_zmalloc("w", sizeof(*w), RTE_CACHE_LINE_SIZE);
-	must(pool != NULL && w != NULL);
-	w->ctr = rte_zmalloc("ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX, 0);
-	must(w->ctr != NULL);
-	tp.n_workers = 1;
-	tp.workers[0] = w;
+	must(pool != NULL);
+	w = fuzz_worker();
 	lc = rte_zmalloc("ndn_lcore", sizeof(*lc), RTE_CACHE_LINE_SIZE);
 	must(lc != NULL);
 	w->nf_state[tp_ndn_nf.id] = lc;

@@ -10,7 +10,6 @@
 
 #include <rte_byteorder.h>
 #include <rte_malloc.h>
-#include <rte_random.h>
 
 #include "../../control/cmd.h"
 #include "../../control/control.h"
@@ -18,6 +17,7 @@
 #include "../../core/input.h"
 #include "../../core/tp.h"
 #include "../../proto/ip4.h"
+#include "../../tables/keyed_hash.h"
 #include "../ip4/udp_local.h"
 #include "ndn.h"
 
@@ -161,8 +161,10 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	for (unsigned int i = 0; i < tp.n_workers && c.n_out < NDN_OUT_MAX; i++)
 		if (tp.workers[i]->conf->role == TP_ROLE_OUTPUT)
 			c.out_worker[c.n_out++] = i;
-	c.siphash_key[0] = rte_rand();
-	c.siphash_key[1] = rte_rand();
+	/* the NDT's key from the kernel's generator (rte_rand is not one an outsider
+	 * cannot predict: security review N4) */
+	if (tp_random_bytes(c.siphash_key, sizeof(c.siphash_key)) < 0)
+		return tp_cmd_err(ctx, EIO, "ndn enable: no random key for the NDT");
 	ndn_conf = c;
 
 	int ret;
