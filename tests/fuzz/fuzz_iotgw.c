@@ -373,15 +373,19 @@ static void cse_drain(void)
 		must(tp_coap_decode(buf, (size_t)n, &m) == 0 && m.type == TP_COAP_CON);
 		int np = path_of(&m, seg);
 		must(np >= 1 && strcmp(seg[0], tp_iotgw.cse_name) == 0);
-		if (m.code == TP_COAP_GET) { /* delivery's probe of the CSEBase */
-			must(m.tkl == 0 && np == 1);
+		if (m.code == TP_COAP_GET && m.tkl == 0) { /* delivery's probe of the CSEBase */
+			must(np == 1);
 		} else {
-			must(m.code == TP_COAP_POST);
+			/* a CREATE, or the registrar's RETRIEVE of an AE that existed (4.09) */
+			bool get = m.code == TP_COAP_GET;
+			must(m.code == TP_COAP_POST || (get && m.tkl == 8));
 			const struct tp_coap_opt *o = tp_coap_find_opt(&m, TP_M2M_OPT_FR, 0);
 			must(o != NULL && tp_coap_opt_str(o, fr, sizeof(fr)) == 17 && fr[0] == 'C');
-			uint32_t ty = opt_uint(&m, TP_M2M_OPT_TY);
+			must(!get || tp_coap_find_opt(&m, TP_M2M_OPT_TY, 0) == NULL);
+			uint32_t ty = get ? 0 : opt_uint(&m, TP_M2M_OPT_TY);
 			if (m.tkl == 8) { /* the registrar's: the AE, then its containers */
-				must((ty == TP_M2M_TY_AE && np == 1) ||
+				must((get && np == 2 && strncmp(seg[1], "PHD-", 4) == 0) ||
+				     (ty == TP_M2M_TY_AE && np == 1) ||
 				     (ty == TP_M2M_TY_CNT && np == 2 &&
 				      strncmp(seg[1], "PHD-", 4) == 0));
 				uint16_t idx;
