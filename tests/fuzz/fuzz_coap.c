@@ -112,8 +112,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     memcmp(m.token + 4, b->reg_nonce, 4) == 0);
 		switch (r) {
 		case TP_IOTGW_REG_NEXT:
-			must(e->state == TP_AE_REGISTERING && e->reg_step == b->reg_step + 1 &&
-			     e->reg_step <= e->n_metrics);
+			/* the next step; or, the AE's creation answered "exists" (4.09), the
+			 * same step again as a RETRIEVE of it (reg_verify, register.c) */
+			must(e->state == TP_AE_REGISTERING &&
+			     ((e->reg_step == b->reg_step + 1 && e->reg_step <= e->n_metrics &&
+			       !e->reg_verify) ||
+			      (b->reg_step == 0 && e->reg_step == 0 && !b->reg_verify &&
+			       e->reg_verify)));
 			break;
 		case TP_IOTGW_REG_READY:
 			must(e->state == TP_AE_READY && b->reg_step == b->n_metrics);
