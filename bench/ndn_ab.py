@@ -31,6 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ndn as N
 
+from twinplane.bench import paired
+
 D = N.D
 
 
@@ -69,6 +71,12 @@ def one_bed(binary: Path, args: argparse.Namespace, tsc: float, workdir: Path) -
             for p in t["pieces"]
         ],  # fmt: skip
     }
+
+
+def pair_placement(p: dict[str, Any]) -> str:
+    """The placement of a pair: that of every piece of both beds, else "mixed"."""
+    pls = {pc["placement"] for v in ("a", "b") for pc in p[v]["pieces"]}
+    return pls.pop() if len(pls) == 1 and None not in pls else "mixed"
 
 
 def _median(vals: list[float | None]) -> float | None:
@@ -116,6 +124,20 @@ def main(argv: list[str] | None = None) -> int:
             pairs.append(got)
             (workdir / "pairs.json").write_text(json.dumps(pairs))
     ratios = [p["ratio"] for p in pairs if p["ratio"] is not None]
+    head = paired.headline(
+        [
+            paired.Pair(
+                i,
+                tuple(p["order"]),
+                p["a"]["cycles_per_exchange"],
+                p["b"]["cycles_per_exchange"],
+                pair_placement(p),
+            )  # fmt: skip
+            for i, p in enumerate(pairs)
+            if p["ratio"] is not None
+        ],
+        "cycles per exchange of B / A (paired beds, ABBA; placement: every piece of both)",
+    )
     # the pairs whose two beds ran at one placement (every piece of both), and every
     # piece by its placement: the host's placement moves the cost more than most changes
     same = [
@@ -138,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         mb = statistics.median(d["b"]) if d["b"] else None
         d.update(a_median=ma, b_median=mb, ratio=mb / ma if ma and mb else None)
     doc = {
+        "tree": D.git_rev(),
+        "headline": {"cycles_per_exchange_b_over_a": head.to_json()},
         "argv": sys.argv[1:] if argv is None else argv,
         "git": D.git_rev(),
         "machine": D.machine_info(),
@@ -157,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"B/A median {doc['ratio_median']:.4f} (min {doc['ratio_min']:.4f}, max "
               f"{doc['ratio_max']:.4f}, {len(ratios)} pairs); A {doc['a_median']:.0f}, "
               f"B {doc['b_median']:.0f} cycles/exchange (medians)", flush=True)  # fmt: skip
+    if ratios:
+        print(f"paired headline B/A: {head.text('{:.3f}')}", flush=True)
     if same:
         print(f"pairs at one placement: B/A median {statistics.median(same):.4f} "
               f"({min(same):.4f}-{max(same):.4f}, {len(same)} pairs)", flush=True)  # fmt: skip

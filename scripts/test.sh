@@ -51,6 +51,14 @@ else
     unit_fail=$((unit_fail + 1)); echo "ruff: FAILED"; cat build/ruff.log
 fi
 
+# benchmark reports: each names the commit it measured, an ancestor of HEAD; those whose
+# measured paths changed since are listed as stale (python/twinplane/bench/stale.py)
+if PYTHONPATH=python .venv/bin/python -m twinplane.bench.stale > build/stale.log 2>&1; then
+    unit_pass=$((unit_pass + 1)); echo "reports: passed ($(tail -1 build/stale.log))"
+else
+    unit_fail=$((unit_fail + 1)); echo "reports: FAILED"; cat build/stale.log
+fi
+
 phase "style"
 
 # unbuffered: what a killed run printed is kept; the slowest tests are listed at the end;
