@@ -14,6 +14,7 @@
 #include "timer.h"
 
 static struct tp_cmd *cmds;
+static struct tp_cmd_src *srcs;
 
 void tp_cmd_register(struct tp_cmd *c)
 {
@@ -24,6 +25,13 @@ void tp_cmd_register(struct tp_cmd *c)
 		pp = &(*pp)->next;
 	c->next = *pp;
 	*pp = c;
+}
+
+void tp_cmd_register_src(struct tp_cmd_src *s)
+{
+	s->next = srcs;
+	srcs = s;
+	tp_cmd_register(s->cmd);
 }
 
 int tp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
@@ -71,15 +79,42 @@ static int match(const struct tp_cmd *c, int argc, char **argv)
 	return i;
 }
 
+/* The module a command belongs to, from the file that registered it: "<x>" for
+ * .../nf/<x>/... (tests/nf/<x>.c too), "gen" for src/gen, else "core". Writes into
+ * buf (size n) and returns it. */
+static const char *cmd_module(const struct tp_cmd *c, char *buf, size_t n)
+{
+	const char *f = "";
+	const char *p;
+
+	for (const struct tp_cmd_src *s = srcs; s; s = s->next)
+		if (s->cmd == c)
+			f = s->file;
+	p = strstr(f, "nf/");
+
+	if (p != NULL && (p == f || p[-1] == '/')) {
+		p += 3;
+		snprintf(buf, n, "%.*s", (int)strcspn(p, "/."), p);
+	} else {
+		snprintf(buf, n, "%s", strstr(f, "src/gen/") ? "gen" : "core");
+	}
+	return buf;
+}
+
+/* `help`: every registered command, sorted by its words: name (the fixed words),
+ * args (the usage of what follows, "" when none), help, module. In JSON
+ * (`twinctl help --json`) this is what scripts/gen-api.py turns into docs/API.md. */
 static int cmd_help(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	struct tp_node *l = tp_out_list(ctx->out, "commands");
+	char mod[64];
 
 	for (struct tp_cmd *c = cmds; c; c = c->next) {
 		struct tp_node *o = tp_out_obj(l, NULL);
-		tp_out_strf(o, "command", "%s%s%s", c->words, c->args ? " " : "",
-			    c->args ? c->args : "");
+		tp_out_str(o, "name", c->words);
+		tp_out_str(o, "args", c->args ? c->args : "");
 		tp_out_str(o, "help", c->help);
+		tp_out_str(o, "module", cmd_module(c, mod, sizeof(mod)));
 	}
 	return 0;
 }

@@ -37,10 +37,20 @@ struct tp_cmd {
 };
 
 void tp_cmd_register(struct tp_cmd *c);
+/* Where a command was registered (TP_CMD_REGISTER's __FILE__): `help` names its module
+ * from it. Kept beside the command so that struct tp_cmd's initializers stay as they are. */
+struct tp_cmd_src {
+	struct tp_cmd *cmd;
+	const char *file;
+	struct tp_cmd_src *next;
+};
+/* tp_cmd_register(s->cmd), remembering s (static storage, never freed). */
+void tp_cmd_register_src(struct tp_cmd_src *s);
 #define TP_CMD_REGISTER(c)                                                                         \
+	static struct tp_cmd_src tp_cmd_src_##c = {&c, __FILE__, NULL};                            \
 	RTE_INIT(tp_cmd_register_##c)                                                              \
 	{                                                                                          \
-		tp_cmd_register(&c);                                                               \
+		tp_cmd_register_src(&tp_cmd_src_##c);                                              \
 	}
 
 /* Run one command given as words. 0, TP_CMD_PENDING (ctx->done is called later), or a
