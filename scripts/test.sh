@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Run every test: set-up (idempotent), the cmocka unit tests, then the pytest
+# Run every test: set-up (idempotent), the cmocka unit tests (meson test), then the pytest
 # integration tests over network namespaces. Ends with one summary line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,19 +12,28 @@ phase() { echo "test.sh: $1 took $((SECONDS - phase_t)) s (${SECONDS} s in all)"
 ./scripts/setup.sh || { echo "test.sh: set-up failed"; echo "0 passed, 1 failed"; exit 1; }
 phase "set-up"
 
-unit_pass=0
-unit_fail=0
-for t in build/tests/unit/test_*; do
-    [ -f "$t" ] && [ -x "$t" ] || continue
-    out=$("$t" 2>&1)
-    echo "$out"
-    p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-    f=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-    if [ -z "$p" ] && [ -z "$f" ]; then f=1; fi   # crashed before cmocka's summary
-    unit_pass=$((unit_pass + ${p:-0}))
-    unit_fail=$((unit_fail + ${f:-0}))
-done
-echo "unit: ${unit_pass} passed, ${unit_fail} failed"
+# the unit tests (tests/unit/meson.build: every program plain and under ASan/UBSan), run
+# by meson with their timeouts; each program counts once, its result read from meson's
+# log (one JSON object a line), not from the tests' own output
+unit_log=build/meson-logs/testlog.json
+rm -f "$unit_log"
+meson test -C build --suite unit --print-errorlogs
+unit_rc=$?
+read -r unit_pass unit_fail unit_skip < <(.venv/bin/python - "$unit_log" <<'PY'
+import json, sys
+n = {"OK": 0, "FAIL": 0, "SKIP": 0}
+try:
+    for line in open(sys.argv[1]):
+        r = json.loads(line).get("result")
+        n["OK" if r in ("OK", "EXPECTEDFAIL") else "SKIP" if r == "SKIP" else "FAIL"] += 1
+except (OSError, ValueError):
+    pass
+print(n["OK"], n["FAIL"], n["SKIP"])
+PY
+)
+# a build that failed, or a meson that stopped before its log: a failure
+if [ "$unit_rc" -ne 0 ] && [ "$unit_fail" -eq 0 ]; then unit_fail=1; fi
+echo "unit: ${unit_pass} passed, ${unit_fail} failed, ${unit_skip} skipped (meson test --suite unit)"
 phase "unit tests"
 
 # every parser of untrusted bytes under libFuzzer (ASan+UBSan), each bounded (mder and
@@ -90,5 +99,5 @@ rm -f "$report"
 if [ "$rc" -ne 0 ] && [ "$int_fail" -eq 0 ]; then int_fail=1; fi
 total_pass=$((unit_pass + int_pass))
 total_fail=$((unit_fail + int_fail))
-echo "total: ${total_pass} passed, ${total_fail} failed, ${int_skip} skipped"
+echo "total: ${total_pass} passed, ${total_fail} failed, $((int_skip + unit_skip)) skipped"
 [ "$total_fail" -eq 0 ]

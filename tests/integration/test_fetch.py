@@ -274,6 +274,8 @@ def test_refused_port(lab: FetchLab) -> None:
     assert counters(res)["tcp_rst_rcvd"] == 1
 
 
+# load-sensitive (a timeout within a time window): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_timeout_with_syn_retransmissions(lab: FetchLab) -> None:
     lab.run("r", ["nft", "add table ip tpblack"])
     try:
@@ -613,6 +615,8 @@ def test_output_never_through_a_symlink(lab: FetchLab) -> None:
     assert_identical(lab, res, "small.bin", "old.bin")
 
 
+# load-sensitive (a download stopped within a time window): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_max_time(lab: FetchLab) -> None:
     """Review N16: --max-time bounds the whole download, as curl's: a server that
     trickles a byte every 0.3 s, or answers 100 Continue every 0.3 s and never a final

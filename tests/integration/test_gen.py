@@ -124,6 +124,8 @@ def dut_gen(workdir: Path, *dut_args: str, size: int = 64) -> Iterator[Gen]:
         g.stop()
 
 
+# load-sensitive (zero loss and pace within 1 % at 1 Mpps): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_loop_zero_loss_exact_counts_latency(loop_gen: Gen) -> None:
     # warmed: the first trial on new memif rings takes ~9,000 page faults as their
     # buffers are touched, and the generator falls over 1 ms behind its schedule
@@ -139,6 +141,8 @@ def test_loop_zero_loss_exact_counts_latency(loop_gen: Gen) -> None:
     assert sum(n for _, n in lat["hist"]) == 500000
 
 
+# load-sensitive (every frame of a paced stream received): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_loop_count_and_percent_rate(loop_gen: Gen) -> None:
     t = loop_gen.trial("s0", "rate", "0.1%", "count", "12345", "burst", "7")["trial"]
     assert t["offered"] == 12345 and t["rx"] == 12345 and t["burst"] == 7
@@ -182,6 +186,8 @@ def test_dropping_dut_gaps_detected(workdir: Path) -> None:
     assert t["reordered"] == 0 and t["duplicates"] == 0
 
 
+# load-sensitive (zero loss and pace within 1 % at 1 Mpps): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_stalled_generator_pauses_instead_of_bursting(workdir: Path) -> None:
     """The generator's thread stopped for 60 ms mid-trial (SIGSTOP, as a neighbour taking
     its CPU would): the frames due meanwhile are not sent as one burst when it returns;
@@ -209,6 +215,8 @@ def test_stalled_generator_pauses_instead_of_bursting(workdir: Path) -> None:
     assert abs(t["tx_rate_pps"] - 1e6) / 1e6 < 0.01, t
 
 
+# load-sensitive (zero loss and pace within 1 % at 200 kpps): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_generator_behind_its_schedule_catches_up_at_twice_the_rate(loop_gen: Gen) -> None:
     """A gap the generator's CPU time does not show as a pause (its sending loop
     busy-waits 30 ms on its CPU, as when the host holds its vCPU): the 6,000 frames
@@ -302,6 +310,8 @@ def test_pcap_mode_writes_the_template(workdir: Path) -> None:
     assert dsts[200] == dsts[0]  # 100 x 2 variants, then round again
 
 
+# load-sensitive (zero loss at the streams' rates): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_weighted_streams_share_the_rate(loop_gen: Gen) -> None:
     loop_gen.client.cmd("stream", "add", "s1", "port", "g0", "template", "ip4-udp", "size", "128")
     r = loop_gen.trial("s0,s1", "rate", "1M", "count", "40000", "weights", "3,1")

@@ -105,6 +105,8 @@ class SilentAgent:
         return when
 
 
+# load-sensitive (reports answered within a time window): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
 @pytest.mark.parametrize("cse", ["prompt", "slow"])
 @pytest.mark.parametrize("delivery", ["confirmed", "fire-and-forget"])
 def test_reports_before_registration_answered_and_stored(

@@ -109,6 +109,8 @@ def test_flood_unknown_unicast_and_broadcast(switch_lab: Callable[..., SwitchLab
     assert lab.mac_port(UNKNOWN) is None
 
 
+# load-sensitive (an entry ages out within a time window): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_aging(switch_lab: Callable[..., SwitchLab]) -> None:
     lab = switch_lab(bridge_words="aging 2")
     m1 = lab.host_mac("h1")
@@ -483,6 +485,8 @@ def test_bridge_mac_limit(switch_lab: Callable[..., SwitchLab]) -> None:
     assert lab.bridge_info()["mac_limit"] == 65536
 
 
+# load-sensitive (bounds a count by the learn rate x elapsed time): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_learn_rate(switch_lab: Callable[..., SwitchLab]) -> None:
     """N9: a port's learn events within its learn-rate (here 50 a second, a bucket of
     50): 500 new sources in about half a second get about 75 learned, the rest's
@@ -609,6 +613,8 @@ def test_bpdu_forwarded_without_stp(switch_lab: Callable[..., SwitchLab]) -> Non
         lab.ctl("bridge", "set", "br0", "bpdu", "maybe")
 
 
+# load-sensitive (bounds a count by the storm rate x elapsed time): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_storm_control(switch_lab: Callable[..., SwitchLab]) -> None:
     """N14: a broadcast flood from a port with storm control (100 frames a second, a
     bucket of 100) is capped and the excess counted, while known unicast from the same

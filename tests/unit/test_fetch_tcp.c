@@ -89,7 +89,8 @@ static struct rte_mbuf *frame(uint8_t flags, uint32_t seq, uint32_t ack, const u
 	th->data_off = (uint8_t)((thl / 4) << 4);
 	th->tcp_flags = flags;
 	th->rx_win = rte_cpu_to_be_16(1000); /* x 2^7: 128000 */
-	memcpy(th + 1, opts, olen);
+	if (olen) /* opts may be NULL then: memcpy's arguments may not (C11 7.24.1) */
+		memcpy(th + 1, opts, olen);
 	for (uint32_t i = 0; i < len; i++)
 		((uint8_t *)(th + 1))[olen + i] = (uint8_t)(seq + i);
 	th->cksum = rte_ipv4_udptcp_cksum(ip, th);

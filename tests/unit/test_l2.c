@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The L2 switch as a stage (src/nf/l2) fed crafted frames through the "l2" port mode's
+ * input function, as an lcore runs it, with the control plane's own code applying the
+ * learn events (tp_l2_learn_drain, its 10 ms timer's work) and aging the table
+ * (tp_l2_age), on a clock of the test's: learning, a station's move, flooding of
+ * broadcast and unknown unicast within the bridge and VLAN, 802.1Q tags pushed and
+ * popped between access and trunk ports, the per-port and per-bridge MAC limits with
+ * their counters, aging. Asserts the bytes in the transmit buffers, the counters by
+ * name ("l2.<counter>", as 'show counters' names them), the MAC table's contents, and
+ * every mbuf back in its pool. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <rte_ether.h>
+#include <rte_hash.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "../../src/control/cmd.h"
+#include "../../src/control/out.h"
+#include "../../src/core/counter.h"
+#include "../../src/core/input.h"
+#include "../../src/core/nf.h"
+#include "../../src/core/rcu.h"
+#include "../../src/core/tp.h"
+#include "../../src/nf/l2/l2.h"
+#include "../../src/tables/iface.h"
+#include "eal_fixture.h"
+
+#define HZ 1000000000ull /* the test's clock: TSC ticks a second */
+
+static struct rte_mempool *pool;
+static struct tp_worker *w;
+static struct tp_port_mode *l2_mode;
+static uint64_t now;
+
+/* stations: 02:00:00:00:00:1x */
+static const uint8_t st_a[6] = {2, 0, 0, 0, 0, 0x1a};
+static const uint8_t st_b[6] = {2, 0, 0, 0, 0, 0x1b};
+static const uint8_t st_c[6] = {2, 0, 0, 0, 0, 0x1c};
+static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+/* A command through the registry, as twinctl sends it: 0 or the negative errno. */
+static int cmd(const char *line)
+{
+	char buf[256], *argv[24];
+	struct tp_cmd_ctx ctx = {0};
+	int argc, ret;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	argc = tp_cmd_split(buf, argv, 24);
+	ctx.out = tp_out_new();
+	assert_non_null(ctx.out);
+	ret = tp_cmd_exec(&ctx, argc, argv);
+	if (ret != 0)
+		assert_true(ctx.err[0] != '\0'); /* a refusal says why */
+	tp_out_free(ctx.out);
+	return ret;
+}
+
+/* "port set P mode l2 <args>": the mode's attach, then its input on the port. */
+static void port_l2(uint16_t port, const char *args)
+{
+	char line[128], err[256] = "", *argv[24];
+	void *ctx = NULL, *old = tp_iface_table[port].mode_ctx;
+	int argc;
+
+	snprintf(line, sizeof(line), "%s", args);
+	argc = tp_cmd_split(line, argv, 24);
+	assert_int_equal(l2_mode->attach(port, argc, argv, &ctx, err, sizeof(err)), 0);
+	tp_iface_table[port].mode_ctx = ctx;
+	tp_iface_table[port].input = l2_input;
+	if (old)
+		l2_mode->detach(port, old);
+	tp_rcu_reclaim();
+}
+
+static void port_l3(uint16_t port)
+{
+	void *old = tp_iface_table[port].mode_ctx;
+
+	tp_iface_table[port].input = NULL;
+	tp_iface_table[port].mode_ctx = NULL;
+	if (old)
+		l2_mode->detach(port, old);
+	tp_rcu_reclaim();
+}
+
+/* A counter by its name, on every port. */
+static uint64_t ctr(const char *name)
+{
+	int id = tp_ctr_lookup(name);
+	uint64_t v = 0;
+
+	assert_true(id >= 0);
+	for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
+		v += w->ctr[p][id];
+	return v;
+}
+
+/* The port the MAC table has for mac in vlan of bridge b, or -1. */
+static int mac_port(const uint8_t *mac, uint16_t vlan, uint16_t b)
+{
+	struct l2_key_buf k = {.k = {.vlan = vlan, .bridge = b}};
+	void *data;
+
+	memcpy(&k.k.mac, mac, 6);
+	if (rte_hash_lookup_data(l2_macs, &k.k, &data) < 0)
+		return -1;
+	return l2_mac_table[(uintptr_t)data].port;
+}
+
+/* A frame dst <- src, with an 802.1Q tag of vid if vid != 0 (priority 0), IPv4
+ * ethertype and 20 bytes of payload; received on port. */
+static struct rte_mbuf *frame(uint16_t port, const uint8_t *dst, const uint8_t *src, uint16_t vid)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint16_t len = (uint16_t)(14 + (vid ? 4 : 0) + 20);
+	uint8_t *p;
+
+	assert_non_null(m);
+	p = (uint8_t *)rte_pktmbuf_append(m, len);
+	if (p == NULL)
+		abort();
+	memcpy(p, dst, 6);
+	memcpy(p + 6, src, 6);
+	p += 12;
+	if (vid) {
+		p[0] = 0x81, p[1] = 0x00, p[2] = (uint8_t)(vid >> 8), p[3] = (uint8_t)vid;
+		p += 4;
+	}
+	p[0] = 0x08, p[1] = 0x00;
+	for (int i = 0; i < 20; i++)
+		p[2 + i] = (uint8_t)(0xa0 + i);
+	m->port = port;
+	return m;
+}
+
+/* The bytes frame() builds, into buf: its length. */
+static size_t expect_bytes(uint8_t *buf, const uint8_t *dst, const uint8_t *src, uint16_t vid)
+{
+	struct rte_mbuf *m = frame(0, dst, src, vid);
+	size_t len = m->pkt_len;
+
+	memcpy(buf, rte_pktmbuf_mtod(m, void *), len);
+	rte_pktmbuf_free(m);
+	return len;
+}
+
+/* One frame through its port's input function at the clock's time. */
+static void rx(struct rte_mbuf *m)
+{
+	w->now = now;
+	tp_iface_table[m->port].input(w, &m, 1);
+	now += HZ / 50; /* 20 ms: past the lcore's 10 ms learn-event dedup */
+}
+
+/* The control plane applies the learn events. */
+static void drain(void)
+{
+	tp_l2_learn_drain(now);
+	tp_rcu_reclaim();
+}
+
+/* What waits on port p: exactly n frames. */
+static void assert_tx(uint16_t p, unsigned int n)
+{
+	assert_int_equal(w->txb[p].n, n);
+}
+
+/* Frame k waiting on port p is dst <- src tagged vid (0: untagged). */
+static void assert_out(uint16_t p, unsigned int k, const uint8_t *dst, const uint8_t *src,
+		       uint16_t vid)
+{
+	uint8_t want[64];
+	size_t len = expect_bytes(want, dst, src, vid);
+	const struct rte_mbuf *m = w->txb[p].pkts[k];
+
+	assert_int_equal(m->pkt_len, len);
+	assert_memory_equal(rte_pktmbuf_mtod(m, const void *), want, len);
+}
+
+/* Every buffered frame freed, counters to zero. */
+static void clear(void)
+{
+	for (unsigned int p = 0; p < TP_MAX_PORTS; p++) {
+		rte_pktmbuf_free_bulk(w->txb[p].pkts, w->txb[p].n);
+		w->txb[p].n = 0;
+	}
+	w->tx_dirty = 0;
+	memset(w->ctr, 0, sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX);
+}
+
+/* Bridge b0: p0, p1 access VLAN 10, p2 trunk 10,20 (no native VLAN), p3 access VLAN
+ * 20; aging 2 s. */
+static int setup(void **state)
+{
+	void *lc;
+
+	if (tp_rcu_init(1) < 0)
+		return -1;
+	tp.tsc_hz = HZ;
+	now = 1000 * HZ;
+	pool = rte_pktmbuf_pool_create("l2", 511, 0, TP_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
+	w = rte_zmalloc("w", sizeof(*w), RTE_CACHE_LINE_SIZE);
+	if (pool == NULL || w == NULL)
+		return -1;
+	w->ctr = rte_zmalloc("ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX, 0);
+	if (w->ctr == NULL)
+		return -1;
+	tp.n_workers = 1;
+	tp.workers[0] = w;
+	/* the module as the daemon starts it (--l2-macs 1024) */
+	if (tp_l2_nf.opts[0].fn("1024") < 0 || tp_l2_nf.init() < 0)
+		return -1;
+	lc = rte_zmalloc("l2-lcore", tp_l2_nf.lcore_size, RTE_CACHE_LINE_SIZE);
+	if (lc == NULL)
+		return -1;
+	w->nf_state[tp_l2_nf.id] = lc;
+	if (tp_l2_nf.lcore_init(w, lc) < 0)
+		return -1;
+	l2_mode = tp_port_mode_find("l2");
+	if (l2_mode == NULL)
+		return -1;
+	for (unsigned int p = 0; p < 8; p++)
+		tp_iface_table[p].up = 0; /* no device: frames stay in the buffers */
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	tp_l2_nf.fini();
+	tp_rcu_reclaim();
+	return 0;
+}
+
+/* A fresh bridge b0 with the four ports, and nothing buffered or counted. */
+static int bridge_up(void **state)
+{
+	clear();
+	assert_int_equal(cmd("bridge add b0 aging 2"), 0);
+	port_l2(0, "bridge b0 vlan 10");
+	port_l2(1, "bridge b0 vlan 10");
+	port_l2(2, "bridge b0 trunk 10,20");
+	port_l2(3, "bridge b0 vlan 20");
+	return 0;
+}
+
+/* The bridge torn down; every mbuf back in the pool. */
+static int bridge_down(void **state)
+{
+	clear();
+	drain();
+	for (uint16_t p = 0; p < 6; p++)
+		port_l3(p);
+	assert_int_equal(cmd("bridge del b0"), 0);
+	cmd("bridge del b1");
+	tp_rcu_reclaim();
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+/* An unknown destination is flooded to every other port of the VLAN (a tag pushed
+ * on the trunk); the source is learned; the answer is unicast back untagged. */
+static void test_learn_then_unicast(void **state)
+{
+	assert_int_equal(mac_port(st_a, 10, 0), -1);
+	rx(frame(0, st_b, st_a, 0));
+	/* flooded: p1 untagged, p2 with VLAN 10's tag, not p3 (VLAN 20) nor p0 */
+	assert_tx(0, 0);
+	assert_tx(1, 1);
+	assert_tx(2, 1);
+	assert_tx(3, 0);
+	assert_out(1, 0, st_b, st_a, 0);
+	assert_out(2, 0, st_b, st_a, 10);
+	assert_int_equal(ctr("l2.rx"), 1);
+	assert_int_equal(ctr("l2.flooded"), 1);
+	assert_int_equal(ctr("l2.flood_copies"), 1);
+	assert_int_equal(ctr("l2.learn_events"), 1);
+	assert_int_equal(ctr("l2.unicast"), 0);
+	/* the worker only asked; the control plane writes the table */
+	assert_int_equal(mac_port(st_a, 10, 0), -1);
+	drain();
+	assert_int_equal(mac_port(st_a, 10, 0), 0);
+	assert_int_equal(tp_l2_port_macs(0), 1);
+	assert_int_equal(tp_l2_bridge_macs(0), 1);
+	assert_int_equal(l2_bridges[0].learned, 1);
+	/* the same MAC in VLAN 20 is another station */
+	assert_int_equal(mac_port(st_a, 20, 0), -1);
+
+	/* B answers from p1: to p0 alone, untagged */
+	clear();
+	rx(frame(1, st_a, st_b, 0));
+	assert_tx(0, 1);
+	assert_tx(2, 0);
+	assert_tx(3, 0);
+	assert_out(0, 0, st_a, st_b, 0);
+	assert_int_equal(ctr("l2.unicast"), 1);
+	assert_int_equal(ctr("l2.flooded"), 0);
+	drain();
+	assert_int_equal(mac_port(st_b, 10, 0), 1);
+	/* a frame to a station on its own port is filtered */
+	clear();
+	rx(frame(1, st_b, st_c, 0));
+	drain();
+	clear();
+	rx(frame(1, st_b, st_c, 0));
+	assert_int_equal(ctr("l2.filtered_same_port"), 1);
+	assert_tx(0, 0);
+	assert_tx(2, 0);
+}
+
+/* A station seen on another port moves there (counted as a move, not a learn), and
+ * frames to it follow. */
+static void test_station_move(void **state)
+{
+	rx(frame(0, bcast, st_a, 0));
+	drain();
+	assert_int_equal(mac_port(st_a, 10, 0), 0);
+	clear();
+	rx(frame(1, bcast, st_a, 0)); /* A now behind p1 */
+	assert_int_equal(ctr("l2.learn_events"), 1);
+	drain();
+	assert_int_equal(mac_port(st_a, 10, 0), 1);
+	assert_int_equal(l2_bridges[0].moves, 1);
+	assert_int_equal(l2_bridges[0].learned, 1);
+	assert_int_equal(tp_l2_port_macs(0), 0);
+	assert_int_equal(tp_l2_port_macs(1), 1);
+	clear();
+	rx(frame(0, st_a, st_b, 0));
+	assert_tx(1, 1);
+	assert_tx(2, 0);
+	assert_out(1, 0, st_a, st_b, 0);
+	assert_int_equal(ctr("l2.unicast"), 1);
+}
+
+/* Broadcast and unknown unicast stay in their VLAN; tags are popped towards access
+ * ports and pushed towards the trunk. */
+static void test_flood_vlan_push_pop(void **state)
+{
+	/* broadcast from the trunk in VLAN 20: p3 untagged only */
+	rx(frame(2, bcast, st_c, 20));
+	assert_tx(0, 0);
+	assert_tx(1, 0);
+	assert_tx(3, 1);
+	assert_out(3, 0, bcast, st_c, 0);
+	assert_int_equal(ctr("l2.flooded"), 1);
+	assert_int_equal(ctr("l2.flood_copies"), 0);
+	clear();
+	/* unknown unicast from the trunk in VLAN 10: p0 and p1, untagged (popped) */
+	rx(frame(2, st_b, st_c, 10));
+	assert_tx(0, 1);
+	assert_tx(1, 1);
+	assert_tx(3, 0);
+	assert_out(0, 0, st_b, st_c, 0);
+	assert_out(1, 0, st_b, st_c, 0);
+	assert_int_equal(ctr("l2.flood_copies"), 1);
+	clear();
+	/* broadcast from the VLAN 20 access port: the trunk, tagged 20 (pushed) */
+	rx(frame(3, bcast, st_a, 0));
+	assert_tx(2, 1);
+	assert_tx(0, 0);
+	assert_tx(1, 0);
+	assert_out(2, 0, bcast, st_a, 20);
+	clear();
+	/* A learned on p0, C on the trunk */
+	rx(frame(0, bcast, st_a, 0));
+	clear();
+	drain();
+	/* learned on the trunk: unicast to C goes to p2 tagged */
+	rx(frame(2, bcast, st_c, 10));
+	drain();
+	clear();
+	rx(frame(0, st_c, st_a, 0));
+	assert_tx(2, 1);
+	assert_out(2, 0, st_c, st_a, 10);
+	assert_int_equal(ctr("l2.unicast"), 1);
+	/* and the trunk's tagged answer reaches p0 untagged */
+	clear();
+	rx(frame(2, st_a, st_c, 10));
+	assert_tx(0, 1);
+	assert_out(0, 0, st_a, st_c, 0);
+}
+
+/* What a port may not send is dropped, each into its counter. */
+static void test_vlan_drops(void **state)
+{
+	rx(frame(0, bcast, st_a, 30)); /* a tag on an access port */
+	assert_int_equal(ctr("l2.vlan_not_member"), 1);
+	rx(frame(2, bcast, st_a, 30)); /* VLAN 30 on a trunk of 10,20 */
+	assert_int_equal(ctr("l2.vlan_not_member"), 2);
+	rx(frame(2, bcast, st_a, 0)); /* untagged on a trunk without a native VLAN */
+	assert_int_equal(ctr("l2.untagged_on_trunk"), 1);
+	rx(frame(0, bcast, bcast, 0)); /* a group source */
+	assert_int_equal(ctr("l2.bad_src_mac"), 1);
+	/* a link-local destination (LLDP) is never forwarded (802.1Q 8.6.3) */
+	rx(frame(0, (const uint8_t[6]){0x01, 0x80, 0xc2, 0, 0, 0x0e}, st_a, 0));
+	assert_int_equal(ctr("l2.link_local"), 1);
+	assert_int_equal(ctr("l2.rx"), 5);
+	for (uint16_t p = 0; p < 4; p++)
+		assert_tx(p, 0);
+	assert_int_equal(ctr("l2.learn_events"), 0);
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+}
+
+/* A port's mac-limit: past it, new sources are neither learned nor forwarded
+ * (mac_limit); known ones still go. */
+static void test_port_mac_limit(void **state)
+{
+	port_l2(1, "bridge b0 vlan 10 mac-limit 2");
+	rx(frame(1, bcast, st_a, 0));
+	rx(frame(1, bcast, st_b, 0));
+	drain();
+	assert_int_equal(tp_l2_port_macs(1), 2);
+	assert_true(tp_l2_port(1)->at_limit);
+	clear();
+	rx(frame(1, bcast, st_c, 0)); /* a third station */
+	assert_int_equal(ctr("l2.mac_limit"), 1);
+	assert_int_equal(ctr("l2.learn_events"), 0);
+	for (uint16_t p = 0; p < 4; p++)
+		assert_tx(p, 0);
+	drain();
+	assert_int_equal(mac_port(st_c, 10, 0), -1);
+	/* a known one is forwarded */
+	rx(frame(1, bcast, st_a, 0));
+	assert_tx(0, 1);
+	assert_int_equal(ctr("l2.mac_limit"), 1);
+	/* both age out: room for C */
+	now += 3 * HZ;
+	tp_l2_age(now);
+	tp_rcu_reclaim();
+	assert_int_equal(tp_l2_port_macs(1), 0);
+	assert_false(tp_l2_port(1)->at_limit);
+	clear();
+	rx(frame(1, bcast, st_c, 0));
+	drain();
+	assert_int_equal(mac_port(st_c, 10, 0), 1);
+}
+
+/* A bridge's share of the table (mac-limit N): past it, a new source on any of its
+ * ports is dropped (bridge_mac_limit), and another bridge still learns. */
+static void test_bridge_mac_limit(void **state)
+{
+	uint8_t mac[6] = {2, 0, 0, 0, 0x77, 0};
+
+	assert_int_equal(cmd("bridge add b1 mac-limit 3"), 0);
+	/* a malformed limit is refused, naming what is wrong */
+	assert_int_equal(cmd("bridge set b1 mac-limit x"), -EINVAL);
+	port_l2(4, "bridge b1 vlan 10 mac-limit 0"); /* no port limit */
+	port_l2(5, "bridge b1 vlan 10 mac-limit 0");
+	for (uint8_t i = 0; i < 3; i++) {
+		mac[5] = i;
+		rx(frame(4, bcast, mac, 0));
+	}
+	drain();
+	assert_int_equal(tp_l2_bridge_macs(1), 3);
+	assert_int_equal(tp_l2_bridge_limit(1), 3);
+	assert_true(l2_bridges[1].at_limit);
+	clear();
+	mac[5] = 3;
+	rx(frame(5, bcast, mac, 0));
+	assert_int_equal(ctr("l2.bridge_mac_limit"), 1);
+	assert_int_equal(ctr("l2.mac_limit"), 0);
+	assert_tx(4, 0);
+	drain();
+	assert_int_equal(mac_port(mac, 10, 1), -1);
+	assert_int_equal(tp_l2_bridge_macs(1), 3);
+	/* b0 is not b1: it learns */
+	rx(frame(0, bcast, mac, 0));
+	drain();
+	assert_int_equal(mac_port(mac, 10, 0), 0);
+	assert_int_equal(ctr("l2.bridge_mac_limit"), 1);
+	/* raised: the same station is learned */
+	assert_int_equal(cmd("bridge set b1 mac-limit 4"), 0);
+	assert_false(l2_bridges[1].at_limit);
+	clear();
+	rx(frame(5, bcast, mac, 0));
+	drain();
+	assert_int_equal(mac_port(mac, 10, 1), 5);
+	assert_int_equal(tp_l2_bridge_macs(1), 4);
+}
+
+/* Entries not seen for the bridge's aging time (2 s) go; one seen again stays. */
+static void test_aging(void **state)
+{
+	rx(frame(0, bcast, st_a, 0));
+	rx(frame(1, bcast, st_b, 0));
+	drain();
+	assert_int_equal(tp_l2_bridge_macs(0), 2);
+	/* 1.5 s later B speaks again (its last-seen refreshed: more than 1 s old) */
+	now += HZ * 3 / 2;
+	rx(frame(1, bcast, st_b, 0));
+	now += HZ; /* A 2.5 s silent, B 1 s */
+	tp_l2_age(now);
+	tp_rcu_reclaim();
+	assert_int_equal(mac_port(st_a, 10, 0), -1);
+	assert_int_equal(mac_port(st_b, 10, 0), 1);
+	assert_int_equal(l2_bridges[0].aged, 1);
+	assert_int_equal(tp_l2_bridge_macs(0), 1);
+	/* a frame to A is unknown again: flooded */
+	clear();
+	rx(frame(1, st_a, st_b, 0));
+	assert_int_equal(ctr("l2.flooded"), 1);
+	assert_tx(0, 1);
+	assert_tx(2, 1);
+	now += 3 * HZ;
+	tp_l2_age(now);
+	tp_rcu_reclaim();
+	assert_int_equal(tp_l2_bridge_macs(0), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_learn_then_unicast, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_station_move, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_flood_vlan_push_pop, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_vlan_drops, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_port_mac_limit, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_bridge_mac_limit, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_aging, bridge_up, bridge_down),
+	};
+	if (tp_test_eal_init() < 0)
+		return 1;
+	return cmocka_run_group_tests_name("l2", tests, setup, teardown);
+}
