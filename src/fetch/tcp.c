@@ -131,9 +131,13 @@ static void arm_rto(struct tcp_conn *c)
 }
 
 /* RFC 6298 2.2, 2.3 with a clock granularity G of 1 ms; 2.4 minimum (see
- * TCP_RTO_MIN_MS), 2.5 maximum. r in ms. */
+ * TCP_RTO_MIN_MS), 2.5 maximum. r in ms. A sample beyond the maximum RTO (a TSecr
+ * from the wire that we never sent, RFC 7323 4.3) counts as the maximum, so the
+ * sums below stay within 32 bits. */
 static void rtt_sample(struct tcp_conn *c, uint32_t r)
 {
+	if (r > TCP_RTO_MAX_MS)
+		r = TCP_RTO_MAX_MS;
 	if (!c->rtt_valid) {
 		c->srtt_ms8 = r * 8;
 		c->rttvar_ms4 = r * 2;
