@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../proto/ip4.h"
+#include "../proto/udp.h"
 #include "template.h"
 
 #define MIN_LEN (TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8 + TP_GEN_SIG_LEN)
@@ -123,13 +124,8 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 	buf[13] = TP_ETHERTYPE_IP4 & 0xff;
 	tp_ip4_write(buf + TP_ETH_HDR_LEN, htonl(src), htonl(dst), 17, t->ttl, udp_len,
 		     (uint16_t)i);
-	udp[0] = (uint8_t)(sport >> 8);
-	udp[1] = (uint8_t)sport;
-	udp[2] = (uint8_t)(dport >> 8);
-	udp[3] = (uint8_t)dport;
-	udp[4] = (uint8_t)(udp_len >> 8);
-	udp[5] = (uint8_t)udp_len;
 	/* UDP checksum 0: none (RFC 768), the signature changes every frame */
+	tp_udp_write(udp, (uint16_t)sport, (uint16_t)dport, (uint16_t)(udp_len - TP_UDP_HDR_LEN));
 }
 
 static struct tp_gen_template ip4_udp = {
