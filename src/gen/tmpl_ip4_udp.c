@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../proto/ip4.h"
+#include "../proto/parse.h"
 #include "../proto/udp.h"
 #include "template.h"
 
@@ -60,14 +61,12 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 		else if (strcmp(k, "dport") == 0)
 			bad = tp_gen_parse_range(v, 0, &t->dport);
 		else if (strcmp(k, "smacs") == 0) {
-			char *end;
-			long x = strtol(v, &end, 10);
-			bad = (*end || x < 1 || x > (1 << 24)) ? -EINVAL : 0;
+			uint64_t x = 0;
+			bad = tp_parse_u64(v, 1, 1 << 24, &x);
 			t->smacs = (uint32_t)x;
 		} else if (strcmp(k, "ttl") == 0) {
-			char *end;
-			long x = strtol(v, &end, 10);
-			bad = (*end || x < 1 || x > 255) ? -EINVAL : 0;
+			uint64_t x = 0;
+			bad = tp_parse_u64(v, 1, 255, &x);
 			t->ttl = (uint8_t)x;
 		} else {
 			snprintf(err, errlen,

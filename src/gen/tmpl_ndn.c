@@ -421,12 +421,12 @@ static int rx_decode(const uint8_t *frame, uint32_t len, struct tp_gen_rx *rx)
 		if (len < TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8 + 1 || ip[9] != 17 || ihl < 20 ||
 		    len < TP_ETH_HDR_LEN + ihl + 8 + 1)
 			return 0;
-		const uint8_t *udp = ip + ihl;
-		uint32_t ulen = (uint32_t)(udp[4] << 8 | udp[5]);
-		if (ulen < 8 + 1 || TP_ETH_HDR_LEN + ihl + ulen > len)
+		struct tp_udp_view uv;
+		int plen = tp_udp_read(ip + ihl, len - TP_ETH_HDR_LEN - ihl, &uv);
+		if (plen < 1)
 			return 0;
-		ndn = udp + 8;
-		nlen = ulen - 8;
+		ndn = ip + ihl + TP_UDP_HDR_LEN;
+		nlen = (uint32_t)plen;
 	} else {
 		return 0;
 	}

@@ -35,6 +35,7 @@
 #include "../proto/ip4.h"
 #include "../proto/udp.h"
 #include "../proto/mder.h"
+#include "../proto/parse.h"
 #include "../proto/phd_nomenclature.h"
 #include "../proto/phd_devices.h"
 #include "template.h"
@@ -157,9 +158,8 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 		} else if (strcmp(k, "dst") == 0) {
 			bad = tp_ip4_parse_addr(v, &t->dst);
 		} else if (strcmp(k, "dport") == 0) {
-			char *end;
-			long x = strtol(v, &end, 10);
-			bad = (*v == '\0' || *end || x < 1 || x > 65535) ? -EINVAL : 0;
+			uint64_t x = 0;
+			bad = tp_parse_u64(v, 1, 65535, &x);
 			t->dport = (uint16_t)x;
 		} else if (strcmp(k, "device") == 0) {
 			t->dev = tp_phd_device_find(v);

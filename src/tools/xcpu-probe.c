@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../proto/parse.h"
+
 #define MAX_BLOCKS 64
 
 static _Alignas(64) atomic_uint flag;
@@ -40,12 +42,9 @@ static int pin(int cpu)
 
 static int parse(const char *s, const char *what, unsigned lo, unsigned hi, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || end == s || v < lo || v > hi) {
+	if (tp_parse_u64(s, lo, hi, &v) < 0) {
 		fprintf(stderr, "tp-xcpu-probe: %s '%s': want an integer %u..%u\n", what, s, lo,
 			hi);
 		return -1;
