@@ -34,23 +34,6 @@ void tp_cmd_register_src(struct tp_cmd_src *s)
 	tp_cmd_register(s->cmd);
 }
 
-int tp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
-{
-	char *end;
-	unsigned long long x;
-
-	/* digits only: strtoull would take a sign and leading spaces, and base 0 read a
-	 * leading 0 as octal (review F15) */
-	if (s == NULL || *s == '\0' || strspn(s, "0123456789") != strlen(s))
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || x < min || x > max)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
 int tp_cmd_err(struct tp_cmd_ctx *ctx, int err, const char *fmt, ...)
 {
 	va_list ap;

@@ -8,6 +8,7 @@
 
 #include <rte_common.h>
 
+#include "../proto/parse.h"
 #include "out.h"
 
 struct tp_cmd_ctx {
@@ -68,10 +69,8 @@ int tp_cmd_split(char *line, char **argv, int max);
  * cannot be read; finished is not called). */
 int tp_cmd_run_file(const char *path, void (*finished)(int ret, void *arg), void *arg);
 
-/* A number in [min, max]: decimal digits only, the whole word ("010" is ten, not
- * octal eight; no sign, space or 0x: no command documents a hex value). 0 or -EINVAL
- * (the caller's error names the word). */
-int tp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v);
+/* tp_parse_u64(s, min, max, &v): in ../proto/parse.h, shared with the generator and
+ * the tools (included above). */
 
 /* Set ctx->err; returns -err for convenience: return tp_cmd_err(ctx, EINVAL, "...") */
 int tp_cmd_err(struct tp_cmd_ctx *ctx, int err, const char *fmt, ...)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../proto/json.h"
 #include "out.h"
 
 enum node_type { N_OBJ, N_LIST, N_STR, N_U64, N_I64, N_DBL, N_BOOL };
@@ -125,29 +126,12 @@ struct tp_node *tp_out_bool(struct tp_node *p, const char *key, bool val)
 	return n;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void scalar(FILE *f, const struct tp_node *n, bool json)
+/* A scalar in the text form. */
+static void scalar(FILE *f, const struct tp_node *n)
 {
 	switch (n->type) {
 	case N_STR:
-		if (json)
-			json_str(f, n->str);
-		else
-			fputs(n->str, f);
+		fputs(n->str, f);
 		break;
 	case N_U64:
 		fprintf(f, "%" PRIu64, n->u);
@@ -166,22 +150,35 @@ static void scalar(FILE *f, const struct tp_node *n, bool json)
 	}
 }
 
-static void json(FILE *f, const struct tp_node *n, bool with_key)
+/* The JSON form, through the one writer (proto/json.h): node n as member key. */
+static void json(struct tp_json *j, const struct tp_node *n, const char *key)
 {
-	if (with_key && n->key) {
-		json_str(f, n->key);
-		fputc(':', f);
-	}
-	if (n->type == N_OBJ || n->type == N_LIST) {
-		fputc(n->type == N_OBJ ? '{' : '[', f);
-		for (const struct tp_node *c = n->child; c; c = c->next) {
-			json(f, c, n->type == N_OBJ);
-			if (c->next)
-				fputc(',', f);
-		}
-		fputc(n->type == N_OBJ ? '}' : ']', f);
-	} else {
-		scalar(f, n, true);
+	switch (n->type) {
+	case N_OBJ:
+	case N_LIST:
+		if (n->type == N_OBJ)
+			tp_json_obj(j, key);
+		else
+			tp_json_arr(j, key);
+		for (const struct tp_node *c = n->child; c; c = c->next)
+			json(j, c, n->type == N_OBJ ? c->key : NULL);
+		tp_json_end(j, n->type == N_OBJ ? '}' : ']');
+		break;
+	case N_STR:
+		tp_json_str(j, key, n->str);
+		break;
+	case N_U64:
+		tp_json_u64(j, key, n->u);
+		break;
+	case N_I64:
+		tp_json_i64(j, key, n->i);
+		break;
+	case N_DBL:
+		tp_json_numf(j, key, "%.6g", n->d);
+		break;
+	case N_BOOL:
+		tp_json_bool(j, key, n->b);
+		break;
 	}
 }
 
@@ -189,7 +186,7 @@ static void json(FILE *f, const struct tp_node *n, bool with_key)
 static void inline_value(FILE *f, const struct tp_node *n)
 {
 	if (n->type != N_OBJ && n->type != N_LIST) {
-		scalar(f, n, false);
+		scalar(f, n);
 		return;
 	}
 	for (const struct tp_node *c = n->child; c; c = c->next) {
@@ -287,7 +284,9 @@ char *tp_out_render(const struct tp_node *root, bool as_json)
 	if (f == NULL)
 		return NULL;
 	if (as_json) {
-		json(f, root, false);
+		struct tp_json j;
+		tp_json_init_file(&j, f, false);
+		json(&j, root, NULL);
 		fputc('\n', f);
 	} else {
 		text(f, root, 0);

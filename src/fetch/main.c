@@ -21,6 +21,8 @@
 #include "../core/eal.h"
 #include "../core/ethdev.h"
 #include "../proto/ip4.h"
+#include "../proto/json.h"
+#include "../proto/parse.h"
 #include "dl.h"
 
 #define PROG "twinplane-fetch"
@@ -72,19 +74,6 @@ static void usage(FILE *f)
 	    "(4xx, 5xx); 9 SHA-256 mismatch.\n");
 }
 
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || x < min || x > max)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
 /* The default file name: the URL path's last segment (wget's choice). */
 static const char *default_output(const char *url, char *buf, size_t len)
 {
@@ -101,21 +90,6 @@ static const char *default_output(const char *url, char *buf, size_t len)
 	memcpy(buf, seg, sl);
 	buf[sl] = '\0';
 	return buf;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
 }
 
 /* The loop's own cost: every pass's cycles, and those of the passes that did something
@@ -138,65 +112,64 @@ static void summary_json(FILE *f, const struct dl *d, const struct dl_opts *o,
 {
 	uint64_t t_end = d->t_end ? d->t_end : n->now;
 	double secs = (double)(t_end - d->t_start) / (double)n->hz;
+	struct tp_json j;
 
-	fprintf(f, "{\"url\": ");
-	json_str(f, o->url);
-	fprintf(f, ", \"final_url\": ");
-	json_str(f, d->url_s);
-	fprintf(f, ", \"file\": ");
-	json_str(f, o->out);
-	fprintf(f, ", \"status\": %d, \"exit\": %d, \"framing\": \"%s\"", d->status, d->exit,
-		d->framing);
-	fprintf(f, ", \"bytes\": %" PRIu64 ", \"written\": %" PRIu64 ", \"resumed_from\": %" PRIu64,
-		d->bytes, d->written, d->resumed_from);
-	fprintf(f, ", \"seconds\": %.6f, \"goodput_bps\": %.0f, \"digest\": %s, \"sha256\": ", secs,
-		secs > 0 ? (double)d->bytes * 8 / secs : 0.0, o->digest ? "true" : "false");
-	if (o->digest)
-		json_str(f, d->sha_hex);
-	else
-		fprintf(f, "null");
-	fprintf(f, ", \"connections\": %u, \"redirects\": %u", d->nparts ? d->nparts : 1,
-		d->redirects);
-	fprintf(f,
-		", \"retransmissions\": %" PRIu64 ", \"out_of_order\": %" PRIu64
-		", \"duplicates\": %" PRIu64,
-		d->retransmits, d->ooo_segs, d->dup_segs);
-	fprintf(f,
-		", \"tsc_hz\": %" PRIu64 ", \"loop_cycles\": %" PRIu64 ", \"busy_cycles\": %" PRIu64
-		", \"polls\": %" PRIu64 ", \"busy_polls\": %" PRIu64,
-		n->hz, lc->total,
-		lc->busy > d->write_wait_cycles ? lc->busy - d->write_wait_cycles : 0, lc->passes,
-		lc->busy_passes);
-	fprintf(f,
-		", \"busy_split\": {\"rx\": %" PRIu64 ", \"stack\": %" PRIu64
-		", \"write\": %" PRIu64 ", \"tx\": %" PRIu64 "}",
-		lc->rx, lc->stack > d->write_cycles ? lc->stack - d->write_cycles : 0,
-		d->write_cycles - d->write_wait_cycles, lc->tx);
-	fprintf(f,
-		", \"file_writes\": %" PRIu64 ", \"direct\": \"%s\", \"direct_bytes\": %" PRIu64
-		", \"write_wait_cycles\": %" PRIu64 ", \"direct_slow_writes\": %" PRIu64
-		", \"direct_max_wait_us\": %" PRIu64,
-		d->writes, d->direct, d->direct_bytes, d->write_wait_cycles, d->direct_slow,
-		d->direct_max_wait * 1000000 / n->hz);
+	tp_json_init_file(&j, f, false);
+	tp_json_obj(&j, NULL);
+	tp_json_str(&j, "url", o->url);
+	tp_json_str(&j, "final_url", d->url_s);
+	tp_json_str(&j, "file", o->out);
+	tp_json_i64(&j, "status", d->status);
+	tp_json_i64(&j, "exit", d->exit);
+	tp_json_str(&j, "framing", d->framing);
+	tp_json_u64(&j, "bytes", d->bytes);
+	tp_json_u64(&j, "written", d->written);
+	tp_json_u64(&j, "resumed_from", d->resumed_from);
+	tp_json_numf(&j, "seconds", "%.6f", secs);
+	tp_json_numf(&j, "goodput_bps", "%.0f", secs > 0 ? (double)d->bytes * 8 / secs : 0.0);
+	tp_json_bool(&j, "digest", o->digest);
+	tp_json_str(&j, "sha256", o->digest ? d->sha_hex : NULL);
+	tp_json_u64(&j, "connections", d->nparts ? d->nparts : 1);
+	tp_json_u64(&j, "redirects", d->redirects);
+	tp_json_u64(&j, "retransmissions", d->retransmits);
+	tp_json_u64(&j, "out_of_order", d->ooo_segs);
+	tp_json_u64(&j, "duplicates", d->dup_segs);
+	tp_json_u64(&j, "tsc_hz", n->hz);
+	tp_json_u64(&j, "loop_cycles", lc->total);
+	tp_json_u64(&j, "busy_cycles",
+		    lc->busy > d->write_wait_cycles ? lc->busy - d->write_wait_cycles : 0);
+	tp_json_u64(&j, "polls", lc->passes);
+	tp_json_u64(&j, "busy_polls", lc->busy_passes);
+	tp_json_obj(&j, "busy_split");
+	tp_json_u64(&j, "rx", lc->rx);
+	tp_json_u64(&j, "stack", lc->stack > d->write_cycles ? lc->stack - d->write_cycles : 0);
+	tp_json_u64(&j, "write", d->write_cycles - d->write_wait_cycles);
+	tp_json_u64(&j, "tx", lc->tx);
+	tp_json_end(&j, '}');
+	tp_json_u64(&j, "file_writes", d->writes);
+	tp_json_str(&j, "direct", d->direct);
+	tp_json_u64(&j, "direct_bytes", d->direct_bytes);
+	tp_json_u64(&j, "write_wait_cycles", d->write_wait_cycles);
+	tp_json_u64(&j, "direct_slow_writes", d->direct_slow);
+	tp_json_u64(&j, "direct_max_wait_us", d->direct_max_wait * 1000000 / n->hz);
 	/* the port's own: frames the PMD (af_xdp: the kernel's rings) could not deliver */
-	fprintf(f,
-		", \"port\": {\"ipackets\": %" PRIu64 ", \"imissed\": %" PRIu64
-		", \"ierrors\": %" PRIu64 ", \"rx_nombuf\": %" PRIu64 ", \"opackets\": %" PRIu64
-		", \"oerrors\": %" PRIu64 "}",
-		ps->ipackets, ps->imissed, ps->ierrors, ps->rx_nombuf, ps->opackets, ps->oerrors);
-	fprintf(f, ", \"mbufs_outstanding\": %u, \"error\": ", outstanding);
-	if (d->exit)
-		json_str(f, d->err);
-	else
-		fprintf(f, "null");
-	fprintf(f, ", \"counters\": {");
-	const char *sep = "";
-#define X(name, what)                                                                              \
-	fprintf(f, "%s\"" #name "\": %" PRIu64, sep, n->c.name);                                   \
-	sep = ", ";
+	tp_json_obj(&j, "port");
+	tp_json_u64(&j, "ipackets", ps->ipackets);
+	tp_json_u64(&j, "imissed", ps->imissed);
+	tp_json_u64(&j, "ierrors", ps->ierrors);
+	tp_json_u64(&j, "rx_nombuf", ps->rx_nombuf);
+	tp_json_u64(&j, "opackets", ps->opackets);
+	tp_json_u64(&j, "oerrors", ps->oerrors);
+	tp_json_end(&j, '}');
+	tp_json_u64(&j, "mbufs_outstanding", outstanding);
+	tp_json_str(&j, "error", d->exit ? d->err : NULL);
+	tp_json_obj(&j, "counters");
+#define X(name, what) tp_json_u64(&j, #name, n->c.name);
 	FETCH_COUNTERS(X)
 #undef X
-	fprintf(f, "}}\n");
+	tp_json_end(&j, '}');
+	tp_json_end(&j, '}');
+	fputc('\n', f);
 }
 
 /* Open the port: probe, one rx and one tx queue, started; our MAC and MTU. */
@@ -315,7 +288,7 @@ int main(int argc, char **argv)
 			eo.lcores = optarg;
 			break;
 		case 'm':
-			if (parse_u64(optarg, 64, 1 << 20, &v) < 0)
+			if (tp_parse_u64(optarg, 64, 1 << 20, &v) < 0)
 				goto bad_value;
 			eo.mem_mb = (unsigned int)v;
 			break;
@@ -334,7 +307,7 @@ int main(int argc, char **argv)
 			o.direct = false;
 			break;
 		case O_CONN:
-			if (parse_u64(optarg, 1, FETCH_MAX_CONN - 1, &v) < 0)
+			if (tp_parse_u64(optarg, 1, FETCH_MAX_CONN - 1, &v) < 0)
 				goto bad_value;
 			connections = (unsigned int)v;
 			break;
@@ -342,22 +315,22 @@ int main(int argc, char **argv)
 			json = true;
 			break;
 		case O_TIMEOUT:
-			if (parse_u64(optarg, 1, 86400, &v) < 0)
+			if (tp_parse_u64(optarg, 1, 86400, &v) < 0)
 				goto bad_value;
 			o.timeout_s = (unsigned int)v;
 			break;
 		case O_MAX_TIME:
-			if (parse_u64(optarg, 1, 7 * 86400, &v) < 0)
+			if (tp_parse_u64(optarg, 1, 7 * 86400, &v) < 0)
 				goto bad_value;
 			o.max_time_s = (unsigned int)v;
 			break;
 		case O_WINDOW:
-			if (parse_u64(optarg, 1024, 1u << 30, &v) < 0)
+			if (tp_parse_u64(optarg, 1024, 1u << 30, &v) < 0)
 				goto bad_value;
 			o.window = (uint32_t)v;
 			break;
 		case O_REDIR:
-			if (parse_u64(optarg, 0, 100, &v) < 0)
+			if (tp_parse_u64(optarg, 0, 100, &v) < 0)
 				goto bad_value;
 			o.max_redirects = (unsigned int)v;
 			break;

@@ -41,7 +41,8 @@ static int parse_num(const char *s, double min, double max, double *v)
 
 static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	double rxd = 0, txd = 0, rxq = 0, delay_us = 0;
+	uint64_t rxd = 0, txd = 0, rxq = 0;
+	double delay_us = 0;
 	struct gen_ndn_producer_conf ndn = {.freshness_ms = -1};
 	struct gen_ndn_producer *prod = NULL;
 	bool sink = false, ndn_words = false;
@@ -50,10 +51,10 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (argc < 2 || argc % 2)
 		return tp_cmd_err(ctx, EINVAL, "port add: usage: port add " PORT_ADD_ARGS);
 	for (int i = 2; i < argc; i += 2) {
-		double *dst = strcmp(argv[i], "rxd") == 0   ? &rxd
-			      : strcmp(argv[i], "txd") == 0 ? &txd
-			      : strcmp(argv[i], "rxq") == 0 ? &rxq
-							    : NULL;
+		uint64_t *dst = strcmp(argv[i], "rxd") == 0   ? &rxd
+				: strcmp(argv[i], "txd") == 0 ? &txd
+				: strcmp(argv[i], "rxq") == 0 ? &rxq
+							      : NULL;
 		if (strcmp(argv[i], "delay-us") == 0) {
 			if (parse_num(argv[i + 1], 0, 1e6, &delay_us) < 0)
 				return tp_cmd_err(ctx, EINVAL,
@@ -87,9 +88,9 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			    "port add: unknown option '%s' (rxd, txd, rxq, sink, delay-us, "
 			    "producer, payload, freshness, nack, sign)",
 			    argv[i]);
-		if (parse_num(argv[i + 1], 1, dst == &rxq ? 8 : 16384, dst) < 0)
-			return tp_cmd_err(ctx, EINVAL, "port add: %s: bad number '%s'", argv[i],
-					  argv[i + 1]);
+		if (tp_parse_u64(argv[i + 1], 1, dst == &rxq ? 8 : 16384, dst) < 0)
+			return tp_cmd_err(ctx, EINVAL, "port add: %s: bad number '%s' (1-%u)",
+					  argv[i], argv[i + 1], dst == &rxq ? 8 : 16384);
 	}
 	if (delay_us > 0 && !sink)
 		return tp_cmd_err(ctx, EINVAL, "port add: delay-us goes with sink coap");
@@ -127,7 +128,7 @@ static int stream_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	static const char usage[] = "stream add: usage: stream add NAME port PORT template "
 				    "TEMPLATE size BYTES [template options]";
 	unsigned int port;
-	double size;
+	uint64_t size;
 	int ret;
 
 	if (argc < 7 || strcmp(argv[1], "port") || strcmp(argv[3], "template") ||
@@ -135,7 +136,7 @@ static int stream_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		return tp_cmd_err(ctx, EINVAL, "%s", usage);
 	if (gen_port_find(argv[2], &port) == NULL)
 		return tp_cmd_err(ctx, ENODEV, "stream add: no port named '%s'", argv[2]);
-	if (parse_num(argv[6], 64, 9018, &size) < 0 || size != floor(size))
+	if (tp_parse_u64(argv[6], 64, 9018, &size) < 0)
 		return tp_cmd_err(ctx, EINVAL, "stream add: bad size '%s' (64-9018 bytes with FCS)",
 				  argv[6]);
 	ret = gen_stream_add(argv[0], port, argv[4], (uint32_t)size, argc - 7, argv + 7, ctx->err,

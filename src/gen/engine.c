@@ -17,6 +17,7 @@
 #include "../core/ethdev.h"
 #include "../proto/coap.h"
 #include "../proto/ip4.h"
+#include "../proto/udp.h"
 #include "engine.h"
 #include "ndn_producer.h"
 
@@ -328,13 +329,13 @@ static int coap_sink(struct gen_port *p, struct rte_mbuf *m, bool count)
 	if (len < TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8 + 4 || eth[12] != 0x08 || eth[13] != 0x00 ||
 	    ip[0] != 0x45 || ip[9] != 17)
 		return 0;
-	uint8_t *udp = ip + TP_IP4_HDR_LEN, *coap = udp + 8;
-	uint16_t ulen = (uint16_t)(udp[4] << 8 | udp[5]);
-	if ((udp[2] << 8 | udp[3]) != 5683 || ulen < 8 + 4 ||
-	    (uint32_t)(TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + ulen) > len)
+	uint8_t *udp = ip + TP_IP4_HDR_LEN, *coap = udp + TP_UDP_HDR_LEN;
+	struct tp_udp_view uv;
+	int plen = tp_udp_read(udp, len - TP_ETH_HDR_LEN - TP_IP4_HDR_LEN, &uv);
+	if (plen < 4 || uv.dport != 5683)
 		return 0;
 	struct tp_coap_msg req;
-	if (tp_coap_decode(coap, ulen - 8u, &req) < 0)
+	if (tp_coap_decode(coap, (size_t)plen, &req) < 0)
 		return 0;
 	if (req.type == TP_COAP_NON) {
 		p->rx_coap_non += count;
@@ -355,13 +356,8 @@ static int coap_sink(struct gen_port *p, struct rte_mbuf *m, bool count)
 	memcpy(eth + 6, tmp, 6);
 	memcpy(&src, ip + 12, 4);
 	memcpy(&dst, ip + 16, 4);
-	tp_ip4_write(ip, dst, src, 17, 64, (uint16_t)(8 + n), 0);
-	memcpy(tmp, udp, 2);
-	memcpy(udp, udp + 2, 2);
-	memcpy(udp + 2, tmp, 2);
-	udp[4] = (uint8_t)((8 + n) >> 8);
-	udp[5] = (uint8_t)(8 + n);
-	udp[6] = udp[7] = 0;
+	tp_ip4_write(ip, dst, src, 17, 64, (uint16_t)(TP_UDP_HDR_LEN + n), 0);
+	tp_udp_write(udp, uv.dport, uv.sport, (uint16_t)n); /* back where it came from */
 	m->data_len = m->pkt_len = (uint32_t)(TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8 + n);
 	if (p->ack_delay_tsc == 0) {
 		if (rte_eth_tx_burst(p->id, 0, &m, 1) == 1)

@@ -3,6 +3,7 @@
  * transmit/receive loop on the next one), or, with --pcap, a pcap writer. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,17 @@ static void on_signal(int sig)
 }
 
 /* --pcap: the same templates, written to a file for net_pcap replay. */
+/* An option's number in [min, max] into *v; otherwise says which value is wrong on
+ * stderr and returns -EINVAL. */
+static int opt_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	if (tp_parse_u64(s, min, max, v) == 0)
+		return 0;
+	fprintf(stderr, "twinplane-gen: %s: bad value '%s' (%" PRIu64 "-%" PRIu64 ")\n", opt, s,
+		min, max);
+	return -EINVAL;
+}
+
 static int write_pcap(const char *path, unsigned long count, const char *spec)
 {
 	char buf[1024], *argv[64], err[256] = "";
@@ -57,10 +69,13 @@ static int write_pcap(const char *path, unsigned long count, const char *spec)
 		fprintf(stderr, "twinplane-gen: --stream 'template T size S [options]'\n");
 		return EXIT_FAILURE;
 	}
-	char *end;
-	unsigned long size = strtoul(argv[3], &end, 10);
-	if (*end || gen_stream_add("pcap", 0, argv[1], (uint32_t)size, argc - 4, argv + 4, err,
-				   sizeof(err)) < 0) {
+	uint64_t size = 0;
+	if (tp_parse_u64(argv[3], 0, UINT32_MAX, &size) < 0) {
+		fprintf(stderr, "twinplane-gen: --stream: bad size '%s' (bytes)\n", argv[3]);
+		return EXIT_FAILURE;
+	}
+	if (gen_stream_add("pcap", 0, argv[1], (uint32_t)size, argc - 4, argv + 4, err,
+			   sizeof(err)) < 0) {
 		fprintf(stderr, "twinplane-gen: --stream: %s\n", err[0] ? err : "bad size");
 		return EXIT_FAILURE;
 	}
@@ -127,6 +142,7 @@ int main(int argc, char **argv)
 	struct tp_eal_opts eo = {.prog = "twinplane-gen", .name = "gen", .mem_mb = 512};
 	const char *config = NULL, *log_file = NULL, *pcap = NULL, *stream = NULL;
 	unsigned long count = 0, mbufs = 32767;
+	uint64_t v;
 	bool count_given = false;
 	char lock_path[256];
 	int c, lock_fd;
@@ -161,10 +177,15 @@ int main(int argc, char **argv)
 			eo.no_huge = true;
 			break;
 		case 'm':
-			eo.mem_mb = (unsigned int)strtoul(optarg, NULL, 10);
+			if (opt_u64("--mem", optarg, 64, 1 << 20, &v) < 0)
+				return EXIT_FAILURE;
+			eo.mem_mb = (unsigned int)v;
 			break;
 		case 'M':
-			mbufs = strtoul(optarg, NULL, 10);
+			/* rte_mempool: the per-lcore cache of 256 needs 384 mbufs at least */
+			if (opt_u64("--mbufs", optarg, 512, 1u << 26, &v) < 0)
+				return EXIT_FAILURE;
+			mbufs = (unsigned long)v;
 			break;
 		case 'E':
 			eo.extra = optarg;
@@ -173,7 +194,9 @@ int main(int argc, char **argv)
 			pcap = optarg;
 			break;
 		case 'C':
-			count = strtoul(optarg, NULL, 10);
+			if (opt_u64("--count", optarg, 0, UINT64_MAX, &v) < 0)
+				return EXIT_FAILURE;
+			count = (unsigned long)v;
 			count_given = true;
 			break;
 		case 'S':

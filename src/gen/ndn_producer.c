@@ -25,13 +25,14 @@
 #include <rte_ethdev.h>
 
 #include "../proto/ip4.h"
+#include "../proto/parse.h"
+#include "../proto/udp.h"
 #include "../proto/ndn.h"
 #include "ndn_producer.h"
 
 #define ETHERTYPE_NDN 0x8624
 #define NDN_UDP_PORT 6363
 #define SIG_TYPE_NULL 200 /* python-ndn's NullSigner; NDN-DPDK's "null" signature */
-#define UDP_HDR_LEN 8
 #define PAYLOAD_MAX 8800
 
 static const struct {
@@ -52,21 +53,6 @@ const char *gen_ndn_nack_name(uint32_t reason)
 	return NULL;
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *v)
-{
-	char *end;
-	unsigned long long x;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (*end || errno || x > max)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
 int gen_ndn_producer_option(struct gen_ndn_producer_conf *c, const char *k, const char *v,
 			    char *err, size_t errlen)
 {
@@ -79,14 +65,14 @@ int gen_ndn_producer_option(struct gen_ndn_producer_conf *c, const char *k, cons
 		}
 		c->on = true;
 	} else if (strcmp(k, "payload") == 0) {
-		if (parse_u64(v, PAYLOAD_MAX, &x) < 0) {
+		if (tp_parse_u64(v, 0, PAYLOAD_MAX, &x) < 0) {
 			snprintf(err, errlen, "payload: bad size '%s' (0-%d bytes)", v,
 				 PAYLOAD_MAX);
 			return -EINVAL;
 		}
 		c->payload = (uint32_t)x;
 	} else if (strcmp(k, "freshness") == 0) {
-		if (parse_u64(v, UINT32_MAX, &x) < 0) {
+		if (tp_parse_u64(v, 0, UINT32_MAX, &x) < 0) {
 			snprintf(err, errlen, "freshness: bad period '%s' (milliseconds)", v);
 			return -EINVAL;
 		}
@@ -97,7 +83,7 @@ int gen_ndn_producer_option(struct gen_ndn_producer_conf *c, const char *k, cons
 			n++;
 		if (n < RTE_DIM(nack_names)) {
 			c->nack_reason = nack_names[n].reason;
-		} else if (parse_u64(v, UINT32_MAX, &x) == 0) {
+		} else if (tp_parse_u64(v, 0, UINT32_MAX, &x) == 0) {
 			c->nack_reason = (uint32_t)x; /* 0: a Nack without NackReason */
 		} else {
 			snprintf(err, errlen,
@@ -234,7 +220,7 @@ struct gen_ndn_producer *gen_ndn_producer_new(const struct gen_ndn_producer_conf
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	uint32_t need = TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + UDP_HDR_LEN + (uint32_t)ll;
+	uint32_t need = TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + TP_UDP_HDR_LEN + (uint32_t)ll;
 	if (need > data_room) {
 		snprintf(err, errlen,
 			 "payload %u: a Data answer (%u bytes with its headers) does not fit the "
@@ -279,6 +265,7 @@ static enum verdict answer(const struct gen_ndn_producer *pr, const struct gen_p
 	uint32_t len = m->pkt_len, hdr, nlen;
 	struct tp_ndn_lp lp;
 	struct tp_ndn_interest in;
+	struct tp_udp_view uv = {0};
 	bool udp;
 
 	if (len > sizeof(flat) || len < TP_ETH_HDR_LEN + 2)
@@ -289,22 +276,21 @@ static enum verdict answer(const struct gen_ndn_producer *pr, const struct gen_p
 		hdr = TP_ETH_HDR_LEN;
 		nlen = len - hdr;
 	} else if (f[12] == TP_ETHERTYPE_IP4 >> 8 && f[13] == (TP_ETHERTYPE_IP4 & 0xff)) {
-		const uint8_t *ip = f + TP_ETH_HDR_LEN, *u;
-		uint32_t ihl = (ip[0] & 0x0fu) * 4, ulen;
-		if (len < TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + UDP_HDR_LEN || ip[9] != 17 ||
-		    ihl < TP_IP4_HDR_LEN || len < TP_ETH_HDR_LEN + ihl + UDP_HDR_LEN)
+		const uint8_t *ip = f + TP_ETH_HDR_LEN;
+		uint32_t ihl = (ip[0] & 0x0fu) * 4;
+		if (len < TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + TP_UDP_HDR_LEN || ip[9] != 17 ||
+		    ihl < TP_IP4_HDR_LEN || len < TP_ETH_HDR_LEN + ihl + TP_UDP_HDR_LEN)
 			return NOT_NDN;
-		u = ip + ihl;
-		if ((u[2] << 8 | u[3]) != NDN_UDP_PORT)
+		if (((ip + ihl)[2] << 8 | (ip + ihl)[3]) != NDN_UDP_PORT)
 			return NOT_NDN;
 		udp = true;
-		hdr = TP_ETH_HDR_LEN + ihl + UDP_HDR_LEN;
-		ulen = (uint32_t)(u[4] << 8 | u[5]);
-		if (ulen < UDP_HDR_LEN || TP_ETH_HDR_LEN + ihl + ulen > len) {
+		hdr = TP_ETH_HDR_LEN + ihl + TP_UDP_HDR_LEN;
+		int plen = tp_udp_read(ip + ihl, len - TP_ETH_HDR_LEN - ihl, &uv);
+		if (plen < 0) {
 			c->rx_malformed++;
 			return CONSUMED;
 		}
-		nlen = ulen - UDP_HDR_LEN;
+		nlen = (uint32_t)plen;
 	} else {
 		return NOT_NDN;
 	}
@@ -327,7 +313,7 @@ static enum verdict answer(const struct gen_ndn_producer *pr, const struct gen_p
 		return CONSUMED;
 	}
 	uint8_t *a = rte_pktmbuf_mtod(o, uint8_t *);
-	uint32_t hl = udp ? TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + UDP_HDR_LEN : TP_ETH_HDR_LEN;
+	uint32_t hl = udp ? TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + TP_UDP_HDR_LEN : TP_ETH_HDR_LEN;
 	size_t cap = rte_pktmbuf_tailroom(o) - hl;
 	int n;
 	bool in_lp = ndn[0] == TP_NDN_T_LP_PACKET;
@@ -359,18 +345,14 @@ static enum verdict answer(const struct gen_ndn_producer *pr, const struct gen_p
 	a[12] = f[12];
 	a[13] = f[13];
 	if (udp) {
-		const uint8_t *ip = f + TP_ETH_HDR_LEN, *u = f + hdr - UDP_HDR_LEN;
-		uint8_t *au = a + TP_ETH_HDR_LEN + TP_IP4_HDR_LEN;
-		uint16_t ulen = (uint16_t)(UDP_HDR_LEN + n);
+		const uint8_t *ip = f + TP_ETH_HDR_LEN;
 		uint32_t src, dst;
 		memcpy(&src, ip + 12, 4);
 		memcpy(&dst, ip + 16, 4);
-		tp_ip4_write(a + TP_ETH_HDR_LEN, dst, src, 17, 64, ulen, 0);
-		memcpy(au, u + 2, 2);
-		memcpy(au + 2, u, 2);
-		au[4] = (uint8_t)(ulen >> 8);
-		au[5] = (uint8_t)ulen;
-		au[6] = au[7] = 0; /* no checksum (RFC 768) */
+		tp_ip4_write(a + TP_ETH_HDR_LEN, dst, src, 17, 64, (uint16_t)(TP_UDP_HDR_LEN + n),
+			     0);
+		/* ports swapped, no checksum (RFC 768) */
+		tp_udp_write(a + TP_ETH_HDR_LEN + TP_IP4_HDR_LEN, uv.dport, uv.sport, (uint16_t)n);
 	}
 	o->data_len = (uint16_t)(hl + (uint32_t)n);
 	o->pkt_len = o->data_len;

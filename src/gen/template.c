@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../proto/ip4.h"
+#include "../proto/parse.h"
 
 #include "template.h"
 
@@ -46,9 +47,8 @@ int tp_gen_parse_range(const char *s, int is_addr, struct tp_gen_range *r)
 			if (tp_ip4_parse_addr(t, &v) < 0)
 				return -EINVAL;
 		} else {
-			char *end;
-			long x = strtol(t, &end, 10);
-			if (*t == '\0' || *end || x < 0 || x > 65535)
+			uint64_t x;
+			if (tp_parse_u64(t, 0, 65535, &x) < 0)
 				return -EINVAL;
 			v = (uint32_t)x;
 		}

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "../proto/ip4.h"
+#include "../proto/parse.h"
+#include "../proto/udp.h"
 #include "template.h"
 
 #define MIN_LEN (TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8 + TP_GEN_SIG_LEN)
@@ -59,14 +61,12 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 		else if (strcmp(k, "dport") == 0)
 			bad = tp_gen_parse_range(v, 0, &t->dport);
 		else if (strcmp(k, "smacs") == 0) {
-			char *end;
-			long x = strtol(v, &end, 10);
-			bad = (*end || x < 1 || x > (1 << 24)) ? -EINVAL : 0;
+			uint64_t x = 0;
+			bad = tp_parse_u64(v, 1, 1 << 24, &x);
 			t->smacs = (uint32_t)x;
 		} else if (strcmp(k, "ttl") == 0) {
-			char *end;
-			long x = strtol(v, &end, 10);
-			bad = (*end || x < 1 || x > 255) ? -EINVAL : 0;
+			uint64_t x = 0;
+			bad = tp_parse_u64(v, 1, 255, &x);
 			t->ttl = (uint8_t)x;
 		} else {
 			snprintf(err, errlen,
@@ -123,13 +123,8 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 	buf[13] = TP_ETHERTYPE_IP4 & 0xff;
 	tp_ip4_write(buf + TP_ETH_HDR_LEN, htonl(src), htonl(dst), 17, t->ttl, udp_len,
 		     (uint16_t)i);
-	udp[0] = (uint8_t)(sport >> 8);
-	udp[1] = (uint8_t)sport;
-	udp[2] = (uint8_t)(dport >> 8);
-	udp[3] = (uint8_t)dport;
-	udp[4] = (uint8_t)(udp_len >> 8);
-	udp[5] = (uint8_t)udp_len;
 	/* UDP checksum 0: none (RFC 768), the signature changes every frame */
+	tp_udp_write(udp, (uint16_t)sport, (uint16_t)dport, (uint16_t)(udp_len - TP_UDP_HDR_LEN));
 }
 
 static struct tp_gen_template ip4_udp = {

@@ -28,6 +28,8 @@
 #include <string.h>
 
 #include "../proto/ip4.h"
+#include "../proto/parse.h"
+#include "../proto/udp.h"
 #include "../proto/ndn.h"
 #include "engine.h"
 #include "template.h"
@@ -58,21 +60,6 @@ static unsigned int digits(uint32_t v)
 		d++;
 	}
 	return d;
-}
-
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
-{
-	char *end;
-	unsigned long long x;
-
-	if (s == NULL || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (*end || errno || x < min || x > max)
-		return -EINVAL;
-	*v = x;
-	return 0;
 }
 
 /* The value of component k of n, as an offset in frame. */
@@ -133,17 +120,12 @@ static int build_frame(struct ndn_tmpl *t, const struct tp_ndn_interest_spec *is
 	memcpy(t->frame + 6, smac, 6);
 	if (udp) {
 		uint8_t *u = t->frame + TP_ETH_HDR_LEN + TP_IP4_HDR_LEN;
-		uint16_t ulen = (uint16_t)(8 + ll);
+		uint16_t ulen = (uint16_t)(TP_UDP_HDR_LEN + ll);
 		t->frame[12] = TP_ETHERTYPE_IP4 >> 8;
 		t->frame[13] = TP_ETHERTYPE_IP4 & 0xff;
 		tp_ip4_write(t->frame + TP_ETH_HDR_LEN, htonl(src), htonl(dst), 17, 64, ulen, 0);
-		u[0] = (uint8_t)(sport >> 8);
-		u[1] = (uint8_t)sport;
-		u[2] = (uint8_t)(dport >> 8);
-		u[3] = (uint8_t)dport;
-		u[4] = (uint8_t)(ulen >> 8);
-		u[5] = (uint8_t)ulen;
 		/* UDP checksum 0: none (RFC 768), nonce and signature change every frame */
+		tp_udp_write(u, (uint16_t)sport, (uint16_t)dport, (uint16_t)ll);
 	} else {
 		t->frame[12] = ETHERTYPE_NDN >> 8;
 		t->frame[13] = ETHERTYPE_NDN & 0xff;
@@ -248,23 +230,23 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 			bad = tp_ip4_parse_addr(v, k[0] == 's' ? &src : &dst);
 			ip_words = true;
 		} else if (strcmp(k, "sport") == 0 || strcmp(k, "dport") == 0) {
-			bad = parse_u64(v, 1, 65535, k[0] == 's' ? &sport : &dport);
+			bad = tp_parse_u64(v, 1, 65535, k[0] == 's' ? &sport : &dport);
 			ip_words = true;
 		} else if (strcmp(k, "prefix") == 0) {
 			prefix = v;
 		} else if (strcmp(k, "streams-i") == 0 || strcmp(k, "variants-j") == 0) {
-			bad = parse_u64(v, 1, 1000000, &x);
+			bad = tp_parse_u64(v, 1, 1000000, &x);
 			*(k[0] == 's' ? &t->n_i : &t->n_j) = (uint32_t)x;
 		} else if (strcmp(k, "comps") == 0) {
-			bad = parse_u64(v, 1, 65535, &comps);
+			bad = tp_parse_u64(v, 1, 65535, &comps);
 		} else if (strcmp(k, "lifetime") == 0) {
-			bad = parse_u64(v, 0, 3600000, &x);
+			bad = tp_parse_u64(v, 0, 3600000, &x);
 			is.lifetime_ms = (int64_t)x;
 		} else if (strcmp(k, "hop-limit") == 0) {
-			bad = parse_u64(v, 0, 255, &x);
+			bad = tp_parse_u64(v, 0, 255, &x);
 			is.hop_limit = (int)x;
 		} else {
-			bad = parse_u64(v, 1, UINT64_MAX, &t->seq_mod);
+			bad = tp_parse_u64(v, 1, UINT64_MAX, &t->seq_mod);
 		}
 		if (bad) {
 			snprintf(err, errlen, "bad %s '%s'", k, v);
@@ -439,12 +421,12 @@ static int rx_decode(const uint8_t *frame, uint32_t len, struct tp_gen_rx *rx)
 		if (len < TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8 + 1 || ip[9] != 17 || ihl < 20 ||
 		    len < TP_ETH_HDR_LEN + ihl + 8 + 1)
 			return 0;
-		const uint8_t *udp = ip + ihl;
-		uint32_t ulen = (uint32_t)(udp[4] << 8 | udp[5]);
-		if (ulen < 8 + 1 || TP_ETH_HDR_LEN + ihl + ulen > len)
+		struct tp_udp_view uv;
+		int plen = tp_udp_read(ip + ihl, len - TP_ETH_HDR_LEN - ihl, &uv);
+		if (plen < 1)
 			return 0;
-		ndn = udp + 8;
-		nlen = ulen - 8;
+		ndn = ip + ihl + TP_UDP_HDR_LEN;
+		nlen = (uint32_t)plen;
 	} else {
 		return 0;
 	}

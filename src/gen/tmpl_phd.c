@@ -33,7 +33,9 @@
 #include <time.h>
 
 #include "../proto/ip4.h"
+#include "../proto/udp.h"
 #include "../proto/mder.h"
+#include "../proto/parse.h"
 #include "../proto/phd_nomenclature.h"
 #include "../proto/phd_devices.h"
 #include "template.h"
@@ -69,7 +71,7 @@ static int encode_apdu(const struct phd *t, uint32_t id, uint32_t src, uint32_t 
 {
 	struct tp_phd_apdu a;
 	uint8_t sysid[8] = {0x02, 0x74, 0x70, 0x67, 0, 0, 0, 0};
-	uint8_t info[APDU_MAX], obs[TP_PHD_MAX_CFG_OBJS][64];
+	uint8_t info[APDU_MAX];
 
 	memset(&a, 0, sizeof(a));
 	if (t->kind == K_RLRQ || (t->kind == K_CHURN && is_rlrq)) {
@@ -85,38 +87,10 @@ static int encode_apdu(const struct phd *t, uint32_t id, uint32_t src, uint32_t 
 		tp_phd_device_aarq(t->dev, sysid, &a);
 		return tp_phd_encode_apdu(&a, buf, size);
 	}
-	/* a fixed scan report, one observation per object of the value map */
-	struct tp_phd_scan_report *s = calloc(1, sizeof(*s));
-	if (s == NULL)
-		return -TP_PHD_E_NO_SPACE;
-	s->event_type = MDC_NOTI_SCAN_REPORT_FIXED;
-	s->data_req_id = TP_PHD_DATA_REQ_ID_AGENT_INIT;
-	s->scan_report_no = 0;
-	for (unsigned int k = 0; k < t->map.nobjs && s->nobs < TP_PHD_MAX_OBS; k++) {
-		const struct tp_phd_obj_map *om = &t->map.obj[k];
-		size_t off = 0;
-		if (om->n == 0 || om->total_len > sizeof(obs[k]))
-			continue;
-		for (unsigned int e = 0; e < om->n; e++) {
-			uint8_t *p = obs[k] + off;
-			memset(p, 0, om->e[e].len);
-			if (om->e[e].attr_id == MDC_ATTR_NU_VAL_OBS_BASIC && om->e[e].len == 2) {
-				uint16_t raw;
-				tp_phd_sfloat_encode(tp_phd_device_reading(t->dev, om->handle, id),
-						     &raw);
-				p[0] = (uint8_t)(raw >> 8);
-				p[1] = (uint8_t)raw;
-			} else if (om->e[e].attr_id == MDC_ATTR_TIME_STAMP_ABS &&
-				   om->e[e].len == 8) {
-				tp_phd_abs_time_encode(&t->stamp, p);
-			}
-			off += om->e[e].len;
-		}
-		s->obs[s->nobs++] = (struct tp_phd_observation){.handle = om->handle,
-								.data = {obs[k], (uint16_t)off}};
-	}
-	int n = tp_phd_encode_scan_report(s, info, sizeof(info));
-	free(s);
+	/* a fixed scan report, one observation per object of the value map, the
+	 * device's readings of agent id (phd_devices.c, as phd-sim sends them) */
+	int n = tp_phd_device_scan_report(t->dev, &t->map, id, 0, &t->stamp, info, sizeof(info),
+					  NULL, NULL);
 	if (n < 0)
 		return n;
 	a.type = TP_PHD_PRST;
@@ -184,9 +158,8 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 		} else if (strcmp(k, "dst") == 0) {
 			bad = tp_ip4_parse_addr(v, &t->dst);
 		} else if (strcmp(k, "dport") == 0) {
-			char *end;
-			long x = strtol(v, &end, 10);
-			bad = (*v == '\0' || *end || x < 1 || x > 65535) ? -EINVAL : 0;
+			uint64_t x = 0;
+			bad = tp_parse_u64(v, 1, 65535, &x);
 			t->dport = (uint16_t)x;
 		} else if (strcmp(k, "device") == 0) {
 			t->dev = tp_phd_device_find(v);
@@ -317,11 +290,11 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 
 	memset(buf, 0, frame_len);
 	/* parse() checked that the longest APDU fits before the signature */
-	int n =
-	    encode_apdu(t, id, src, sport, is_rlrq, udp + 8, frame_len - HDR_LEN - TP_GEN_SIG_LEN);
+	int n = encode_apdu(t, id, src, sport, is_rlrq, udp + TP_UDP_HDR_LEN,
+			    frame_len - HDR_LEN - TP_GEN_SIG_LEN);
 	if (n < 0)
 		n = 0; /* cannot happen: parse() encoded the same */
-	uint16_t udp_len = (uint16_t)(8 + n);
+	uint16_t udp_len = (uint16_t)(TP_UDP_HDR_LEN + n);
 
 	memcpy(buf, t->dmac, 6);
 	memcpy(buf + 6, t->smac, 6);
@@ -330,13 +303,8 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 	/* IPv4 total length 20 + UDP length: the signature rides in the Ethernet padding */
 	tp_ip4_write(buf + TP_ETH_HDR_LEN, htonl(src), htonl(t->dst), 17, 64, udp_len,
 		     (uint16_t)id);
-	udp[0] = (uint8_t)(sport >> 8);
-	udp[1] = (uint8_t)sport;
-	udp[2] = (uint8_t)(t->dport >> 8);
-	udp[3] = (uint8_t)t->dport;
-	udp[4] = (uint8_t)(udp_len >> 8);
-	udp[5] = (uint8_t)udp_len;
 	/* UDP checksum 0: none (RFC 768), the invoke-id changes every frame */
+	tp_udp_write(udp, (uint16_t)sport, (uint16_t)t->dport, (uint16_t)n);
 }
 
 /* Reports: invoke-id = the stream's frame count (mod 2^16), so each frame is a new

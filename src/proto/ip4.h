@@ -24,6 +24,18 @@ enum tp_ip4_verdict {
 	TP_IP4_BAD_CHECKSUM,	  /* header checksum does not verify */
 };
 
+/* A 64-bit one's-complement accumulator folded to 16 bits, not inverted (RFC 1071
+ * 4.1: end-around carries): the one fold of the IPv4, TCP and UDP checksums. */
+static inline uint16_t tp_csum_fold(uint64_t sum)
+{
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
 /* One's-complement sum of len bytes (len even), folded to 16 bits, not inverted. */
 static inline uint16_t tp_csum_fold_sum(const void *buf, size_t len)
 {
@@ -45,12 +57,7 @@ static inline uint16_t tp_csum_fold_sum(const void *buf, size_t len)
 	}
 	if (len)
 		sum += *p; /* little-endian host: odd byte is the low byte of a BE word */
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
+	return tp_csum_fold(sum);
 }
 
 /* tp_csum_fold_sum() of exactly 20 bytes: five 32-bit words, two folds each way. */

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "json.h"
 #include "onem2m.h"
 
 /* The options of request r with CoAP method code up to FR (everything but RQI and
@@ -113,118 +114,31 @@ int tp_m2m_rsc(const struct tp_coap_msg *m)
 	return (int)v;
 }
 
-/* A bounded string builder; any overflow sets err and the result is discarded. */
-struct jbuf {
-	char *p;
-	size_t cap;
-	size_t len;
-	bool err;
-};
-
-static void jb_init(struct jbuf *b, char *p, size_t cap)
+/* The JSON writer into buf (proto/json.h); false when there is no buffer. */
+static bool jb_init(struct tp_json *j, char *buf, size_t cap)
 {
-	b->p = p;
-	b->cap = cap;
-	b->len = 0;
-	b->err = p == NULL || cap == 0;
-	if (!b->err)
-		p[0] = '\0';
+	if (buf == NULL || cap == 0)
+		return false;
+	tp_json_init_buf(j, buf, cap);
+	return true;
 }
 
-static void jb_raw(struct jbuf *b, const char *s, size_t n)
+/* The length written, or -TP_COAP_E_NOSPC when it did not fit. */
+static int jb_end(const struct tp_json *j)
 {
-	if (b->err)
-		return;
-	if (b->cap - b->len <= n) { /* keep room for the NUL */
-		b->err = true;
-		return;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void jb_str(struct jbuf *b, const char *s)
-{
-	jb_raw(b, s, strlen(s));
-}
-
-static void jb_esc(struct jbuf *b, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n && !b->err; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char e[6];
-		/* a run that needs no escape goes in one copy */
-		size_t run = i;
-		while (run < n && (unsigned char)s[run] >= 0x20 && s[run] != '"' && s[run] != '\\')
-			run++;
-		if (run > i) {
-			jb_raw(b, s + i, run - i);
-			i = run - 1;
-			continue;
-		}
-		/* RFC 8259 7: quotation mark, reverse solidus and U+0000-U+001F must be escaped */
-		switch (c) {
-		case '"':
-			jb_raw(b, "\\\"", 2);
-			break;
-		case '\\':
-			jb_raw(b, "\\\\", 2);
-			break;
-		case '\b':
-			jb_raw(b, "\\b", 2);
-			break;
-		case '\f':
-			jb_raw(b, "\\f", 2);
-			break;
-		case '\n':
-			jb_raw(b, "\\n", 2);
-			break;
-		case '\r':
-			jb_raw(b, "\\r", 2);
-			break;
-		case '\t':
-			jb_raw(b, "\\t", 2);
-			break;
-		default:
-			if (c < 0x20) {
-				memcpy(e, "\\u00", 4);
-				e[4] = hex[c >> 4];
-				e[5] = hex[c & 0xf];
-				jb_raw(b, e, 6);
-			} else {
-				jb_raw(b, (const char *)&c, 1);
-			}
-		}
-	}
-}
-
-/* "key":"escaped value" */
-static void jb_kv(struct jbuf *b, const char *key, const char *val)
-{
-	jb_raw(b, "\"", 1);
-	jb_str(b, key);
-	jb_raw(b, "\":\"", 3);
-	jb_esc(b, val, strlen(val));
-	jb_raw(b, "\"", 1);
-}
-
-static int jb_end(const struct jbuf *b)
-{
-	return b->err ? -TP_COAP_E_NOSPC : (int)b->len;
+	return j->err ? -TP_COAP_E_NOSPC : (int)j->len;
 }
 
 int tp_m2m_json_escape(char *dst, size_t cap, const char *s, size_t n)
 {
-	struct jbuf b;
+	struct tp_json j;
 
 	if (s == NULL && n > 0)
 		return -TP_COAP_E_INVAL;
-	jb_init(&b, dst, cap);
-	jb_esc(&b, s, n);
-	return jb_end(&b);
+	if (!jb_init(&j, dst, cap))
+		return -TP_COAP_E_NOSPC;
+	tp_json_esc(&j, s, n);
+	return jb_end(&j);
 }
 
 /* Decimal digits of v (no sign) into d, most significant first; returns the count. */
@@ -314,64 +228,71 @@ int tp_m2m_ae_json(char *buf, size_t cap, const char *rn, const char *api)
 int tp_m2m_ae_json_lbl(char *buf, size_t cap, const char *rn, const char *api,
 		       const char *const *lbl, size_t nlbl)
 {
-	struct jbuf b;
+	struct tp_json j;
 	size_t k = 0;
 
 	if (rn == NULL || api == NULL || (nlbl > 0 && lbl == NULL))
 		return -TP_COAP_E_INVAL;
-	jb_init(&b, buf, cap);
+	if (!jb_init(&j, buf, cap))
+		return -TP_COAP_E_NOSPC;
 	/* TS-0004 7.3.5 <AE>: rn, labels, App-ID, requestReachability,
 	 * supportedReleaseVersions */
-	jb_str(&b, "{\"m2m:ae\":{");
-	jb_kv(&b, "rn", rn);
+	tp_json_obj(&j, NULL);
+	tp_json_obj(&j, "m2m:ae");
+	tp_json_str(&j, "rn", rn);
 	for (size_t i = 0; i < nlbl; i++) {
 		if (lbl[i] == NULL || lbl[i][0] == '\0')
 			continue;
-		jb_str(&b, k++ == 0 ? ",\"lbl\":[\"" : ",\"");
-		jb_esc(&b, lbl[i], strlen(lbl[i]));
-		jb_raw(&b, "\"", 1);
+		if (k++ == 0)
+			tp_json_arr(&j, "lbl");
+		tp_json_str(&j, NULL, lbl[i]);
 	}
 	if (k > 0)
-		jb_raw(&b, "]", 1);
-	jb_raw(&b, ",", 1);
-	jb_kv(&b, "api", api);
-	jb_str(&b, ",\"rr\":false,\"srv\":[\"" TP_M2M_RVI_DEFAULT "\"]}}");
-	return jb_end(&b);
+		tp_json_end(&j, ']');
+	tp_json_str(&j, "api", api);
+	tp_json_bool(&j, "rr", false);
+	tp_json_arr(&j, "srv");
+	tp_json_str(&j, NULL, TP_M2M_RVI_DEFAULT);
+	tp_json_end(&j, ']');
+	tp_json_end(&j, '}');
+	tp_json_end(&j, '}');
+	return jb_end(&j);
 }
 
 int tp_m2m_cnt_json(char *buf, size_t cap, const char *rn, uint32_t mni)
 {
-	struct jbuf b;
-	char d[10];
+	struct tp_json j;
 
 	if (rn == NULL)
 		return -TP_COAP_E_INVAL;
-	jb_init(&b, buf, cap);
-	jb_str(&b, "{\"m2m:cnt\":{");
-	jb_kv(&b, "rn", rn);
-	if (mni > 0) {
-		jb_str(&b, ",\"mni\":");
-		jb_raw(&b, d, utoa(mni, d));
-	}
-	jb_str(&b, "}}");
-	return jb_end(&b);
+	if (!jb_init(&j, buf, cap))
+		return -TP_COAP_E_NOSPC;
+	tp_json_obj(&j, NULL);
+	tp_json_obj(&j, "m2m:cnt");
+	tp_json_str(&j, "rn", rn);
+	if (mni > 0)
+		tp_json_u64(&j, "mni", mni);
+	tp_json_end(&j, '}');
+	tp_json_end(&j, '}');
+	return jb_end(&j);
 }
 
 int tp_m2m_cin_json(char *buf, size_t cap, const char *cnf, const char *con)
 {
-	struct jbuf b;
+	struct tp_json j;
 
 	if (con == NULL)
 		return -TP_COAP_E_INVAL;
-	jb_init(&b, buf, cap);
-	jb_str(&b, "{\"m2m:cin\":{");
-	if (cnf != NULL) {
-		jb_kv(&b, "cnf", cnf);
-		jb_raw(&b, ",", 1);
-	}
-	jb_kv(&b, "con", con);
-	jb_str(&b, "}}");
-	return jb_end(&b);
+	if (!jb_init(&j, buf, cap))
+		return -TP_COAP_E_NOSPC;
+	tp_json_obj(&j, NULL);
+	tp_json_obj(&j, "m2m:cin");
+	if (cnf != NULL)
+		tp_json_str(&j, "cnf", cnf);
+	tp_json_str(&j, "con", con);
+	tp_json_end(&j, '}');
+	tp_json_end(&j, '}');
+	return jb_end(&j);
 }
 
 static bool json_number_chars(const char *s)
@@ -390,23 +311,19 @@ static bool json_number_chars(const char *s)
 int tp_m2m_cin_measure_json(char *buf, size_t cap, const struct tp_m2m_measure *m)
 {
 	char con[TP_M2M_CON_MAX];
-	struct jbuf b;
+	struct tp_json j;
 
 	if (m == NULL || (m->value != NULL && !json_number_chars(m->value)))
 		return -TP_COAP_E_INVAL;
-	jb_init(&b, con, sizeof(con));
-	jb_str(&b, "{\"value\":");
-	jb_str(&b, m->value != NULL ? m->value : "null");
-	if (m->unit != NULL) {
-		jb_raw(&b, ",", 1);
-		jb_kv(&b, "unit", m->unit);
-	}
-	if (m->time != NULL) {
-		jb_raw(&b, ",", 1);
-		jb_kv(&b, "time", m->time);
-	}
-	jb_raw(&b, "}", 1);
-	if (b.err)
+	tp_json_init_buf(&j, con, sizeof(con));
+	tp_json_obj(&j, NULL);
+	tp_json_lit(&j, "value", m->value != NULL ? m->value : "null");
+	if (m->unit != NULL)
+		tp_json_str(&j, "unit", m->unit);
+	if (m->time != NULL)
+		tp_json_str(&j, "time", m->time);
+	tp_json_end(&j, '}');
+	if (j.err)
 		return -TP_COAP_E_NOSPC;
 	return tp_m2m_cin_json(buf, cap, TP_M2M_CIN_CNF_JSON, con);
 }
@@ -423,8 +340,8 @@ static long plain_len(const char *s)
 	return p - s;
 }
 
-/* The constant parts of tp_m2m_cin_measure_json()'s output, as jb_kv() and
- * jb_esc() write them: the con string's quotes come out escaped. */
+/* The constant parts of tp_m2m_cin_measure_json()'s output, as the JSON writer
+ * (tp_json_str) writes them: the con string's quotes come out escaped. */
 #define CIN_HEAD "{\"m2m:cin\":{\"cnf\":\"" TP_M2M_CIN_CNF_JSON "\",\"con\":\"{\\\"value\\\":"
 #define CIN_UNIT ",\\\"unit\\\":\\\""
 #define CIN_TIME ",\\\"time\\\":\\\""

@@ -139,3 +139,83 @@ void tp_phd_device_aarq(const struct tp_phd_device *d, const uint8_t *sysid, str
 	q->phd.data_req_mode_flags = TP_PHD_DATA_REQ_SUPP_INIT_AGENT;
 	q->phd.data_req_init_agent_count = 1;
 }
+
+/* Store reading (h, c, x) when the caller keeps them. */
+static void keep(struct tp_phd_reading *r, unsigned int *n, uint16_t h, int c, double x)
+{
+	if (r != NULL && *n < TP_PHD_MAX_CFG_OBJS * TP_PHD_MAX_CMP)
+		r[(*n)++] = (struct tp_phd_reading){h, c, x};
+}
+
+/* One attribute value of handle h's fixed observation, len bytes at p (zeroed). */
+static void fill_attr(const struct tp_phd_device *d, uint16_t h, uint16_t id, uint16_t len,
+		      unsigned long i, const struct tp_phd_abs_time *stamp, uint8_t *p,
+		      struct tp_phd_reading *r, unsigned int *n)
+{
+	memset(p, 0, len);
+	if (id == MDC_ATTR_NU_VAL_OBS_BASIC && len == 2) {
+		/* BasicNuObsValue: an SFLOAT-Type (20601 Annex A) */
+		uint16_t raw;
+		double x = tp_phd_device_component(d, h, 0, i);
+		tp_phd_sfloat_encode(x, &raw);
+		p[0] = (uint8_t)(raw >> 8);
+		p[1] = (uint8_t)raw;
+		keep(r, n, h, -1, x);
+	} else if (id == MDC_ATTR_NU_VAL_OBS_SIMP && len == 4) {
+		/* SimpleNuObsValue: a FLOAT-Type (20601 Annex A) */
+		uint32_t raw;
+		double x = tp_phd_device_component(d, h, 0, i);
+		tp_phd_float_encode(x, &raw);
+		for (int b = 0; b < 4; b++)
+			p[b] = (uint8_t)(raw >> (24 - 8 * b));
+		keep(r, n, h, -1, x);
+	} else if (id == MDC_ATTR_NU_CMPD_VAL_OBS_BASIC && len >= 4 && (len - 4) % 2 == 0) {
+		/* BasicNuObsValueCmp (20601 Annex A): count, length, the SFLOATs */
+		unsigned int nc = (len - 4u) / 2;
+		p[1] = (uint8_t)nc;
+		p[3] = (uint8_t)(2 * nc);
+		for (unsigned int c = 0; c < nc; c++) {
+			uint16_t raw;
+			double x = tp_phd_device_component(d, h, c, i);
+			tp_phd_sfloat_encode(x, &raw);
+			p[4 + 2 * c] = (uint8_t)(raw >> 8);
+			p[5 + 2 * c] = (uint8_t)raw;
+			keep(r, n, h, (int)c, x);
+		}
+	} else if (id == MDC_ATTR_TIME_STAMP_ABS && len == 8 && stamp != NULL) {
+		tp_phd_abs_time_encode(stamp, p);
+	}
+}
+
+int tp_phd_device_scan_report(const struct tp_phd_device *d, const struct tp_phd_value_map *map,
+			      unsigned long i, uint16_t scan_report_no,
+			      const struct tp_phd_abs_time *stamp, uint8_t *info, size_t size,
+			      struct tp_phd_reading *readings, unsigned int *nreadings)
+{
+	struct tp_phd_scan_report s;
+	uint8_t obs[TP_PHD_MAX_CFG_OBJS][64];
+	unsigned int nr = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.event_type = MDC_NOTI_SCAN_REPORT_FIXED;
+	s.data_req_id = TP_PHD_DATA_REQ_ID_AGENT_INIT;
+	s.scan_report_no = scan_report_no;
+	for (unsigned int k = 0;
+	     k < map->nobjs && k < TP_PHD_MAX_CFG_OBJS && s.nobs < TP_PHD_MAX_OBS; k++) {
+		const struct tp_phd_obj_map *om = &map->obj[k];
+		size_t off = 0;
+		if (om->n == 0 || om->total_len > sizeof(obs[k]))
+			continue;
+		/* ObservationScanFixed: the values in Attr-Val-Map order (20601 Annex A) */
+		for (unsigned int e = 0; e < om->n; e++) {
+			fill_attr(d, om->handle, om->e[e].attr_id, om->e[e].len, i, stamp,
+				  obs[k] + off, readings, &nr);
+			off += om->e[e].len;
+		}
+		s.obs[s.nobs++] = (struct tp_phd_observation){.handle = om->handle,
+							      .data = {obs[k], (uint16_t)off}};
+	}
+	if (nreadings != NULL)
+		*nreadings = nr;
+	return tp_phd_encode_scan_report(&s, info, size);
+}

@@ -41,4 +41,26 @@ double tp_phd_device_reading(const struct tp_phd_device *d, unsigned int h, unsi
 double tp_phd_device_component(const struct tp_phd_device *d, unsigned int h, unsigned int c,
 			       unsigned long i);
 
+/* A value a scan report carries: metric handle, component of a compound (-1: a
+ * simple value), the value before encoding. */
+struct tp_phd_reading {
+	uint16_t handle;
+	int component;
+	double value;
+};
+
+/* The fixed scan report (event-info of MDC_NOTI_SCAN_REPORT_FIXED) the device sends
+ * as its report i, numbered scan_report_no: one observation per object of map, each
+ * attribute of its Attr-Val-Map filled: SFLOAT (NU_VAL_OBS_BASIC), FLOAT
+ * (NU_VAL_OBS_SIMP) and compound SFLOATs (NU_CMPD_VAL_OBS_BASIC) with the device's
+ * readings, the absolute time stamp *stamp (NULL: zeros, a clock never set), other
+ * attributes zeros. The one builder of the simulator and the generator. Encodes into
+ * info (size bytes). When readings is not NULL, the values written are stored there
+ * (room for TP_PHD_MAX_CFG_OBJS * TP_PHD_MAX_CMP), their count in *nreadings.
+ * Returns the encoded length, or a negative tp_phd_err. */
+int tp_phd_device_scan_report(const struct tp_phd_device *d, const struct tp_phd_value_map *map,
+			      unsigned long i, uint16_t scan_report_no,
+			      const struct tp_phd_abs_time *stamp, uint8_t *info, size_t size,
+			      struct tp_phd_reading *readings, unsigned int *nreadings);
+
 #endif

@@ -121,21 +121,11 @@ uint32_t tp_tcp_pseudo_sum(uint32_t src_be, uint32_t dst_be, size_t len)
 	return (uint32_t)sum;
 }
 
-static uint16_t fold(uint64_t sum)
-{
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
 bool tp_tcp_cksum_ok(const uint8_t *seg, size_t len, uint32_t src_be, uint32_t dst_be)
 {
 	uint64_t sum =
 	    (uint64_t)tp_tcp_pseudo_sum(src_be, dst_be, len) + tp_csum_fold_sum(seg, len);
-	return fold(sum) == 0xffff;
+	return tp_csum_fold(sum) == 0xffff;
 }
 
 void tp_tcp_write(uint8_t *seg, size_t len, uint32_t src_be, uint32_t dst_be,
@@ -152,7 +142,7 @@ void tp_tcp_write(uint8_t *seg, size_t len, uint32_t src_be, uint32_t dst_be,
 	seg[18] = seg[19] = 0; /* urgent pointer: never used */
 	uint64_t sum =
 	    (uint64_t)tp_tcp_pseudo_sum(src_be, dst_be, len) + tp_csum_fold_sum(seg, len);
-	uint16_t ck = (uint16_t)~fold(sum);
+	uint16_t ck = (uint16_t)~tp_csum_fold(sum);
 	memcpy(seg + 16, &ck, 2);
 }
 

@@ -9,53 +9,31 @@
 #include <string.h>
 #include <time.h>
 
+#include "../proto/json.h"
 #include "../proto/mder.h"
+#include "../proto/parse.h"
 
-/* ---- a small JSON writer: one object per APDU, compact or indented ---- */
+/* ---- JSON: one object per APDU, compact or indented, through the project's one
+ * writer (proto/json.h); non-ASCII bytes of octet strings escaped ---- */
 
-#define JSON_DEPTH 32
-
-struct json {
-	FILE *f;
-	int pretty;
-	int depth;
-	int count[JSON_DEPTH]; /* members written at each level */
-};
-
-static struct json J;
+static struct tp_json J;
 
 static void j_sep(const char *key)
 {
-	if (J.depth > 0 && J.count[J.depth - 1]++ > 0)
-		fputc(',', J.f);
-	if (J.pretty && J.depth > 0)
-		fprintf(J.f, "\n%*s", 2 * J.depth, "");
-	if (key != NULL)
-		fprintf(J.f, J.pretty ? "\"%s\": " : "\"%s\":", key);
+	tp_json_key(&J, key);
 }
 
-static void j_open(const char *key, char c)
-{
-	j_sep(key);
-	fputc(c, J.f);
-	if (J.depth < JSON_DEPTH)
-		J.count[J.depth] = 0;
-	J.depth++;
-}
-
+/* A document ends with its line. */
 static void j_close(char c)
 {
-	J.depth--;
-	if (J.pretty && J.depth < JSON_DEPTH && J.count[J.depth] > 0)
-		fprintf(J.f, "\n%*s", 2 * J.depth, "");
-	fputc(c, J.f);
+	tp_json_end(&J, c);
 	if (J.depth == 0)
 		fputc('\n', J.f);
 }
 
 static void j_obj(const char *key)
 {
-	j_open(key, '{');
+	tp_json_obj(&J, key);
 }
 
 static void j_end(void)
@@ -65,7 +43,7 @@ static void j_end(void)
 
 static void j_arr(const char *key)
 {
-	j_open(key, '[');
+	tp_json_arr(&J, key);
 }
 
 static void j_end_arr(void)
@@ -73,40 +51,27 @@ static void j_end_arr(void)
 	j_close(']');
 }
 
+/* The n bytes at s as a string, bytes >= 0x7f as \u00XX (J.ascii). */
 static void j_escaped(const char *s, size_t n)
 {
-	fputc('"', J.f);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			fprintf(J.f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(J.f, "\\u%04x", c);
-		else
-			fputc(c, J.f);
-	}
-	fputc('"', J.f);
+	tp_json_raw(&J, "\"", 1);
+	tp_json_esc(&J, s, n);
+	tp_json_raw(&J, "\"", 1);
 }
 
 static void j_str(const char *key, const char *s)
 {
-	j_sep(key);
-	if (s == NULL)
-		fputs("null", J.f);
-	else
-		j_escaped(s, strlen(s));
+	tp_json_str(&J, key, s);
 }
 
 static void j_int(const char *key, long long v)
 {
-	j_sep(key);
-	fprintf(J.f, "%lld", v);
+	tp_json_i64(&J, key, v);
 }
 
 static void j_raw(const char *key, const char *literal)
 {
-	j_sep(key);
-	fputs(literal, J.f);
+	tp_json_lit(&J, key, literal);
 }
 
 static void j_hex16(const char *key, unsigned v)
@@ -125,11 +90,15 @@ static void j_hex32(const char *key, unsigned long v)
 
 static void j_bytes(const char *key, const uint8_t *p, size_t n)
 {
+	static const char hex[] = "0123456789abcdef";
+
 	j_sep(key);
-	fputc('"', J.f);
-	for (size_t i = 0; i < n; i++)
-		fprintf(J.f, "%02x", p[i]);
-	fputc('"', J.f);
+	tp_json_raw(&J, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		char h[2] = {hex[p[i] >> 4], hex[p[i] & 0xf]};
+		tp_json_raw(&J, h, 2);
+	}
+	tp_json_raw(&J, "\"", 1);
 }
 
 /* A name when there is one, so output stays stable for unknown codes. */
@@ -850,50 +819,7 @@ static int decode_one(const uint8_t *buf, size_t len)
 	return 0;
 }
 
-/* ---- hex input ---- */
-
-/* Parse hex with whitespace, ':' and ',' between digits (and an optional 0x
- * before a group). Returns the byte count, or -1 with *bad at the offending
- * character. */
-static long parse_hex(const char *s, uint8_t *out, size_t *bad)
-{
-	long n = 0;
-	int half = -1;
-
-	for (size_t i = 0; s[i] != '\0'; i++) {
-		int c = (unsigned char)s[i], d;
-
-		if (isspace(c) || c == ':' || c == ',') {
-			if (half >= 0) {
-				*bad = i;
-				return -1;
-			}
-			continue;
-		}
-		if (c == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') && half < 0 &&
-		    (i == 0 || isspace((unsigned char)s[i - 1]) || s[i - 1] == ':' ||
-		     s[i - 1] == ',')) {
-			i++;
-			continue;
-		}
-		if (!isxdigit(c)) {
-			*bad = i;
-			return -1;
-		}
-		d = isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
-		if (half < 0) {
-			half = d;
-		} else {
-			out[n++] = (uint8_t)(half << 4 | d);
-			half = -1;
-		}
-	}
-	if (half >= 0) {
-		*bad = strlen(s);
-		return -1;
-	}
-	return n;
-}
+/* ---- hex input: tp_hex_decode (proto/parse.h) ---- */
 
 /* Decode one line of hex, size bytes at line, as an APDU: argument (is_arg) or stdin
  * line number index. A blank line or '#' comment on stdin is skipped (1); an argument
@@ -937,7 +863,7 @@ static int decode_hex(char *line, size_t size, bool is_arg, unsigned int index)
 		perror("phd-decode");
 		exit(2);
 	}
-	n = parse_hex(line, buf, &bad);
+	n = tp_hex_decode(line, buf, len / 2 + 1, &bad);
 	if (n < 0) {
 		snprintf(msg, sizeof(msg), "input is not hex: character %zu ('%c')", bad,
 			 line[bad] ? line[bad] : ' ');
@@ -974,7 +900,7 @@ static int load_config(const char *hex)
 
 	if (buf == NULL)
 		return -1;
-	n = parse_hex(hex, buf, &bad);
+	n = tp_hex_decode(hex, buf, len / 2 + 1, &bad);
 	if (n < 0) {
 		fprintf(stderr, "phd-decode: --config is not hex (character %zu)\n", bad);
 		goto out;
@@ -1034,7 +960,8 @@ int main(int argc, char **argv)
 	};
 	int c, failed = 0;
 
-	J.f = stdout;
+	tp_json_init_file(&J, stdout, false);
+	J.ascii = true;
 	if (tp_phd_std_value_map(0x0190, &cur_map) == 0)
 		have_map = 1;
 	while ((c = getopt_long(argc, argv, "c:ph", opts, NULL)) != -1) {
@@ -1044,7 +971,7 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case 'p':
-			J.pretty = 1;
+			J.pretty = true;
 			break;
 		case 'h':
 			usage(stdout);

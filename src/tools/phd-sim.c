@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -21,7 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../proto/json.h"
 #include "../proto/mder.h"
+#include "../proto/parse.h"
 #include "../proto/phd_devices.h"
 #include "../proto/phd_nomenclature.h"
 
@@ -185,9 +188,27 @@ static int run_flood(const struct tp_phd_device *d, const uint8_t sysid[8], unsi
 		else
 			rejected++;
 	}
-	printf("{\"flood\":%lu,\"accepted\":%lu,\"rejected\":%lu,\"unanswered\":%lu}\n", n,
-	       accepted, rejected, silent);
+	struct tp_json j;
+	tp_json_init_file(&j, stdout, false);
+	tp_json_obj(&j, NULL);
+	tp_json_u64(&j, "flood", n);
+	tp_json_u64(&j, "accepted", accepted);
+	tp_json_u64(&j, "rejected", rejected);
+	tp_json_u64(&j, "unanswered", silent);
+	tp_json_end(&j, '}');
+	putchar('\n');
 	return 0;
+}
+
+/* An option's number in [min, max] into *v; otherwise says which value is wrong on
+ * stderr and returns -EINVAL. */
+static int opt_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	if (tp_parse_u64(s, min, max, v) == 0)
+		return 0;
+	fprintf(stderr, "phd-sim: %s: bad value '%s' (%" PRIu64 "-%" PRIu64 ")\n", opt, s, min,
+		max);
+	return -EINVAL;
 }
 
 int main(int argc, char **argv)
@@ -208,6 +229,7 @@ int main(int argc, char **argv)
 	struct sockaddr_in me = {.sin_family = AF_INET};
 	int c, release = 1, confirmed = 1, associate = 1;
 	unsigned long flood = 0;
+	uint64_t v;
 	char gwaddr[64] = "127.0.0.1:6024";
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -236,17 +258,23 @@ int main(int argc, char **argv)
 					return 2;
 			break;
 		case 'n':
-			reports = strtoul(optarg, NULL, 10);
+			if (opt_u64("--reports", optarg, 0, UINT32_MAX, &v) < 0)
+				return 2;
+			reports = (unsigned long)v;
 			break;
 		case 'i':
-			interval_ms = strtoul(optarg, NULL, 10);
+			if (opt_u64("--interval", optarg, 0, 3600000, &v) < 0)
+				return 2;
+			interval_ms = (unsigned long)v;
 			break;
 		case 'b':
 			if (inet_pton(AF_INET, optarg, &me.sin_addr) != 1)
 				return 2;
 			break;
 		case 'T':
-			timeout_ms = (unsigned int)strtoul(optarg, NULL, 10);
+			if (opt_u64("--timeout", optarg, 1, 3600000, &v) < 0)
+				return 2;
+			timeout_ms = (unsigned int)v;
 			break;
 		case 'R':
 			release = 0;
@@ -255,7 +283,9 @@ int main(int argc, char **argv)
 			confirmed = 0;
 			break;
 		case 'p':
-			me.sin_port = htons((uint16_t)atoi(optarg));
+			if (opt_u64("--port", optarg, 0, 65535, &v) < 0)
+				return 2;
+			me.sin_port = htons((uint16_t)v);
 			break;
 		case 'A':
 			associate = 0; /* reports from an agent the manager does not know */
@@ -263,7 +293,9 @@ int main(int argc, char **argv)
 			confirmed = 0;
 			break;
 		case 'F':
-			flood = strtoul(optarg, NULL, 10);
+			if (opt_u64("--flood", optarg, 0, UINT32_MAX, &v) < 0)
+				return 2;
+			flood = (unsigned long)v;
 			break;
 		case 'Z':
 			zero_time = 1; /* a device whose clock was never set */
@@ -279,7 +311,10 @@ int main(int argc, char **argv)
 	}
 	char *colon = strchr(gwaddr, ':');
 	gw.sin_family = AF_INET;
-	gw.sin_port = htons(colon ? (uint16_t)atoi(colon + 1) : 6024);
+	v = 6024;
+	if (colon && opt_u64("--gw (port)", colon + 1, 1, 65535, &v) < 0)
+		return 2;
+	gw.sin_port = htons((uint16_t)v);
 	if (colon)
 		*colon = '\0';
 	if (inet_pton(AF_INET, gwaddr, &gw.sin_addr) != 1) {
@@ -355,76 +390,17 @@ int main(int argc, char **argv)
 	}
 	/* the last value of each metric, in the order a gateway names them (objects in
 	 * configuration order, a compound's components in order) */
-	struct {
-		uint16_t handle;
-		int component;
-		double value;
-	} last[TP_PHD_MAX_CFG_OBJS * TP_PHD_MAX_CMP];
+	struct tp_phd_reading last[TP_PHD_MAX_CFG_OBJS * TP_PHD_MAX_CMP];
 	unsigned int nlast = 0;
 	for (unsigned long i = 0; i < reports; i++) {
-		struct tp_phd_scan_report s = {0};
-		uint8_t obs[TP_PHD_MAX_CFG_OBJS][64];
 		time_t t = time(NULL);
 		struct tm tm;
 		gmtime_r(&t, &tm);
-		s.event_type = MDC_NOTI_SCAN_REPORT_FIXED;
-		s.data_req_id = TP_PHD_DATA_REQ_ID_AGENT_INIT;
-		s.scan_report_no = (uint16_t)i;
-		for (unsigned int k = 0; k < map.nobjs && s.nobs < TP_PHD_MAX_OBS; k++) {
-			const struct tp_phd_obj_map *om = &map.obj[k];
-			size_t off = 0;
-			if (om->n == 0 || om->total_len > sizeof(obs[k]))
-				continue;
-			for (unsigned int e = 0; e < om->n; e++) {
-				uint8_t *p = obs[k] + off;
-				uint16_t id = om->e[e].attr_id, len = om->e[e].len;
-				memset(p, 0, len);
-				if (id == MDC_ATTR_NU_VAL_OBS_BASIC && len == 2) {
-					uint16_t raw;
-					double x = tp_phd_device_component(d, om->handle, 0, i);
-					tp_phd_sfloat_encode(x, &raw);
-					p[0] = (uint8_t)(raw >> 8);
-					p[1] = (uint8_t)raw;
-					if (i + 1 == reports)
-						last[nlast++] =
-						    (typeof(last[0])){om->handle, -1, x};
-				} else if (id == MDC_ATTR_NU_VAL_OBS_SIMP && len == 4) {
-					uint32_t raw;
-					double x = tp_phd_device_component(d, om->handle, 0, i);
-					tp_phd_float_encode(x, &raw);
-					for (int b = 0; b < 4; b++)
-						p[b] = (uint8_t)(raw >> (24 - 8 * b));
-					if (i + 1 == reports)
-						last[nlast++] =
-						    (typeof(last[0])){om->handle, -1, x};
-				} else if (id == MDC_ATTR_NU_CMPD_VAL_OBS_BASIC && len >= 4 &&
-					   (len - 4) % 2 == 0) {
-					/* BasicNuObsValueCmp: count, length, the SFLOATs */
-					unsigned int nc = (len - 4u) / 2;
-					p[1] = (uint8_t)nc;
-					p[3] = (uint8_t)(2 * nc);
-					for (unsigned int c = 0; c < nc; c++) {
-						uint16_t raw;
-						double x =
-						    tp_phd_device_component(d, om->handle, c, i);
-						tp_phd_sfloat_encode(x, &raw);
-						p[4 + 2 * c] = (uint8_t)(raw >> 8);
-						p[5 + 2 * c] = (uint8_t)raw;
-						if (i + 1 == reports)
-							last[nlast++] = (typeof(last[0])){
-							    om->handle, (int)c, x};
-					}
-				} else if (id == MDC_ATTR_TIME_STAMP_ABS && len == 8) {
-					struct tp_phd_abs_time at = tp_phd_abs_time_from_tm(&tm);
-					if (!zero_time) /* an unset clock sends zeros */
-						tp_phd_abs_time_encode(&at, p);
-				}
-				off += om->e[e].len;
-			}
-			s.obs[s.nobs++] = (struct tp_phd_observation){
-			    .handle = om->handle, .data = {obs[k], (uint16_t)off}};
-		}
-		int n = tp_phd_encode_scan_report(&s, info, sizeof(info));
+		struct tp_phd_abs_time at = tp_phd_abs_time_from_tm(&tm);
+		/* an unset clock sends zeros */
+		int n =
+		    tp_phd_device_scan_report(d, &map, i, (uint16_t)i, zero_time ? NULL : &at, info,
+					      sizeof(info), i + 1 == reports ? last : NULL, &nlast);
 		struct tp_phd_apdu p = {.type = TP_PHD_PRST};
 		p.u.prst.invoke_id = invoke;
 		p.u.prst.choice =
@@ -454,20 +430,36 @@ int main(int argc, char **argv)
 		if (exchange(&rl, is_type, &want, &r, rx, sizeof(rx)) < 0)
 			result = "no RLRE";
 	}
-	printf("{\"device\":\"%s\",\"result\":\"%s\",\"configured\":%s,\"reports\":%lu,"
-	       "\"acked\":%lu,\"retransmissions\":%lu,\"gets_answered\":%lu,\"last\":[",
-	       d->name, result, configured ? "true" : "false", reports, acked, retransmissions,
-	       gets_answered);
+	struct tp_json j;
+	tp_json_init_file(&j, stdout, false);
+	tp_json_obj(&j, NULL);
+	tp_json_str(&j, "device", d->name);
+	tp_json_str(&j, "result", result);
+	tp_json_bool(&j, "configured", configured);
+	tp_json_u64(&j, "reports", reports);
+	tp_json_u64(&j, "acked", acked);
+	tp_json_u64(&j, "retransmissions", retransmissions);
+	tp_json_u64(&j, "gets_answered", gets_answered);
+	tp_json_arr(&j, "last");
 	for (unsigned int k = 0; k < nlast; k++) {
-		printf("%s{\"handle\":%u,", k ? "," : "", last[k].handle);
+		tp_json_obj(&j, NULL);
+		tp_json_u64(&j, "handle", last[k].handle);
 		if (last[k].component >= 0)
-			printf("\"component\":%d,", last[k].component);
-		printf("\"value\":%g}", last[k].value);
+			tp_json_i64(&j, "component", last[k].component);
+		tp_json_numf(&j, "value", "%g", last[k].value);
+		tp_json_end(&j, '}');
 	}
-	printf("]}\n");
+	tp_json_end(&j, ']');
+	tp_json_end(&j, '}');
+	putchar('\n');
 	return strcmp(result, "ok") == 0 ? 0 : 1;
 out:
-	printf("{\"device\":\"%s\",\"result\":\"%s\",\"retransmissions\":%lu}\n", d->name, result,
-	       retransmissions);
+	tp_json_init_file(&j, stdout, false);
+	tp_json_obj(&j, NULL);
+	tp_json_str(&j, "device", d->name);
+	tp_json_str(&j, "result", result);
+	tp_json_u64(&j, "retransmissions", retransmissions);
+	tp_json_end(&j, '}');
+	putchar('\n');
 	return 1;
 }

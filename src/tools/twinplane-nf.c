@@ -26,6 +26,8 @@
 
 #include "../core/eal.h"
 #include "../core/ethdev.h"
+#include "../proto/json.h"
+#include "../proto/parse.h"
 
 #define NF_PROG "twinplane-nf"
 #define NF_MAX_BURST 256
@@ -133,20 +135,6 @@ static void usage(FILE *f)
 	    NF_MAX_BURST, NF_BACKOFF_MAX_US, NF_STATS_PERIOD_MS);
 }
 
-/* A whole number in [min, max] from s, or -EINVAL. */
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-' || x < min || x > max)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
 /* "--name" or "-m": the option of getopt's code c, for messages. */
 static const char *opt_name(const struct option *lo, int c)
 {
@@ -163,33 +151,40 @@ static const char *opt_name(const struct option *lo, int c)
 
 /* --- the counters file ------------------------------------------------- */
 
+/* The counters as one JSON object and its newline, through the project's writer
+ * (proto/json.h); the length, or -ENOSPC. */
 static int stats_format(char *buf, size_t len, bool final)
 {
-	size_t n = 0;
+	struct tp_json j;
 
-	n += (size_t)snprintf(buf + n, len - n,
-			      "{\"name\": \"%s\", \"pid\": %d, \"tsc_hz\": %" PRIu64
-			      ", \"final\": %s, \"ports\": [",
-			      nf.name, (int)getpid(), rte_get_tsc_hz(), final ? "true" : "false");
-	for (int i = 0; i < 2 && n < len; i++) {
+	tp_json_init_buf(&j, buf, len);
+	tp_json_obj(&j, NULL);
+	tp_json_str(&j, "name", nf.name);
+	tp_json_i64(&j, "pid", (int)getpid());
+	tp_json_u64(&j, "tsc_hz", rte_get_tsc_hz());
+	tp_json_bool(&j, "final", final);
+	tp_json_arr(&j, "ports");
+	for (int i = 0; i < 2; i++) {
 		const struct nf_port_stats *p = &nf.st.port[i];
 
-		n += (size_t)snprintf(
-		    buf + n, len - n,
-		    "%s{\"port\": %d, \"name\": \"%s\", \"link\": \"%s\", "
-		    "\"rx\": %" PRIu64 ", \"tx\": %" PRIu64 ", \"tx_drop\": %" PRIu64
-		    ", \"rx_bytes\": %" PRIu64 ", \"starts\": %" PRIu64 "}",
-		    i ? ", " : "", i, nf.p[i].name, ctr_read(&p->link) ? "up" : "down",
-		    ctr_read(&p->rx), ctr_read(&p->tx), ctr_read(&p->tx_drop),
-		    ctr_read(&p->rx_bytes), ctr_read(&p->starts));
+		tp_json_obj(&j, NULL);
+		tp_json_i64(&j, "port", i);
+		tp_json_str(&j, "name", nf.p[i].name);
+		tp_json_str(&j, "link", ctr_read(&p->link) ? "up" : "down");
+		tp_json_u64(&j, "rx", ctr_read(&p->rx));
+		tp_json_u64(&j, "tx", ctr_read(&p->tx));
+		tp_json_u64(&j, "tx_drop", ctr_read(&p->tx_drop));
+		tp_json_u64(&j, "rx_bytes", ctr_read(&p->rx_bytes));
+		tp_json_u64(&j, "starts", ctr_read(&p->starts));
+		tp_json_end(&j, '}');
 	}
-	if (n < len)
-		n += (size_t)snprintf(buf + n, len - n,
-				      "], \"polls\": %" PRIu64 ", \"idle_polls\": %" PRIu64
-				      ", \"busy_cycles\": %" PRIu64 "}\n",
-				      ctr_read(&nf.st.polls), ctr_read(&nf.st.idle_polls),
-				      ctr_read(&nf.st.busy_cycles));
-	return n < len ? (int)n : -ENOSPC;
+	tp_json_end(&j, ']');
+	tp_json_u64(&j, "polls", ctr_read(&nf.st.polls));
+	tp_json_u64(&j, "idle_polls", ctr_read(&nf.st.idle_polls));
+	tp_json_u64(&j, "busy_cycles", ctr_read(&nf.st.busy_cycles));
+	tp_json_end(&j, '}');
+	tp_json_raw(&j, "\n", 1);
+	return tp_json_done(&j);
 }
 
 /* Write the counters to the stats file: PATH.tmp, then renamed over PATH, so a
@@ -492,7 +487,7 @@ int main(int argc, char **argv)
 			eo.lcores = optarg;
 			break;
 		case 'm':
-			if (parse_u64(optarg, 64, 1 << 20, &v) < 0)
+			if (tp_parse_u64(optarg, 64, 1 << 20, &v) < 0)
 				goto bad_value;
 			eo.mem_mb = (unsigned int)v;
 			break;
@@ -510,12 +505,12 @@ int main(int argc, char **argv)
 			eo.extra = optarg;
 			break;
 		case O_RXQ:
-			if (parse_u64(optarg, 1, 8, &v) < 0)
+			if (tp_parse_u64(optarg, 1, 8, &v) < 0)
 				goto bad_value;
 			nf.o.rxq = (unsigned int)v;
 			break;
 		case O_BURST:
-			if (parse_u64(optarg, 1, NF_MAX_BURST, &v) < 0)
+			if (tp_parse_u64(optarg, 1, NF_MAX_BURST, &v) < 0)
 				goto bad_value;
 			nf.o.burst = (unsigned int)v;
 			break;
@@ -523,7 +518,7 @@ int main(int argc, char **argv)
 			nf.o.swap_mac = true;
 			break;
 		case O_CYCLES:
-			if (parse_u64(optarg, 0, UINT32_MAX, &v) < 0)
+			if (tp_parse_u64(optarg, 0, UINT32_MAX, &v) < 0)
 				goto bad_value;
 			nf.o.cycles = v;
 			break;

@@ -23,6 +23,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "../proto/json.h"
+#include "../proto/parse.h"
+
 #define MAX_BLOCKS 64
 
 static _Alignas(64) atomic_uint flag;
@@ -40,12 +43,9 @@ static int pin(int cpu)
 
 static int parse(const char *s, const char *what, unsigned lo, unsigned hi, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || end == s || v < lo || v > hi) {
+	if (tp_parse_u64(s, lo, hi, &v) < 0) {
 		fprintf(stderr, "tp-xcpu-probe: %s '%s': want an integer %u..%u\n", what, s, lo,
 			hi);
 		return -1;
@@ -142,11 +142,21 @@ int main(int argc, char **argv)
 	pthread_join(t, NULL);
 	memcpy(sorted, ns, sizeof(double) * blocks);
 	qsort(sorted, blocks, sizeof(double), cmp_double);
-	printf("{\"cpus\": [%u, %u], \"rounds\": %u, \"rtt_ns\": %.1f, \"rtt_ns_min\": %.1f, "
-	       "\"blocks_ns\": [",
-	       a, b, rounds, sorted[blocks / 2], sorted[0]);
+	struct tp_json j;
+	tp_json_init_file(&j, stdout, false);
+	tp_json_obj(&j, NULL);
+	tp_json_arr(&j, "cpus");
+	tp_json_u64(&j, NULL, a);
+	tp_json_u64(&j, NULL, b);
+	tp_json_end(&j, ']');
+	tp_json_u64(&j, "rounds", rounds);
+	tp_json_numf(&j, "rtt_ns", "%.1f", sorted[blocks / 2]);
+	tp_json_numf(&j, "rtt_ns_min", "%.1f", sorted[0]);
+	tp_json_arr(&j, "blocks_ns");
 	for (unsigned k = 0; k < blocks; k++)
-		printf("%s%.1f", k ? ", " : "", ns[k]);
-	printf("]}\n");
+		tp_json_numf(&j, NULL, "%.1f", ns[k]);
+	tp_json_end(&j, ']');
+	tp_json_end(&j, '}');
+	putchar('\n');
 	return 0;
 }

@@ -156,6 +156,27 @@ def test_phd_extended_devices_follow_phd_sims_configuration(tmp_path: Path, devi
         assert "error" not in json.dumps(j)
 
 
+def test_phd_compound_observations_carry_the_devices_readings(tmp_path: Path) -> None:
+    """The generator builds its reports with phd-sim's builder (tp_phd_device_scan_report,
+    proto/phd_devices.c): blood pressure's compound observation carries systolic,
+    diastolic and mean of agent i, as phd-sim sends them (zeros before the merge)."""
+    _need(GEN, DECODE)
+    spec = "template phd size 200 device blood-pressure src 10.0.1.2-10.0.1.4"
+    aarq = _check(_gen(tmp_path, f"{spec} kind aarq", 1)[0], 200, 0)[2]
+    frames = _gen(tmp_path, spec, 3)
+    js = _decode([aarq] + [_check(f, 200, i)[2] for i, f in enumerate(frames)])
+    assert js[0]["standard_config"] == "IEEE 11073-10407 blood pressure monitor"
+    for i, j in enumerate(js[1:]):
+        bp, pulse = j["message"]["scan_report"]["observations"]
+        sys_, dia = 118 + i % 9, 76 + i % 7
+        comps = bp["attributes"][0]["components"]
+        assert [(c["label"], c["value"]) for c in comps] == [
+            ("systolic", sys_), ("diastolic", dia),
+            ("mean-arterial-pressure", int(dia + (sys_ - dia) / 3 + 0.5)),
+        ]  # fmt: skip
+        assert pulse["attributes"][0]["value"] == 62 + i * 3 % 20
+
+
 def test_phd_size_too_small_names_the_minimum(tmp_path: Path) -> None:
     _need(GEN)
     r = subprocess.run(

@@ -16,6 +16,7 @@
 
 #include "../../src/proto/coap.h"
 #include "../../src/proto/onem2m.h"
+#include "../../src/proto/parse.h"
 
 #define MSG_MAX 65507 /* the largest UDP payload over IPv4 */
 #define BODY_MAX 8192
@@ -47,41 +48,6 @@ static void usage(FILE *f)
 	      "exit: 0 2.xx (or sent/printed), 1 error response or reset, 2 usage, 3 timeout,\n"
 	      "      4 undecodable response\n",
 	      f);
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Hex (spaces and colons ignored) into out; returns the byte count or -1. */
-static long parse_hex(const char *s, uint8_t *out, size_t cap)
-{
-	size_t n = 0;
-	int hi = -1;
-
-	for (; *s != '\0'; s++) {
-		if (*s == ' ' || *s == ':' || *s == '\n')
-			continue;
-		int v = hexval((unsigned char)*s);
-		if (v < 0)
-			return -1;
-		if (hi < 0) {
-			hi = v;
-			continue;
-		}
-		if (n == cap)
-			return -1;
-		out[n++] = (uint8_t)(hi << 4 | v);
-		hi = -1;
-	}
-	return hi < 0 ? (long)n : -1;
 }
 
 static void print_hex(FILE *f, const uint8_t *p, size_t n)
@@ -657,7 +623,7 @@ static int cmd_create(const struct args *a)
 	if (a->have_mid)
 		mid = (uint16_t)a->mid;
 	if (a->token_hex != NULL) {
-		tkl = parse_hex(a->token_hex, token, sizeof(token));
+		tkl = tp_hex_decode(a->token_hex, token, sizeof(token), NULL);
 		if (tkl < 0) {
 			fprintf(stderr, "coap-tool: --token: 0-8 bytes of hex\n");
 			return EXIT_USAGE;
@@ -718,7 +684,7 @@ int main(int argc, char **argv)
 		const char *hex = a.hex;
 		if (strcmp(cmd, "decode") == 0 && optind + 1 < argc)
 			hex = argv[optind + 1];
-		long n = hex != NULL ? parse_hex(hex, raw, sizeof(raw)) : -1;
+		long n = hex != NULL ? tp_hex_decode(hex, raw, sizeof(raw), NULL) : -1;
 		if (n < 0) {
 			fprintf(stderr, "coap-tool %s: hex bytes required\n", cmd);
 			return EXIT_USAGE;

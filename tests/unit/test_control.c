@@ -18,6 +18,8 @@
 #include "../../src/control/control.h"
 #include "../../src/control/timer.h"
 #include "../../src/control/out.h"
+#include "../../src/proto/json.h"
+#include "../../src/proto/parse.h"
 
 static int exec_line(const char *line, char *err, size_t errlen)
 {
@@ -102,6 +104,73 @@ static void test_render_json_and_text(void **state)
 	free(j);
 	free(t);
 	tp_out_free(root);
+}
+
+/* The one JSON writer (proto/json.h): RFC 8259 7 escapes, nesting and commas, the
+ * pretty form phd-decode prints, the ASCII mode, a bounded buffer that says it was
+ * too small instead of cutting a document silently. */
+static void test_json_writer(void **state)
+{
+	char buf[128];
+	struct tp_json j;
+
+	tp_json_init_buf(&j, buf, sizeof(buf));
+	tp_json_obj(&j, NULL);
+	tp_json_str(&j, "s", "q\"b\\n\n\x01\xc3\xa9");
+	tp_json_arr(&j, "a");
+	tp_json_u64(&j, NULL, 18446744073709551615ULL);
+	tp_json_i64(&j, NULL, -3);
+	tp_json_bool(&j, NULL, false);
+	tp_json_str(&j, NULL, NULL);
+	tp_json_end(&j, ']');
+	tp_json_obj(&j, "e");
+	tp_json_end(&j, '}');
+	tp_json_numf(&j, "x", "%.6g", 0.5);
+	tp_json_end(&j, '}');
+	assert_string_equal(buf, "{\"s\":\"q\\\"b\\\\n\\n\\u0001\xc3\xa9\","
+				 "\"a\":[18446744073709551615,-3,false,null],\"e\":{},\"x\":0.5}");
+	assert_int_equal(tp_json_done(&j), (int)strlen(buf));
+
+	tp_json_init_buf(&j, buf, sizeof(buf));
+	j.pretty = true;
+	j.ascii = true;
+	tp_json_obj(&j, NULL);
+	tp_json_str(&j, "k", "\xe9");
+	tp_json_arr(&j, "l");
+	tp_json_i64(&j, NULL, 1);
+	tp_json_end(&j, ']');
+	tp_json_end(&j, '}');
+	assert_string_equal(buf, "{\n  \"k\": \"\\u00e9\",\n  \"l\": [\n    1\n  ]\n}");
+
+	/* 10 bytes: room for 9 and the NUL */
+	tp_json_init_buf(&j, buf, 10);
+	tp_json_obj(&j, NULL);
+	tp_json_str(&j, "key", "value");
+	tp_json_end(&j, '}');
+	assert_int_equal(tp_json_done(&j), -ENOSPC);
+	assert_true(strlen(buf) < 10);
+	assert_int_equal(tp_json_escape(buf, sizeof(buf), "a\tb", 3), 4);
+	assert_string_equal(buf, "a\\tb");
+}
+
+/* One hex parser for phd-decode and coap-tool: separators between bytes, 0x on a
+ * group, the offending character's offset otherwise, the caller's bound kept. */
+static void test_hex_decode(void **state)
+{
+	uint8_t b[4];
+	size_t bad = 99;
+
+	assert_int_equal(tp_hex_decode("0xE2 00,0a:Ff", b, sizeof(b), &bad), 4);
+	assert_memory_equal(b, "\xe2\x00\x0a\xff", 4);
+	assert_int_equal(tp_hex_decode("", b, sizeof(b), NULL), 0);
+	assert_int_equal(tp_hex_decode("e2 0", b, sizeof(b), &bad), -1);
+	assert_int_equal(bad, 4); /* a lone digit at the end */
+	assert_int_equal(tp_hex_decode("e 2", b, sizeof(b), &bad), -1);
+	assert_int_equal(bad, 1); /* a separator inside a byte */
+	assert_int_equal(tp_hex_decode("e2g0", b, sizeof(b), &bad), -1);
+	assert_int_equal(bad, 2);
+	assert_int_equal(tp_hex_decode("0102030405", b, sizeof(b), &bad), -1);
+	assert_int_equal(bad, 9); /* the fifth byte does not fit */
 }
 
 /* The client's reader (twinctl's): an answer of length 2^32 - 1 made it allocate
@@ -194,7 +263,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_malformed_commands),	 cmocka_unit_test(test_parse_decimal),
 	    cmocka_unit_test(test_render_json_and_text), cmocka_unit_test(test_answer_reader),
-	    cmocka_unit_test(test_config_file_lines),
+	    cmocka_unit_test(test_config_file_lines),	 cmocka_unit_test(test_json_writer),
+	    cmocka_unit_test(test_hex_decode),
 	};
 	return cmocka_run_group_tests_name("control", tests, NULL, NULL);
 }
