@@ -18,7 +18,7 @@
 #include "cmd.h"
 #include "control.h"
 #include "exception.h"
-#include "kpolicy.h"
+#include "../nf/ip4/control/kpolicy.h"
 
 #define MAX_SEGS 64
 #define DRAIN_BUDGET 256 /* frames per ring and pass: the loop has other work */

@@ -41,9 +41,9 @@
 #include "nf/ip4/ip4.h"
 #include "proto/ip4.h"
 #include "tables/iface.h"
-#include "tables/neigh.h"
-#include "tables/nexthop.h"
-#include "tables/route.h"
+#include "nf/ip4/control/neigh.h"
+#include "nf/ip4/control/nexthop.h"
+#include "nf/ip4/control/route.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
 #define EXC_RING 16	 /* small: a burst can fill it */

@@ -25,9 +25,9 @@
 #include "../../src/nf/ip4/udp_local.h"
 #include "../../src/proto/ip4.h"
 #include "../../src/tables/iface.h"
-#include "../../src/tables/neigh.h"
-#include "../../src/tables/nexthop.h"
-#include "../../src/tables/route.h"
+#include "../../src/nf/ip4/control/neigh.h"
+#include "../../src/nf/ip4/control/nexthop.h"
+#include "../../src/nf/ip4/control/route.h"
 #include "eal_fixture.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))

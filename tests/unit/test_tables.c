@@ -14,9 +14,9 @@
 
 #include "../../src/core/rcu.h"
 #include "../../src/core/tp.h"
-#include "../../src/tables/neigh.h"
-#include "../../src/tables/nexthop.h"
-#include "../../src/tables/route.h"
+#include "../../src/nf/ip4/control/neigh.h"
+#include "../../src/nf/ip4/control/nexthop.h"
+#include "../../src/nf/ip4/control/route.h"
 #include "eal_fixture.h"
 
 static const uint8_t mac_a[6] = {2, 0, 0, 0, 0, 0xa};

@@ -10,13 +10,13 @@
 #include <rte_byteorder.h>
 
 #include "../../control/cmd.h"
-#include "../../control/netlink.h"
+#include "control/netlink.h"
 #include "../../control/port.h"
 #include "../../proto/ip4.h"
 #include "../../tables/iface.h"
-#include "../../tables/neigh.h"
-#include "../../tables/nexthop.h"
-#include "../../tables/route.h"
+#include "control/neigh.h"
+#include "control/nexthop.h"
+#include "control/route.h"
 #include "ip4.h"
 #include "udp_local.h"
 

@@ -6,7 +6,7 @@
 #include <rte_hash.h>
 
 #include "neigh.h"
-#include "rcu_hash.h"
+#include "../../../tables/rcu_hash.h"
 #include "nexthop.h"
 
 static struct rte_hash *neigh_hash;

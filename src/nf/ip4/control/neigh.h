@@ -2,7 +2,7 @@
 /* Neighbour (ARP) table: IPv4 address -> next-hop id, an rte_hash with lock-free reads.
  *
  * The control plane is the only writer. A neighbour entry owns one next-hop
- * entry (tables/nexthop.h) holding its MAC and port; routes through the
+ * entry (control/nexthop.h) holding its MAC and port; routes through the
  * neighbour and the kernel's own neighbour entry each hold a reference. When
  * the last reference goes, the key is deleted and, after an RCU grace period
  * (the defer queue of core/rcu.h: the writer does not wait), the next-hop entry
