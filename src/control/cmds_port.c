@@ -17,13 +17,9 @@
 #include "../core/tp.h"
 #include "../proto/ip4.h"
 #include "../tables/iface.h"
-#include "../nf/ip4/control/neigh.h"
-#include "../nf/ip4/control/nexthop.h"
-#include "../nf/ip4/control/route.h"
 #include "api_server.h"
 #include "cmd.h"
 #include "exception.h"
-#include "../nf/ip4/control/netlink.h"
 #include "port.h"
 #include "timer.h"
 
@@ -68,8 +64,6 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		snprintf(tmp, sizeof(tmp), "%s", ctx->err);
 		return tp_cmd_err(ctx, -ret, "port add %s: %s", argv[0], tmp);
 	}
-	/* pick up what the kernel already knows about the new TAP */
-	tp_nl_resync();
 	return 0;
 }
 
@@ -454,58 +448,6 @@ static int show_exception(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-static int show_sync(struct tp_cmd_ctx *ctx, int argc, char **argv)
-{
-	tp_out_u64(ctx->out, "events", tp_nl_stats.events);
-	tp_out_u64(ctx->out, "resyncs", tp_nl_stats.resyncs);
-	tp_out_u64(ctx->out, "overruns", tp_nl_stats.overruns);
-	tp_out_u64(ctx->out, "routes_ignored", tp_nl_stats.routes_ignored);
-	tp_out_u64(ctx->out, "foreign", tp_nl_stats.foreign);
-	tp_out_u64(ctx->out, "passes_capped", tp_nl_stats.passes_capped);
-	tp_out_u64(ctx->out, "resync_failures", tp_nl_stats.resync_failures);
-	tp_out_u64(ctx->out, "drain_passes", tp_nl_stats.drain_passes);
-	tp_out_u64(ctx->out, "neigh_swept", tp_nl_stats.neigh_swept);
-	tp_out_u64(ctx->out, "routes", tp_route_count());
-	tp_out_u64(ctx->out, "max_routes", tp_route_max_routes());
-	tp_out_u64(ctx->out, "tbl8_groups", tp_route_tbl8_groups());
-	/* routes that did not fit, by reason (each time one became unfit), those still
-	 * waiting (their traffic goes to the kernel), the installed routes punting for
-	 * them, and the retries */
-	struct tp_node *u = tp_out_obj(ctx->out, "unfit");
-	for (unsigned int i = TP_UNFIT_NONE + 1; i < TP_UNFIT_REASONS; i++)
-		tp_out_u64(u, tp_route_unfit_name((enum tp_route_unfit)i), tp_route_stats.unfit[i]);
-	tp_out_u64(ctx->out, "unfit_pending", tp_route_unfit_count());
-	tp_out_u64(ctx->out, "unfit_covers", tp_route_unfit_covers());
-	tp_out_u64(ctx->out, "refit", tp_route_stats.refit);
-	tp_out_u64(ctx->out, "retries", tp_route_stats.retries);
-	tp_out_u64(ctx->out, "neighbours", tp_neigh_count());
-	tp_out_u64(ctx->out, "nexthops", tp_nh_count());
-	tp_out_u64(ctx->out, "rcu_deferred", tp_rcu_pending());
-	return 0;
-}
-
-static int sync_resync(struct tp_cmd_ctx *ctx, int argc, char **argv)
-{
-	int ret = tp_nl_resync();
-	return ret < 0
-		   ? tp_cmd_err(ctx, -ret, "sync resync: netlink dump failed: %s", strerror(-ret))
-		   : 0;
-}
-
-static int set_netlink(struct tp_cmd_ctx *ctx, int argc, char **argv)
-{
-	uint64_t v;
-	int ret;
-
-	if (argc != 2 || strcmp(argv[0], "rcvbuf"))
-		return tp_cmd_err(ctx, EINVAL, "set netlink: usage: set netlink rcvbuf BYTES");
-	if (tp_parse_u64(argv[1], 1024, 1 << 30, &v) < 0)
-		return tp_cmd_err(ctx, EINVAL, "set netlink: bad size '%s' (1024-1073741824)",
-				  argv[1]);
-	ret = tp_nl_set_rcvbuf((int)v);
-	return ret < 0 ? tp_cmd_err(ctx, -ret, "set netlink: %s", strerror(-ret)) : 0;
-}
-
 static int clear_counters(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	for (unsigned int w = 0; w < tp.n_workers; w++) {
@@ -675,18 +617,12 @@ static struct tp_cmd c_show_counters = {
 static struct tp_cmd c_show_mempool = {"show mempool", NULL, "mbufs in use", show_mempool, NULL};
 static struct tp_cmd c_show_exc = {"show exception", NULL, "the exception path", show_exception,
 				   NULL};
-static struct tp_cmd c_show_sync = {"show sync", NULL, "the netlink sync manager", show_sync, NULL};
 static struct tp_cmd c_clear = {"clear counters", NULL, "zero the counters", clear_counters, NULL};
 static struct tp_cmd c_set_exc = {"set exception", "rate PPS [burst N] [class C]",
 				  "bound what each port hands to the control plane, per class",
 				  set_exception, NULL};
 static struct tp_cmd c_set_backoff = {"set backoff", "on|off", "idle sleep of the lcores",
 				      set_backoff, NULL};
-static struct tp_cmd c_resync = {"sync resync", NULL,
-				 "dump the kernel's tables again and sweep what is gone",
-				 sync_resync, NULL};
-static struct tp_cmd c_set_nl = {"set netlink", "rcvbuf BYTES",
-				 "receive buffer of the netlink event socket", set_netlink, NULL};
 static struct tp_cmd c_set_api = {"set api", "[deadline MS] [idle S] [max-clients N]",
 				  "limits of the API server", set_api, NULL};
 static struct tp_cmd c_show_api = {"show api", NULL, "the API server", show_api, NULL};
@@ -705,12 +641,9 @@ TP_CMD_REGISTER(c_show_rings)
 TP_CMD_REGISTER(c_show_counters)
 TP_CMD_REGISTER(c_show_mempool)
 TP_CMD_REGISTER(c_show_exc)
-TP_CMD_REGISTER(c_show_sync)
 TP_CMD_REGISTER(c_clear)
 TP_CMD_REGISTER(c_set_exc)
 TP_CMD_REGISTER(c_set_backoff)
-TP_CMD_REGISTER(c_resync)
-TP_CMD_REGISTER(c_set_nl)
 TP_CMD_REGISTER(c_set_api)
 TP_CMD_REGISTER(c_show_api)
 TP_CMD_REGISTER(c_show_modules)

@@ -154,7 +154,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	tp.n_workers = 1;
 	tp.workers[0] = w;
 	/* the router registers IPv4 and ARP in the l3 mode's ethertype table */
-	must(tp_nf_by_name("ip4")->init() == 0);
+	must(tp_ip4_datapath_register() == 0);
 	for (unsigned int p = 0; p < 2; p++) {
 		memcpy(&tp_iface_table[p].mac, mac_port[p], 6);
 		/* down: a full transmit buffer is flushed into port_down (no device here) */

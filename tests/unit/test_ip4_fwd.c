@@ -70,7 +70,7 @@ static int setup(void **state)
 	tp.n_workers = 1;
 	tp.workers[0] = w;
 	/* the router registers IPv4 and ARP in the l3 mode's ethertype table */
-	if (tp_nf_by_name("ip4")->init() < 0)
+	if (tp_ip4_datapath_register() < 0)
 		return -1;
 	buckets_open();
 	memcpy(&tp_iface_table[0].mac, mac_p0, 6);

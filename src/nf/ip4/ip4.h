@@ -55,6 +55,10 @@ uint16_t tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
 		      struct rte_mbuf **others);
 /* ARP frames: to the kernel, in the ARP class, fair per sender address. */
 void tp_ip4_arp_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);
+/* The data-plane half of the module's init: IPv4 as the l3 mode's first handler,
+ * ARP in its ethertype table (the unit tests and fuzz targets, which make their own
+ * tables, call it alone). 0 or a negative errno. */
+int tp_ip4_datapath_register(void);
 
 /* Control peers: the sources beyond the ingress port's subnet whose routing-protocol
  * packets (multi-hop BGP, multi-hop BFD, PIM Register, OSPF virtual links) are the
