@@ -558,10 +558,8 @@ static int show_api(struct tp_cmd_ctx *ctx, int argc, char **argv)
 
 static int show_modules(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	struct tp_node *l = tp_out_list(ctx->out, "modules"), *el, *ml;
+	struct tp_node *l = tp_out_list(ctx->out, "modules"), *ml;
 	struct tp_port_mode *m;
-	const char *owner;
-	uint16_t et;
 
 	for (struct tp_nf *nf = tp_nf_first(); nf; nf = nf->next) {
 		struct tp_node *o = tp_out_obj(l, NULL), *cl;
@@ -578,12 +576,7 @@ static int show_modules(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			    m->usage ? m->usage : "");
 		tp_out_str(o, "help", m->help ? m->help : "");
 	}
-	el = tp_out_list(ctx->out, "ethertypes");
-	for (unsigned int i = 0; tp_ethertype_get(i, &et, &owner) == 0; i++) {
-		struct tp_node *o = tp_out_obj(el, NULL);
-		tp_out_strf(o, "ethertype", "0x%04x", et);
-		tp_out_str(o, "module", owner);
-	}
+	tp_nf_show_all(ctx->out); /* e.g. ip4's ethertype table */
 	return 0;
 }
 

@@ -436,7 +436,7 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	p->nb_rxd = o->nb_rxd ? o->nb_rxd : DEFAULT_RXD;
 	p->nb_txd = o->nb_txd ? o->nb_txd : DEFAULT_TXD;
 	p->mtu = o->mtu;
-	p->mode = &tp_mode_l3;
+	p->mode = tp_port_mode_default();
 
 	ret = quiet_kernel_side(devargs, err, errlen);
 	if (ret < 0)
@@ -462,7 +462,7 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	rte_eth_macaddr_get(id, &ifc->mac);
 	ifc->mtu = p->mtu;
 	ifc->mode_ctx = NULL;
-	__atomic_store_n(&ifc->input, tp_mode_l3.input, __ATOMIC_RELEASE);
+	__atomic_store_n(&ifc->input, p->mode->input, __ATOMIC_RELEASE);
 	snprintf(p->tap_name, sizeof(p->tap_name), "tp-%s", name);
 	p->tap_fd = tp_tap_create(p->tap_name, ifc->mac.addr_bytes, p->mtu, &p->tap_ifindex);
 	if (p->tap_fd < 0) {

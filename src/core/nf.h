@@ -8,7 +8,8 @@
  * named counters and drop and punt reasons (core/counter.h: one mechanism for
  * every module, shown by 'show counters'), and its command-line options. Its
  * commands register with TP_CMD_REGISTER (control/cmd.h), its packet entry points
- * with the port-mode, ethertype and ring registries (core/input.h, core/ring.h),
+ * with the port-mode and ring registries (core/input.h, core/ring.h) or with
+ * another module's (the ethertypes of ip4's l3 mode, nf/ip4/l3mode.h),
  * its control-plane timers with control/timer.h.
  *
  * Registration happens before main() and is single-threaded; after start-up the

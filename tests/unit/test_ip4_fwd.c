@@ -18,6 +18,7 @@
 #include <rte_ring.h>
 
 #include "../../src/core/input.h"
+#include "../../src/nf/ip4/l3mode.h"
 #include "../../src/core/nf.h"
 #include "../../src/core/rcu.h"
 #include "../../src/core/tp.h"

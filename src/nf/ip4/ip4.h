@@ -47,7 +47,7 @@ extern struct tp_nf tp_ip4_nf;
 /* The counter id of one of the router's reasons. */
 #define IP4_CTR(e) (tp_ip4_nf.ctr_base + IP4_C_##e)
 
-/* The l3 mode's first handler (core/input.h): n frames received on one port. Each
+/* The l3 mode's first handler (l3mode.h): n frames received on one port. Each
  * IPv4 frame is forwarded (buffered in w->txb), handed to a local UDP function or
  * the control plane, or dropped into a named counter; the others are written to
  * others, in order, and their count returned. */

@@ -11,6 +11,7 @@
 
 #include <rte_errno.h>
 
+#include "../../control/out.h"
 #include "../../control/port.h"
 #include "../../core/input.h"
 #include "../../core/log.h"
@@ -22,6 +23,7 @@
 #include "control/netlink.h"
 #include "control/nexthop.h"
 #include "control/route.h"
+#include "l3mode.h"
 #include "ip4.h"
 
 static const struct tp_ctr_desc ip4_ctrs[] = {IP4_COUNTERS(TP_CTR_DESC)};
@@ -175,6 +177,20 @@ static void ip4_port_del(uint16_t port)
 		tp_kpolicy_tap_del(p->tap_name);
 }
 
+/* 'show modules': the l3 mode's ethertype table. */
+static void ip4_show(struct tp_node *out)
+{
+	struct tp_node *el = tp_out_list(out, "ethertypes");
+	const char *owner;
+	uint16_t et;
+
+	for (unsigned int i = 0; tp_ethertype_get(i, &et, &owner) == 0; i++) {
+		struct tp_node *o = tp_out_obj(el, NULL);
+		tp_out_strf(o, "ethertype", "0x%04x", et);
+		tp_out_str(o, "module", owner);
+	}
+}
+
 struct tp_nf tp_ip4_nf = {
     .name = "ip4",
     .help = "IPv4 router: RFC 1812 checks, LPM, neighbours, local UDP functions",
@@ -187,5 +203,6 @@ struct tp_nf tp_ip4_nf = {
     .fini = ip4_fini,
     .port_add = ip4_port_add,
     .port_del = ip4_port_del,
+    .show = ip4_show,
 };
 TP_NF_REGISTER(tp_ip4_nf)
