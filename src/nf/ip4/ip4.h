@@ -7,6 +7,7 @@
 
 #include "../../core/nf.h"
 #include "../../core/worker.h"
+#include "../../tables/iface.h"
 
 /* X(enum suffix, name, kind) */
 #define IP4_COUNTERS(X)                                                                            \
@@ -44,6 +45,20 @@ enum ip4_ctr {
 /* clang-format on */
 
 extern struct tp_nf tp_ip4_nf;
+
+/* The port's primary IPv4 address (host order), 0 if it has none, and its prefix
+ * length in *depth (may be NULL). Written by the netlink mirror (control/netlink.c)
+ * with single stores, read lock-free: any lcore or the control plane (a module that
+ * sends from the port's address). The storage is the interface table's for now
+ * (docs/decisions/new-l3own-port-address.md); read it through this. */
+static inline uint32_t tp_ip4_port_addr(uint16_t port, uint8_t *depth)
+{
+	const struct tp_iface *f = &tp_iface_table[port];
+
+	if (depth != NULL)
+		*depth = __atomic_load_n(&f->depth, __ATOMIC_RELAXED);
+	return __atomic_load_n(&f->ip, __ATOMIC_RELAXED);
+}
 /* The counter id of one of the router's reasons. */
 #define IP4_CTR(e) (tp_ip4_nf.ctr_base + IP4_C_##e)
 
