@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The control-plane event loop: one thread, epoll over file descriptors (the API
- * socket and its clients, netlink, the TAPs, modules' sockets), timers (timer.h),
+ * socket and its clients, the TAPs, the modules' sockets), timers (timer.h),
  * and pollers that run on every pass (draining the lcores' exception rings,
  * reclaiming what RCU deferred). Nothing in it may block: every callback does a
  * bounded amount of work and returns. */

@@ -18,7 +18,6 @@
 #include "cmd.h"
 #include "control.h"
 #include "exception.h"
-#include "kpolicy.h"
 
 #define MAX_SEGS 64
 #define DRAIN_BUDGET 256 /* frames per ring and pass: the loop has other work */
@@ -244,26 +243,17 @@ static void tap_readable(int fd, void *arg)
 
 int tp_exc_attach(struct tp_port *p)
 {
-	int ret = tp_kpolicy_tap_add(p->tap_name, p->tap_ifindex);
-
 	memset(&ktx[p->id], 0, sizeof(ktx[p->id]));
 	for (int c = 0; c < KTX_CLASSES; c++) {
 		ktx[p->id].tokens[c] = (double)kernel_burst[c];
 		ktx[p->id].last_tsc[c] = rte_get_tsc_cycles();
 	}
-
-	if (ret < 0)
-		TP_LOG(WARNING,
-		       "%s: no policy rules (%s): the kernel may route punted frames "
-		       "through interfaces that are not TAPs",
-		       p->tap_name, strerror(-ret));
 	return tp_ctl_add_fd(p->tap_fd, tap_readable, p);
 }
 
 void tp_exc_detach(struct tp_port *p)
 {
 	tp_ctl_del_fd(p->tap_fd);
-	tp_kpolicy_tap_del(p->tap_name);
 }
 
 static int set_kernel_rate(struct tp_cmd_ctx *ctx, int argc, char **argv)

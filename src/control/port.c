@@ -17,12 +17,10 @@
 #include "../core/lcore.h"
 #include "../core/afpacket.h"
 #include "../core/log.h"
+#include "../core/nf.h"
 #include "../core/rcu.h"
 #include "../core/tp.h"
 #include "../tables/iface.h"
-#include "../tables/neigh.h"
-#include "../tables/nexthop.h"
-#include "../tables/route.h"
 #include "control.h"
 #include "exception.h"
 #include "port.h"
@@ -438,7 +436,7 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	p->nb_rxd = o->nb_rxd ? o->nb_rxd : DEFAULT_RXD;
 	p->nb_txd = o->nb_txd ? o->nb_txd : DEFAULT_TXD;
 	p->mtu = o->mtu;
-	p->mode = &tp_mode_l3;
+	p->mode = tp_port_mode_default();
 
 	ret = quiet_kernel_side(devargs, err, errlen);
 	if (ret < 0)
@@ -464,7 +462,7 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	rte_eth_macaddr_get(id, &ifc->mac);
 	ifc->mtu = p->mtu;
 	ifc->mode_ctx = NULL;
-	__atomic_store_n(&ifc->input, tp_mode_l3.input, __ATOMIC_RELEASE);
+	__atomic_store_n(&ifc->input, p->mode->input, __ATOMIC_RELEASE);
 	snprintf(p->tap_name, sizeof(p->tap_name), "tp-%s", name);
 	p->tap_fd = tp_tap_create(p->tap_name, ifc->mac.addr_bytes, p->mtu, &p->tap_ifindex);
 	if (p->tap_fd < 0) {
@@ -480,6 +478,7 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 		snprintf(err, errlen, "exception path: %s", strerror(-ret));
 		goto unpublish;
 	}
+	tp_nf_port_add(id);
 	ret = tp_lcore_port_rxqs(id, p->nb_rxq, NULL);
 	if (ret < 0) {
 		snprintf(err, errlen, "publishing queues: %s", strerror(-ret));
@@ -490,6 +489,7 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	quiet_assign(id);
 	return 0;
 detach:
+	tp_nf_port_del(id);
 	tp_exc_detach(p);
 unpublish:
 	ports[id] = NULL;
@@ -506,25 +506,6 @@ free_port:
 	quiet_release(new_quieted);
 	free(p);
 	return ret;
-}
-
-/* Forget the kernel's neighbours on port id (their routes are flushed separately). */
-static void neigh_flush_port(uint16_t id)
-{
-	uint32_t ip, nh, victims[256];
-	unsigned int n;
-
-	/* all of them, in batches: the hash is not changed while it is iterated, and a
-	 * forgotten neighbour is no longer learned, so each pass finds the next ones */
-	do {
-		uint32_t iter = 0;
-		n = 0;
-		while (n < RTE_DIM(victims) && tp_neigh_iterate(&iter, &ip, &nh) == 0)
-			if (tp_nh_table[nh].port == id && tp_nh_table[nh].learned)
-				victims[n++] = ip;
-		for (unsigned int i = 0; i < n; i++)
-			tp_neigh_learn(victims[i], id, NULL);
-	} while (n == RTE_DIM(victims));
 }
 
 struct port_done {
@@ -592,8 +573,7 @@ int tp_port_del(const char *name, void (*done)(int ret, void *arg), void *arg)
 	}
 	p->busy = true;
 	__atomic_store_n(&tp_iface_table[p->id].up, 0, __ATOMIC_RELEASE);
-	tp_route_flush_port(p->id);
-	neigh_flush_port(p->id);
+	tp_nf_port_del(p->id); /* the modules forget what refers to it (routes...) */
 	if (tp_rcu_defer(port_del_finish, p, d) < 0) {
 		TP_LOG(WARNING, "port %s: defer queue full, waiting for the grace period here",
 		       name);

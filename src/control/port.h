@@ -53,11 +53,11 @@ struct tp_port_opts {
  * workers. 0 or negative errno with err (size errlen) saying why. */
 int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts *o, char *err,
 		size_t errlen);
-/* Take the port away from the lcores and flush its routes and neighbours now; stop
- * and close it once no lcore can be using it (an RCU grace period later, without
- * blocking), then call done(ret, arg) (may be NULL). 0 (started), -ENOENT, -EBUSY
- * (already going), or -ENOMEM (the lcores' queue lists could not be rebuilt: the
- * port stays as it was). */
+/* Take the port away from the lcores and tell the modules now (struct tp_nf's
+ * port_del: routes and neighbours through it go); stop and close it once no lcore can be using it
+ * (an RCU grace period later, without blocking), then call done(ret, arg) (may be NULL). 0
+ * (started), -ENOENT, -EBUSY (already going), or -ENOMEM (the lcores' queue lists could not be
+ * rebuilt: the port stays as it was). */
 int tp_port_del(const char *name, void (*done)(int ret, void *arg), void *arg);
 /* At exit, with the lcores stopped: delete every port. */
 void tp_port_del_all(void);

@@ -2,15 +2,15 @@
 /* Packet entry points: every port has a mode, and the mode's input function gets
  * every burst the port receives (published with RCU in the interface table).
  *
- * Modes are registered by modules (TP_PORT_MODE_REGISTER): the core's own "l3"
- * mode demultiplexes by destination MAC and ethertype through the ethertype table,
- * into which modules register their handlers (IPv4 and ARP by the router, 0x8624
- * by the NDN forwarder); other modes take the whole port (an L2 bridge, an NDN
- * face, an application that owns the port). Input functions consume every mbuf
- * they are given (forward, hand on, punt or drop it, counted). */
+ * Modes are registered by modules (TP_PORT_MODE_REGISTER): the router's "l3" mode
+ * (nf/ip4/l3mode.h) demultiplexes by destination MAC and ethertype, and is a new
+ * port's mode; other modes take the whole port (an L2 bridge, an NDN face, an
+ * application that owns the port). The core has only "none". Input functions
+ * consume every mbuf they are given (forward, hand on, punt or drop it, counted). */
 #ifndef TP_CORE_INPUT_H
 #define TP_CORE_INPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +33,7 @@ struct tp_port_mode {
 	int (*attach)(uint16_t port, int argc, char **argv, void **ctx, char *err, size_t errlen);
 	/* Control plane: the port left the mode; no lcore can see ctx any more. */
 	void (*detach)(uint16_t port, void *ctx);
+	bool is_default; /* every new port's mode (one module's: the router's l3) */
 	struct tp_port_mode *next;
 };
 
@@ -45,30 +46,9 @@ void tp_port_mode_register(struct tp_port_mode *m);
 struct tp_port_mode *tp_port_mode_find(const char *name);
 /* Iterate: *iter starts at NULL. */
 struct tp_port_mode *tp_port_mode_next(struct tp_port_mode *prev);
-/* The core's "l3" mode, every port's mode when it is added. */
-extern struct tp_port_mode tp_mode_l3;
-
-/* --- the l3 mode's ethertype table (core/dispatch.h) --- */
-/* Control plane: packets of ethertype (host order) on l3 ports to our MAC, a
- * multicast or the broadcast address go to fn, in runs of consecutive packets of
- * that type. owner names the module in 'show modules'. 0, -EEXIST or -ENOSPC. */
-int tp_ethertype_register(uint16_t ethertype, tp_input_fn fn, const char *owner);
-/* Iterate for show: returns 0 and fills the i-th entry, or -ENOENT. */
-int tp_ethertype_get(unsigned int i, uint16_t *ethertype, const char **owner);
-
-/* The l3 mode's first handler: it is given each burst whole (no demultiplexing pass
- * before it), takes the frames of its ethertype, checking their destination MAC
- * itself (ours or a group, else dropped as core.l2_other_host), and writes the
- * others, in order, to others: they then go through the ethertype table. Returns
- * how many it wrote there. One per daemon: the router's IPv4, whose fast test
- * checks MAC, ethertype and header in one compare, so that on a routed port the
- * common case costs nothing more. 0, -EEXIST. */
-typedef uint16_t (*tp_l3_first_fn)(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
-				   struct rte_mbuf **others);
-int tp_l3_first_register(uint16_t ethertype, tp_l3_first_fn fn, const char *owner);
-
-/* The l3 mode's input function. */
-void tp_l3_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);
+/* The mode a port is in when it is added: the registered mode with is_default set
+ * (ip4's "l3", nf/ip4/l3mode.h), else "none". */
+struct tp_port_mode *tp_port_mode_default(void);
 
 /* Hand packets to their ports' input functions (they may come from several ports):
  * for code that held packets back and processes them later. */

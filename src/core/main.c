@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* twinplane daemon: EAL set-up, lcores, shared tables, modules, control plane, clean exit.
+/* twinplane daemon: EAL set-up, lcores, modules, control plane, clean exit.
  * It names no network function: they register themselves (core/nf.h). */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,11 +23,7 @@
 #include "../control/cmd.h"
 #include "../control/control.h"
 #include "../control/exception.h"
-#include "../control/netlink.h"
 #include "../control/port.h"
-#include "../tables/neigh.h"
-#include "../tables/nexthop.h"
-#include "../tables/route.h"
 #include "eal.h"
 #include "lcore.h"
 #include "log.h"
@@ -45,10 +41,8 @@ struct opts {
 	const char *log_file;
 	const char *eal_extra;
 	int no_huge;
-	int no_sysctl;
 	unsigned int mem_mb;
 	uint64_t exc_rate, exc_burst, exc_rate_signaling;
-	unsigned int max_routes, tbl8_groups;
 	gid_t gid;
 	bool default_socket;
 };
@@ -59,32 +53,27 @@ static char prev_socket[256];
 
 static void usage(FILE *f)
 {
-	fprintf(
-	    f,
-	    "usage: twinplane [options]\n"
-	    "  -n, --name NAME         instance name, also the DPDK file prefix (twinplane)\n"
-	    "  -s, --socket PATH       API socket (" TP_API_DEFAULT_DIR "/NAME.sock)\n"
-	    "      --socket-group GRP  the socket's group: its members may use the API\n"
-	    "                          (besides root and the daemon's user)\n"
-	    "  -c, --config FILE       start-up configuration: twinctl commands, one a line\n"
-	    "  -l, --lcores LIST       lcores: the first runs the control plane, the others\n"
-	    "                          are data-plane lcores (default: all, e.g. 0,1)\n"
-	    "      --log-file PATH     write the log there instead of stderr\n"
-	    "      --no-backoff        lcores never sleep when idle (benchmarks)\n"
-	    "      --no-huge           use ordinary memory even if hugepages are there\n"
-	    "  -m, --mem MB            memory without hugepages (512)\n"
-	    "      --exception-rate N  packets/s each port may hand to the control plane, per\n"
-	    "                          class: control, arp, other (20000), signaling (50000\n"
-	    "                          unless given), error (1000 at most)\n"
-	    "      --exception-burst N burst of those token buckets (256; error: 50 at most)\n"
-	    "      --max-routes N      routes the data plane holds (65536); the kernel's others\n"
-	    "                          go through the kernel, counted in show sync\n"
-	    "      --tbl8-groups N     LPM groups for routes longer than /24, one a /24 (4096)\n"
-	    "      --no-sysctl         leave the namespace's redirects alone\n"
-	    "      --eal 'ARGS'        extra EAL arguments\n"
-	    "  -V, --version\n"
-	    "  -h, --help\n"
-	    "options of the modules:\n");
+	fprintf(f,
+		"usage: twinplane [options]\n"
+		"  -n, --name NAME         instance name, also the DPDK file prefix (twinplane)\n"
+		"  -s, --socket PATH       API socket (" TP_API_DEFAULT_DIR "/NAME.sock)\n"
+		"      --socket-group GRP  the socket's group: its members may use the API\n"
+		"                          (besides root and the daemon's user)\n"
+		"  -c, --config FILE       start-up configuration: twinctl commands, one a line\n"
+		"  -l, --lcores LIST       lcores: the first runs the control plane, the others\n"
+		"                          are data-plane lcores (default: all, e.g. 0,1)\n"
+		"      --log-file PATH     write the log there instead of stderr\n"
+		"      --no-backoff        lcores never sleep when idle (benchmarks)\n"
+		"      --no-huge           use ordinary memory even if hugepages are there\n"
+		"  -m, --mem MB            memory without hugepages (512)\n"
+		"      --exception-rate N  packets/s each port may hand to the control plane, per\n"
+		"                          class: control, arp, other (20000), signaling (50000\n"
+		"                          unless given), error (1000 at most)\n"
+		"      --exception-burst N burst of those token buckets (256; error: 50 at most)\n"
+		"      --eal 'ARGS'        extra EAL arguments\n"
+		"  -V, --version\n"
+		"  -h, --help\n"
+		"options of the modules:\n");
 	tp_nf_options_usage(f);
 }
 
@@ -102,9 +91,6 @@ static int parse_opts(int argc, char **argv)
 	    {"mem", required_argument, NULL, 'm'},
 	    {"exception-rate", required_argument, NULL, 'r'},
 	    {"exception-burst", required_argument, NULL, 'b'},
-	    {"no-sysctl", no_argument, NULL, 'S'},
-	    {"max-routes", required_argument, NULL, 'R'},
-	    {"tbl8-groups", required_argument, NULL, 'T'},
 	    {"eal", required_argument, NULL, 'E'},
 	    {"version", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
@@ -125,8 +111,6 @@ static int parse_opts(int argc, char **argv)
 	o.exc_rate = 20000;
 	o.exc_rate_signaling = TP_PUNT_SIGNALING_RATE;
 	o.exc_burst = 256;
-	o.max_routes = 1 << 16;
-	o.tbl8_groups = 1 << 12;
 	tp.backoff = true;
 	tp.backoff_max_us = 256;
 	while ((c = getopt_long(argc, argv, "n:s:c:l:m:Vh", lo, NULL)) != -1) {
@@ -170,26 +154,9 @@ static int parse_opts(int argc, char **argv)
 		case 'H':
 			o.no_huge = 1;
 			break;
-		case 'S':
-			o.no_sysctl = 1;
-			break;
 		case 'E':
 			o.eal_extra = optarg;
 			break;
-		case 'R':
-		case 'T': {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || v == 0 || v > (1u << 24)) {
-				fprintf(stderr, "twinplane: --%s: want 1 to 16777216, not '%s'\n",
-					c == 'R' ? "max-routes" : "tbl8-groups", optarg);
-				return -EINVAL;
-			}
-			if (c == 'R')
-				o.max_routes = (unsigned int)v;
-			else
-				o.tbl8_groups = (unsigned int)v;
-			break;
-		}
 		case 'm':
 		case 'r':
 		case 'b': {
@@ -228,28 +195,6 @@ static int parse_opts(int argc, char **argv)
 		o.default_socket = true;
 	}
 	return 0;
-}
-
-static void sysctl_set(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0 || write(fd, val, strlen(val)) < 0)
-		TP_LOG(WARNING, "cannot set %s: %s", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-}
-
-/* The kernel behind the TAPs forwards what the lcores punt (unresolved
- * neighbours, TTL expiry): it must route, and must not answer with redirects. Only
- * the TAPs forward (conf/tp-X/forwarding, set by control/kpolicy.c: IPv4 checks it on
- * the receiving device); the namespace-wide ip_forward is left as it is, so a
- * management interface does not route into the data plane. */
-static void kernel_setup(void)
-{
-	sysctl_set("/proc/sys/net/ipv4/conf/all/send_redirects", "0");
-	sysctl_set("/proc/sys/net/ipv4/conf/default/send_redirects", "0");
-	/* rp_filter stays as it is: each TAP gets a loose one (kpolicy.c) */
 }
 
 static void on_signal(int sig)
@@ -341,8 +286,6 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	if (!o.no_sysctl)
-		kernel_setup();
 
 	if ((ret = tp_lcores_create(TP_EXC_RING_SIZE)) < 0)
 		goto lcores_destroy;
@@ -356,14 +299,8 @@ int main(int argc, char **argv)
 	 * route costs a counter, not a TAP write */
 	tp_punt_rate_set(TP_PUNT_ERROR, RTE_MIN(o.exc_rate, TP_PUNT_ERROR_RATE),
 			 RTE_MIN(o.exc_burst, TP_PUNT_ERROR_BURST));
-	if ((ret = tp_nh_init()) < 0 || (ret = tp_neigh_init(1 << 16)) < 0 ||
-	    (ret = tp_route_init2(tp.qs, o.max_routes, o.tbl8_groups)) < 0) {
-		TP_LOG(ERR, "shared tables: %s", rte_strerror(-ret));
-		goto tables_fini;
-	}
 	if ((ret = tp_ctl_pool_init()) < 0 || (ret = tp_ctl_init()) < 0 ||
-	    (ret = tp_exc_init()) < 0 || (ret = tp_ctl_add_poller(rcu_poller)) < 0 ||
-	    (ret = tp_nl_init()) < 0) {
+	    (ret = tp_exc_init()) < 0 || (ret = tp_ctl_add_poller(rcu_poller)) < 0) {
 		TP_LOG(ERR, "control plane: %s", strerror(-ret));
 		goto ctl_fini;
 	}
@@ -374,7 +311,7 @@ int main(int argc, char **argv)
 
 	tp.running = true;
 	tp_lcores_launch();
-	tp_nl_resync();
+	tp_nf_start_all();
 	if (o.config) {
 		if (tp_cmd_run_file(o.config, start_api, NULL) < 0) {
 			fprintf(stderr, "twinplane: cannot read configuration %s\n", o.config);
@@ -390,12 +327,7 @@ int main(int argc, char **argv)
 	tp_port_del_all();
 	tp_nf_fini_all();
 ctl_fini:
-	tp_nl_fini();
-	tp_rcu_reclaim(); /* what the tables deferred, before they go */
-tables_fini:
-	tp_route_fini();
-	tp_neigh_fini();
-	tp_nh_fini();
+	tp_rcu_reclaim(); /* what the modules deferred */
 lcores_destroy:
 	tp_lcores_destroy();
 	tp_ctl_fini();

@@ -154,6 +154,34 @@ void tp_nf_fini_all(void)
 		}
 }
 
+void tp_nf_start_all(void)
+{
+	for (struct tp_nf *nf = head; nf; nf = nf->next)
+		if (nf->start)
+			nf->start();
+}
+
+void tp_nf_port_add(uint16_t port)
+{
+	for (struct tp_nf *nf = head; nf; nf = nf->next)
+		if (nf->port_add)
+			nf->port_add(port);
+}
+
+void tp_nf_port_del(uint16_t port)
+{
+	for (struct tp_nf *nf = head; nf; nf = nf->next)
+		if (nf->port_del)
+			nf->port_del(port);
+}
+
+void tp_nf_show_all(struct tp_node *out)
+{
+	for (struct tp_nf *nf = head; nf; nf = nf->next)
+		if (nf->show)
+			nf->show(out);
+}
+
 /* --- the core's own entry: its counters come first, so their ids are constants --- */
 static const struct tp_ctr_desc core_ctrs[] = {TP_CORE_COUNTERS(TP_CTR_DESC)};
 

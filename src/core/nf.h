@@ -8,7 +8,8 @@
  * named counters and drop and punt reasons (core/counter.h: one mechanism for
  * every module, shown by 'show counters'), and its command-line options. Its
  * commands register with TP_CMD_REGISTER (control/cmd.h), its packet entry points
- * with the port-mode, ethertype and ring registries (core/input.h, core/ring.h),
+ * with the port-mode and ring registries (core/input.h, core/ring.h) or with
+ * another module's (the ethertypes of ip4's l3 mode, nf/ip4/l3mode.h),
  * its control-plane timers with control/timer.h.
  *
  * Registration happens before main() and is single-threaded; after start-up the
@@ -18,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <rte_common.h>
@@ -26,6 +28,7 @@
 
 #include "limits.h"
 
+struct tp_node;
 struct tp_worker;
 
 /* A command-line option of a module (--NAME [ARG]); fn returns 0 or a negative
@@ -48,8 +51,20 @@ struct tp_nf {
 	/* Control plane, after the shared tables and lcores exist, before the start-up
 	 * configuration runs: 0 or a negative errno (the daemon then stops). */
 	int (*init)(void);
+	/* Control plane, optional: once the lcores run, before the start-up configuration
+	 * (what needs running lcores, e.g. a first dump of the kernel's tables). */
+	void (*start)(void);
 	/* Control plane, after the lcores stopped, in reverse registration order. */
 	void (*fini)(void);
+	/* Control plane, optional: port was added (its TAP exists) and is about to be
+	 * handed to the lcores. Failures are the module's to log: the port stays. */
+	void (*port_add)(uint16_t port);
+	/* Control plane, optional: port is being removed; no lcore receives from it any
+	 * more, its TAP still exists. Forget what refers to it (routes, neighbours). */
+	void (*port_del)(uint16_t port);
+	/* Control plane, optional: the module's registries in 'show modules', written
+	 * into its top-level object out (e.g. a table other modules register into). */
+	void (*show)(struct tp_node *out);
 	/* Control plane, once per data-plane lcore before it starts: fill state. */
 	int (*lcore_init)(struct tp_worker *w, void *state);
 	/* Data plane, optional: once per pass of every data-plane lcore's loop, after
@@ -92,6 +107,12 @@ int tp_nf_option_run(int index, const char *arg);
  * the modules already started are stopped again. 0 or negative errno. */
 int tp_nf_init_all(void);
 void tp_nf_fini_all(void);
+/* Every module's start, port_add, port_del, show (those that have one), in
+ * registration order. */
+void tp_nf_start_all(void);
+void tp_nf_port_add(uint16_t port);
+void tp_nf_port_del(uint16_t port);
+void tp_nf_show_all(struct tp_node *out);
 
 #include "worker.h"
 

@@ -14,9 +14,9 @@
 
 #include "core/rcu.h"
 #include "core/tp.h"
-#include "tables/neigh.h"
-#include "tables/nexthop.h"
-#include "tables/route.h"
+#include "nf/ip4/control/neigh.h"
+#include "nf/ip4/control/nexthop.h"
+#include "nf/ip4/control/route.h"
 
 #include "fuzz.h"
 

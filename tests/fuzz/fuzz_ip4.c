@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target for the l3 input path: frames received on a port, single or chained
  * (multi-segment) mbufs, through the l3 mode's input function into the IPv4 router and
- * ARP (src/core/input.c, src/nf/ip4/ip4_input.c), as an lcore runs it.
+ * ARP (src/nf/ip4/datapath/l3mode.c, src/nf/ip4/ip4_input.c), as an lcore runs it.
  *
  * An EAL without hugepages or devices; the router's tables as the unit test builds
  * them (tests/unit/test_ip4_fwd.c). Each segment's bytes are a heap buffer of their
@@ -34,6 +34,7 @@
 #include <rte_ring.h>
 
 #include "core/input.h"
+#include "nf/ip4/l3mode.h"
 #include "core/nf.h"
 #include "core/rcu.h"
 #include "core/tp.h"
@@ -41,9 +42,9 @@
 #include "nf/ip4/ip4.h"
 #include "proto/ip4.h"
 #include "tables/iface.h"
-#include "tables/neigh.h"
-#include "tables/nexthop.h"
-#include "tables/route.h"
+#include "nf/ip4/control/neigh.h"
+#include "nf/ip4/control/nexthop.h"
+#include "nf/ip4/control/route.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
 #define EXC_RING 16	 /* small: a burst can fill it */
@@ -154,7 +155,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	tp.n_workers = 1;
 	tp.workers[0] = w;
 	/* the router registers IPv4 and ARP in the l3 mode's ethertype table */
-	must(tp_nf_by_name("ip4")->init() == 0);
+	must(tp_ip4_datapath_register() == 0);
 	for (unsigned int p = 0; p < 2; p++) {
 		memcpy(&tp_iface_table[p].mac, mac_port[p], 6);
 		/* down: a full transmit buffer is flushed into port_down (no device here) */

@@ -71,8 +71,8 @@
 #include "proto/ip4.h"
 #include "proto/ndn.h"
 #include "tables/iface.h"
-#include "tables/neigh.h"
-#include "tables/route.h"
+#include "nf/ip4/control/neigh.h"
+#include "nf/ip4/control/route.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
 #define N_FACES 6 /* 0 internal, 1-5 */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libFuzzer target for the sync manager's netlink parser (src/control/netlink.c): a
+/* libFuzzer target for the sync manager's netlink parser (src/nf/ip4/control/netlink.c): a
  * datagram of the event socket, a stream of nlmsghdr (addresses, routes, neighbours,
  * anything else), applied to the real route, next-hop and neighbour tables of an EAL
  * without hugepages or devices. The datagram is an exact-size heap copy, so a read past
@@ -18,15 +18,15 @@
 #include <rte_eal.h>
 #include <rte_lpm.h>
 
-#include "control/netlink.h"
+#include "nf/ip4/control/netlink.h"
 #include "control/port.h"
 #include "core/rcu.h"
 #include "core/tp.h"
 #include "fuzz_dpdk.h"
 #include "tables/iface.h"
-#include "tables/neigh.h"
-#include "tables/nexthop.h"
-#include "tables/route.h"
+#include "nf/ip4/control/neigh.h"
+#include "nf/ip4/control/nexthop.h"
+#include "nf/ip4/control/route.h"
 
 /* The daemon's global state (src/core/lcore.c, not linked here: no lcores) */
 struct tp_global tp;

@@ -24,6 +24,7 @@
 #include "../../src/control/cmd.h"
 #include "../../src/control/port.h"
 #include "../../src/core/input.h"
+#include "../../src/nf/ip4/l3mode.h"
 #include "../../src/core/lcore.h"
 #include "../../src/core/nf.h"
 #include "../../src/core/ring.h"

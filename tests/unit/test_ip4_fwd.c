@@ -18,6 +18,7 @@
 #include <rte_ring.h>
 
 #include "../../src/core/input.h"
+#include "../../src/nf/ip4/l3mode.h"
 #include "../../src/core/nf.h"
 #include "../../src/core/rcu.h"
 #include "../../src/core/tp.h"
@@ -25,9 +26,9 @@
 #include "../../src/nf/ip4/udp_local.h"
 #include "../../src/proto/ip4.h"
 #include "../../src/tables/iface.h"
-#include "../../src/tables/neigh.h"
-#include "../../src/tables/nexthop.h"
-#include "../../src/tables/route.h"
+#include "../../src/nf/ip4/control/neigh.h"
+#include "../../src/nf/ip4/control/nexthop.h"
+#include "../../src/nf/ip4/control/route.h"
 #include "eal_fixture.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
@@ -70,7 +71,7 @@ static int setup(void **state)
 	tp.n_workers = 1;
 	tp.workers[0] = w;
 	/* the router registers IPv4 and ARP in the l3 mode's ethertype table */
-	if (tp_nf_by_name("ip4")->init() < 0)
+	if (tp_ip4_datapath_register() < 0)
 		return -1;
 	buckets_open();
 	memcpy(&tp_iface_table[0].mac, mac_p0, 6);

@@ -17,14 +17,14 @@
 #include <cmocka.h>
 #include <rte_lpm.h>
 
-#include "../../src/control/netlink.h"
+#include "../../src/nf/ip4/control/netlink.h"
 #include "../../src/control/port.h"
 #include "../../src/core/rcu.h"
 #include "../../src/core/tp.h"
 #include "../../src/tables/iface.h"
-#include "../../src/tables/neigh.h"
-#include "../../src/tables/nexthop.h"
-#include "../../src/tables/route.h"
+#include "../../src/nf/ip4/control/neigh.h"
+#include "../../src/nf/ip4/control/nexthop.h"
+#include "../../src/nf/ip4/control/route.h"
 #include "eal_fixture.h"
 
 /* src/core/lcore.c's global state and src/control/port.c's lookups (not linked: no

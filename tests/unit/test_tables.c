@@ -14,9 +14,9 @@
 
 #include "../../src/core/rcu.h"
 #include "../../src/core/tp.h"
-#include "../../src/tables/neigh.h"
-#include "../../src/tables/nexthop.h"
-#include "../../src/tables/route.h"
+#include "../../src/nf/ip4/control/neigh.h"
+#include "../../src/nf/ip4/control/nexthop.h"
+#include "../../src/nf/ip4/control/route.h"
 #include "eal_fixture.h"
 
 static const uint8_t mac_a[6] = {2, 0, 0, 0, 0, 0xa};
@@ -46,6 +46,32 @@ static uint32_t lookup(uint32_t ip)
 	uint32_t nh;
 	tp_route_lookup_bulk(&ip, &nh, 1);
 	return nh;
+}
+
+/* 'port del' forgets every neighbour of the port, not one batch of them: 700 on the
+ * port (more than two of tp_neigh_flush_port's batches of 256), 100 on another
+ * that stay. */
+static void test_neigh_flush_port_all(void **state)
+{
+	const uint32_t base1 = 0x0a010000, base2 = 0x0a020000;
+
+	for (uint32_t i = 0; i < 700; i++)
+		assert_true(tp_neigh_learn(base1 + i, 1, mac_a) >= 0);
+	for (uint32_t i = 0; i < 100; i++)
+		assert_true(tp_neigh_learn(base2 + i, 2, mac_b) >= 0);
+	tp_neigh_flush_port(1);
+	for (uint32_t i = 0; i < 700; i++)
+		assert_int_equal(tp_neigh_lookup(base1 + i), -ENOENT);
+	for (uint32_t i = 0; i < 100; i++) {
+		int nh = tp_neigh_lookup(base2 + i);
+		assert_true(nh >= (int)TP_NH_FIRST);
+		assert_true(tp_nh_table[nh].learned);
+		assert_int_equal(tp_nh_table[nh].port, 2);
+	}
+	tp_neigh_flush_port(2);
+	for (uint32_t i = 0; i < 100; i++)
+		assert_int_equal(tp_neigh_lookup(base2 + i), -ENOENT);
+	tp_rcu_reclaim();
 }
 
 static void test_nexthop_alloc_free(void **state)
@@ -456,6 +482,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_nexthop_alloc_free),
 	    cmocka_unit_test(test_neigh_learn_replace_forget),
+	    cmocka_unit_test(test_neigh_flush_port_all),
 	    cmocka_unit_test(test_routes_connected_gateway_local),
 	    cmocka_unit_test(test_route_sweep),
 	    cmocka_unit_test(test_kernel_host_route_precedence),

@@ -7,6 +7,7 @@
 
 #include "../../core/nf.h"
 #include "../../core/worker.h"
+#include "../../tables/iface.h"
 
 /* X(enum suffix, name, kind) */
 #define IP4_COUNTERS(X)                                                                            \
@@ -44,10 +45,24 @@ enum ip4_ctr {
 /* clang-format on */
 
 extern struct tp_nf tp_ip4_nf;
+
+/* The port's primary IPv4 address (host order), 0 if it has none, and its prefix
+ * length in *depth (may be NULL). Written by the netlink mirror (control/netlink.c)
+ * with single stores, read lock-free: any lcore or the control plane (a module that
+ * sends from the port's address). The storage is the interface table's for now
+ * (docs/decisions/new-l3own-port-address.md); read it through this. */
+static inline uint32_t tp_ip4_port_addr(uint16_t port, uint8_t *depth)
+{
+	const struct tp_iface *f = &tp_iface_table[port];
+
+	if (depth != NULL)
+		*depth = __atomic_load_n(&f->depth, __ATOMIC_RELAXED);
+	return __atomic_load_n(&f->ip, __ATOMIC_RELAXED);
+}
 /* The counter id of one of the router's reasons. */
 #define IP4_CTR(e) (tp_ip4_nf.ctr_base + IP4_C_##e)
 
-/* The l3 mode's first handler (core/input.h): n frames received on one port. Each
+/* The l3 mode's first handler (l3mode.h): n frames received on one port. Each
  * IPv4 frame is forwarded (buffered in w->txb), handed to a local UDP function or
  * the control plane, or dropped into a named counter; the others are written to
  * others, in order, and their count returned. */
@@ -55,6 +70,10 @@ uint16_t tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
 		      struct rte_mbuf **others);
 /* ARP frames: to the kernel, in the ARP class, fair per sender address. */
 void tp_ip4_arp_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);
+/* The data-plane half of the module's init: IPv4 as the l3 mode's first handler,
+ * ARP in its ethertype table (the unit tests and fuzz targets, which make their own
+ * tables, call it alone). 0 or a negative errno. */
+int tp_ip4_datapath_register(void);
 
 /* Control peers: the sources beyond the ingress port's subnet whose routing-protocol
  * packets (multi-hop BGP, multi-hop BFD, PIM Register, OSPF virtual links) are the

@@ -8,8 +8,8 @@
 
 #include "../../proto/ip4.h"
 #include "../../tables/iface.h"
-#include "../../tables/nexthop.h"
-#include "../../tables/route.h"
+#include "control/nexthop.h"
+#include "control/route.h"
 #include "ip4.h"
 #include "udp_local.h"
 

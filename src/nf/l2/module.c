@@ -1309,8 +1309,8 @@ static int cmd_chain_del(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		if (p == NULL || strcmp(p->mode->name, "chain") != 0)
 			continue;
 		c->pending++;
-		if (tp_port_set_mode(p, &tp_mode_l3, 0, NULL, chain_del_done, c, err, sizeof(err)) <
-		    0) {
+		if (tp_port_set_mode(p, tp_port_mode_default(), 0, NULL, chain_del_done, c, err,
+				     sizeof(err)) < 0) {
 			c->pending--;
 			TP_LOG(ERR, "chain del %s: port %s: %s", c->name, p->name, err);
 		}

@@ -21,9 +21,9 @@
 #include "../../core/tp.h"
 #include "../../proto/ip4.h"
 #include "../../tables/iface.h"
-#include "../../tables/nexthop.h"
+#include "../ip4/control/nexthop.h"
 #include "../../tables/rcu_hash.h"
-#include "../../tables/route.h"
+#include "../ip4/control/route.h"
 #include "ndn.h"
 
 struct ndn_face ndn_faces[NDN_FACES_MAX];

@@ -15,6 +15,8 @@
 #include "../../control/control.h"
 #include "../../control/port.h"
 #include "../../core/input.h"
+/* the ethertype table of ip4's l3 mode: NDN depends on ip4 */
+#include "../ip4/l3mode.h"
 #include "../../core/tp.h"
 #include "../../proto/ip4.h"
 #include "../../tables/keyed_hash.h"

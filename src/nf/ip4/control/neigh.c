@@ -6,7 +6,7 @@
 #include <rte_hash.h>
 
 #include "neigh.h"
-#include "rcu_hash.h"
+#include "../../../tables/rcu_hash.h"
 #include "nexthop.h"
 
 static struct rte_hash *neigh_hash;
@@ -111,4 +111,23 @@ int tp_neigh_iterate(uint32_t *iter, uint32_t *ip, uint32_t *nh)
 unsigned int tp_neigh_count(void)
 {
 	return (unsigned int)rte_hash_count(neigh_hash);
+}
+
+void tp_neigh_flush_port(uint16_t port)
+{
+	uint32_t ip, nh, victims[256];
+	unsigned int n;
+
+	/* all of them, in batches until the iterator is exhausted: the hash is not changed
+	 * while it is iterated, and a forgotten neighbour is no longer learned, so each
+	 * pass finds the next ones */
+	do {
+		uint32_t iter = 0;
+		n = 0;
+		while (n < RTE_DIM(victims) && tp_neigh_iterate(&iter, &ip, &nh) == 0)
+			if (tp_nh_table[nh].port == port && tp_nh_table[nh].learned)
+				victims[n++] = ip;
+		for (unsigned int i = 0; i < n; i++)
+			tp_neigh_learn(victims[i], port, NULL);
+	} while (n == RTE_DIM(victims));
 }

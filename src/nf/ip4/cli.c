@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Commands of the IPv4 router: addresses, routes and neighbours (written through
- * the kernel, read back from the shared tables). */
+ * the kernel, read back from the shared tables), and the netlink sync manager. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -10,13 +10,14 @@
 #include <rte_byteorder.h>
 
 #include "../../control/cmd.h"
-#include "../../control/netlink.h"
 #include "../../control/port.h"
+#include "../../core/rcu.h"
 #include "../../proto/ip4.h"
 #include "../../tables/iface.h"
-#include "../../tables/neigh.h"
-#include "../../tables/nexthop.h"
-#include "../../tables/route.h"
+#include "control/neigh.h"
+#include "control/netlink.h"
+#include "control/nexthop.h"
+#include "control/route.h"
 #include "ip4.h"
 #include "udp_local.h"
 
@@ -468,3 +469,66 @@ TP_CMD_REGISTER(c_neigh_add)
 TP_CMD_REGISTER(c_neigh_del)
 TP_CMD_REGISTER(c_show_routes)
 TP_CMD_REGISTER(c_show_neigh)
+
+/* --- the netlink sync manager --- */
+static int show_sync(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	tp_out_u64(ctx->out, "events", tp_nl_stats.events);
+	tp_out_u64(ctx->out, "resyncs", tp_nl_stats.resyncs);
+	tp_out_u64(ctx->out, "overruns", tp_nl_stats.overruns);
+	tp_out_u64(ctx->out, "routes_ignored", tp_nl_stats.routes_ignored);
+	tp_out_u64(ctx->out, "foreign", tp_nl_stats.foreign);
+	tp_out_u64(ctx->out, "passes_capped", tp_nl_stats.passes_capped);
+	tp_out_u64(ctx->out, "resync_failures", tp_nl_stats.resync_failures);
+	tp_out_u64(ctx->out, "drain_passes", tp_nl_stats.drain_passes);
+	tp_out_u64(ctx->out, "neigh_swept", tp_nl_stats.neigh_swept);
+	tp_out_u64(ctx->out, "routes", tp_route_count());
+	tp_out_u64(ctx->out, "max_routes", tp_route_max_routes());
+	tp_out_u64(ctx->out, "tbl8_groups", tp_route_tbl8_groups());
+	/* routes that did not fit, by reason (each time one became unfit), those still
+	 * waiting (their traffic goes to the kernel), the installed routes punting for
+	 * them, and the retries */
+	struct tp_node *u = tp_out_obj(ctx->out, "unfit");
+	for (unsigned int i = TP_UNFIT_NONE + 1; i < TP_UNFIT_REASONS; i++)
+		tp_out_u64(u, tp_route_unfit_name((enum tp_route_unfit)i), tp_route_stats.unfit[i]);
+	tp_out_u64(ctx->out, "unfit_pending", tp_route_unfit_count());
+	tp_out_u64(ctx->out, "unfit_covers", tp_route_unfit_covers());
+	tp_out_u64(ctx->out, "refit", tp_route_stats.refit);
+	tp_out_u64(ctx->out, "retries", tp_route_stats.retries);
+	tp_out_u64(ctx->out, "neighbours", tp_neigh_count());
+	tp_out_u64(ctx->out, "nexthops", tp_nh_count());
+	tp_out_u64(ctx->out, "rcu_deferred", tp_rcu_pending());
+	return 0;
+}
+
+static int sync_resync(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	int ret = tp_nl_resync();
+	return ret < 0
+		   ? tp_cmd_err(ctx, -ret, "sync resync: netlink dump failed: %s", strerror(-ret))
+		   : 0;
+}
+
+static int set_netlink(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	uint64_t v;
+	int ret;
+
+	if (argc != 2 || strcmp(argv[0], "rcvbuf"))
+		return tp_cmd_err(ctx, EINVAL, "set netlink: usage: set netlink rcvbuf BYTES");
+	if (tp_parse_u64(argv[1], 1024, 1 << 30, &v) < 0)
+		return tp_cmd_err(ctx, EINVAL, "set netlink: bad size '%s' (1024-1073741824)",
+				  argv[1]);
+	ret = tp_nl_set_rcvbuf((int)v);
+	return ret < 0 ? tp_cmd_err(ctx, -ret, "set netlink: %s", strerror(-ret)) : 0;
+}
+
+static struct tp_cmd c_show_sync = {"show sync", NULL, "the netlink sync manager", show_sync, NULL};
+static struct tp_cmd c_resync = {"sync resync", NULL,
+				 "dump the kernel's tables again and sweep what is gone",
+				 sync_resync, NULL};
+static struct tp_cmd c_set_nl = {"set netlink", "rcvbuf BYTES",
+				 "receive buffer of the netlink event socket", set_netlink, NULL};
+TP_CMD_REGISTER(c_show_sync)
+TP_CMD_REGISTER(c_resync)
+TP_CMD_REGISTER(c_set_nl)

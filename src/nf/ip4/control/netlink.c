@@ -14,16 +14,16 @@
 
 #include <libmnl/libmnl.h>
 
-#include "../core/log.h"
-#include "../proto/ip4.h"
-#include "../tables/iface.h"
-#include "../tables/neigh.h"
-#include "../tables/nexthop.h"
-#include "../tables/route.h"
-#include "control.h"
+#include "../../../core/log.h"
+#include "../../../proto/ip4.h"
+#include "../../../tables/iface.h"
+#include "neigh.h"
+#include "nexthop.h"
+#include "route.h"
+#include "../../../control/control.h"
 #include "netlink.h"
-#include "port.h"
-#include "timer.h"
+#include "../../../control/port.h"
+#include "../../../control/timer.h"
 
 struct tp_nl_stats tp_nl_stats;
 

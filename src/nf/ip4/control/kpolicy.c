@@ -37,7 +37,7 @@
 
 #include <libmnl/libmnl.h>
 
-#include "../core/log.h"
+#include "../../../core/log.h"
 #include "kpolicy.h"
 
 #define RULE_PRIO_LOCAL 1u

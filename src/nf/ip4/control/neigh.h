@@ -2,7 +2,7 @@
 /* Neighbour (ARP) table: IPv4 address -> next-hop id, an rte_hash with lock-free reads.
  *
  * The control plane is the only writer. A neighbour entry owns one next-hop
- * entry (tables/nexthop.h) holding its MAC and port; routes through the
+ * entry (control/nexthop.h) holding its MAC and port; routes through the
  * neighbour and the kernel's own neighbour entry each hold a reference. When
  * the last reference goes, the key is deleted and, after an RCU grace period
  * (the defer queue of core/rcu.h: the writer does not wait), the next-hop entry
@@ -33,5 +33,8 @@ int tp_neigh_learn(uint32_t ip, uint16_t port, const uint8_t *mac);
 /* Iterate: *iter starts at 0; returns 0 and fills ip/nh, or -ENOENT at the end. */
 int tp_neigh_iterate(uint32_t *iter, uint32_t *ip, uint32_t *nh);
 unsigned int tp_neigh_count(void);
+/* Forget every neighbour the kernel taught us on port (a port being removed; its
+ * routes are flushed separately, tp_route_flush_port). Control plane only. */
+void tp_neigh_flush_port(uint16_t port);
 
 #endif

@@ -8,9 +8,9 @@
 #include <rte_errno.h>
 #include <rte_hash.h>
 
-#include "../core/log.h"
-#include "../proto/ip4.h"
-#include "keyed_hash.h"
+#include "../../../core/log.h"
+#include "../../../proto/ip4.h"
+#include "../../../tables/keyed_hash.h"
 #include "neigh.h"
 #include "nexthop.h"
 #include "route.h"

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The l3 port mode: the ethertype table, the first handler (IPv4) and the mode's
+ * input function (l3mode.h). */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_prefetch.h>
+
+#include "../../../core/dispatch.h"
+#include "../../../tables/iface.h"
+#include "../l3mode.h"
+
+/* --- the ethertype table --- */
+static struct tp_dispatch ethertypes;
+
+int tp_ethertype_register(uint16_t ethertype, tp_input_fn fn, const char *owner)
+{
+	return tp_dispatch_add(&ethertypes, rte_cpu_to_be_16(ethertype), (tp_dispatch_fn)fn, owner);
+}
+
+int tp_ethertype_get(unsigned int i, uint16_t *ethertype, const char **owner)
+{
+	if (i >= __atomic_load_n(&ethertypes.n, __ATOMIC_ACQUIRE))
+		return -ENOENT;
+	*ethertype = rte_be_to_cpu_16(ethertypes.e[i].key_be);
+	*owner = ethertypes.e[i].owner;
+	return 0;
+}
+
+static void run_dispatch(struct tp_worker *w, struct rte_mbuf **run, uint16_t n, uint16_t type_be)
+{
+	tp_input_fn fn = (tp_input_fn)tp_dispatch_find(&ethertypes, type_be);
+
+	if (likely(fn != NULL)) {
+		fn(w, run, n);
+		return;
+	}
+	for (uint16_t i = 0; i < n; i++)
+		tp_drop(w, run[i], TP_DROP_L2_UNSUPPORTED);
+}
+
+/* The first handler (its ethertype in network order): it sees every burst whole. */
+static struct {
+	uint16_t type_be;
+	tp_l3_first_fn fn;
+	const char *owner;
+} first;
+
+int tp_l3_first_register(uint16_t ethertype, tp_l3_first_fn fn, const char *owner)
+{
+	int ret;
+
+	if (first.fn != NULL)
+		return -EEXIST;
+	/* listed in the table too (show modules), but never looked up there */
+	ret = tp_dispatch_add(&ethertypes, rte_cpu_to_be_16(ethertype), NULL, owner);
+	if (ret < 0)
+		return ret;
+	first.type_be = rte_cpu_to_be_16(ethertype);
+	first.owner = owner;
+	__atomic_store_n(&first.fn, fn, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Frames to our MAC, a group address (multicast, broadcast) or nothing else; the first
+ * handler takes its own, then consecutive frames of one ethertype go to its handler
+ * as one run. */
+void tp_l3_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *run[TP_BURST], *others[TP_BURST];
+	tp_l3_first_fn first_fn = __atomic_load_n(&first.fn, __ATOMIC_ACQUIRE);
+	uint64_t mac = 0;
+	uint16_t nr = 0, cur = 0;
+
+	if (likely(first_fn != NULL)) {
+		n = first_fn(w, pkts, n, others);
+		if (likely(n == 0))
+			return;
+		pkts = others;
+	}
+
+	/* one burst comes from one rx queue, so from one port */
+	memcpy(&mac, &tp_iface_table[pkts[0]->port].mac, RTE_ETHER_ADDR_LEN);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint64_t dst;
+		uint16_t type;
+
+		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
+			tp_drop(w, m, TP_DROP_L2_TOO_SHORT);
+			continue;
+		}
+		memcpy(&dst, eth,
+		       sizeof(dst)); /* the source's first bytes come along: shifted out */
+		if (unlikely(((dst ^ mac) << 16) != 0 && !(eth[0] & 1))) {
+			tp_drop(w, m, TP_DROP_L2_OTHER_HOST);
+			continue;
+		}
+		memcpy(&type, eth + 12, sizeof(type));
+		if (nr && type != cur) {
+			run_dispatch(w, run, nr, cur);
+			nr = 0;
+		}
+		cur = type;
+		run[nr++] = m;
+	}
+	if (nr)
+		run_dispatch(w, run, nr, cur);
+}
+
+struct tp_port_mode tp_mode_l3 = {
+    .name = "l3",
+    .help = "routed port: IPv4, ARP and what modules register by ethertype",
+    .input = tp_l3_input,
+    .is_default = true,
+};
+TP_PORT_MODE_REGISTER(tp_mode_l3)
