@@ -33,9 +33,11 @@
 #include "../../src/proto/coap.h"
 #include "../../src/proto/ip4.h"
 #include "../../src/tables/iface.h"
-#include "../../src/tables/neigh.h"
-#include "../../src/tables/nexthop.h"
-#include "../../src/tables/route.h"
+#include "../../src/nf/ip4/control/neigh.h"
+#include "../../src/nf/ip4/ip4.h"
+#include "../../src/nf/ip4/l3mode.h"
+#include "../../src/nf/ip4/control/nexthop.h"
+#include "../../src/nf/ip4/control/route.h"
 #include "eal_fixture.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
@@ -145,7 +147,7 @@ static int setup(void **state)
 		return -1;
 	tp.n_workers = 1;
 	tp.workers[0] = w;
-	if (tp_nf_by_name("ip4")->init() < 0)
+	if (tp_ip4_datapath_register() < 0)
 		return -1;
 	buckets_open();
 	memcpy(&tp_iface_table[0].mac, mac_p0, 6);
