@@ -134,8 +134,21 @@ def tsc_hz() -> tuple[float, str]:
     raise DutError("cannot tell the CPU frequency")
 
 
+def cpu_instruction_set(build: Path | None = None) -> str | None:
+    """The -march twinplane was built with (meson's cpu_instruction_set, from the build
+    directory's introspection file; scripts/build-l3fwd.sh builds l3fwd with the same),
+    or None if the build directory is not set up."""
+    path = (build or build_dir()) / "meson-info" / "intro-buildoptions.json"
+    try:
+        opts = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return next((o["value"] for o in opts if o["name"] == "cpu_instruction_set"), None)
+
+
 def machine_info() -> dict[str, Any]:
     info: dict[str, Any] = {"kernel": platform.release(), "nproc": os.cpu_count()}
+    info["cpu_instruction_set"] = cpu_instruction_set()
     with contextlib.suppress(OSError):
         lscpu = subprocess.run(["lscpu"], check=False, capture_output=True, text=True).stdout
         for key in ("Model name", "Hypervisor vendor", "CPU max MHz", "L2 cache", "L3 cache"):
