@@ -65,7 +65,7 @@ from twinplane.bench import ensure_venv
 ensure_venv(ROOT)
 
 from twinplane.bench import pcapgen
-from twinplane.bench.duts import tsc_hz
+from twinplane.bench.duts import cpu_instruction_set, tsc_hz
 from twinplane.bench.telemetry import Telemetry, TelemetryError, wait_for_socket
 from twinplane.proc import Process, remove_dpdk_runtime
 
@@ -99,6 +99,7 @@ def ensure_hugepages(n: int = 512) -> None:
 
 def machine_info() -> dict[str, Any]:
     info: dict[str, Any] = {"kernel": platform.release(), "nproc": os.cpu_count()}
+    info["cpu_instruction_set"] = cpu_instruction_set()
     try:
         lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
         for key in ("Model name", "Hypervisor vendor", "CPU max MHz", "L2 cache", "L3 cache"):

@@ -20,6 +20,11 @@
 # each lcore also prints its totals when its loop ends (SIGINT). Cost: a few
 # additions per loop iteration next to l3fwd's own rdtsc.
 #
+# Third: the instruction set. Debian's libdpdk.pc says -march=corei7; the Makefile
+# gets twinplane's instead, so that both are built for the same CPU: meson's
+# cpu_instruction_set option, read from $TP_BUILD_DIR (default build/) if it is set
+# up, else meson_options.txt's default (x86-64-v2); $TP_CPU_INSTRUCTION_SET overrides.
+#
 # Output: OUTDIR/dpdk-l3fwd. Idempotent: the copy is refreshed only when the
 # patched source differs, and make rebuilds only what changed.
 set -euo pipefail
@@ -38,6 +43,21 @@ if ! pkg-config --exists libdpdk; then
     echo "build-l3fwd: pkg-config finds no libdpdk (apt-get install libdpdk-dev)" >&2
     exit 1
 fi
+
+isa_of_build() {
+    python3 - "${TP_BUILD_DIR:-$ROOT/build}" "$ROOT/meson_options.txt" <<'EOF'
+import json, re, sys
+try:
+    with open(sys.argv[1] + "/meson-info/intro-buildoptions.json") as f:
+        print(next(o["value"] for o in json.load(f) if o["name"] == "cpu_instruction_set"))
+except (OSError, StopIteration):
+    text = open(sys.argv[2]).read()
+    print(re.search(r"option\('cpu_instruction_set'[^)]*value: '([^']*)'", text).group(1))
+EOF
+}
+isa="${TP_CPU_INSTRUCTION_SET-$(isa_of_build)}"
+march=""
+[ -z "$isa" ] || march="-march=$isa"
 
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
@@ -205,6 +225,18 @@ open(path, 'w').write(src)
 EOF
 echo "build-l3fwd: patched l3fwd_lpm.c (busy-cycle accounting in lpm_main_loop, telemetry /l3fwd/busy)"
 
+# Third patch: pkg-config's -march/-mtune out, twinplane's instruction set in (a change of
+# it changes the Makefile, which the binary depends on, so make rebuilds)
+mk="$stage/l3fwd/Makefile"
+grep -qxF 'CFLAGS += -I../common' "$mk" ||
+    { echo "build-l3fwd: Makefile does not look like DPDK 22.11's l3fwd's" >&2; exit 1; }
+{
+    echo
+    echo "# twinplane bench: the instruction set of twinplane's build (cpu_instruction_set)"
+    echo "CFLAGS := \$(filter-out -march=% -mtune=%,\$(CFLAGS)) $march"
+} >> "$mk"
+echo "build-l3fwd: patched Makefile: ${march:-no -march} instead of libdpdk.pc's"
+
 mkdir -p "$SRC_ROOT"
 if diff -rq -x build "$stage/l3fwd" "$SRC_ROOT/l3fwd" >/dev/null 2>&1 &&
    diff -rq "$stage/common" "$SRC_ROOT/common" >/dev/null 2>&1; then
@@ -223,4 +255,5 @@ if ! cmp -s "$bin" "$OUTDIR/dpdk-l3fwd"; then
     cp "$bin" "$OUTDIR/dpdk-l3fwd.tmp"
     mv "$OUTDIR/dpdk-l3fwd.tmp" "$OUTDIR/dpdk-l3fwd"
 fi
-echo "build-l3fwd: $OUTDIR/dpdk-l3fwd (DPDK $(pkg-config --modversion libdpdk), CFLAGS: -O3 $(pkg-config --cflags-only-other libdpdk | tr -s ' '))"
+cflags=$(make -s -C "$SRC_ROOT/l3fwd" --eval 'tp-cflags: ; @echo $(CFLAGS)' tp-cflags)
+echo "build-l3fwd: $OUTDIR/dpdk-l3fwd (DPDK $(pkg-config --modversion libdpdk), CFLAGS: $cflags)"

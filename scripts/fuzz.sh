@@ -47,9 +47,13 @@ declare -A share=([mder]=2 [ndn]=2)
 
 # -O1: ASan's usual level; at -O2 the instrumented build took 6 of a fresh CI run's minutes
 meson_dir=build/fuzz/meson
+# Warnings are errors here too (meson.build's werror=true; a directory set up before
+# that became the default is switched over).
 if [ ! -f $meson_dir/build.ninja ]; then
     CC=clang meson setup $meson_dir -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
-        -Dtests=disabled -Doptimization=1 -Ddebug=true >/dev/null
+        -Dtests=disabled -Doptimization=1 -Ddebug=true --werror >/dev/null
+elif ! grep -q -- '-Werror' $meson_dir/build.ninja; then
+    meson configure $meson_dir -Dwerror=true >/dev/null
 fi
 bins=()
 for t in "${targets[@]}"; do

@@ -9,7 +9,8 @@ APT_PKGS=(dpdk libdpdk-dev dpdk-dev dpdk-doc meson ninja-build pkg-config gcc li
           libmnl-dev libcmocka-dev frr iproute2 ethtool libpcap-dev libelf-dev
           python3-venv python3-dev iputils-ping procps curl wget clang libclang-rt-14-dev tcpdump
           clang-format openvswitch-switch-dpdk iperf3 nginx nftables)
-PIP_PKGS=(pytest pytest-timeout pytest-rerunfailures scapy pyroute2 numpy matplotlib acmecse aiocoap python-ndn scipy statsmodels stormpy ruff MLRsearch==1.2.1)
+# The Python dependencies are pyproject.toml's, the one list: the package is installed
+# from it (editable, with [dev]) below.
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "setup.sh: run as root (it installs packages and reserves hugepages)" >&2
@@ -30,13 +31,37 @@ fi
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import pytest, pytest_timeout, pytest_rerunfailures, scapy, pyroute2, numpy, matplotlib, acmecse, aiocoap, ndn, scipy, statsmodels, stormpy, MLRsearch" 2>/dev/null ||
-   [ ! -x .venv/bin/ruff ]; then
+# Up to date when every requirement of pyproject.toml ([dev] included) is installed at
+# its pinned version and the twinplane package is installed editable from this tree.
+venv_current() {
+    .venv/bin/python - <<'PY'
+import json, pathlib, re, sys, tomllib
+from importlib import metadata
+
+project = tomllib.loads(pathlib.Path("pyproject.toml").read_text())["project"]
+for req in project["dependencies"] + project["optional-dependencies"]["dev"]:
+    name, pin = re.match(r"\s*([A-Za-z0-9._-]+)\s*(?:==\s*(\S+))?", req).groups()
+    try:
+        have = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        sys.exit(f"{name} missing")
+    if pin and have != pin:
+        sys.exit(f"{name} {have}, want {pin}")
+try:
+    url = json.loads(metadata.distribution("twinplane").read_text("direct_url.json") or "{}")
+except metadata.PackageNotFoundError:
+    sys.exit("twinplane missing")
+if url.get("url") != pathlib.Path.cwd().as_uri() or not url.get("dir_info", {}).get("editable"):
+    sys.exit("twinplane not installed editable from here")
+PY
+}
+if ! venv_current 2>/dev/null; then
     # uv (from PyPI) downloads and installs in parallel: pip alone took 7 minutes of a
     # fresh CI run; pip stays the fallback
     .venv/bin/pip install -q --disable-pip-version-check uv &&
-        .venv/bin/uv pip install -q --python .venv/bin/python "${PIP_PKGS[@]}" ||
-        .venv/bin/pip install -q --disable-pip-version-check "${PIP_PKGS[@]}"
+        .venv/bin/uv pip install -q --python .venv/bin/python -e '.[dev]' ||
+        .venv/bin/pip install -q --disable-pip-version-check -e '.[dev]'
+    venv_current || { echo "setup.sh: the venv does not match pyproject.toml" >&2; exit 1; }
     echo "setup.sh: venv ready at ${SECONDS} s"
 fi
 
@@ -52,10 +77,11 @@ if ! grep -q " /dev/hugepages hugetlbfs " /proc/mounts; then
 fi
 echo "setup.sh: hugepages: $(cat /proc/sys/vm/nr_hugepages) x 2 MiB"
 
-# warnings are errors in CI (STYLE.md 7); a local build only shows them
+# warnings are errors in every build (STYLE.md 7; meson.build's werror=true), a tree set
+# up before that became the default is switched over
 if [ ! -f build/build.ninja ]; then
-    meson setup build --buildtype=release ${CI:+-Dwerror=true}
-elif [ -n "${CI:-}" ]; then
+    meson setup build --buildtype=release --werror
+elif ! grep -q -- '-Werror' build/build.ninja; then
     meson configure build -Dwerror=true
 fi
 t0=$SECONDS

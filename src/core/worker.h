@@ -20,12 +20,12 @@
 #ifndef TP_CORE_WORKER_H
 #define TP_CORE_WORKER_H
 
-#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_debug.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -193,7 +193,7 @@ static inline void tp_worker_tx_enqueue(struct tp_worker *w, struct rte_mbuf *m,
 {
 	struct tp_txbuf *b = &w->txb[port];
 
-	assert(b->n < TP_BURST);
+	RTE_VERIFY(b->n < TP_BURST); /* in release too: past it, pkts[] overflows */
 	b->pkts[b->n++] = m;
 	w->tx_dirty |= 1ull << port;
 	if (unlikely(b->n == TP_BURST))
@@ -206,7 +206,7 @@ static inline void tp_worker_tx_enqueue_bulk(struct tp_worker *w, struct rte_mbu
 {
 	struct tp_txbuf *b = &w->txb[port];
 
-	assert(b->n < TP_BURST);
+	RTE_VERIFY(b->n < TP_BURST); /* in release too: past it, pkts[] overflows */
 	while (n) {
 		unsigned int k = RTE_MIN(n, (unsigned int)(TP_BURST - b->n));
 		memcpy(&b->pkts[b->n], m, k * sizeof(*m));

@@ -108,6 +108,8 @@ static void reassemble(const struct tp_ndn_lp *lp, uint32_t flow)
 	}
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tp_ndn_lp lp;

@@ -124,7 +124,7 @@ def churn_lab(daemon_lab: Callable[..., RouterLab]) -> tuple[RouterLab, Gen]:
 
 # load-sensitive (route changes a second reaching the kernel): reruns once
 @pytest.mark.flaky(reruns=1, reruns_delay=3)
-def test_route_churn_never_sends_to_a_wrong_next_hop(
+def test_route_churn_never_sends_to_a_wrong_next_hop(  # noqa: PLR0915 one scenario, its checks in order
     daemon_lab: Callable[..., RouterLab],
 ) -> None:
     lab, gen = churn_lab(daemon_lab)

@@ -126,7 +126,7 @@ def bgp_up(frr: Frr, peer: str) -> bool:
 
 # load-sensitive (a flood of at least 8,000 frames/s): reruns once
 @pytest.mark.flaky(reruns=1, reruns_delay=3)
-def test_claimed_control_class_does_not_starve_bgp_ospf_or_arp(router_lab: RouterLab) -> None:
+def test_claimed_control_class_does_not_starve_bgp_ospf_or_arp(router_lab: RouterLab) -> None:  # noqa: C901, PLR0915 one scenario, its checks in order
     """N10: a host floods p1 with what looks like BGP and OSPF (about 20 kpps in all);
     BGP (with GTSM) and OSPF with the router on that port stay up, ARP and ping on
     that port keep working, and what was demoted or held to its source's share is

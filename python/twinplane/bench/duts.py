@@ -134,8 +134,21 @@ def tsc_hz() -> tuple[float, str]:
     raise DutError("cannot tell the CPU frequency")
 
 
+def cpu_instruction_set(build: Path | None = None) -> str | None:
+    """The -march twinplane was built with (meson's cpu_instruction_set, from the build
+    directory's introspection file; scripts/build-l3fwd.sh builds l3fwd with the same),
+    or None if the build directory is not set up."""
+    path = (build or build_dir()) / "meson-info" / "intro-buildoptions.json"
+    try:
+        opts = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return next((o["value"] for o in opts if o["name"] == "cpu_instruction_set"), None)
+
+
 def machine_info() -> dict[str, Any]:
     info: dict[str, Any] = {"kernel": platform.release(), "nproc": os.cpu_count()}
+    info["cpu_instruction_set"] = cpu_instruction_set()
     with contextlib.suppress(OSError):
         lscpu = subprocess.run(["lscpu"], check=False, capture_output=True, text=True).stdout
         for key in ("Model name", "Hypervisor vendor", "CPU max MHz", "L2 cache", "L3 cache"):
@@ -973,26 +986,31 @@ class Testbed:
                 self.gen.wait_forwarding(first, timeout=ready_timeout)
             except Exception as e:
                 raise DutError(f"{self.wire}/{self.dut_name}: {e}\n{self.dut.logs()}") from e
-            gen_pid = self.gen.pid
-            # the generator's worker lcore; its first lcore (the main thread) serves the API
-            gen_tids = [t for t in pinned_threads(gen_pid, GEN_CPU) if t != gen_pid]
-            self.watch.add("dut", self.dut.watch_tids())
-            self.watch.add("gen", gen_tids)
-            self.watch.add_ours(
-                GEN_CPU, [*pinned_threads(gen_pid, GEN_CPU), threading.get_native_id()]
-            )
-            if isinstance(self.dut, KernelDut):
-                self.watch.kernel_dut = True
-            elif self.dut_name != "loopback":
-                self.watch.add_ours(DUT_CPU, self.dut.all_tids())
-            if self.nice is not None:
-                for tid in self.watch.groups["dut"] + self.watch.groups["gen"]:
-                    if self.watch.kernel_dut and tid in self.watch.groups["dut"]:
-                        self.reniced[tid] = os.getpriority(os.PRIO_PROCESS, tid)
-                    os.setpriority(os.PRIO_PROCESS, tid, self.nice)
+            self._watch_threads()
         except BaseException:
             self.close()
             raise
+
+    def _watch_threads(self) -> None:
+        """The CPU watch's thread groups (DUT, generator, ours), and the DUT's and
+        generator's threads reniced to ``self.nice`` if set (the kernel DUT's old
+        niceness kept for close)."""
+        assert self.gen is not None
+        gen_pid = self.gen.pid
+        # the generator's worker lcore; its first lcore (the main thread) serves the API
+        gen_tids = [t for t in pinned_threads(gen_pid, GEN_CPU) if t != gen_pid]
+        self.watch.add("dut", self.dut.watch_tids())
+        self.watch.add("gen", gen_tids)
+        self.watch.add_ours(GEN_CPU, [*pinned_threads(gen_pid, GEN_CPU), threading.get_native_id()])
+        if isinstance(self.dut, KernelDut):
+            self.watch.kernel_dut = True
+        elif self.dut_name != "loopback":
+            self.watch.add_ours(DUT_CPU, self.dut.all_tids())
+        if self.nice is not None:
+            for tid in self.watch.groups["dut"] + self.watch.groups["gen"]:
+                if self.watch.kernel_dut and tid in self.watch.groups["dut"]:
+                    self.reniced[tid] = os.getpriority(os.PRIO_PROCESS, tid)
+                os.setpriority(os.PRIO_PROCESS, tid, self.nice)
 
     def add_stream(self, size: int, dmac: str | None = None) -> str:
         assert self.gen is not None

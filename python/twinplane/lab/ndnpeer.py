@@ -146,6 +146,38 @@ async def command(
     return out
 
 
+async def register_and_serve(
+    app: NDNApp, prefix: FormalName, on_interest: Any, args: argparse.Namespace
+) -> None:
+    """Register prefix for on_interest (an NFD command signed with --hmac-key, or
+    python-ndn's own), and unregister it after --unregister-after seconds; each step
+    is an event line."""
+    if args.hmac_key:
+        app.set_interest_filter(prefix, on_interest)
+        r = await command(app, "register", args, name=prefix)
+        ok = r["status_code"] == 200
+        emit(
+            {
+                "event": "registered" if ok else "register_failed",
+                "prefix": args.prefix,
+                "status_code": r["status_code"],
+            }
+        )
+    else:
+        ok = await app.register(prefix, on_interest)
+        emit({"event": "registered" if ok else "register_failed", "prefix": args.prefix})
+    if not ok:
+        app.shutdown()
+        return
+    if args.unregister_after is not None:
+        await asyncio.sleep(args.unregister_after)
+        if args.hmac_key:
+            ok = (await command(app, "unregister", args, name=prefix))["status_code"] == 200
+        else:
+            ok = await app.unregister(prefix)
+        emit({"event": "unregistered" if ok else "unregister_failed"})
+
+
 def producer(args: argparse.Namespace) -> None:
     app = make_app(args.router, args.port, args)
     prefix = Name.from_str(args.prefix)
@@ -179,33 +211,7 @@ def producer(args: argparse.Namespace) -> None:
         content = (args.content or Name.to_str(name)) + "x" * args.pad
         app.put_data(name, content.encode(), **kw)
 
-    async def main() -> None:
-        if args.hmac_key:
-            app.set_interest_filter(prefix, on_interest)
-            r = await command(app, "register", args, name=prefix)
-            ok = r["status_code"] == 200
-            emit(
-                {
-                    "event": "registered" if ok else "register_failed",
-                    "prefix": args.prefix,
-                    "status_code": r["status_code"],
-                }
-            )
-        else:
-            ok = await app.register(prefix, on_interest)
-            emit({"event": "registered" if ok else "register_failed", "prefix": args.prefix})
-        if not ok:
-            app.shutdown()
-            return
-        if args.unregister_after is not None:
-            await asyncio.sleep(args.unregister_after)
-            if args.hmac_key:
-                ok = (await command(app, "unregister", args, name=prefix))["status_code"] == 200
-            else:
-                ok = await app.unregister(prefix)
-            emit({"event": "unregistered" if ok else "unregister_failed"})
-
-    app.run_forever(after_start=main())
+    app.run_forever(after_start=register_and_serve(app, prefix, on_interest, args))
 
 
 def consumer(args: argparse.Namespace) -> None:

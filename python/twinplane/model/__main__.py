@@ -265,16 +265,15 @@ def cmd_plan(a: argparse.Namespace) -> dict[str, Any]:
     return {"answer": None, "calibration": source, "tried": tried}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="twinplane-model", description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-
+def _simulate_parser(sub: Any) -> None:
     p = sub.add_parser("simulate", help="runs of one configuration")
     _pipeline_args(p)
     p.add_argument("--runs", type=int, default=100)
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(fn=cmd_simulate)
 
+
+def _smc_parser(sub: Any) -> None:
     p = sub.add_parser("smc", help="estimate a property, or test it (--sprt THETA)")
     _pipeline_args(p)
     p.add_argument("--prop", default="all_satisfied", choices=smc.PROPERTIES)
@@ -285,6 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(fn=cmd_smc)
 
+
+def _theory_parser(sub: Any) -> None:
     p = sub.add_parser("theory", help="closed form vs the simulator")
     p.add_argument("kind", choices=("mm1k", "md1k", "mmck"))
     p.add_argument("--load", type=float, required=True, help="lambda / (c mu)")
@@ -299,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(fn=cmd_theory)
 
+
+def _calibrate_parser(sub: Any) -> None:
     p = sub.add_parser("calibrate", help="samples -> fits, main effects, calibration JSON")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--socket", help="a running twinplane's API socket (traffic running)")
@@ -312,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--plots", type=Path, help="a directory for the fit plots")
     p.set_defaults(fn=cmd_calibrate)
 
+
+def _plan_parser(sub: Any) -> None:
     p = sub.add_parser("plan", help="lcores and queue capacity for a rate")
     p.add_argument("--rate", type=float, required=True, help="Interests/s")
     p.add_argument("--name-length", type=int, default=3)
@@ -332,6 +337,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=int, default=2000)
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(fn=cmd_plan)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="twinplane-model", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for add in (_simulate_parser, _smc_parser, _theory_parser, _calibrate_parser, _plan_parser):
+        add(sub)
 
     a = ap.parse_args(argv)
     try:

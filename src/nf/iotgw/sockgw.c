@@ -25,7 +25,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "../../proto/ip4.h"
 #include "iotgw.h"

@@ -316,11 +316,18 @@ static inline int ip4_sum20_ok(const uint8_t *ip)
 	memcpy(&s, ip, 8);
 	memcpy(&b, ip + 8, 8);
 	memcpy(&c, ip + 16, 4);
-	/* s + b + c + carries; the last adc cannot carry out again */
+	/* s + b + c + carries; the last carry cannot carry out again */
+#if defined(__x86_64__)
 	__asm__("addq %[b], %[s]\n\tadcq %[c], %[s]\n\tadcq $0, %[s]"
 		: [s] "+r"(s)
 		: [b] "r"(b), [c] "r"((uint64_t)c)
 		: "cc");
+#else
+	s += b;
+	s += s < b; /* end-around carry (RFC 1071 2.(B)): s + carry <= 2^64 - 1 */
+	s += c;
+	s += s < c;
+#endif
 	return s % 0xffff == 0;
 }
 

@@ -52,8 +52,8 @@ static const char *const unfit_names[] = {
 static const char *const unfit_texts[] = {
     [TP_UNFIT_NONE] = "fits",
     [TP_UNFIT_LPM_RULES] = "the route table (LPM rules, --max-routes) is full",
-    [TP_UNFIT_LPM_TBL8] = "the route table's tbl8 groups (for /25 to /32, --tbl8-groups) "
-			  "are all in use",
+    [TP_UNFIT_LPM_TBL8] = ("the route table's tbl8 groups (for /25 to /32, --tbl8-groups) "
+			   "are all in use"),
     [TP_UNFIT_INDEX] = "the route index (hash) is full",
     [TP_UNFIT_NEXTHOPS] = "the next-hop table is full",
     [TP_UNFIT_NEIGHBOURS] = "the neighbour table (hash) is full",
