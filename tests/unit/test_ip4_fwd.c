@@ -22,7 +22,7 @@
 #include "../../src/core/rcu.h"
 #include "../../src/core/tp.h"
 #include "../../src/nf/ip4/ip4.h"
-#include "../../src/nf/ip4/udp_local.h"
+#include "../../src/nf/ip4/datapath/udp_local.h"
 #include "../../src/proto/ip4.h"
 #include "../../src/tables/iface.h"
 #include "../../src/tables/neigh.h"

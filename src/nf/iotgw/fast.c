@@ -14,7 +14,7 @@
 #include "../../tables/iface.h"
 #include "../../tables/nexthop.h"
 #include "../../tables/route.h"
-#include "../ip4/udp_local.h"
+#include "../ip4/datapath/udp_local.h"
 #include "fast.h"
 #include "iotgw.h"
 

@@ -6,11 +6,11 @@
 #include <rte_prefetch.h>
 #include <immintrin.h>
 
-#include "../../proto/ip4.h"
-#include "../../tables/iface.h"
-#include "../../tables/nexthop.h"
-#include "../../tables/route.h"
-#include "ip4.h"
+#include "../../../proto/ip4.h"
+#include "../../../tables/iface.h"
+#include "../../../tables/nexthop.h"
+#include "../../../tables/route.h"
+#include "../ip4.h"
 #include "udp_local.h"
 
 #define PREFETCH_AHEAD 4
