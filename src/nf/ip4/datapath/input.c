@@ -173,8 +173,17 @@ static void ip4_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int c)
 {
 	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, TP_ETH_HDR_LEN);
 	enum tp_punt_class cls;
-	uint32_t src;
+	uint32_t src, e;
 
+	/* one of our own addresses as the source, from the wire, is a spoof: dropped
+	 * here as Linux drops it (fib_validate_source: a local source is martian), since
+	 * the TAP has accept_local for what tp_ip4_output punts (nf/ip4/output.h) */
+	memcpy(&src, ip + 12, 4);
+	e = tp_route_entry(tp_route_lpm, rte_be_to_cpu_32(src));
+	if (unlikely((e & RTE_LPM_LOOKUP_SUCCESS) && (e & 0x00ffffff) == TP_NH_PUNT)) {
+		tp_drop(w, m, IP4_CTR(MARTIAN_SRC));
+		return;
+	}
 	switch (c) {
 	case IP4_C_LOCAL:
 	case IP4_C_MULTICAST:
