@@ -29,11 +29,21 @@ static inline uint32_t out_lookup(uint32_t dst, uint64_t *v)
 	return id;
 }
 
-/* The port a packet to next hop (id, v) leaves by, or is punted through: the
- * neighbour's, else m's (connected subnet without a host entry yet, unfit, local). */
-static inline uint16_t out_port(const struct rte_mbuf *m, uint32_t id, uint64_t v)
+/* The port a packet to dst through next hop (id, v) leaves by, or is punted through:
+ * the neighbour's; for a connected subnet without a host entry yet, the port whose
+ * subnet holds dst; else m's (unfit, local, no route). */
+static uint16_t out_port(const struct rte_mbuf *m, uint32_t dst, uint32_t id, uint64_t v)
 {
-	return id != UINT32_MAX && !tp_nh_special(id) ? tp_nh_l2_port(v) : charge_port(m);
+	if (id != UINT32_MAX && !tp_nh_special(id))
+		return tp_nh_l2_port(v);
+	if (id == TP_NH_CONNECTED)
+		for (uint16_t p = 0; p < TP_MAX_PORTS; p++) {
+			uint32_t ip = __atomic_load_n(&tp_iface_table[p].ip, __ATOMIC_RELAXED);
+			uint8_t d = __atomic_load_n(&tp_iface_table[p].depth, __ATOMIC_RELAXED);
+			if (ip != 0 && d != 0 && d <= 32 && ((dst ^ ip) >> (32 - d)) == 0)
+				return p;
+		}
+	return charge_port(m);
 }
 
 /* To the kernel through port's TAP, as a frame to the port's MAC (the TAP's): the
@@ -59,7 +69,8 @@ static enum tp_ip4_out out_punt(struct tp_worker *w, struct rte_mbuf *m, uint16_
 
 /* m (data at its IPv4 header) to next hop (id, v): see output.h for where each kind of
  * next hop sends it. */
-static enum tp_ip4_out out_nh(struct tp_worker *w, struct rte_mbuf *m, uint32_t id, uint64_t v)
+static enum tp_ip4_out out_nh(struct tp_worker *w, struct rte_mbuf *m, uint32_t dst, uint32_t id,
+			      uint64_t v)
 {
 	uint16_t port;
 
@@ -75,7 +86,7 @@ static enum tp_ip4_out out_nh(struct tp_worker *w, struct rte_mbuf *m, uint32_t 
 		case TP_NH_UNFIT:
 			return out_punt(w, m, charge_port(m), IP4_C_OUT_ROUTE_UNFIT);
 		default:
-			return out_punt(w, m, out_port(m, id, v),
+			return out_punt(w, m, out_port(m, dst, id, v),
 					tp_nh_l2_flags(v) & TP_NH_F_PUNT ? IP4_C_OUT_LOCAL
 									 : IP4_C_OUT_UNRESOLVED);
 		}
@@ -106,7 +117,7 @@ enum tp_ip4_out tp_ip4_output(struct tp_worker *w, struct rte_mbuf *m, uint32_t 
 	uint64_t v;
 	uint32_t id = out_lookup(dst, &v);
 
-	return out_nh(w, m, id, v);
+	return out_nh(w, m, dst, id, v);
 }
 
 enum tp_ip4_out tp_udp_send(struct tp_worker *w, struct rte_mbuf *m, uint32_t src, uint32_t dst,
@@ -124,9 +135,10 @@ enum tp_ip4_out tp_udp_send(struct tp_worker *w, struct rte_mbuf *m, uint32_t sr
 	}
 	id = out_lookup(dst, &v);
 	if (src == 0) /* the address of the port it leaves by (output.h) */
-		src = __atomic_load_n(&tp_iface_table[out_port(m, id, v)].ip, __ATOMIC_RELAXED);
+		src =
+		    __atomic_load_n(&tp_iface_table[out_port(m, dst, id, v)].ip, __ATOMIC_RELAXED);
 	tp_udp_write(ip + TP_IP4_HDR_LEN, sport, dport, (uint16_t)len);
 	tp_ip4_write(ip, rte_cpu_to_be_32(src), rte_cpu_to_be_32(dst), TP_IPPROTO_UDP, 64,
 		     (uint16_t)(TP_UDP_HDR_LEN + len), ip_id);
-	return out_nh(w, m, id, v);
+	return out_nh(w, m, dst, id, v);
 }
