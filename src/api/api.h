@@ -10,7 +10,7 @@
 #define TP_API_MAX_PAYLOAD (1u << 20)
 /* The longest answer a client reads (twinctl, tp_api_read_answer): a separate, larger
  * cap than a request's, for the tables' listings (show neigh: 65,536 entries of about
- * 150 bytes). show routes pages beyond 65,536 routes (src/nf/ip4/cmds.c; review N15). */
+ * 150 bytes). show routes pages beyond 65,536 routes (src/nf/ip4/cli.c; review N15). */
 #define TP_API_MAX_ANSWER (16u << 20)
 #define TP_API_MAX_WORDS 64 /* words of one command (the server refuses more: E2BIG) */
 #define TP_API_DEFAULT_DIR "/run/twinplane"

@@ -24,7 +24,7 @@
  * length is 20 + the UDP length, and the signature rides in the Ethernet
  * padding after the IPv4 packet:
  *   Ethernet | IPv4 | UDP | APDU | zero padding | signature (16)
- * The gateway trims a frame to the IPv4 total length (ip4_input.c), the
+ * The gateway trims a frame to the IPv4 total length (nf/ip4/datapath/input.c), the
  * generator's receive side reads the signature from the end of the frame. */
 #include <errno.h>
 #include <stdio.h>

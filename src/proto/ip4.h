@@ -108,22 +108,20 @@ static inline enum tp_ip4_verdict tp_ip4_check(const uint8_t *ip, size_t avail)
 	return TP_IP4_OK;
 }
 
-/* Decrement the TTL and patch the checksum incrementally (RFC 1624 eqn. 3:
- * HC' = ~(~HC + ~m + m')). The TTL is the high byte of header word 4, so
- * ~m + m' is the constant -0x0100 = 0xfeff (one's complement); one's-complement
- * sums are byte-order independent (RFC 1071 2.(B)), so the sum is done on the
- * word as loaded: 0xfeff in network order is 0xfffe read little-endian. The
- * caller has checked TTL > 1. */
+/* TTL - 1 and the checksum patched to match (RFC 1812 5.3.1; RFC 1624 eqn. 3,
+ * HC' = ~(~HC + ~m + m')). With TTL the high byte of header word 4, eqn. 3
+ * comes to HC' = HC + 0x0100 in one's complement with a result of 0xffff
+ * written 0 (as Linux's ip_decrease_ttl, and grout's ip_forward.c); byte-swapped,
+ * as loaded on a little-endian host, that is ck + 1, and the carry/-0 correction
+ * is ((ck + 2) >> 16): 1 exactly when ck + 1 >= 0xffff. The router's fast path
+ * (nf/ip4/datapath/input.c) runs this one. The caller has checked TTL > 1. */
 static inline void tp_ip4_ttl_dec(uint8_t *ip)
 {
 	uint16_t ck;
-	uint32_t sum;
 
 	ip[8]--;
 	memcpy(&ck, ip + 10, 2);
-	sum = (uint32_t)(uint16_t)~ck + htons(0xfeff);
-	sum = (sum & 0xffff) + (sum >> 16);
-	ck = (uint16_t)~sum;
+	ck = (uint16_t)((uint32_t)ck + 1 + (((uint32_t)ck + 2) >> 16));
 	memcpy(ip + 10, &ck, 2);
 }
 

@@ -115,6 +115,32 @@ def counter(lab: RouterLab, name: str) -> int:
     return int(c["counters"].get(name, c["drops"].get(name, 0)))
 
 
+def test_udp_face_to_unresolved_neighbour_goes_through_kernel(ndn_lab: RouterLab) -> None:
+    """A UDP face's packet to a neighbour not resolved yet goes the router's way
+    (nf/ip4/output.h): to the kernel through the port's TAP, counted as
+    ip4.output_unresolved, and the kernel resolves the neighbour and sends it on; the
+    Interest reaches the producer and the consumer gets its Data."""
+    lab = ndn_lab
+    Producer(lab, "h2", "/tp/unres")
+    h2 = lab.host_ip("h2")
+    r = peer(lab, "h1", "consumer", "--name", "/tp/unres/1")
+    assert r["result"] == "data", r
+
+    def h2_resolved() -> bool:
+        return any(n.get("ip") == h2 and n.get("mac") for n in lab.neighbours())
+
+    lab.wait_until(h2_resolved, 5.0, what=f"{h2} in show neigh")
+    lab.run("r", f"ip neigh flush dev {lab.link('h2').tap}")
+    lab.wait_until(lambda: not h2_resolved(), 5.0, what=f"{h2} gone from show neigh")
+    before = lab.counters()["exception"]["reasons"].get("ip4.output_unresolved", 0)
+    r = peer(lab, "h1", "consumer", "--name", "/tp/unres/2")
+    assert r == {"result": "data", "name": "/tp/unres/2", "content": "/tp/unres/2"}, r
+    after = lab.counters()["exception"]["reasons"]["ip4.output_unresolved"]
+    assert after - before >= 1, (before, after)
+    assert counter(lab, "ip4.output_no_route") == 0
+    lab.wait_until(h2_resolved, 5.0, what=f"{h2} resolved again")
+
+
 def test_fetch_from_self_registered_producer_and_cs(ndn_lab: RouterLab) -> None:
     lab = ndn_lab
     prod = Producer(lab, "h2", "/tp/prod")

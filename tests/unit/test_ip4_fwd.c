@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The l3 input and the IPv4 fast path fed crafted mbufs: forwarding bytes, every drop
- * and punt reason with its class, the punt buckets per port and class, and the
- * transmit buffers' invariant with a local UDP function sending. */
+ * and punt reason with its class, the punt buckets per port and class, the
+ * transmit buffers' invariant with a local UDP function sending, and the output of
+ * what the data plane originates (tp_ip4_output, tp_udp_send). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,7 +24,8 @@
 #include "../../src/core/rcu.h"
 #include "../../src/core/tp.h"
 #include "../../src/nf/ip4/ip4.h"
-#include "../../src/nf/ip4/udp_local.h"
+#include "../../src/nf/ip4/datapath/udp_local.h"
+#include "../../src/nf/ip4/output.h"
 #include "../../src/proto/ip4.h"
 #include "../../src/tables/iface.h"
 #include "../../src/nf/ip4/control/neigh.h"
@@ -780,6 +782,211 @@ static void test_l3_runs_keep_order(void **state)
 	assert_int_equal(ctr(TP_DROP_L2_UNSUPPORTED), 1);
 }
 
+/* --- the output of what the data plane originates (nf/ip4/output.h) --- */
+
+/* An mbuf holding len payload bytes 0xa0, 0xa1, ... (the headers go in its headroom) */
+static struct rte_mbuf *payload(uint16_t len, uint16_t port)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, len);
+
+	for (uint16_t i = 0; i < len; i++)
+		p[i] = (uint8_t)(0xa0 + i);
+	m->port = port;
+	return m;
+}
+
+/* Nothing but counter id moved (by one), nothing buffered or punted, m back in the pool */
+static void expect_out_drop(enum tp_ip4_out r, unsigned int id)
+{
+	assert_int_equal(r, TP_IP4_OUT_DROPPED);
+	for (unsigned int i = 0; i < TP_CTR_MAX; i++)
+		if (ctr(i) != (i == id ? 1 : 0))
+			fail_msg("counter %u (%s) is %lu", i, tp_ctr_short_name(i),
+				 (unsigned long)ctr(i));
+	assert_int_equal(w->tx_dirty, 0);
+	assert_int_equal(rte_ring_count(w->exc_ring[0]) + rte_ring_count(w->exc_ring[1]), 0);
+	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
+	reset(NULL);
+}
+
+/* Route and resolved neighbour: the exact frame on port 1's transmit buffer. The
+ * expected bytes are written out here (checksum computed by hand, RFC 1071, and
+ * checked again with DPDK's rte_ipv4_cksum), not with the codec under test. */
+static void test_output_udp_exact_bytes(void **state)
+{
+	static const uint8_t want[] = {
+	    2,	  0,	0,    0,    2,	  0x02, /* h2 */
+	    2,	  0,	0,    0,    0,	  0x11, /* p1 */
+	    0x08, 0x00,				/* IPv4 */
+	    0x45, 0x00, 0x00, 0x21,		/* IHL 5, total 20 + 8 + 5 */
+	    0x12, 0x34, 0x00, 0x00,		/* id 0x1234, DF clear, offset 0 */
+	    0x40, 0x11, 0x50, 0x96,		/* TTL 64, UDP, checksum */
+	    10,	  0,	2,    1,		/* source: port 1's address */
+	    10,	  0,	2,    2,		/* destination */
+	    0x16, 0x33, 0x16, 0x34,		/* 5683 -> 5684 */
+	    0x00, 0x0d, 0x00, 0x00,		/* length 8 + 5, no checksum (RFC 768) */
+	    0xa0, 0xa1, 0xa2, 0xa3, 0xa4,
+	};
+	struct rte_mbuf *m = payload(5, 0);
+
+	assert_int_equal(tp_udp_send(w, m, 0, IP(10, 0, 2, 2), 5683, 5684, 0x1234),
+			 TP_IP4_OUT_SENT);
+	assert_int_equal(w->txb[1].n, 1);
+	assert_true(w->tx_dirty & (1ull << 1));
+	struct rte_mbuf *o = w->txb[1].pkts[0];
+	assert_ptr_equal(o, m);
+	assert_int_equal(o->port, 1);
+	assert_int_equal(o->pkt_len, sizeof(want));
+	assert_int_equal(o->data_len, sizeof(want));
+	assert_memory_equal(rte_pktmbuf_mtod(o, uint8_t *), want, sizeof(want));
+	assert_int_equal(rte_ipv4_cksum((const struct rte_ipv4_hdr *)ip_of(o)), 0);
+	for (unsigned int i = 0; i < TP_CTR_MAX; i++)
+		assert_int_equal(ctr(i), 0);
+
+	/* through the gateway: h2's MAC, the given source address kept */
+	m = payload(5, 0);
+	assert_int_equal(tp_udp_send(w, m, IP(192, 0, 2, 7), IP(10, 9, 3, 4), 1, 2, 0),
+			 TP_IP4_OUT_SENT);
+	assert_int_equal(w->txb[1].n, 2);
+	uint8_t *e = rte_pktmbuf_mtod(w->txb[1].pkts[1], uint8_t *);
+	assert_memory_equal(e, mac_h2, 6);
+	static const uint8_t addrs[] = {192, 0, 2, 7, 10, 9, 3, 4};
+	assert_memory_equal(e + 26, addrs, 8);
+	assert_int_equal(rte_ipv4_cksum((const struct rte_ipv4_hdr *)(e + 14)), 0);
+}
+
+/* tp_ip4_output leaves the IPv4 header as written and adds the Ethernet header */
+static void test_output_ip4_header_kept(void **state)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *ip = (uint8_t *)rte_pktmbuf_append(m, 28);
+	uint8_t copy[28];
+
+	tp_ip4_write(ip, htonl(IP(10, 0, 2, 1)), htonl(IP(10, 9, 0, 1)), 1, 3, 8, 99);
+	memset(ip + 20, 0x5a, 8);
+	memcpy(copy, ip, sizeof(copy));
+	m->port = 0;
+	assert_int_equal(tp_ip4_output(w, m, IP(10, 9, 0, 1)), TP_IP4_OUT_SENT);
+	assert_int_equal(w->txb[1].n, 1);
+	uint8_t *e = rte_pktmbuf_mtod(w->txb[1].pkts[0], uint8_t *);
+	assert_int_equal(w->txb[1].pkts[0]->pkt_len, 14 + 28);
+	assert_memory_equal(e, mac_h2, 6);
+	assert_memory_equal(e + 6, mac_p1, 6);
+	assert_int_equal(e[12], 0x08);
+	assert_int_equal(e[13], 0x00);
+	assert_memory_equal(e + 14, copy, sizeof(copy)); /* TTL 3 stays: not forwarded */
+}
+
+/* No route, or a route that only drops or only earns an ICMP error: dropped and
+ * counted (output_no_route, on m->port), the mbuf back in the pool */
+static void test_output_no_route(void **state)
+{
+	expect_out_drop(tp_udp_send(w, payload(10, 0), 0, IP(11, 0, 0, 1), 1, 2, 0),
+			IP4_CTR(OUT_NO_ROUTE));
+	expect_out_drop(tp_udp_send(w, payload(10, 0), 0, IP(10, 9, 6, 1), 1, 2, 0),
+			IP4_CTR(OUT_NO_ROUTE)); /* blackhole */
+	expect_out_drop(tp_udp_send(w, payload(10, 0), 0, IP(10, 9, 7, 1), 1, 2, 0),
+			IP4_CTR(OUT_NO_ROUTE)); /* unreachable */
+	expect_out_drop(tp_udp_send(w, payload(10, 0), 0, IP(10, 68, 0, 1), 1, 2, 0),
+			IP4_CTR(OUT_NO_ROUTE)); /* prohibit */
+	/* an mbuf fresh from a pool names no port: charged to port 0 */
+	struct rte_mbuf *m = payload(10, 0);
+	m->port = RTE_MBUF_PORT_INVALID;
+	assert_int_equal(tp_udp_send(w, m, 0, IP(11, 0, 0, 1), 1, 2, 0), TP_IP4_OUT_DROPPED);
+	assert_int_equal(w->ctr[0][IP4_CTR(OUT_NO_ROUTE)], 1);
+	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
+}
+
+/* A neighbour not resolved: the router's way, to the kernel through the TAP of the
+ * port the neighbour is on, "other" class, as a frame to that port's MAC with the
+ * whole datagram (the kernel resolves the neighbour and sends it on) */
+static void test_output_unresolved_to_kernel(void **state)
+{
+	struct rte_mbuf *m = payload(5, 0), *got = NULL;
+
+	/* 10.0.2.77: on port 1's connected subnet, no host entry */
+	assert_int_equal(tp_udp_send(w, m, 0, IP(10, 0, 2, 77), 5683, 5684, 0x1234),
+			 TP_IP4_OUT_PUNTED);
+	assert_int_equal(w->txb[1].n + w->txb[0].n, 0);
+	assert_int_equal(w->ctr[1][IP4_CTR(OUT_UNRESOLVED)], 1);
+	assert_int_equal(rte_ring_dequeue(w->exc_ring[1], (void **)&got), 0);
+	assert_ptr_equal(got, m);
+	assert_int_equal(got->port, 1);
+	assert_int_equal(tp_mbuf_priv(got)->punt_class, TP_PUNT_OTHER);
+	assert_int_equal(tp_mbuf_priv(got)->punt_reason, IP4_CTR(OUT_UNRESOLVED));
+	uint8_t *e = rte_pktmbuf_mtod(got, uint8_t *);
+	assert_int_equal(got->pkt_len, 14 + 20 + 8 + 5);
+	assert_memory_equal(e, mac_p1, 6);
+	assert_int_equal(e[12], 0x08);
+	static const uint8_t addrs[] = {10, 0, 2, 1, 10, 0, 2, 77};
+	assert_memory_equal(e + 26, addrs, 8);
+	assert_int_equal(rte_ipv4_cksum((const struct rte_ipv4_hdr *)(e + 14)), 0);
+	rte_pktmbuf_free(got);
+
+	/* a gateway whose neighbour (on port 0) is not resolved */
+	assert_int_equal(
+	    tp_route_add(IP(10, 10, 0, 0), 16, TP_ROUTE_GATEWAY, IP(10, 0, 1, 9), 0, 1), 0);
+	assert_int_equal(tp_udp_send(w, payload(5, 1), 0, IP(10, 10, 0, 1), 1, 2, 0),
+			 TP_IP4_OUT_PUNTED);
+	assert_int_equal(w->ctr[0][IP4_CTR(OUT_UNRESOLVED)], 1);
+	assert_int_equal(rte_ring_dequeue(w->exc_ring[1], (void **)&got), 0);
+	assert_int_equal(got->port, 0);
+	static const uint8_t p0_addr[] = {10, 0, 1, 1}; /* port 0's address */
+	assert_memory_equal(rte_pktmbuf_mtod_offset(got, uint8_t *, 26), p0_addr, 4);
+	rte_pktmbuf_free(got);
+	assert_int_equal(tp_route_del(IP(10, 10, 0, 0), 16), 0);
+
+	/* one of our own addresses: to the kernel too, counted apart */
+	assert_int_equal(tp_udp_send(w, payload(5, 0), 0, IP(10, 0, 1, 1), 1, 2, 0),
+			 TP_IP4_OUT_PUNTED);
+	assert_int_equal(ctr(IP4_CTR(OUT_LOCAL)), 1);
+	/* no credit left in the bucket: dropped by the punt, counted, m freed */
+	w->tb[1][TP_PUNT_OTHER] = (struct tp_tbucket){
+	    .cost = UINT64_MAX / 4, .max_tokens = UINT64_MAX / 4, .last_tsc = rte_rdtsc()};
+	assert_int_equal(tp_udp_send(w, payload(5, 0), 0, IP(10, 0, 2, 78), 1, 2, 0),
+			 TP_IP4_OUT_PUNTED);
+	assert_int_equal(ctr(TP_DROP_EXC_RATELIMITED), 1);
+	reset(NULL);
+	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
+}
+
+/* Longer than the output port's MTU: dropped (the data plane does not fragment) */
+static void test_output_mtu(void **state)
+{
+	/* 1472 bytes of payload: exactly 1500 of IPv4 */
+	assert_int_equal(tp_udp_send(w, payload(1472, 0), 0, IP(10, 0, 2, 2), 1, 2, 0),
+			 TP_IP4_OUT_SENT);
+	assert_int_equal(w->txb[1].pkts[0]->pkt_len, 1514);
+	reset(NULL);
+	expect_out_drop(tp_udp_send(w, payload(1473, 0), 0, IP(10, 0, 2, 2), 1, 2, 0),
+			IP4_CTR(OUT_EXCEEDS_MTU));
+	/* counted on the output port */
+	tp_udp_send(w, payload(1473, 0), 0, IP(10, 0, 2, 2), 1, 2, 0);
+	assert_int_equal(w->ctr[1][IP4_CTR(OUT_EXCEEDS_MTU)], 1);
+	reset(NULL);
+	/* no headroom for the headers */
+	struct rte_mbuf *m = payload(10, 0);
+	m->data_off = 20;
+	expect_out_drop(tp_udp_send(w, m, 0, IP(10, 0, 2, 2), 1, 2, 0), IP4_CTR(OUT_NO_HEADROOM));
+}
+
+/* The TAP takes our own source address (for what the output punts): one from the wire
+ * is a spoof, dropped before any punt */
+static void test_own_source_from_wire_dropped(void **state)
+{
+	struct rte_mbuf *m = frame(IP(10, 0, 1, 1), 64, 10, NULL);
+
+	memcpy(ip_of(m) + 12, (const uint8_t[]){10, 0, 2, 1}, 4);
+	refresh_cksum(m);
+	expect_drop(m, IP4_CTR(MARTIAN_SRC));
+	/* to be forwarded, the neighbour unresolved: the same */
+	m = frame(IP(10, 0, 2, 99), 64, 10, NULL);
+	memcpy(ip_of(m) + 12, (const uint8_t[]){10, 0, 1, 1}, 4);
+	refresh_cksum(m);
+	expect_drop(m, IP4_CTR(MARTIAN_SRC));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -801,6 +1008,12 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_local_udp_network_function, reset, reset),
 	    cmocka_unit_test_setup_teardown(test_exceeds_mtu, reset, reset),
 	    cmocka_unit_test_setup_teardown(test_burst_mixed, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_output_udp_exact_bytes, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_output_ip4_header_kept, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_output_no_route, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_output_unresolved_to_kernel, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_output_mtu, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_own_source_from_wire_dropped, reset, reset),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

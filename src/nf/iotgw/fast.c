@@ -12,9 +12,9 @@
 #include "../../core/tp.h"
 #include "../../proto/ip4.h"
 #include "../../tables/iface.h"
-#include "../ip4/control/nexthop.h"
-#include "../ip4/control/route.h"
-#include "../ip4/udp_local.h"
+#include "../../proto/udp.h"
+#include "../ip4/datapath/udp_local.h"
+#include "../ip4/output.h"
 #include "fast.h"
 #include "iotgw.h"
 
@@ -117,82 +117,37 @@ static inline void count_drop(struct tp_iotgw_dp *dp, struct rte_mbuf *m, enum t
 	rte_pktmbuf_free(m);
 }
 
-/* The next hop's L2 word for dst (host order), or 0 when it has no resolved route
- * (counted in dp). */
-static uint64_t route_l2(struct tp_iotgw_dp *dp, uint32_t dst)
+uint8_t *tp_iotgw_frame_to(struct tp_iotgw_dp *dp, struct rte_mempool *pool, struct rte_mbuf **mp,
+			   size_t *room)
 {
-	uint32_t nh;
-	uint64_t l2;
-
-	tp_route_lookup_bulk(&dst, &nh, 1);
-	if (nh == UINT32_MAX || !(tp_nh_l2_flags(l2 = tp_nh_l2_load(nh)) & TP_NH_F_RESOLVED)) {
-		/* the registrar's exchange with the IN-CSE resolves it before any agent is ready */
-		dp->ctr[TP_IOTGW_NO_ROUTE]++;
-		return 0;
-	}
-	return l2;
-}
-
-/* Ethernet header of a frame to next hop l2 in m; where its UDP payload goes */
-static uint8_t *frame_init(struct rte_mbuf *m, uint64_t l2, size_t *room)
-{
-	uint16_t out = tp_nh_l2_port(l2);
-	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
-
-	memcpy(eth, &l2, 6);
-	memcpy(eth + 6, &tp_iface_table[out].mac, 6);
-	eth[12] = 0x08;
-	eth[13] = 0x00;
-	m->port = out;
-	*room = rte_pktmbuf_tailroom(m) - TP_IOTGW_HDR_LEN;
-	return eth + TP_IOTGW_HDR_LEN;
-}
-
-uint8_t *tp_iotgw_frame_to(struct tp_iotgw_dp *dp, struct rte_mempool *pool, uint32_t dst,
-			   struct rte_mbuf **mp, size_t *room)
-{
-	uint64_t l2 = route_l2(dp, dst);
-
-	if (l2 == 0)
-		return NULL;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
 	if (m == NULL) {
 		dp->ctr[TP_IOTGW_NOMBUF]++;
 		return NULL;
 	}
 	*mp = m;
-	return frame_init(m, l2, room);
+	*room = rte_pktmbuf_tailroom(m);
+	return rte_pktmbuf_mtod(m, uint8_t *);
 }
 
-void tp_iotgw_frame_send(struct tp_worker *w, struct rte_mbuf *m, uint32_t dst, uint16_t sport,
-			 uint16_t dport, size_t len, uint16_t ip_id)
+bool tp_iotgw_frame_send(struct tp_worker *w, struct rte_mbuf *m, uint16_t in_port, uint32_t dst,
+			 uint16_t sport, uint16_t dport, size_t len, uint16_t ip_id)
 {
-	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
-	uint8_t *ip = eth + TP_ETH_HDR_LEN, *udp = ip + TP_IP4_HDR_LEN;
-	uint16_t udp_len = (uint16_t)(8 + len);
-
-	tp_ip4_write(ip, rte_cpu_to_be_32(tp_iface_table[m->port].ip), rte_cpu_to_be_32(dst), 17,
-		     64, udp_len, ip_id);
-	udp[0] = (uint8_t)(sport >> 8);
-	udp[1] = (uint8_t)sport;
-	udp[2] = (uint8_t)(dport >> 8);
-	udp[3] = (uint8_t)dport;
-	udp[4] = (uint8_t)(udp_len >> 8);
-	udp[5] = (uint8_t)udp_len;
-	udp[6] = udp[7] = 0; /* no UDP checksum (RFC 768) */
-	m->data_len = m->pkt_len = (uint32_t)(TP_IOTGW_HDR_LEN + len);
-	tp_worker_tx_enqueue(w, m, m->port);
+	m->data_len = m->pkt_len = (uint32_t)len;
+	m->port = in_port; /* charged for a drop before a route is found */
+	/* headers, route, next hop: the router's output (nf/ip4/output.h), which counts
+	 * what it cannot send (output_no_route, output_unresolved, ...) */
+	return tp_udp_send(w, m, 0, dst, sport, dport, ip_id) != TP_IP4_OUT_DROPPED;
 }
 
-/* A report's requests share one route lookup and one allocation: the IN-CSE's next
- * hop is resolved at the first measurement, and as many mbufs as the agent has
- * metrics are taken from the pool at once; what is left returns after the report. */
+/* A report's requests share one allocation: as many mbufs as the agent has metrics
+ * are taken from the pool at once; what is left returns after the report. */
 struct emit_ctx {
 	struct tp_worker *w;
 	struct rte_mempool *pool;
-	uint64_t l2;	   /* the IN-CSE's next hop, once looked up */
-	uint8_t looked_up; /* l2 is set (0 there: no resolved route) */
-	uint8_t n, next;   /* mbufs in m[], the next one to use */
+	uint16_t port;	 /* the report's ingress port */
+	uint8_t n, next; /* mbufs in m[], the next one to use */
 	struct rte_mbuf *m[TP_AE_MAX_METRICS];
 };
 
@@ -223,28 +178,21 @@ static void emit_cin(void *arg, struct tp_iotgw_dp *dp, const struct tp_ae *ae,
 		     const struct tp_ae_metric *mt, const struct tp_m2m_measure *meas)
 {
 	struct emit_ctx *c = arg;
-	struct rte_mbuf *m;
-	size_t room;
+	struct rte_mbuf *m = emit_mbuf(c, dp, ae);
 
-	if (!c->looked_up) {
-		c->l2 = route_l2(dp, tp_iotgw.cse_ip);
-		c->looked_up = 1;
-	} else if (c->l2 == 0) {
-		dp->ctr[TP_IOTGW_NO_ROUTE]++;
-	}
-	if (c->l2 == 0 || (m = emit_mbuf(c, dp, ae)) == NULL)
+	if (m == NULL)
 		return;
-	uint8_t *coap = frame_init(m, c->l2, &room);
+	uint8_t *coap = rte_pktmbuf_mtod(m, uint8_t *);
 	uint16_t mid = dp->mid;
-	int cl = tp_iotgw_cin_request(dp, coap, room, ae, mt, meas);
+	int cl = tp_iotgw_cin_request(dp, coap, rte_pktmbuf_tailroom(m), ae, mt, meas);
 	if (cl < 0) {
 		rte_pktmbuf_free(m);
 		dp->ctr[TP_IOTGW_NOMBUF]++;
 		return;
 	}
-	dp->ctr[TP_IOTGW_CIN_SENT]++;
-	tp_iotgw_frame_send(c->w, m, tp_iotgw.cse_ip, TP_IOTGW_COAP_SPORT, tp_iotgw.cse_port,
-			    (size_t)cl, mid);
+	if (tp_iotgw_frame_send(c->w, m, c->port, tp_iotgw.cse_ip, TP_IOTGW_COAP_SPORT,
+				tp_iotgw.cse_port, (size_t)cl, mid))
+		dp->ctr[TP_IOTGW_CIN_SENT]++;
 }
 
 /* The batch's mbufs the report did not use go back to the pool. */
@@ -268,15 +216,9 @@ void tp_iotgw_reply(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_
 	memcpy(eth + 6, tmp, 6);
 	memcpy(&src, l3 + 12, 4);
 	memcpy(&dst, l3 + 16, 4);
-	uint16_t udp_len = (uint16_t)(8 + len);
-	tp_ip4_write(l3, dst, src, 17, 64, udp_len, 0);
-	uint8_t port[2];
-	memcpy(port, l4, 2);
-	memcpy(l4, l4 + 2, 2);
-	memcpy(l4 + 2, port, 2);
-	l4[4] = (uint8_t)(udp_len >> 8);
-	l4[5] = (uint8_t)udp_len;
-	l4[6] = l4[7] = 0;
+	uint16_t sport = (uint16_t)(l4[0] << 8 | l4[1]), dport = (uint16_t)(l4[2] << 8 | l4[3]);
+	tp_ip4_write(l3, dst, src, TP_IPPROTO_UDP, 64, (uint16_t)(TP_UDP_HDR_LEN + len), 0);
+	tp_udp_write(l4, dport, sport, (uint16_t)len);
 	memcpy(l4 + 8, payload, len);
 	m->data_len = m->pkt_len = (uint32_t)(l4 + 8 + len - eth);
 	tp_worker_tx_enqueue(w, m, m->port);
@@ -290,7 +232,7 @@ static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, ui
 	struct tp_iotgw_dp *dp = tp_iotgw_wstate(w);
 	uint8_t *end = rte_pktmbuf_mtod(m, uint8_t *) + rte_pktmbuf_data_len(m);
 	uint16_t ulen = (uint16_t)(l4[4] << 8 | l4[5]);
-	struct emit_ctx ctx = {.w = w, .pool = m->pool};
+	struct emit_ctx ctx = {.w = w, .pool = m->pool, .port = m->port};
 	enum tp_iotgw_ctr drop;
 	struct tp_phd_apdu a;
 	uint32_t sip;

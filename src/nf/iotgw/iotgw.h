@@ -151,7 +151,6 @@ extern struct tp_ae *tp_ae_table;
 	X(NOT_READY, "drop_not_ready", DROP)                                                       \
 	X(DECODE_ERR, "drop_decode_error", DROP)                                                   \
 	X(UNKNOWN_OBJ, "drop_unknown_object", DROP)                                                \
-	X(NO_ROUTE, "drop_cse_unreachable", DROP)                                                  \
 	X(NOMBUF, "drop_no_mbuf", DROP)                                                            \
 	X(SIGNALING_INLINE, "signaling_inline", EVENT)                                             \
 	X(BACKLOG_DROP, "drop_single_plane_backlog", DROP)                                         \

@@ -104,7 +104,7 @@ static int cse_send(struct tp_iotgw_reg_link *l, const uint8_t *buf, size_t len)
 	struct single_ctx *c = RTE_PTR_SUB(l, offsetof(struct single_ctx, link));
 	struct rte_mbuf *m;
 	size_t room;
-	uint8_t *p = tp_iotgw_frame_to(c->dp, pool, tp_iotgw.cse_ip, &m, &room);
+	uint8_t *p = tp_iotgw_frame_to(c->dp, pool, &m, &room);
 
 	if (p == NULL)
 		return 0; /* counted; the wait times out and the request is sent again */
@@ -113,8 +113,9 @@ static int cse_send(struct tp_iotgw_reg_link *l, const uint8_t *buf, size_t len)
 		return -EMSGSIZE;
 	}
 	memcpy(p, buf, len);
-	tp_iotgw_frame_send(c->w, m, tp_iotgw.cse_ip, TP_IOTGW_REG_SPORT, tp_iotgw.cse_port, len,
-			    0);
+	/* not sent (counted by the output): the wait times out and it is sent again */
+	(void)tp_iotgw_frame_send(c->w, m, c->req->port, tp_iotgw.cse_ip, TP_IOTGW_REG_SPORT,
+				  tp_iotgw.cse_port, len, 0);
 	tp_worker_tx_flush(c->w);
 	return 0;
 }

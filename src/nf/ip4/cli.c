@@ -19,7 +19,7 @@
 #include "control/nexthop.h"
 #include "control/route.h"
 #include "ip4.h"
-#include "udp_local.h"
+#include "datapath/udp_local.h"
 
 static int need_port(struct tp_cmd_ctx *ctx, const char *cmd, const char *name, struct tp_port **p)
 {

@@ -32,7 +32,13 @@
 	X(EXCEEDS_MTU, "exceeds_mtu", PUNT)                                                        \
 	X(CTL_DEMOTED_TTL, "control_demoted_ttl", EVENT)                                           \
 	X(CTL_DEMOTED_SOURCE, "control_demoted_source", EVENT)                                     \
-	X(CTL_DEMOTED_DESTINATION, "control_demoted_destination", EVENT)
+	X(CTL_DEMOTED_DESTINATION, "control_demoted_destination", EVENT)                           \
+	X(OUT_NO_ROUTE, "output_no_route", DROP)                                                   \
+	X(OUT_UNRESOLVED, "output_unresolved", PUNT)                                               \
+	X(OUT_ROUTE_UNFIT, "output_route_unfit", PUNT)                                             \
+	X(OUT_LOCAL, "output_local", PUNT)                                                         \
+	X(OUT_EXCEEDS_MTU, "output_exceeds_mtu", DROP)                                             \
+	X(OUT_NO_HEADROOM, "output_no_headroom", DROP)
 
 /* the list macro ends each name with a comma, which clang-format cannot see */
 /* clang-format off */

@@ -21,9 +21,8 @@
 #include "../../core/tp.h"
 #include "../../proto/ip4.h"
 #include "../../tables/iface.h"
-#include "../ip4/control/nexthop.h"
 #include "../../tables/rcu_hash.h"
-#include "../ip4/control/route.h"
+#include "../ip4/output.h"
 #include "ndn.h"
 
 struct ndn_face ndn_faces[NDN_FACES_MAX];
@@ -447,58 +446,39 @@ void ndn_udp_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t
 	ndn_face_rx(w, m, face);
 }
 
-/* Put the link's header (Ethernet, or Ethernet, IPv4 and UDP) in front of the NDN
- * packet m (an LpPacket, or a bare Interest or Data) and queue it on its port. false:
- * dropped (counted). */
+/* Put the link's header in front of the NDN packet m (an LpPacket, or a bare Interest
+ * or Data) and queue it: Ethernet on the face's port, or IPv4 and UDP through the
+ * router's output (nf/ip4/output.h: route, next hop, Ethernet header; what it cannot
+ * send it counts, output_no_route, output_unresolved..., and a neighbour not yet
+ * resolved takes the packet through the kernel). false: dropped (counted). */
 static bool link_send(struct tp_worker *w, uint16_t face, const struct ndn_face *f,
 		      struct rte_mbuf *m)
 {
 	uint32_t len = m->pkt_len;
-	uint16_t port;
-	if (f->kind == NDN_FACE_ETHER) {
-		uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, 14);
-		if (unlikely(eth == NULL)) {
+
+	if (f->kind != NDN_FACE_ETHER) {
+		/* the face's own address, or (0) the output port's */
+		if (unlikely(
+			tp_udp_send(w, m, rte_be_to_cpu_32(f->local_ip),
+				    rte_be_to_cpu_32(f->remote_ip), rte_be_to_cpu_16(f->local_port),
+				    rte_be_to_cpu_16(f->remote_port), 0) == TP_IP4_OUT_DROPPED)) {
 			ndn_fcount(w, face, NDN_FC_TX_DROP);
-			tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
 			return false;
 		}
-		port = f->port;
-		memcpy(eth, &f->remote_mac, 6);
-		memcpy(eth + 6, &tp_iface_table[port].mac, 6);
-		eth[12] = 0x86;
-		eth[13] = 0x24;
-	} else {
-		uint32_t dst = rte_be_to_cpu_32(f->remote_ip), nh;
-		uint64_t l2;
-		tp_route_lookup_bulk(&dst, &nh, 1);
-		if (unlikely(nh == UINT32_MAX ||
-			     !(tp_nh_l2_flags(l2 = tp_nh_l2_load(nh)) & TP_NH_F_RESOLVED))) {
-			ndn_fcount(w, face, NDN_FC_TX_DROP);
-			tp_drop(w, m, NDN_CTR(NDN_C_UDP_UNRESOLVED));
-			return false;
-		}
-		uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, 14 + 20 + 8);
-		if (unlikely(eth == NULL)) {
-			ndn_fcount(w, face, NDN_FC_TX_DROP);
-			tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
-			return false;
-		}
-		port = tp_nh_l2_port(l2);
-		memcpy(eth, &l2, 6);
-		memcpy(eth + 6, &tp_iface_table[port].mac, 6);
-		eth[12] = 0x08;
-		eth[13] = 0x00;
-		uint8_t *ip = eth + 14, *udp = ip + 20;
-		uint32_t src =
-		    f->local_ip ? f->local_ip : rte_cpu_to_be_32(tp_iface_table[port].ip);
-		uint16_t udp_len = (uint16_t)(8 + len);
-		tp_ip4_write(ip, src, f->remote_ip, 17, 64, udp_len, 0);
-		memcpy(udp, &f->local_port, 2);
-		memcpy(udp + 2, &f->remote_port, 2);
-		udp[4] = (uint8_t)(udp_len >> 8);
-		udp[5] = (uint8_t)udp_len;
-		udp[6] = udp[7] = 0;
+		ndn_lcore(w)->fctr[face][NDN_FC_TX_BYTES] += len;
+		return true;
 	}
+	uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, 14);
+	if (unlikely(eth == NULL)) {
+		ndn_fcount(w, face, NDN_FC_TX_DROP);
+		tp_drop(w, m, NDN_CTR(NDN_C_NOMBUF));
+		return false;
+	}
+	uint16_t port = f->port;
+	memcpy(eth, &f->remote_mac, 6);
+	memcpy(eth + 6, &tp_iface_table[port].mac, 6);
+	eth[12] = 0x86;
+	eth[13] = 0x24;
 	ndn_lcore(w)->fctr[face][NDN_FC_TX_BYTES] += len;
 	m->port = port;
 	tp_worker_tx_enqueue(w, m, port);

@@ -20,7 +20,7 @@
 #include "../../core/tp.h"
 #include "../../proto/ip4.h"
 #include "../../tables/keyed_hash.h"
-#include "../ip4/udp_local.h"
+#include "../ip4/datapath/udp_local.h"
 #include "ndn.h"
 
 struct ndn_conf ndn_conf = {

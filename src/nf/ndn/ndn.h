@@ -118,7 +118,6 @@ unsigned int ndn_lp_expire(struct tp_worker *w, struct ndn_lp_lcore *lp);
 	X(AGGREGATED, "interest_aggregated", EVENT)                                                \
 	X(NOMBUF, "no_mbuf", DROP)                                                                 \
 	X(MTU, "mtu_exceeded", DROP)                                                               \
-	X(UDP_UNRESOLVED, "udp_next_hop_unresolved", DROP)                                         \
 	X(MGMT_FULL, "management_ring_full", DROP)                                                 \
 	X(NEW_FACE_FULL, "new_face_ring_full", DROP)                                               \
 	X(NOT_ENABLED, "not_enabled", DROP)

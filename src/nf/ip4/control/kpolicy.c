@@ -24,7 +24,8 @@
  * (2): the kernel drops a punted frame whose source it could not route back anywhere.
  * The TAP forwards (conf/tp-X/forwarding 1, which the kernel checks on the receiving
  * device): the namespace's ip_forward is left as it was, so other interfaces (a
- * management port) do not route into the data plane unless the operator wants it. */
+ * management port) do not route into the data plane unless the operator wants it.
+ * The TAP accepts our own source address (conf/tp-X/accept_local 1): see tap_add. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fib_rules.h>
@@ -175,6 +176,10 @@ int tp_kpolicy_tap_add(const char *tap, int ifindex)
 
 	sysctl_tap(tap, "rp_filter", "2");
 	sysctl_tap(tap, "forwarding", "1");
+	/* what the data plane originates (nf/ip4/output.h) and punts while its neighbour is
+	 * unresolved carries our own source: the kernel takes it (and forwards it) only
+	 * with accept_local; the lcores drop our own source from the wire before a punt */
+	sysctl_tap(tap, "accept_local", "1");
 	rules_del(tap);
 	if ((ret = local_rule_move()) < 0 || (ret = set_group(ifindex, TP_TAP_IFGROUP)) < 0)
 		return ret;

@@ -14,8 +14,8 @@
 
 #include <rte_mbuf.h>
 
-#include "../../core/dispatch.h"
-#include "../../core/worker.h"
+#include "../../../core/dispatch.h"
+#include "../../../core/worker.h"
 
 /* l3 points to the IPv4 header, l4 to the UDP header (both inside m's first segment). */
 typedef void (*tp_udp_local_fn)(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, uint8_t *l4);

@@ -6,11 +6,11 @@
 #include <rte_prefetch.h>
 #include <immintrin.h>
 
-#include "../../proto/ip4.h"
-#include "../../tables/iface.h"
-#include "control/nexthop.h"
-#include "control/route.h"
-#include "ip4.h"
+#include "../../../proto/ip4.h"
+#include "../../../tables/iface.h"
+#include "../control/nexthop.h"
+#include "../control/route.h"
+#include "../ip4.h"
 #include "udp_local.h"
 
 #define PREFETCH_AHEAD 4
@@ -173,8 +173,17 @@ static void ip4_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int c)
 {
 	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, TP_ETH_HDR_LEN);
 	enum tp_punt_class cls;
-	uint32_t src;
+	uint32_t src, e;
 
+	/* one of our own addresses as the source, from the wire, is a spoof: dropped
+	 * here as Linux drops it (fib_validate_source: a local source is martian), since
+	 * the TAP has accept_local for what tp_ip4_output punts (nf/ip4/output.h) */
+	memcpy(&src, ip + 12, 4);
+	e = tp_route_entry(tp_route_lpm, rte_be_to_cpu_32(src));
+	if (unlikely((e & RTE_LPM_LOOKUP_SUCCESS) && (e & 0x00ffffff) == TP_NH_PUNT)) {
+		tp_drop(w, m, IP4_CTR(MARTIAN_SRC));
+		return;
+	}
 	switch (c) {
 	case IP4_C_LOCAL:
 	case IP4_C_MULTICAST:
@@ -381,22 +390,6 @@ slow:
 	return ip4_classify_slow(w, m, others, n_others);
 }
 
-/* TTL - 1 and the checksum patched to match (RFC 1812 5.3.1; RFC 1624 eqn. 3,
- * HC' = ~(~HC + ~m + m')). With TTL the high byte of header word 4, eqn. 3
- * comes to HC' = HC + 0x0100 in one's complement with a result of 0xffff
- * written 0 (as Linux's ip_decrease_ttl); byte-swapped, as loaded on a
- * little-endian host, that is ck + 1, and the carry/-0 correction is
- * ((ck + 2) >> 16): 1 exactly when ck + 1 >= 0xffff. Caller checked TTL > 1. */
-static inline void ip4_ttl_dec(uint8_t *ip)
-{
-	uint16_t ck;
-
-	ip[8]--;
-	memcpy(&ck, ip + 10, 2);
-	ck = (uint16_t)((uint32_t)ck + 1 + (((uint32_t)ck + 2) >> 16));
-	memcpy(ip + 10, &ck, 2);
-}
-
 /* A packet for one of our addresses: a network function registered on its UDP port
  * takes it on the worker, and the first fragment of such a datagram too (the function
  * drops what it cannot take whole: reassembled by the kernel, the datagram would reach
@@ -551,7 +544,7 @@ static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 	/* bytes 0-5: destination MAC (6-7 of the word are overwritten next) */
 	memcpy(eth, &s->l2, sizeof(s->l2));
 	memcpy(eth + 6, &s->smac, sizeof(s->smac));
-	ip4_ttl_dec(eth + TP_ETH_HDR_LEN);
+	tp_ip4_ttl_dec(eth + TP_ETH_HDR_LEN);
 	s->b->pkts[s->bn++] = m;
 	if (unlikely(s->bn == TP_BURST)) { /* full: sent now, never left full (worker.h) */
 		s->b->n = TP_BURST;
