@@ -27,8 +27,8 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#include "../../proto/ip4.h"
-#include "iotgw.h"
+#include "../proto/ip4.h"
+#include "../nf/iotgw/iotgw.h"
 
 #define BATCH 32
 #define DGRAM_MAX 2048

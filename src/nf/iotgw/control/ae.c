@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../../proto/onem2m.h"
+#include "../../../proto/onem2m.h"
 #include "ae_index.h"
-#include "iotgw.h"
+#include "../iotgw.h"
 
 struct tp_ae *tp_ae_table;
 static uint32_t free_list[TP_AE_MAX];

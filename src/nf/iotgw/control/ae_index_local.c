@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "../../tables/keyed_hash.h"
+#include "../../../tables/keyed_hash.h"
 #include "ae_index.h"
-#include "iotgw.h"
+#include "../iotgw.h"
 
 #define SLOTS (2 * TP_AE_MAX) /* a power of two, half full at most */
 #define EMPTY UINT64_MAX

@@ -6,9 +6,9 @@
 #include <rte_hash.h>
 #include <rte_malloc.h>
 
-#include "../../tables/rcu_hash.h"
+#include "../../../tables/rcu_hash.h"
 #include "ae_index.h"
-#include "iotgw.h"
+#include "../iotgw.h"
 
 static struct rte_hash *ae_hash;
 

@@ -14,13 +14,13 @@
 
 #include <rte_rcu_qsbr.h>
 
-#include "../../control/control.h"
-#include "../../control/port.h"
-#include "../../control/timer.h"
-#include "../../core/tp.h"
-#include "fast.h"
-#include "iotgw.h"
-#include "single.h"
+#include "../../../control/control.h"
+#include "../../../control/port.h"
+#include "../../../control/timer.h"
+#include "../../../core/tp.h"
+#include "../datapath/fast.h"
+#include "../iotgw.h"
+#include "../datapath/single.h"
 
 static int sock = -1;
 static struct tp_timer tick;

@@ -42,11 +42,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../control/control.h"
-#include "../../core/log.h"
-#include "../../proto/coap.h"
-#include "../../proto/onem2m.h"
-#include "iotgw.h"
+#include "../../../control/control.h"
+#include "../../../core/log.h"
+#include "../../../proto/coap.h"
+#include "../../../proto/onem2m.h"
+#include "../iotgw.h"
 
 #define WINDOW 64	      /* requests in flight (RFC 7252 4.7's NSTART, raised: decision) */
 #define MAX_RETRANSMIT 4      /* RFC 7252 4.8 */

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "../../proto/phd_nomenclature.h"
-#include "iotgw.h"
+#include "../../../proto/phd_nomenclature.h"
+#include "../iotgw.h"
 
 /* Components of an object's compound value (its Attr-Val-Map has one): their number
  * (from the MetricIdList, else the compound's declared length), 0 for a simple value. */

@@ -13,9 +13,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../control/control.h"
-#include "../../core/log.h"
-#include "iotgw.h"
+#include "../../../control/control.h"
+#include "../../../core/log.h"
+#include "../iotgw.h"
 
 #define REG_WINDOW 64 /* requests in flight, at most */
 

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../proto/phd_nomenclature.h"
-#include "../../tables/keyed_hash.h"
-#include "iotgw.h"
+#include "../../../proto/phd_nomenclature.h"
+#include "../../../tables/keyed_hash.h"
+#include "../iotgw.h"
 
 struct tp_iotgw_session_stats tp_iotgw_sess;
 /* agents whose MDS attributes were asked for, oldest first (index | gen << 16): their

@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../core/worker.h"
-#include "../../proto/ip4.h"
-#include "iotgw.h"
+#include "../../../core/worker.h"
+#include "../../../proto/ip4.h"
+#include "../iotgw.h"
 
 #define TP_IOTGW_HDR_LEN (TP_ETH_HDR_LEN + TP_IP4_HDR_LEN + 8)
 #define TP_IOTGW_COAP_SPORT 5683

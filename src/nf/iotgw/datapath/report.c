@@ -7,8 +7,8 @@
 #include <string.h>
 #include <x86intrin.h>
 
-#include "../../proto/phd_nomenclature.h"
-#include "iotgw.h"
+#include "../../../proto/phd_nomenclature.h"
+#include "../iotgw.h"
 
 const char *const tp_iotgw_ctr_names[TP_IOTGW_CTR_MAX] = {
 #define X(e, n, k) [TP_IOTGW_##e] = n,

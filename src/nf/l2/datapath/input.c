@@ -10,10 +10,10 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
-#include "../../core/tp.h"
-#include "../../core/worker.h"
-#include "../../tables/iface.h"
-#include "l2.h"
+#include "../../../core/tp.h"
+#include "../../../core/worker.h"
+#include "../../../tables/iface.h"
+#include "../l2.h"
 
 static inline bool key_eq(const struct l2_key *a, const struct l2_key *b)
 {

@@ -28,11 +28,11 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "../../control/control.h"
-#include "../../control/port.h"
-#include "../../control/timer.h"
-#include "../../core/log.h"
-#include "ndn.h"
+#include "../../../control/control.h"
+#include "../../../control/port.h"
+#include "../../../control/timer.h"
+#include "../../../core/log.h"
+#include "../ndn.h"
 
 struct rte_ring *ndn_mgmt_ring;
 struct rte_ring *ndn_newface_ring;

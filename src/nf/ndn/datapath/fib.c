@@ -12,9 +12,9 @@
 
 #include <rte_malloc.h>
 
-#include "../../core/rcu.h"
-#include "../../tables/keyed_hash.h"
-#include "ndn.h"
+#include "../../../core/rcu.h"
+#include "../../../tables/keyed_hash.h"
+#include "../ndn.h"
 
 #define FIB_BUCKETS 4096
 

@@ -8,8 +8,8 @@
 #include <rte_mbuf.h>
 #include <rte_random.h>
 
-#include "../../core/tp.h"
-#include "ndn.h"
+#include "../../../core/tp.h"
+#include "../ndn.h"
 
 #define RETX_SUPPRESS_MS 10 /* a retransmission within this is not forwarded again */
 

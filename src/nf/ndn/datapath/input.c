@@ -14,7 +14,7 @@
 #include <rte_prefetch.h>
 #include <rte_random.h>
 
-#include "ndn.h"
+#include "../ndn.h"
 
 static inline unsigned int ndt_ctx(const struct tp_ndn_name *n)
 {

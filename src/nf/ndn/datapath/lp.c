@@ -7,9 +7,9 @@
 #include <rte_errno.h>
 #include <rte_mbuf.h>
 
-#include "../../control/port.h"
-#include "../../core/tp.h"
-#include "ndn.h"
+#include "../../../control/port.h"
+#include "../../../core/tp.h"
+#include "../ndn.h"
 
 struct rte_mempool *ndn_lp_pool;
 struct rte_mempool *ndn_frag_pool;

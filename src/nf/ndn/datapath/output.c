@@ -7,7 +7,7 @@
  * output stage needs travels in the packet's metadata. */
 #include <string.h>
 
-#include "ndn.h"
+#include "../ndn.h"
 
 struct tp_ring *ndn_out_ring[NDN_OUT_MAX];
 

@@ -17,8 +17,8 @@
 #include <rte_memcpy.h>
 #include <rte_prefetch.h>
 
-#include "../../core/tp.h"
-#include "ndn.h"
+#include "../../../core/tp.h"
+#include "../ndn.h"
 
 #define CS_POOL_CACHE 32
 /* A CS copy needs no headroom (a hit is copied again, into a packet of the

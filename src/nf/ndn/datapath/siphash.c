@@ -3,8 +3,8 @@
  * so that no sender can aim its Interests at one forwarding lcore. The one SipHash of
  * the project is tables/keyed_hash.h's; the FIB's and PCCT's name hashes are keyed
  * AES rounds, or its SipHash-1-3 without AES-NI (fib.c). */
-#include "../../tables/keyed_hash.h"
-#include "ndn.h"
+#include "../../../tables/keyed_hash.h"
+#include "../ndn.h"
 
 uint64_t ndn_siphash(const uint64_t key[2], const uint8_t *p, size_t len)
 {
