@@ -70,12 +70,16 @@ static const struct tp_nf_opt l2_opts[] = {
     {"l2-macs", true, "N: MAC table entries of the L2 switch (65536)", opt_macs},
 };
 
+/* a port leaving a bridge or a chain goes back to the l3 mode, the router's */
+static const char *const l2_deps[] = {"ip4", NULL};
+
 struct tp_nf tp_l2_nf = {
     .name = "l2",
     .help = "L2 switch: bridges, 802.1Q access and trunk ports, MAC learning; service chains",
     .ctrs = l2_ctrs,
     .n_ctrs = RTE_DIM(l2_ctrs),
     .lcore_size = sizeof(struct l2_lcore),
+    .depends_on = l2_deps,
     .opts = l2_opts,
     .n_opts = RTE_DIM(l2_opts),
     .init = l2_init,

@@ -48,12 +48,17 @@ static int ndn_lcore_init(struct tp_worker *w, void *state)
 	return 0;
 }
 
+/* its UDP faces are on ip4's local UDP table, its Ethernet faces on an ethertype of
+ * ip4's l3 mode; they send through ip4's output */
+static const char *const ndn_deps[] = {"ip4", NULL};
+
 struct tp_nf tp_ndn_nf = {
     .name = "ndn",
     .help = "NDN forwarder: faces, FIB, PIT-CS per forwarding lcore, NDT, NFD management",
     .ctrs = ndn_ctrs,
     .n_ctrs = RTE_DIM(ndn_ctrs),
     .lcore_size = sizeof(struct ndn_lcore),
+    .depends_on = ndn_deps,
     .lcore_init = ndn_lcore_init,
     .poll = ndn_poll,
 };
