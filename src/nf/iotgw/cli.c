@@ -13,19 +13,10 @@
 
 struct tp_iotgw_conf tp_iotgw = TP_IOTGW_CONF_DEFAULT;
 
-static int num(const char *s, unsigned long min, unsigned long max, unsigned long *v)
-{
-	char *end;
-	if (s == NULL || *s == '\0' || *s == '-')
-		return -EINVAL;
-	*v = strtoul(s, &end, 10);
-	return (*end || *v < min || *v > max) ? -EINVAL : 0;
-}
-
 static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	struct tp_iotgw_conf c = tp_iotgw;
-	unsigned long v;
+	struct tp_iotgw_conf c = tp_iotgw, old = tp_iotgw;
+	uint64_t v;
 	int ret;
 
 	if (tp_iotgw.enabled)
@@ -45,7 +36,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad cse address '%s'",
 						  val);
 		} else if (strcmp(k, "cse-port") == 0 || strcmp(k, "port") == 0) {
-			if (num(val, 1, 65535, &v) < 0)
+			if (tp_parse_u64(val, 1, 65535, &v) < 0)
 				return tp_cmd_err(ctx, EINVAL, "iotgw enable: bad %s '%s'", k, val);
 			*(strcmp(k, "port") == 0 ? &c.port : &c.cse_port) = (uint16_t)v;
 		} else if (strcmp(k, "cse-name") == 0) {
@@ -55,13 +46,13 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 						  val);
 			snprintf(c.cse_name, sizeof(c.cse_name), "%s", val);
 		} else if (strcmp(k, "max-sessions") == 0) {
-			if (num(val, 1, TP_AE_MAX, &v) < 0)
+			if (tp_parse_u64(val, 1, TP_AE_MAX, &v) < 0)
 				return tp_cmd_err(ctx, EINVAL,
 						  "iotgw enable: bad max-sessions '%s' (1-%d)", val,
 						  TP_AE_MAX);
 			c.max_sessions = (uint32_t)v;
 		} else if (strcmp(k, "reg-timeout") == 0) {
-			if (num(val, 10, 60000, &v) < 0)
+			if (tp_parse_u64(val, 10, 60000, &v) < 0)
 				return tp_cmd_err(
 				    ctx, EINVAL, "iotgw enable: bad reg-timeout '%s' (10-60000 ms)",
 				    val);
@@ -82,43 +73,43 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 						  "(confirmed or fire-and-forget)",
 						  val);
 		} else if (strcmp(k, "max-pending") == 0) {
-			if (num(val, 1, 65536, &v) < 0)
+			if (tp_parse_u64(val, 1, 65536, &v) < 0)
 				return tp_cmd_err(ctx, EINVAL,
 						  "iotgw enable: bad max-pending '%s' (1-65536)",
 						  val);
 			c.max_pending = (uint32_t)v;
 		} else if (strcmp(k, "agent-pending") == 0) {
-			if (num(val, 1, 65536, &v) < 0)
+			if (tp_parse_u64(val, 1, 65536, &v) < 0)
 				return tp_cmd_err(ctx, EINVAL,
 						  "iotgw enable: bad agent-pending '%s' (1-65536)",
 						  val);
 			c.agent_pending = (uint32_t)v;
 		} else if (strcmp(k, "ack-timeout") == 0) {
-			if (num(val, 10, 60000, &v) < 0)
+			if (tp_parse_u64(val, 10, 60000, &v) < 0)
 				return tp_cmd_err(
 				    ctx, EINVAL, "iotgw enable: bad ack-timeout '%s' (10-60000 ms)",
 				    val);
 			c.ack_timeout_ms = (uint32_t)v;
 		} else if (strcmp(k, "mni") == 0) {
-			if (num(val, 0, UINT32_MAX, &v) < 0)
+			if (tp_parse_u64(val, 0, UINT32_MAX, &v) < 0)
 				return tp_cmd_err(ctx, EINVAL,
 						  "iotgw enable: bad mni '%s' (0: unbounded)", val);
 			c.mni = (uint32_t)v;
 		} else if (strcmp(k, "max-per-source") == 0) {
-			if (num(val, 0, TP_AE_MAX, &v) < 0)
+			if (tp_parse_u64(val, 0, TP_AE_MAX, &v) < 0)
 				return tp_cmd_err(ctx, EINVAL,
 						  "iotgw enable: bad max-per-source '%s' "
 						  "(0-%d, 0: no limit)",
 						  val, TP_AE_MAX);
 			c.max_per_source = (uint32_t)v;
 		} else if (strcmp(k, "evict-idle") == 0) {
-			if (num(val, 1, 86400, &v) < 0)
+			if (tp_parse_u64(val, 1, 86400, &v) < 0)
 				return tp_cmd_err(ctx, EINVAL,
 						  "iotgw enable: bad evict-idle '%s' (1-86400 s)",
 						  val);
 			c.evict_idle_ms = (uint32_t)v * 1000;
 		} else if (strcmp(k, "timeout") == 0) {
-			if (num(val, 1, 86400, &v) < 0)
+			if (tp_parse_u64(val, 1, 86400, &v) < 0)
 				return tp_cmd_err(
 				    ctx, EINVAL, "iotgw enable: bad timeout '%s' (1-86400 s)", val);
 			c.session_timeout_ms = (uint32_t)v * 1000;
@@ -134,14 +125,28 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (c.cse_ip == 0)
 		return tp_cmd_err(ctx, EINVAL, "iotgw enable: give the IN-CSE: cse A.B.C.D");
+	/* The starting steps read the configuration from tp_iotgw: c is installed while
+	 * the gateway is still disabled (no worker hands it anything before the UDP port
+	 * is registered, the last step), and the previous one is put back on failure,
+	 * with every step done so far undone: nothing is left half started. */
 	tp_iotgw = c;
 	/* the control side first: once the UDP port is registered, workers hand it
 	 * datagrams (single plane: straight to single.c's rings and pool) */
-	if ((ret = tp_ae_init()) < 0 || (ret = tp_iotgw_control_start()) < 0 ||
-	    (ret = tp_iotgw_fast_register()) < 0)
-		return tp_cmd_err(ctx, -ret, "iotgw enable: %s", strerror(-ret));
+	if ((ret = tp_ae_init()) < 0)
+		goto restore_conf;
+	if ((ret = tp_iotgw_control_start()) < 0)
+		goto ae_fini;
+	if ((ret = tp_iotgw_fast_register()) < 0)
+		goto control_stop;
 	tp_iotgw.enabled = true;
 	return 0;
+control_stop:
+	tp_iotgw_control_stop();
+ae_fini:
+	tp_ae_fini();
+restore_conf:
+	tp_iotgw = old;
+	return tp_cmd_err(ctx, -ret, "iotgw enable: %s", strerror(-ret));
 }
 
 static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)

@@ -57,6 +57,15 @@ int tp_ae_init(void)
 	return 0;
 }
 
+void tp_ae_fini(void)
+{
+	if (tp_ae_table == NULL)
+		return;
+	tp_ae_index_fini(tp_ae_table);
+	tp_ae_table = NULL;
+	n_free = 0;
+}
+
 int tp_ae_lookup(uint32_t ip, uint16_t port)
 {
 	return tp_ae_index_lookup(ae_key(ip, port));

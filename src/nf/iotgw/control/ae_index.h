@@ -13,8 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Allocate the table (*table, zeroed, bytes long) and the index. */
+/* Allocate the table (*table, zeroed, bytes long) and the index: 0, or a negative
+ * errno with nothing left allocated (*table NULL). */
 int tp_ae_index_init(size_t bytes, void **table);
+/* Free the table and the index (no reader left). */
+void tp_ae_index_fini(void *table);
 int tp_ae_index_add(uint64_t key, uint32_t idx);
 /* The index stored for key, or -ENOENT. */
 int tp_ae_index_lookup(uint64_t key);

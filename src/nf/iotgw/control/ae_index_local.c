@@ -32,12 +32,25 @@ int tp_ae_index_init(size_t bytes, void **table)
 		return ret;
 	seed = tp_hash_seed();
 	*table = calloc(1, bytes);
-	slots = malloc(sizeof(*slots) * SLOTS);
-	if (*table == NULL || slots == NULL)
+	if (*table == NULL)
 		return -ENOMEM;
+	slots = malloc(sizeof(*slots) * SLOTS);
+	if (slots == NULL)
+		goto free_table;
 	for (unsigned int i = 0; i < SLOTS; i++)
 		slots[i].key = EMPTY;
 	return 0;
+free_table:
+	free(*table);
+	*table = NULL;
+	return -ENOMEM;
+}
+
+void tp_ae_index_fini(void *table)
+{
+	free(slots);
+	slots = NULL;
+	free(table);
 }
 
 static int find(uint64_t key)

@@ -21,8 +21,23 @@ static void ae_release(uint32_t idx)
 int tp_ae_index_init(size_t bytes, void **table)
 {
 	*table = rte_zmalloc("tp_ae_table", bytes, RTE_CACHE_LINE_SIZE);
+	if (*table == NULL)
+		return -ENOMEM;
 	ae_hash = tp_rcu_hash_create("tp_ae", TP_AE_MAX, sizeof(uint64_t));
-	return *table == NULL || ae_hash == NULL ? -ENOMEM : 0;
+	if (ae_hash == NULL)
+		goto free_table;
+	return 0;
+free_table:
+	rte_free(*table);
+	*table = NULL;
+	return -ENOMEM;
+}
+
+void tp_ae_index_fini(void *table)
+{
+	rte_hash_free(ae_hash);
+	ae_hash = NULL;
+	rte_free(table);
 }
 
 int tp_ae_index_add(uint64_t key, uint32_t idx)

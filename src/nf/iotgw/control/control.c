@@ -150,6 +150,18 @@ static void control_tick(struct tp_timer *t)
 	tp_iotgw_session_expire(now, tp_iotgw_last_seen);
 }
 
+/* what each worker's report path hands to the control plane */
+static void workers_set(bool defer, bool early)
+{
+	for (unsigned int i = 0; i < tp.n_workers; i++) {
+		struct tp_iotgw_dp *dp = tp_iotgw_wstate(tp.workers[i]);
+		if (dp == NULL)
+			continue;
+		dp->defer = defer;
+		dp->early = early;
+	}
+}
+
 int tp_iotgw_control_start(void)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(tp_iotgw.port)};
@@ -164,31 +176,57 @@ int tp_iotgw_control_start(void)
 		tp_timer_every(&tick, 100);
 		return 0;
 	}
-	if ((ret = tp_iotgw_registrar_init()) < 0 || (ret = tp_iotgw_delivery_init(&io)) < 0 ||
-	    (ret = tp_iotgw_early_init(&io)) < 0)
+	if ((ret = tp_iotgw_registrar_init()) < 0)
 		return ret;
+	if ((ret = tp_iotgw_delivery_init(&io)) < 0)
+		goto registrar_fini;
+	if ((ret = tp_iotgw_early_init(&io)) < 0)
+		goto delivery_fini;
 	/* confirmed delivery: the workers hand reports over (before they get any); in
 	 * either mode, reports that come before the AE is ready (early.c) */
-	for (unsigned int i = 0; i < tp.n_workers; i++) {
-		struct tp_iotgw_dp *dp = tp_iotgw_wstate(tp.workers[i]);
-		dp->defer = tp_iotgw.delivery == TP_IOTGW_DELIVERY_CONFIRMED;
-		dp->early = true;
-	}
+	workers_set(tp_iotgw.delivery == TP_IOTGW_DELIVERY_CONFIRMED, true);
 	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (sock < 0)
-		return -errno;
+	if (sock < 0) {
+		ret = -errno;
+		goto workers_reset;
+	}
 	setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (setsockopt(sock, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) < 0 ||
 	    setsockopt(sock, IPPROTO_IP, IP_RECVOPTS, &one, sizeof(one)) < 0 ||
 	    bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		ret = -errno;
-		close(sock);
-		sock = -1;
-		return ret;
+		goto close_sock;
 	}
 	if ((ret = tp_ctl_add_fd(sock, sock_readable, NULL)) < 0)
-		return ret;
+		goto close_sock;
 	tp_timer_init(&tick, "iotgw", control_tick, NULL);
 	tp_timer_every(&tick, 100);
 	return 0;
+close_sock:
+	close(sock);
+	sock = -1;
+workers_reset:
+	workers_set(false, false);
+	tp_iotgw_early_fini();
+delivery_fini:
+	tp_iotgw_delivery_fini();
+registrar_fini:
+	tp_iotgw_registrar_fini();
+	return ret;
+}
+
+void tp_iotgw_control_stop(void)
+{
+	tp_timer_cancel(&tick);
+	if (tp_iotgw.single_plane)
+		return; /* single.c's rings, pool and socket: see the module's fini */
+	if (sock >= 0) {
+		tp_ctl_del_fd(sock);
+		close(sock);
+		sock = -1;
+	}
+	workers_set(false, false);
+	tp_iotgw_early_fini();
+	tp_iotgw_delivery_fini();
+	tp_iotgw_registrar_fini();
 }

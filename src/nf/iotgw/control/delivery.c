@@ -533,6 +533,20 @@ uint64_t tp_iotgw_delivery_forget_lost(void)
 	return n;
 }
 
+/* the confirmed delivery's queue and free lists */
+static void queue_free(void)
+{
+	free(pend);
+	free(reps);
+	free(pfree);
+	free(rfree);
+	free(queue);
+	pend = NULL;
+	reps = NULL;
+	pfree = rfree = queue = NULL;
+	active = false;
+}
+
 int tp_iotgw_delivery_init(struct tp_iotgw_io *io)
 {
 	unsigned int seed;
@@ -578,13 +592,18 @@ int tp_iotgw_delivery_init(struct tp_iotgw_io *io)
 	hold_until = 0;
 	return 0;
 free_queue:
-	free(pend);
-	free(reps);
-	free(pfree);
-	free(rfree);
-	free(queue);
-	active = false;
+	queue_free();
 	close(sock);
 	sock = -1;
 	return ret;
+}
+
+void tp_iotgw_delivery_fini(void)
+{
+	queue_free();
+	if (sock < 0)
+		return;
+	tp_ctl_del_fd(sock);
+	close(sock);
+	sock = -1;
 }

@@ -258,3 +258,10 @@ int tp_iotgw_early_init(struct tp_iotgw_io *io)
 	fdp.id = 998; /* request ids "w998-<n>": the control plane's early reports */
 	return 0;
 }
+
+void tp_iotgw_early_fini(void)
+{
+	if (fsock >= 0)
+		close(fsock);
+	fsock = -1;
+}

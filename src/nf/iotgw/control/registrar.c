@@ -167,3 +167,12 @@ close_sock:
 	sock = -1;
 	return ret;
 }
+
+void tp_iotgw_registrar_fini(void)
+{
+	if (sock < 0)
+		return;
+	tp_ctl_del_fd(sock);
+	close(sock);
+	sock = -1;
+}
