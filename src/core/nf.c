@@ -2,6 +2,7 @@
 /* The module registry, and the core's own entry in it. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 
 #include "log.h"
 #include "nf.h"
+#include "rcu.h"
 #include "tp.h"
 
 static struct tp_nf *head, **tail = &head;
@@ -86,67 +88,133 @@ int tp_nf_option_run(int index, const char *arg)
 	return opt_nf[index]->opts[opt_idx[index]].fn(arg);
 }
 
-static void fini_until(struct tp_nf *stop)
+unsigned int tp_nf_n_polls;
+struct tp_nf *tp_nf_polls[TP_NF_MAX];
+
+/* the modules in init order (set by tp_nf_init_all), and how many of them started */
+static struct tp_nf *order[TP_NF_MAX];
+static unsigned int n_order, n_started;
+
+enum { UNSEEN, VISITING, DONE };
+
+/* Depth-first: nf after what it depends on. 0, -ENOENT or -ELOOP (logged, naming
+ * the modules). path holds the modules being visited, for the cycle's message. */
+static int order_visit(struct tp_nf *nf, uint8_t *state, struct tp_nf **path, unsigned int depth)
 {
-	/* reverse order: the list is short, walk it for each */
-	for (;;) {
-		struct tp_nf *last = NULL;
-		for (struct tp_nf *nf = head; nf != stop; nf = nf->next)
-			last = nf;
-		if (last == NULL)
-			return;
-		if (last->fini)
-			last->fini();
-		stop = last;
+	if (state[nf->id] == DONE)
+		return 0;
+	path[depth] = nf;
+	if (state[nf->id] == VISITING) {
+		char buf[256];
+		size_t n = 0;
+		unsigned int i = 0;
+		while (path[i] != nf)
+			i++;
+		for (; i <= depth && n < sizeof(buf); i++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
+					      i > 0 && n ? " -> " : "", path[i]->name);
+		TP_LOG(ERR, "modules: dependency cycle: %s", buf);
+		return -ELOOP;
+	}
+	state[nf->id] = VISITING;
+	for (const char *const *d = nf->depends_on; d && *d; d++) {
+		struct tp_nf *dep = tp_nf_by_name(*d);
+		int ret;
+		if (dep == NULL) {
+			TP_LOG(ERR, "module %s depends on module %s, which is not in the daemon",
+			       nf->name, *d);
+			return -ENOENT;
+		}
+		if ((ret = order_visit(dep, state, path, depth + 1)) < 0)
+			return ret;
+	}
+	state[nf->id] = DONE;
+	order[n_order++] = nf;
+	return 0;
+}
+
+int tp_nf_order(void)
+{
+	uint8_t state[TP_NF_MAX] = {0};
+	struct tp_nf *path[TP_NF_MAX + 1];
+	int ret;
+
+	n_order = 0;
+	for (struct tp_nf *nf = head; nf; nf = nf->next)
+		if ((ret = order_visit(nf, state, path, 0)) < 0)
+			return ret;
+	return 0;
+}
+
+struct tp_nf *tp_nf_ordered(unsigned int i)
+{
+	return i < n_order ? order[i] : NULL;
+}
+
+/* the started modules' fini, the last started first */
+static void fini_started(void)
+{
+	while (n_started > 0) {
+		struct tp_nf *nf = order[--n_started];
+		if (nf->fini)
+			nf->fini();
 	}
 }
 
-unsigned int tp_nf_n_polls;
-struct tp_nf *tp_nf_polls[TP_NF_MAX];
+static void free_lcore_state(void);
 
 int tp_nf_init_all(void)
 {
 	struct tp_nf *nf;
-	int ret = 0;
+	int ret;
 
+	n_started = 0;
+	if ((ret = tp_nf_order()) < 0)
+		return ret;
 	tp_nf_n_polls = 0;
-	for (nf = head; nf; nf = nf->next)
-		if (nf->poll)
-			tp_nf_polls[tp_nf_n_polls++] = nf;
-	for (nf = head; nf; nf = nf->next) {
+	for (unsigned int k = 0; k < n_order; k++)
+		if (order[k]->poll)
+			tp_nf_polls[tp_nf_n_polls++] = order[k];
+	for (unsigned int k = 0; k < n_order; k++) {
+		nf = order[k];
 		for (unsigned int i = 0; nf->lcore_size && i < tp.n_workers; i++) {
 			struct tp_worker *w = tp.workers[i];
 			w->nf_state[nf->id] =
 			    rte_zmalloc(nf->name, nf->lcore_size, RTE_CACHE_LINE_SIZE);
 			if (w->nf_state[nf->id] == NULL) {
+				TP_LOG(ERR, "module %s: no memory for its lcore state", nf->name);
 				ret = -ENOMEM;
 				goto fail;
 			}
 		}
 		if (nf->init && (ret = nf->init()) < 0) {
 			TP_LOG(ERR, "module %s: %s", nf->name, strerror(-ret));
-			goto fail;
+			goto fini_failed;
 		}
 		for (unsigned int i = 0; nf->lcore_init && i < tp.n_workers; i++) {
 			struct tp_worker *w = tp.workers[i];
 			if ((ret = nf->lcore_init(w, w->nf_state[nf->id])) < 0) {
 				TP_LOG(ERR, "module %s on lcore %u: %s", nf->name, w->lcore,
 				       strerror(-ret));
-				if (nf->fini)
-					nf->fini();
-				goto fail;
+				goto fini_failed;
 			}
 		}
+		n_started = k + 1;
 	}
 	return 0;
+fini_failed:
+	/* the failed module frees what its init got as far as making */
+	if (nf->fini)
+		nf->fini();
 fail:
-	fini_until(nf);
+	fini_started();
+	free_lcore_state();
 	return ret;
 }
 
-void tp_nf_fini_all(void)
+/* every module's lcore state */
+static void free_lcore_state(void)
 {
-	fini_until(NULL);
 	for (struct tp_nf *nf = head; nf; nf = nf->next)
 		for (unsigned int i = 0; i < tp.n_workers; i++) {
 			rte_free(tp.workers[i]->nf_state[nf->id]);
@@ -154,32 +222,43 @@ void tp_nf_fini_all(void)
 		}
 }
 
+/* The hooks below run in init's order (port_del in the reverse one), over the modules
+ * started. */
 void tp_nf_start_all(void)
 {
-	for (struct tp_nf *nf = head; nf; nf = nf->next)
-		if (nf->start)
-			nf->start();
+	for (unsigned int k = 0; k < n_started; k++)
+		if (order[k]->start)
+			order[k]->start();
 }
 
 void tp_nf_port_add(uint16_t port)
 {
-	for (struct tp_nf *nf = head; nf; nf = nf->next)
-		if (nf->port_add)
-			nf->port_add(port);
+	for (unsigned int k = 0; k < n_started; k++)
+		if (order[k]->port_add)
+			order[k]->port_add(port);
 }
 
 void tp_nf_port_del(uint16_t port)
 {
-	for (struct tp_nf *nf = head; nf; nf = nf->next)
-		if (nf->port_del)
-			nf->port_del(port);
+	for (unsigned int k = n_started; k-- > 0;)
+		if (order[k]->port_del)
+			order[k]->port_del(port);
 }
 
 void tp_nf_show_all(struct tp_node *out)
 {
-	for (struct tp_nf *nf = head; nf; nf = nf->next)
-		if (nf->show)
-			nf->show(out);
+	for (unsigned int k = 0; k < n_started; k++)
+		if (order[k]->show)
+			order[k]->show(out);
+}
+
+void tp_nf_fini_all(void)
+{
+	/* what the modules deferred (a hash's deleted keys, their slots) runs while
+	 * their tables exist: the lcores stopped, so every grace period is over */
+	tp_rcu_reclaim();
+	fini_started();
+	free_lcore_state();
 }
 
 /* --- the core's own entry: its counters come first, so their ids are constants --- */

@@ -48,13 +48,20 @@ struct tp_nf {
 	size_t lcore_size; /* per data-plane lcore state, zeroed, cache aligned */
 	const struct tp_nf_opt *opts;
 	unsigned int n_opts;
-	/* Control plane, after the shared tables and lcores exist, before the start-up
-	 * configuration runs: 0 or a negative errno (the daemon then stops). */
+	/* Names of the modules whose init must run before this one's (and whose fini
+	 * after), NULL-terminated; NULL: none. A name not registered, or a cycle,
+	 * stops the daemon with an error naming it (grout's gr_module depends_on). */
+	const char *const *depends_on;
+	/* Control plane, after the shared tables and lcores exist and the modules it
+	 * depends on started, before the start-up configuration runs: 0 or a negative
+	 * errno (the daemon then stops). */
 	int (*init)(void);
 	/* Control plane, optional: once the lcores run, before the start-up configuration
 	 * (what needs running lcores, e.g. a first dump of the kernel's tables). */
 	void (*start)(void);
-	/* Control plane, after the lcores stopped, in reverse registration order. */
+	/* Control plane, after the lcores stopped, in the reverse of init's order. Also
+	 * called when this module's own init or lcore_init failed: it frees whatever
+	 * init got as far as making, and must accept a partial (or no) init. */
 	void (*fini)(void);
 	/* Control plane, optional: port was added (its TAP exists) and is about to be
 	 * handed to the lcores. Failures are the module's to log: the port stays. */
@@ -103,9 +110,16 @@ int tp_nf_options_getopt(struct option *lo, unsigned int n, unsigned int cap, in
 /* Run the option getopt_long returned as base + index: 0 or the option's error. */
 int tp_nf_option_run(int index, const char *arg);
 
-/* Run every module's init (in order), then its lcore_init on every lcore. On failure
- * the modules already started are stopped again. 0 or negative errno. */
+/* Order the modules by depends_on (each after those it names; otherwise registration
+ * order), then run every module's init, then its lcore_init on every lcore. On
+ * failure the failed module's fini runs, then the started modules' in reverse.
+ * 0, -ENOENT (a dependency not registered), -ELOOP (a dependency cycle) or the
+ * module's error. */
 int tp_nf_init_all(void);
+/* Only the ordering step of tp_nf_init_all (for tests): 0, -ENOENT or -ELOOP; then
+ * tp_nf_ordered(i) is the i-th module to start (NULL past the last). */
+int tp_nf_order(void);
+struct tp_nf *tp_nf_ordered(unsigned int i);
 void tp_nf_fini_all(void);
 /* Every module's start, port_add, port_del, show (those that have one), in
  * registration order. */

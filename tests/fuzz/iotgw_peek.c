@@ -4,9 +4,9 @@
  * target's property checks can read their private state. The two files share one
  * static name (agent_io), renamed for the first. */
 #define agent_io early_agent_io
-#include "../../src/nf/iotgw/early.c"
+#include "../../src/nf/iotgw/control/early.c"
 #undef agent_io
-#include "../../src/nf/iotgw/delivery.c"
+#include "../../src/nf/iotgw/control/delivery.c"
 
 #include "fuzz.h"
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from twinplane.api import ApiError
 from twinplane.lab import RouterLab
 from twinplane.lab.acme import Acme, acme_available, cin_content
 from twinplane.lab.daemon import build_dir
@@ -146,3 +147,19 @@ def test_phd_decode_tool(gw_lab: tuple[RouterLab, Acme]) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     docs = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
     assert docs[0]["apdu"] == "AARQ"
+
+
+def test_failed_enable_leaves_nothing_started(daemon_lab: Callable[..., RouterLab]) -> None:
+    """A failed 'iotgw enable' undoes the steps it did and puts the previous
+    configuration back (review finding 7): here its UDP port is NDN's already, which
+    only the last step (the local UDP table) finds out."""
+    lab = daemon_lab()
+    lab.ctl("ndn", "enable")
+    with pytest.raises(ApiError, match="iotgw enable: "):
+        lab.ctl("iotgw", "enable", "cse", CSE, "port", "6363")
+    c = iotgw(lab)
+    assert c["enabled"] is False and c["port"] == 6024, c
+    # nothing of the failed start is in the way: it starts on its own port
+    lab.ctl("iotgw", "enable", "cse", CSE)
+    c = iotgw(lab)
+    assert c["enabled"] is True and c["port"] == 6024, c

@@ -1804,7 +1804,7 @@ static void test_scale_and_oximeter_reports(void **state)
 }
 
 /* What the report path takes of a fixed observation's values decoded whole (as
- * src/nf/iotgw/report.c picks it): component c of a compound, or the simple value,
+ * src/nf/iotgw/datapath/report.c picks it): component c of a compound, or the simple value,
  * the unit code of a NuObsValue, the first time stamp. */
 struct pick {
 	const struct tp_phd_num *num;

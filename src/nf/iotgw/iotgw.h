@@ -172,7 +172,10 @@ extern const char *const tp_iotgw_ctr_names[TP_IOTGW_CTR_MAX];
 #define TP_IOTGW_CIN_TKL 2 /* token of a contentInstance request: its message id */
 
 /* --- AE table (ae.c) --- */
+/* The table and its index: 0 or -ENOMEM (nothing allocated); tp_ae_fini frees them
+ * (no reader left: the lcores stopped, or never given a datagram). */
 int tp_ae_init(void);
+void tp_ae_fini(void);
 /* Index of the agent's entry, or -ENOENT. Lock-free; callable from workers. */
 int tp_ae_lookup(uint32_t ip, uint16_t port);
 /* A free entry for the agent, bound to its frames' source l2src (0: none), added to
@@ -383,6 +386,8 @@ struct tp_iotgw_delivery_stats {
 extern struct tp_iotgw_delivery_stats tp_iotgw_deliv;
 /* Start it (its socket connected to the IN-CSE, its probe); answers go through io. */
 int tp_iotgw_delivery_init(struct tp_iotgw_io *io);
+/* Stop it: its socket closed, its queue freed (what it held is lost). */
+void tp_iotgw_delivery_fini(void);
 /* A datagram of agent ip:port on the control plane: true if it was a report (taken,
  * queued for the IN-CSE), false if it is the session manager's. */
 bool tp_iotgw_delivery_input(struct tp_iotgw_io *io, const uint8_t *apdu, size_t len, uint32_t ip,
@@ -412,6 +417,7 @@ struct tp_iotgw_early_stats {
 extern struct tp_iotgw_early_stats tp_iotgw_early;
 /* io answers the agents (kept); fire-and-forget opens its IN-CSE socket. 0 or -errno. */
 int tp_iotgw_early_init(struct tp_iotgw_io *io);
+void tp_iotgw_early_fini(void); /* its IN-CSE socket closed */
 /* A datagram of agent ip:port on the control plane: true if it was a scan report of an
  * agent whose AE is not ready yet (held, answered or refused here); false for the
  * others, after any reports held for the agent were handed on. */
@@ -427,7 +433,10 @@ unsigned int tp_iotgw_early_held(void);
 void tp_iotgw_session_register_now(struct tp_iotgw_io *io, int idx);
 
 /* --- the dual plane's control side (control.c, registrar.c) --- */
+/* Start the control side (sockets, timers; the workers' hand-over flags): 0, or a
+ * negative errno with nothing of it left started. tp_iotgw_control_stop undoes it. */
 int tp_iotgw_control_start(void);
+void tp_iotgw_control_stop(void);
 void tp_iotgw_registrar_start(int idx);
 void tp_iotgw_registrar_tick(void);
 /* A UDP socket connected to the IN-CSE (non-blocking): its fd, or -errno. The
@@ -435,6 +444,7 @@ void tp_iotgw_registrar_tick(void);
  * IN-CSE's address and port only. */
 int tp_iotgw_cse_socket(void);
 int tp_iotgw_registrar_init(void);
+void tp_iotgw_registrar_fini(void);
 
 /* --- single plane (single.c): signaling inline on the worker --- */
 struct tp_worker;

@@ -386,6 +386,9 @@ struct ndn_limits {
 extern struct ndn_limits ndn_limits;
 /* Control plane: the contexts' pit_face_max from ndn_limits.pit_face_share. */
 void ndn_limits_apply(void);
+/* Start the forwarder with c (control/enable.c; its lcores filled in): 0, or a
+ * negative errno with err (len bytes) saying why. */
+int ndn_enable(struct ndn_conf *c, char *err, size_t len);
 extern struct ndn_fwd *ndn_fwd[NDN_CTX_MAX];
 extern uint8_t *ndn_ndt; /* 1 << ndt_bits context indexes */
 extern struct rte_ring *ndn_mgmt_ring;

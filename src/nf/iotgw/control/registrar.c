@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The dual plane's registrar (control plane): the steps of register.c as
+ * confirmable CoAP requests on a kernel socket connected to the IN-CSE (the kernel
+ * drops datagrams from anyone else), answered asynchronously, retried on timeout
+ * with a doubling wait and, once the IN-CSE has missed TP_IOTGW_REG_TRIES, on at the
+ * longest wait until it answers (an IN-CSE that restarts finds the devices that
+ * associated meanwhile); at most REG_WINDOW registrations in flight (the next one
+ * starts as one finishes); the data plane never waits. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../../../control/control.h"
+#include "../../../core/log.h"
+#include "../iotgw.h"
+
+#define REG_WINDOW 64 /* requests in flight, at most */
+
+#define WAITQ (2 * TP_AE_MAX) /* a power of two */
+
+static int sock = -1;
+static uint16_t next_mid;
+static unsigned int in_flight;
+/* registrations waiting for a slot in the window, oldest first: index | gen << 16
+ * (stale ones, released meanwhile, are skipped; overflow falls back to the tick) */
+static uint32_t waitq[WAITQ];
+static unsigned int wq_head, wq_tail;
+
+/* Send the request of the entry's current step. */
+static void reg_send(int idx)
+{
+	struct tp_ae *e = &tp_ae_table[idx];
+	uint8_t buf[1024];
+	int n = tp_iotgw_reg_request(idx, buf, sizeof(buf), next_mid++);
+	unsigned int shift =
+	    e->reg_tries < TP_IOTGW_REG_BACKOFF_MAX ? e->reg_tries : TP_IOTGW_REG_BACKOFF_MAX;
+
+	if (n > 0 && send(sock, buf, (size_t)n, 0) > 0)
+		tp_iotgw_sess.reg_requests++;
+	e->reg_due_ms = tp_ctl_now_ms() + (uint64_t)tp_iotgw.reg_timeout_ms * (1u << shift);
+}
+
+void tp_iotgw_registrar_start(int idx)
+{
+	tp_iotgw_reg_begin(idx);
+	if (in_flight < REG_WINDOW) {
+		in_flight++;
+		reg_send(idx);
+	} else if (wq_tail - wq_head < WAITQ) {
+		waitq[wq_tail++ % WAITQ] = (uint32_t)idx | (uint32_t)tp_ae_table[idx].gen << 16;
+	} /* else the tick finds it */
+}
+
+/* A registration left the window: start the oldest one waiting. */
+static void slot_freed(void)
+{
+	if (in_flight)
+		in_flight--;
+	while (wq_head != wq_tail && in_flight < REG_WINDOW) {
+		uint32_t v = waitq[wq_head++ % WAITQ];
+		int idx = (int)(v & 0xffff);
+		struct tp_ae *e = &tp_ae_table[idx];
+		if (e->gen != (uint16_t)(v >> 16) || e->state != TP_AE_REGISTERING || e->reg_due_ms)
+			continue;
+		in_flight++;
+		reg_send(idx);
+	}
+}
+
+static void sock_readable(int fd, void *arg)
+{
+	uint8_t buf[2048];
+	int idx;
+
+	(void)arg;
+	for (int budget = 256; budget > 0; budget--) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && errno == ECONNREFUSED)
+			continue; /* the IN-CSE's port is closed (ICMP): the retries go on */
+		if (n <= 0)
+			return;
+		switch (tp_iotgw_reg_response(buf, (size_t)n, &idx)) {
+		case TP_IOTGW_REG_NEXT:
+			reg_send(idx);
+			break;
+		case TP_IOTGW_REG_READY:
+			slot_freed();
+			tp_iotgw_early_ready(idx); /* reports that came meanwhile go on */
+			break;
+		case TP_IOTGW_REG_FAILED:
+			TP_LOG(WARNING, "iotgw: IN-CSE refused %s step %u",
+			       tp_ae_table[idx].ae_name, tp_ae_table[idx].reg_step);
+			slot_freed();
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void tp_iotgw_registrar_tick(void)
+{
+	uint64_t now = tp_ctl_now_ms();
+
+	/* requests in flight, counted afresh (entries may have been released meanwhile) */
+	in_flight = 0;
+	for (int i = 0; i < TP_AE_MAX; i++)
+		if (tp_ae_table[i].state == TP_AE_REGISTERING && tp_ae_table[i].reg_due_ms != 0)
+			in_flight++;
+
+	in_flight++; /* slot_freed() takes one back: start what the queue holds */
+	slot_freed();
+	for (int i = 0; i < TP_AE_MAX; i++) {
+		struct tp_ae *e = &tp_ae_table[i];
+		if (e->state != TP_AE_REGISTERING)
+			continue;
+		if (e->reg_due_ms == 0) { /* waiting, and not in the queue (it overflowed) */
+			if (in_flight >= REG_WINDOW)
+				continue;
+			in_flight++;
+			reg_send(i);
+		} else if (now >= e->reg_due_ms) {
+			/* no answer: again, waiting longer (the counter stops at 255) */
+			if (e->reg_tries < UINT8_MAX)
+				e->reg_tries++;
+			tp_iotgw_sess.reg_retries++;
+			reg_send(i);
+		}
+	}
+}
+
+int tp_iotgw_cse_socket(void)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons(tp_iotgw.cse_port),
+				 .sin_addr.s_addr = htonl(tp_iotgw.cse_ip)};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		int ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int tp_iotgw_registrar_init(void)
+{
+	int ret;
+
+	sock = tp_iotgw_cse_socket();
+	if (sock < 0) {
+		ret = sock;
+		sock = -1;
+		return ret;
+	}
+	if ((ret = tp_ctl_add_fd(sock, sock_readable, NULL)) < 0)
+		goto close_sock;
+	return 0;
+close_sock:
+	close(sock);
+	sock = -1;
+	return ret;
+}
+
+void tp_iotgw_registrar_fini(void)
+{
+	if (sock < 0)
+		return;
+	tp_ctl_del_fd(sock);
+	close(sock);
+	sock = -1;
+}

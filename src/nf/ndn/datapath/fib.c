@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The FIB: a hash per name prefix (NDN-DPDK's design), chained buckets the lcores
+ * read without locks, with a bitmap of the prefix lengths present so a lookup probes
+ * only those. The control plane is the only writer: an entry is never changed in
+ * place but replaced by a new one linked with a release store, the old one freed
+ * after an RCU grace period (core/rcu.h). The strategy of an entry comes from the
+ * strategy choice table (longest prefix match over it), resolved when the entry is
+ * published. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "../../../core/rcu.h"
+#include "../../../tables/keyed_hash.h"
+#include "../ndn.h"
+
+#define FIB_BUCKETS 4096
+
+static struct ndn_fib_entry *buckets[FIB_BUCKETS];
+static struct ndn_fib_entry *root; /* the prefix "/" */
+static uint64_t depths;		   /* bit k-1: an entry of k components */
+static unsigned int depth_count[TP_NDN_NAME_MAX_COMPS + 1];
+static struct ndn_fib_entry *by_id[NDN_FIB_MAX];
+static unsigned int n_entries;
+/* the name hashes' keys, from the kernel at start (ndn_fib_init): keyed AES rounds
+ * where the CPU has AES-NI, else SipHash-1-3 (tables/keyed_hash.h) */
+static struct tp_aeshash_key aes_key;
+static uint64_t sip_key[2];
+static bool use_aes;
+
+const char *const ndn_strategy_names[] = {"best-route", "multicast"};
+
+/* strategy choice: prefix -> strategy (control plane only) */
+struct choice {
+	uint16_t len;
+	uint8_t strategy;
+	uint8_t name[TP_NDN_NAME_MAX_LEN];
+};
+static struct choice *choices;
+static unsigned int n_choices;
+
+/* Keyed: colliding names cannot be computed offline. The CRC32C chained from a random
+ * seed this replaces was affine in the seed, so names made to collide with seed 0
+ * collided with every seed (review N4). Each prefix's hash is of its bytes alone,
+ * the words absorbed once for all prefixes: linear in the name's length. */
+static __attribute__((noinline)) void name_hashes_sip(const struct tp_ndn_name *n, uint32_t *hashes)
+{
+	tp_siphash13_prefixes(sip_key, n->value, n->comp_end, n->n_comps, hashes);
+}
+
+void ndn_name_hashes(const struct tp_ndn_name *n, uint32_t *hashes)
+{
+	if (likely(use_aes)) /* a branch and a jump: neither saves a register */
+		tp_aeshash_prefixes(&aes_key, n->value, n->comp_end, n->n_comps, hashes);
+	else
+		name_hashes_sip(n, hashes);
+}
+
+const struct ndn_fib_entry *ndn_fib_lpm(const struct tp_ndn_name *n, const uint32_t *hashes)
+{
+	uint64_t d = __atomic_load_n(&depths, __ATOMIC_ACQUIRE);
+	unsigned int k = n->n_comps;
+
+	if (k < 64)
+		d &= (1ull << k) - 1;
+	while (d) {
+		k = 64 - (unsigned int)__builtin_clzll(d); /* the longest length left */
+		d &= ~(1ull << (k - 1));
+		uint32_t h = hashes[k - 1];
+		uint16_t len = tp_ndn_name_prefix_len(n, k);
+		const struct ndn_fib_entry *e =
+		    __atomic_load_n(&buckets[h & (FIB_BUCKETS - 1)], __ATOMIC_ACQUIRE);
+		for (; e; e = __atomic_load_n(&e->next, __ATOMIC_ACQUIRE))
+			if (e->hash == h && e->n_comps == k && e->name_len == len &&
+			    tp_ndn_bytes_eq(e->name, n->value, len))
+				return e;
+	}
+	return __atomic_load_n(&root, __ATOMIC_ACQUIRE);
+}
+
+int ndn_fib_init(void)
+{
+	int ret;
+
+	if ((ret = tp_random_bytes(&aes_key, sizeof(aes_key))) < 0 ||
+	    (ret = tp_random_bytes(sip_key, sizeof(sip_key))) < 0)
+		return ret;
+	use_aes = tp_aeshash_usable();
+	choices = calloc(64, sizeof(*choices));
+	return choices ? 0 : -ENOMEM;
+}
+
+static enum ndn_strategy strategy_for(const uint8_t *name, uint16_t len)
+{
+	struct tp_ndn_name n, c;
+	int best = -1, best_comps = -1;
+
+	if (tp_ndn_name_decode(name, len, &n) != TP_NDN_E_OK)
+		return NDN_STRATEGY_BEST_ROUTE;
+	for (unsigned int i = 0; i < n_choices; i++) {
+		if (tp_ndn_name_decode(choices[i].name, choices[i].len, &c) != TP_NDN_E_OK)
+			continue;
+		if ((c.n_comps == 0 || tp_ndn_name_is_prefix(&c, &n)) && c.n_comps > best_comps) {
+			best = (int)i;
+			best_comps = c.n_comps;
+		}
+	}
+	return best < 0 ? NDN_STRATEGY_BEST_ROUTE : (enum ndn_strategy)choices[best].strategy;
+}
+
+static void entry_free(void *a, void *b)
+{
+	(void)b;
+	rte_free(a);
+}
+
+static int nh_cmp(const void *a, const void *b)
+{
+	const struct ndn_nexthop *x = a, *y = b;
+	return x->cost < y->cost ? -1 : x->cost > y->cost ? 1 : (int)x->face - (int)y->face;
+}
+
+/* the slot where e's pointer lives (root or a chain link), or NULL */
+static struct ndn_fib_entry **slot_of(const struct ndn_fib_entry *e)
+{
+	if (e->n_comps == 0)
+		return &root;
+	struct ndn_fib_entry **p = &buckets[e->hash & (FIB_BUCKETS - 1)];
+	for (; *p; p = &(*p)->next)
+		if (*p == e)
+			return p;
+	return NULL;
+}
+
+static struct ndn_fib_entry *find(const uint8_t *name, uint16_t len, uint8_t n_comps, uint32_t h)
+{
+	if (n_comps == 0)
+		return root;
+	for (struct ndn_fib_entry *e = buckets[h & (FIB_BUCKETS - 1)]; e; e = e->next)
+		if (e->hash == h && e->name_len == len && memcmp(e->name, name, len) == 0)
+			return e;
+	return NULL;
+}
+
+int ndn_fib_set(const uint8_t *name, uint16_t len, const struct ndn_nexthop *nh, unsigned int n)
+{
+	struct tp_ndn_name nm;
+	uint32_t hashes[TP_NDN_NAME_MAX_COMPS];
+
+	if (len > 0 && tp_ndn_name_decode(name, len, &nm) != TP_NDN_E_OK)
+		return -EINVAL;
+	if (len == 0)
+		nm.n_comps = 0;
+	if (n > NDN_NH_MAX)
+		return -E2BIG;
+	uint32_t h = 0;
+	if (nm.n_comps) {
+		ndn_name_hashes(&nm, hashes);
+		h = hashes[nm.n_comps - 1];
+	}
+	struct ndn_fib_entry *old = find(name, len, nm.n_comps, h);
+	if (n == 0) {
+		if (old == NULL)
+			return -ENOENT;
+		struct ndn_fib_entry **p = slot_of(old);
+		__atomic_store_n(p, old->next, __ATOMIC_RELEASE);
+		if (old->n_comps && --depth_count[old->n_comps] == 0)
+			__atomic_store_n(&depths, depths & ~(1ull << (old->n_comps - 1)),
+					 __ATOMIC_RELEASE);
+		by_id[old->id] = NULL;
+		n_entries--;
+		tp_rcu_defer(entry_free, old, NULL);
+		return 0;
+	}
+	unsigned int id = 0;
+	if (old)
+		id = old->id;
+	else {
+		if (n_entries >= NDN_FIB_MAX)
+			return -ENOSPC;
+		while (by_id[id])
+			id++;
+	}
+	struct ndn_fib_entry *e = rte_zmalloc("ndn_fib", sizeof(*e) + len, 0);
+	if (e == NULL)
+		return -ENOMEM;
+	e->hash = h;
+	e->id = id;
+	e->n_comps = nm.n_comps;
+	e->name_len = len;
+	memcpy(e->name, name, len);
+	e->n_nh = (uint8_t)n;
+	memcpy(e->nh, nh, n * sizeof(*nh));
+	qsort(e->nh, n, sizeof(*nh), nh_cmp);
+	e->strategy = (uint8_t)strategy_for(name, len);
+	by_id[id] = e;
+	if (old) {
+		e->next = old->next;
+		__atomic_store_n(slot_of(old), e, __ATOMIC_RELEASE);
+		tp_rcu_defer(entry_free, old, NULL);
+		return 0;
+	}
+	n_entries++;
+	if (e->n_comps == 0) {
+		__atomic_store_n(&root, e, __ATOMIC_RELEASE);
+		return 0;
+	}
+	struct ndn_fib_entry **b = &buckets[h & (FIB_BUCKETS - 1)];
+	e->next = *b;
+	__atomic_store_n(b, e, __ATOMIC_RELEASE);
+	if (depth_count[e->n_comps]++ == 0)
+		__atomic_store_n(&depths, depths | (1ull << (e->n_comps - 1)), __ATOMIC_RELEASE);
+	return 0;
+}
+
+int ndn_fib_strategy_set(const uint8_t *name, uint16_t len, enum ndn_strategy s)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_choices; i++)
+		if (choices[i].len == len && memcmp(choices[i].name, name, len) == 0)
+			break;
+	if (i == n_choices) {
+		if (n_choices == 64)
+			return -ENOSPC;
+		n_choices++;
+	}
+	choices[i].len = len;
+	memcpy(choices[i].name, name, len);
+	choices[i].strategy = (uint8_t)s;
+	/* republish every entry with its strategy now */
+	for (unsigned int id = 0; id < NDN_FIB_MAX; id++) {
+		struct ndn_fib_entry *e = by_id[id];
+		if (e && strategy_for(e->name, e->name_len) != e->strategy) {
+			int ret = ndn_fib_set(e->name, e->name_len, e->nh, e->n_nh);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+void ndn_fib_walk(ndn_fib_walk_fn fn, void *arg)
+{
+	for (unsigned int id = 0; id < NDN_FIB_MAX; id++)
+		if (by_id[id])
+			fn(by_id[id], arg);
+}
+
+unsigned int ndn_fib_count(void)
+{
+	return n_entries;
+}
