@@ -60,6 +60,12 @@ else
     unit_fail=$((unit_fail + 1)); echo "ruff: FAILED"; cat build/ruff.log
 fi
 
+# documentation: every relative link in the tracked Markdown files resolves
+if python3 scripts/check-links.py $(git ls-files '*.md') > build/links.log 2>&1; then
+    unit_pass=$((unit_pass + 1)); echo "links: passed ($(tail -1 build/links.log))"
+else
+    unit_fail=$((unit_fail + 1)); echo "links: FAILED"; cat build/links.log
+fi
 # benchmark reports: each names the commit it measured, an ancestor of HEAD; those whose
 # measured paths changed since are listed as stale (python/twinplane/bench/stale.py)
 if PYTHONPATH=python .venv/bin/python -m twinplane.bench.stale > build/stale.log 2>&1; then
