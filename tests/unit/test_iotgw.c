@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The IoT gateway's report path on a worker (src/nf/iotgw/fast.c, report.c) fed crafted
+/* The IoT gateway's report path on a worker (src/nf/iotgw/datapath/fast.c, report.c) fed crafted
  * frames through the l3 input, as an lcore runs it (the router hands UDP to the PHD
  * port to the gateway's local function), with the session manager's own code as the
  * control plane (session.c, AE table): a report from an agent in each session state
