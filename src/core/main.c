@@ -98,7 +98,6 @@ static int parse_opts(int argc, char **argv)
 	unsigned int n = 0;
 	struct group *g;
 	int c, ret;
-	char *end;
 
 	while (lo[n].name)
 		n++;
@@ -160,8 +159,8 @@ static int parse_opts(int argc, char **argv)
 		case 'm':
 		case 'r':
 		case 'b': {
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (*end || v == 0) {
+			uint64_t v;
+			if (tp_parse_u64(optarg, 1, UINT64_MAX, &v) < 0) {
 				fprintf(stderr, "twinplane: bad number '%s'\n", optarg);
 				return -EINVAL;
 			}

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../proto/ip4.h"
+#include "../proto/parse.h"
 #include "../nf/iotgw/iotgw.h"
 
 #define BATCH 32
@@ -209,10 +210,9 @@ static void usage(FILE *f)
 static int parse_u32(const char *opt, const char *s, unsigned long min, unsigned long max,
 		     uint32_t *v)
 {
-	char *end;
-	unsigned long x = strtoul(s, &end, 10);
+	uint64_t x;
 
-	if (*s == '\0' || *s == '-' || *end || x < min || x > max) {
+	if (tp_parse_u64(s, min, max, &x) < 0) {
 		fprintf(stderr, "twinplane-sockgw: bad %s '%s' (%lu-%lu)\n", opt, s, min, max);
 		return -1;
 	}

@@ -18,6 +18,7 @@
 #include "../../core/rcu.h"
 #include "../../core/tp.h"
 #include "../../proto/ip4.h"
+#include "../../proto/parse.h"
 #include "control/kpolicy.h"
 #include "control/neigh.h"
 #include "control/netlink.h"
@@ -36,10 +37,9 @@ static bool no_sysctl;
 /* A count of 1 to 2^24 for option name: 0 or -EINVAL, having said why on stderr. */
 static int count_opt(const char *name, const char *arg, unsigned int *v)
 {
-	char *end;
-	unsigned long n = strtoul(arg, &end, 10);
+	uint64_t n;
 
-	if (*arg == '\0' || *end || n == 0 || n > (1u << 24)) {
+	if (tp_parse_u64(arg, 1, 1u << 24, &n) < 0) {
 		fprintf(stderr, "twinplane: --%s: want 1 to 16777216, not '%s'\n", name, arg);
 		return -EINVAL;
 	}

@@ -155,15 +155,13 @@ static int localhop_cmd(struct tp_cmd_ctx *ctx, int argc, char **argv)
 				  "ndn localhop: the key is 16 to 64 bytes in hexadecimal (32 to "
 				  "128 digits), not %zu digits",
 				  hl);
-	for (; n < hl / 2; n++) {
-		char b[3] = {h[2 * n], h[2 * n + 1], 0}, *end;
-		unsigned long x = strtoul(b, &end, 16);
-		if (*end != '\0' || !isxdigit((unsigned char)b[0]) ||
-		    !isxdigit((unsigned char)b[1]))
-			return tp_cmd_err(ctx, EINVAL,
-					  "ndn localhop: bad hexadecimal digit in key");
-		key[n] = (uint8_t)x;
-	}
+	size_t bad;
+	long got = strspn(h, "0123456789abcdefABCDEF") == hl
+		       ? tp_hex_decode(h, key, sizeof(key), &bad)
+		       : -1;
+	if (got != (long)(hl / 2))
+		return tp_cmd_err(ctx, EINVAL, "ndn localhop: bad hexadecimal digit in key");
+	n = (size_t)got;
 	int ret = ndn_mgmt_localhop_set(key, n);
 	memset(key, 0, sizeof(key));
 	return ret < 0 ? tp_cmd_err(ctx, -ret, "ndn localhop: %s", strerror(-ret)) : 0;
