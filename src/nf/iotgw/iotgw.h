@@ -280,7 +280,7 @@ extern volatile uint32_t tp_iotgw_now_s;
  * of measurements whose time stamp is unset (all zero). */
 extern volatile uint64_t tp_iotgw_wall_s;
 
-/* --- the module (fast.c) --- */
+/* --- the module (module.c; the report path's entry and sums: fast.c) --- */
 struct tp_nf;
 extern struct tp_nf tp_iotgw_nf;
 int tp_iotgw_fast_register(void);
