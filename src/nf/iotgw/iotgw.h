@@ -449,7 +449,10 @@ void tp_iotgw_registrar_fini(void);
 /* --- single plane (single.c): signaling inline on the worker --- */
 struct tp_worker;
 struct rte_mbuf;
+/* Its backlog rings, pool, ping socket and timer: 0 or a negative errno (nothing
+ * left made); tp_iotgw_single_fini frees them, after a partial, failed or no init. */
 int tp_iotgw_single_init(void);
+void tp_iotgw_single_fini(void);
 void tp_iotgw_single_input(struct tp_worker *w, struct rte_mbuf *m, const uint8_t *apdu, size_t len,
 			   uint32_t ip, uint16_t port);
 

@@ -14,11 +14,12 @@
 #include "iotgw.h"
 
 /* Everything 'iotgw enable' started (the lcores stopped): the control side's
- * sockets and timers, the delivery queue, the AE table and its index.
- * TODO(issue 33): single.c's rings, pool and ping socket need a
- * tp_iotgw_single_fini. */
+ * sockets and timers, the delivery queue, single plane's rings, pool, ping socket
+ * and timer, the AE table and its index. With the gateway never enabled (or its
+ * enable rolled back) there is nothing: tp_iotgw_single_fini accepts that too. */
 static void iotgw_fini(void)
 {
+	tp_iotgw_single_fini();
 	if (!tp_iotgw.enabled)
 		return;
 	tp_iotgw_control_stop();
