@@ -238,7 +238,7 @@ static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, ui
 	uint32_t sip;
 
 	dp->ctr = &w->ctr[m->port][tp_iotgw_nf.ctr_base]; /* counted on the ingress port */
-	if (unlikely(l3[6] & 0x20)) { /* MF: the first fragment (ip4_local); APDUs fit a frame */
+	if (unlikely(l3[6] & 0x20)) { /* MF: the first fragment (tp_ip4_local); APDUs fit a frame */
 		count_drop(dp, m, TP_IOTGW_FRAGMENT);
 		return;
 	}
