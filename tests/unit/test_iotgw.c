@@ -31,6 +31,7 @@
 #include "../../src/core/rcu.h"
 #include "../../src/core/tp.h"
 #include "../../src/nf/iotgw/iotgw.h"
+#include "../../src/nf/iotgw/control/control.h"
 #include "../../src/proto/coap.h"
 #include "../../src/proto/ip4.h"
 #include "../../src/tables/iface.h"

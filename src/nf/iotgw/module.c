@@ -12,6 +12,7 @@
 #include "../../core/tp.h"
 #include "../../core/worker.h"
 #include "iotgw.h"
+#include "control/control.h"
 
 /* Everything 'iotgw enable' started (the lcores stopped): the control side's
  * sockets and timers, the delivery queue, single plane's rings, pool, ping socket

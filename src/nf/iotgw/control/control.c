@@ -20,6 +20,7 @@
 #include "../../../core/tp.h"
 #include "../datapath/fast.h"
 #include "../iotgw.h"
+#include "control.h"
 #include "../datapath/single.h"
 
 static int sock = -1;

@@ -39,6 +39,7 @@
 #include "../../ip4/control/route.h"
 #include "fast.h"
 #include "../iotgw.h"
+#include "../control/control.h"
 #include "single.h"
 
 #define BACKLOG 4096
