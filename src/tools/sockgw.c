@@ -29,6 +29,7 @@
 #include "../proto/ip4.h"
 #include "../proto/parse.h"
 #include "../nf/iotgw/iotgw.h"
+#include "../nf/iotgw/control/control.h"
 
 #define BATCH 32
 #define DGRAM_MAX 2048

@@ -13,6 +13,7 @@
 
 #include "fuzz.h"
 #include "nf/iotgw/iotgw.h"
+#include "nf/iotgw/control/control.h"
 #include "proto/coap.h"
 #include "proto/onem2m.h"
 

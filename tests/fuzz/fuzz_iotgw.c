@@ -92,6 +92,7 @@
 #include "core/log.h"
 #include "fuzz.h"
 #include "nf/iotgw/iotgw.h"
+#include "nf/iotgw/control/control.h"
 #include "proto/coap.h"
 #include "proto/onem2m.h"
 #include "proto/phd_nomenclature.h"

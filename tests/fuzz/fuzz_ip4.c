@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target for the l3 input path: frames received on a port, single or chained
  * (multi-segment) mbufs, through the l3 mode's input function into the IPv4 router and
- * ARP (src/nf/ip4/datapath/l3mode.c, src/nf/ip4/datapath/input.c), as an lcore runs it.
+ * ARP (src/nf/ip4/datapath/l3mode.c, input.c, forward.c, local.c), as an lcore runs it.
  *
  * An EAL without hugepages or devices; the router's tables as the unit test builds
  * them (tests/unit/test_ip4_fwd.c). Each segment's bytes are a heap buffer of their

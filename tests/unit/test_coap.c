@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "../../src/nf/iotgw/iotgw.h"
+#include "../../src/nf/iotgw/control/control.h"
 #include "../../src/proto/coap.h"
 #include "../../src/proto/mder.h"
 #include "../../src/proto/onem2m.h"

@@ -24,12 +24,14 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "../../src/control/timer.h"
 #include "../../src/core/counter.h"
 #include "../../src/core/input.h"
 #include "../../src/core/nf.h"
 #include "../../src/core/rcu.h"
 #include "../../src/core/tp.h"
 #include "../../src/nf/iotgw/iotgw.h"
+#include "../../src/nf/iotgw/control/control.h"
 #include "../../src/proto/coap.h"
 #include "../../src/proto/ip4.h"
 #include "../../src/tables/iface.h"
@@ -605,6 +607,60 @@ static void test_malformed(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pool), 0);
 }
 
+/* Single plane's rings, pool, ping socket and timer (datapath/single.c): a failed
+ * init leaves none of them (a second enable could not make them again), fini frees
+ * them, with the packets still in a backlog ring back in their pool, after a full,
+ * failed or no init, and twice. */
+static void test_single_init_fini(void **state)
+{
+	unsigned int timers = tp_timer_count(), workers = tp.n_workers;
+
+	tp_iotgw_single_fini(); /* nothing made */
+	assert_int_equal(tp_timer_count(), timers);
+
+	/* the second worker's ring cannot be made: the first one's is freed */
+	tp.n_workers = 2;
+	struct rte_ring *block =
+	    rte_ring_create("iotgw_bl1", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	assert_non_null(block);
+	assert_int_equal(tp_iotgw_single_init(), -EEXIST);
+	assert_null(rte_ring_lookup("iotgw_bl0"));
+	assert_null(rte_mempool_lookup("iotgw_sp"));
+	assert_int_equal(tp_timer_count(), timers);
+	rte_ring_free(block);
+	tp.n_workers = workers;
+
+	/* the pool cannot be made: the rings are freed */
+	struct rte_mempool *other = rte_pktmbuf_pool_create(
+	    "iotgw_sp", 63, 0, TP_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	assert_non_null(other);
+	assert_int_equal(tp_iotgw_single_init(), -EEXIST);
+	assert_null(rte_ring_lookup("iotgw_bl0"));
+	assert_int_equal(tp_timer_count(), timers);
+	rte_mempool_free(other);
+
+	/* made, then freed: a packet left in the backlog goes back to its pool */
+	assert_int_equal(tp_iotgw_single_init(), 0);
+	struct rte_ring *bl = rte_ring_lookup("iotgw_bl0");
+	assert_non_null(bl);
+	assert_non_null(rte_mempool_lookup("iotgw_sp"));
+	assert_int_equal(tp_timer_count(), timers + 1);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	assert_non_null(m);
+	assert_int_equal(rte_ring_sp_enqueue(bl, m), 0);
+	tp_iotgw_single_fini();
+	assert_null(rte_ring_lookup("iotgw_bl0"));
+	assert_null(rte_mempool_lookup("iotgw_sp"));
+	assert_int_equal(tp_timer_count(), timers);
+	assert_int_equal(rte_mempool_in_use_count(pool), 0);
+	tp_iotgw_single_fini(); /* twice: nothing left */
+
+	/* and made again, as a second 'iotgw enable' would */
+	assert_int_equal(tp_iotgw_single_init(), 0);
+	tp_iotgw_single_fini();
+	assert_int_equal(tp_timer_count(), timers);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,6 +672,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ready_forget_errors, reset, reset),
 	    cmocka_unit_test_setup_teardown(test_spoofed_source, reset, reset),
 	    cmocka_unit_test_setup_teardown(test_malformed, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_single_init_fini, reset, reset),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

@@ -10,6 +10,7 @@
 #include "../../core/tp.h"
 #include "../../proto/ip4.h"
 #include "iotgw.h"
+#include "control/control.h"
 
 struct tp_iotgw_conf tp_iotgw = TP_IOTGW_CONF_DEFAULT;
 

@@ -20,6 +20,7 @@
 #include "../../../core/tp.h"
 #include "../datapath/fast.h"
 #include "../iotgw.h"
+#include "control.h"
 #include "../datapath/single.h"
 
 static int sock = -1;
@@ -218,8 +219,10 @@ registrar_fini:
 void tp_iotgw_control_stop(void)
 {
 	tp_timer_cancel(&tick);
-	if (tp_iotgw.single_plane)
-		return; /* single.c's rings, pool and socket: see the module's fini */
+	if (tp_iotgw.single_plane) {
+		tp_iotgw_single_fini(); /* what control_start's single_init made */
+		return;
+	}
 	if (sock >= 0) {
 		tp_ctl_del_fd(sock);
 		close(sock);

@@ -47,6 +47,7 @@
 #include "../../../proto/coap.h"
 #include "../../../proto/onem2m.h"
 #include "../iotgw.h"
+#include "control.h"
 
 #define WINDOW 64	      /* requests in flight (RFC 7252 4.7's NSTART, raised: decision) */
 #define MAX_RETRANSMIT 4      /* RFC 7252 4.8 */

@@ -26,6 +26,7 @@
 #include "../../../control/control.h"
 #include "../../../proto/phd_nomenclature.h"
 #include "../iotgw.h"
+#include "control.h"
 
 #define EARLY_MAX 256		/* reports held, at most */
 #define EARLY_PER_AGENT 4	/* reports of one agent held, at most */

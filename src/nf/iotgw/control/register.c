@@ -12,6 +12,7 @@
 
 #include "../../../proto/phd_nomenclature.h"
 #include "../iotgw.h"
+#include "control.h"
 
 /* Components of an object's compound value (its Attr-Val-Map has one): their number
  * (from the MetricIdList, else the compound's declared length), 0 for a simple value. */

@@ -16,6 +16,7 @@
 #include "../../../control/control.h"
 #include "../../../core/log.h"
 #include "../iotgw.h"
+#include "control.h"
 
 #define REG_WINDOW 64 /* requests in flight, at most */
 

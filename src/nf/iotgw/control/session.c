@@ -11,6 +11,7 @@
 #include "../../../proto/phd_nomenclature.h"
 #include "../../../tables/keyed_hash.h"
 #include "../iotgw.h"
+#include "control.h"
 
 struct tp_iotgw_session_stats tp_iotgw_sess;
 /* agents whose MDS attributes were asked for, oldest first (index | gen << 16): their

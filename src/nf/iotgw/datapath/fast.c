@@ -238,7 +238,7 @@ static void iotgw_input(struct tp_worker *w, struct rte_mbuf *m, uint8_t *l3, ui
 	uint32_t sip;
 
 	dp->ctr = &w->ctr[m->port][tp_iotgw_nf.ctr_base]; /* counted on the ingress port */
-	if (unlikely(l3[6] & 0x20)) { /* MF: the first fragment (ip4_local); APDUs fit a frame */
+	if (unlikely(l3[6] & 0x20)) { /* MF: the first fragment (tp_ip4_local); APDUs fit a frame */
 		count_drop(dp, m, TP_IOTGW_FRAGMENT);
 		return;
 	}
@@ -299,40 +299,3 @@ int tp_iotgw_fast_register(void)
 {
 	return tp_udp_local_register(tp_iotgw.port, iotgw_input, "iotgw");
 }
-
-/* --- the module --- */
-static const struct tp_ctr_desc iotgw_ctrs[] = {TP_IOTGW_COUNTERS(TP_CTR_DESC)};
-
-static int opt_single_plane(const char *arg)
-{
-	tp_iotgw.single_plane = true;
-	return 0;
-}
-
-static const struct tp_nf_opt iotgw_opts[] = {
-    {"single-plane", false,
-     "handle signaling inline on the worker, waiting for the IN-CSE (seed 000's old "
-     "architecture, a baseline)",
-     opt_single_plane},
-};
-
-static int iotgw_lcore_init(struct tp_worker *w, void *state)
-{
-	struct tp_iotgw_dp *dp = state;
-
-	dp->id = w->id;
-	dp->ctr = &w->ctr[0][tp_iotgw_nf.ctr_base];
-	return 0;
-}
-
-struct tp_nf tp_iotgw_nf = {
-    .name = "iotgw",
-    .help = "IoT gateway (seed 000): ISO/IEEE 11073 PHD to oneM2M over CoAP",
-    .ctrs = iotgw_ctrs,
-    .n_ctrs = RTE_DIM(iotgw_ctrs),
-    .lcore_size = sizeof(struct tp_iotgw_dp),
-    .lcore_init = iotgw_lcore_init,
-    .opts = iotgw_opts,
-    .n_opts = RTE_DIM(iotgw_opts),
-};
-TP_NF_REGISTER(tp_iotgw_nf)

@@ -21,7 +21,9 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_mempool.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 #include <rte_spinlock.h>
@@ -30,12 +32,14 @@
 #include "../../../control/port.h"
 #include "../../../control/timer.h"
 #include "../../../core/input.h"
+#include "../../../core/log.h"
 #include "../../../core/tp.h"
 #include "../../ip4/control/nexthop.h"
 #include "../../ip4/ip4.h"
 #include "../../ip4/control/route.h"
 #include "fast.h"
 #include "../iotgw.h"
+#include "../control/control.h"
 #include "single.h"
 
 #define BACKLOG 4096
@@ -268,24 +272,75 @@ static void ping_cse(struct tp_timer *t)
 	(void)sendto(ping_sock, ping, sizeof(ping), 0, (struct sockaddr *)&to, sizeof(to));
 }
 
+/* The backlog rings (the packets still in them freed), the pool and the ping socket
+ * and timer: what tp_iotgw_single_init made, all of it, part of it or none (each is
+ * reset, so a second call does nothing). The lcores no longer touch them: they
+ * stopped, or were never handed a datagram of the gateway. The pool goes once every
+ * mbuf is home; one still out (on a port that was not removed) leaves it allocated,
+ * logged, rather than freed under it. */
+void tp_iotgw_single_fini(void)
+{
+	struct rte_mbuf *m;
+
+	tp_timer_cancel(&ping_timer);
+	if (ping_sock >= 0) {
+		close(ping_sock);
+		ping_sock = -1;
+	}
+	for (unsigned int i = 0; i < TP_MAX_WORKERS; i++) {
+		if (backlog[i] == NULL)
+			continue;
+		while (rte_ring_sc_dequeue(backlog[i], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(backlog[i]);
+		backlog[i] = NULL;
+	}
+	if (pool != NULL) {
+		if (rte_mempool_full(pool))
+			rte_mempool_free(pool);
+		else
+			TP_LOG(WARNING, "iotgw: mempool %s: %u mbufs not home, left allocated",
+			       pool->name, rte_mempool_in_use_count(pool));
+		pool = NULL;
+	}
+}
+
+/* The backlog ring of every worker, the pool and the ping socket, and the timer
+ * that pings the IN-CSE: 0, or a negative errno with none of them left. */
 int tp_iotgw_single_init(void)
 {
 	char name[32];
+	int ret;
 
 	for (unsigned int i = 0; i < tp.n_workers; i++) {
 		snprintf(name, sizeof(name), "iotgw_bl%u", i);
 		backlog[i] =
 		    rte_ring_create(name, BACKLOG, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (backlog[i] == NULL)
-			return -ENOMEM;
+		if (backlog[i] == NULL) {
+			ret = -rte_errno;
+			goto free_rings;
+		}
 	}
 	pool = tp_pool_create("iotgw_sp", POOL_SIZE, 64);
-	if (pool == NULL)
-		return -ENOMEM;
+	if (pool == NULL) {
+		ret = -rte_errno;
+		goto free_rings;
+	}
 	ping_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (ping_sock < 0)
-		return -errno;
+	if (ping_sock < 0) {
+		ret = -errno;
+		goto free_pool;
+	}
 	tp_timer_init(&ping_timer, "iotgw-ping", ping_cse, NULL);
 	tp_timer_every(&ping_timer, 1000);
 	return 0;
+free_pool:
+	rte_mempool_free(pool);
+	pool = NULL;
+free_rings:
+	for (unsigned int i = 0; i < tp.n_workers; i++) {
+		rte_ring_free(backlog[i]); /* NULL: nothing */
+		backlog[i] = NULL;
+	}
+	return ret < 0 ? ret : -ENOMEM;
 }
