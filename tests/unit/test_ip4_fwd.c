@@ -32,6 +32,7 @@
 #include "../../src/nf/ip4/control/nexthop.h"
 #include "../../src/nf/ip4/control/route.h"
 #include "eal_fixture.h"
+#include "worker_fixture.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
 
@@ -43,39 +44,11 @@ static const uint8_t mac_h1[6] = {2, 0, 0, 0, 1, 0x02};
 static const uint8_t mac_h2[6] = {2, 0, 0, 0, 2, 0x02};
 static unsigned int pool_base;
 
-/* Every punt bucket full and never running dry. */
-static void buckets_open(void)
-{
-	for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
-		for (unsigned int c = 0; c < TP_PUNT_CLASSES; c++)
-			w->tb[p][c] = (struct tp_tbucket){.tokens = UINT64_MAX / 4,
-							  .cost = 1,
-							  .max_tokens = UINT64_MAX / 4,
-							  .last_tsc = rte_rdtsc()};
-}
-
 static int setup(void **state)
 {
-	if (tp_rcu_init(1) < 0)
+	w = tp_test_l3_worker("test", 1023, &pool);
+	if (w == NULL)
 		return -1;
-	if (tp_nh_init() < 0 || tp_neigh_init(1024) < 0 || tp_route_init(tp.qs, 1024) < 0)
-		return -1;
-	pool = rte_pktmbuf_pool_create("test", 1023, 0, TP_MBUF_PRIV_SIZE,
-				       RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	w = rte_zmalloc("w", sizeof(*w), RTE_CACHE_LINE_SIZE);
-	if (pool == NULL || w == NULL)
-		return -1;
-	w->ctr = rte_zmalloc("ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX, 0);
-	w->exc_ring[0] = rte_ring_create("exc0", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	w->exc_ring[1] = rte_ring_create("exc1", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (w->ctr == NULL || w->exc_ring[0] == NULL || w->exc_ring[1] == NULL)
-		return -1;
-	tp.n_workers = 1;
-	tp.workers[0] = w;
-	/* the router registers IPv4 and ARP in the l3 mode's ethertype table */
-	if (tp_ip4_datapath_register() < 0)
-		return -1;
-	buckets_open();
 	memcpy(&tp_iface_table[0].mac, mac_p0, 6);
 	memcpy(&tp_iface_table[1].mac, mac_p1, 6);
 	tp_iface_table[0].up = tp_iface_table[1].up = 1;
@@ -127,7 +100,7 @@ static int reset(void **state)
 		w->txb[p].n = 0;
 	}
 	w->tx_dirty = 0;
-	buckets_open();
+	tp_test_buckets_open(w);
 	return 0;
 }
 
