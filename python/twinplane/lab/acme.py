@@ -431,6 +431,11 @@ path={self.workdir / "logs"}
         while True:
             r = self.request("GET", container, query="rcn=8&ty=4")
             if not r.ok or r.body is None:
+                # ACME answers 5000 while it sorts a child whose creation time is not
+                # yet set (a CIN being stored as we ask): ask again while there is time
+                if r.rsc == 5000 and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                    continue
                 raise AcmeError(f"instances of {container}: rsc {r.rsc}: {r.body}")
             cins: list[Json] = r.body.get("m2m:cnt", {}).get("m2m:cin", [])
             if len(cins) >= at_least or time.monotonic() >= deadline:
