@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The shape every bench script shares: its command line, its start and its report.
+
+A bench script declares what it measures and nothing else::
+
+    def build(ap):                      # its own options, after the common ones
+        ap.add_argument("--size", type=int, default=64)
+
+    def measure(ctx: Context) -> Report:
+        ...                             # runs the trials, returns the report
+
+    sys.exit(report.main("fwd_cost", __doc__, build, measure))
+
+``main`` checks root, pins this process to the generator's CPU, takes the lab
+lock, keeps other tasks off the DUT's CPU for the run (``--no-isolate`` to
+keep them), and writes ``docs/results/<name>.{json,md}`` (the PNG is the
+script's, through ``Report.figure``).
+
+Every report's JSON has the same top level: ``tree`` (the commit measured,
+``-dirty`` when the tree had changes), ``date``, ``argv``, ``machine``,
+``tsc_hz``, ``rules`` (every rule of the run, fixed by its command line before
+it started: goal, repetitions, what counts as loss), ``headline`` (a
+comparison's name to ``paired.Headline.to_json()``, or ``{"value", "unit",
+...}`` for a figure that is not a ratio), ``bars`` (the goal each headline is
+held to and whether it is met) and ``trials`` (every trial, none left out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import json
+import operator
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twinplane.bench import duts as D
+from twinplane.bench import paired
+
+ROOT = Path(__file__).resolve().parents[3]
+RESULTS = ROOT / "docs" / "results"
+
+_OPS = {">=": operator.ge, "<=": operator.le}
+
+
+@dataclass(frozen=True)
+class Bar:
+    """The goal a headline is held to, from the issue that set it: ``op`` and
+    ``value``; ``ci_edge`` when the 95 % interval must also lie on that side of
+    a value (the router's ``>= 1.05`` with its interval above 1.0)."""
+
+    op: str
+    value: float
+    ci_edge: float | None = None
+
+    def met(self, figure: float | None, ci95: list[float] | None = None) -> bool | None:
+        """True or False; None when there is no figure (a tie at the ceiling)."""
+        if figure is None:
+            return None
+        ok = _OPS[self.op](figure, self.value)
+        if self.ci_edge is not None:
+            edge = (ci95[0] if self.op == ">=" else ci95[1]) if ci95 else None
+            ok = ok and edge is not None and _OPS[self.op](edge, self.ci_edge)
+        return ok
+
+    def text(self) -> str:
+        side = "above" if self.op == ">=" else "below"
+        ci = f", 95 % interval {side} {self.ci_edge:g}" if self.ci_edge is not None else ""
+        return f"{self.op} {self.value:g}{ci}"
+
+
+@dataclass
+class Context:
+    """What ``measure`` gets: the parsed options, the TSC rate, the work
+    directory, the CPU isolation (``None`` with ``--no-isolate``) and the number
+    of pairs the run makes."""
+
+    args: argparse.Namespace
+    tsc_hz: float
+    workdir: Path
+    iso: D.CpuIsolation | None
+    pairs: int
+
+
+@dataclass
+class Report:
+    """One benchmark's results. ``markdown`` is the generated part of the report
+    (tables and the headline); the methodology is ``docs/bench/<name>.md``."""
+
+    name: str
+    rules: dict[str, Any]
+    headline: dict[str, dict[str, Any]] = field(default_factory=dict)
+    bars: dict[str, Bar] = field(default_factory=dict)
+    trials: list[dict[str, Any]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    markdown: str = ""
+    figure: Callable[[Path], None] | None = None
+
+    def add(self, name: str, h: paired.Headline | dict[str, Any], bar: Bar | None = None) -> None:
+        self.headline[name] = h.to_json() if isinstance(h, paired.Headline) else dict(h)
+        if bar is not None:
+            self.bars[name] = bar
+
+    def bar_results(self) -> dict[str, dict[str, Any]]:
+        out = {}
+        for name, bar in self.bars.items():
+            h = self.headline.get(name, {})
+            fig = h.get("ratio", h.get("value"))
+            out[name] = {"goal": bar.text(), "met": bar.met(fig, h.get("ci95"))}
+        return out
+
+    def to_json(self, ctx: Context | None, argv: list[str]) -> dict[str, Any]:
+        return {
+            "tree": D.git_rev(),
+            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "argv": argv,
+            "machine": D.machine_info(),
+            "tsc_hz": ctx.tsc_hz if ctx else None,
+            "isolation": ctx.iso.describe() if ctx and ctx.iso else None,
+            "rules": self.rules,
+            "headline": self.headline,
+            "bars": self.bar_results(),
+            "trials": self.trials,
+            **self.extra,
+        }
+
+    def head_markdown(self, doc: dict[str, Any]) -> str:
+        """The report's top: where it came from, its rules, its headline."""
+        lines = [
+            f"# {self.name}: results",
+            "",
+            f"Generated by `bench/{self.name}.py {' '.join(doc['argv'])}` on {doc['date']}"
+            f" (tree {doc['tree']}); every trial is in [{self.name}.json]({self.name}.json)."
+            f" How it is measured: [docs/bench/{self.name}.md](../bench/{self.name}.md).",
+            "",
+            "## Rules (fixed before the run)",
+            "",
+            "| rule | value |",
+            "|---|---|",
+        ]
+        lines += [f"| {k} | {v} |" for k, v in self.rules.items()]
+        lines += ["", "## Headline", "", "| figure | value | goal | met |", "|---|---|---|---|"]
+        bars = doc["bars"]
+        for name, h in self.headline.items():
+            b = bars.get(name, {})
+            met = {True: "yes", False: "**no**", None: "-"}[b.get("met")]
+            lines.append(f"| `{name}` | {headline_text(h)} | {b.get('goal', '-')} | {met} |")
+        return "\n".join(lines) + "\n"
+
+    def write(self, out: Path, ctx: Context | None, argv: list[str]) -> Path:
+        out.mkdir(parents=True, exist_ok=True)
+        doc = self.to_json(ctx, argv)
+        (out / f"{self.name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+        md = self.head_markdown(doc)
+        if self.figure is not None:
+            self.figure(out / f"{self.name}.png")
+            md += f"\n![{self.name}]({self.name}.png)\n"
+        if self.markdown:
+            md += "\n" + self.markdown.rstrip() + "\n"
+        (out / f"{self.name}.md").write_text(md)
+        return out / f"{self.name}.json"
+
+
+def _summary(h: dict[str, Any]) -> paired.Summary:
+    ci = tuple(h["ci95"]) if h.get("ci95") else None
+    return paired.Summary(h.get("ratio"), ci, h.get("pairs", 0), h.get("at_ceiling", False))
+
+
+def headline_text(h: dict[str, Any], fmt: str = "{:.3g}") -> str:
+    """A headline's JSON as one line of a report."""
+    if "value" in h:
+        unit = h.get("unit", "")
+        return f"{fmt.format(h['value'])} {unit}".strip() if h["value"] is not None else "none"
+    parts = [
+        f"{k}: {paired.describe(_summary(v), fmt)}" for k, v in h.get("by_placement", {}).items()
+    ]
+    return paired.describe(_summary(h), fmt) + (f" ({'; '.join(parts)})" if parts else "")
+
+
+def add_common_arguments(ap: argparse.ArgumentParser) -> None:
+    q, full = paired.MIN_PAIRS_QUICK, paired.MIN_PAIRS
+    ap.add_argument("--quick", action="store_true",
+                    help=f"{q} pairs and short trials (a check, not a figure)")  # fmt: skip
+    ap.add_argument("--pairs", type=int, default=None,
+                    help=f"pairs per comparison (default {full}; --quick {q})")  # fmt: skip
+    ap.add_argument("--out", type=Path, default=RESULTS, help="report directory")
+    ap.add_argument("--workdir", type=Path, default=None, help="logs and sockets (default: new)")
+    ap.add_argument("--lock", default="/tmp/tp-lab.lock", help="flock file for the run ('' none)")
+    ap.add_argument("--no-isolate", action="store_true",
+                    help="leave other tasks on the DUT's CPU")  # fmt: skip
+
+
+def pairs_for(args: argparse.Namespace) -> int:
+    """The pairs a comparison makes: the issue's floor (10, 5 with --quick) at least."""
+    floor = paired.MIN_PAIRS_QUICK if args.quick else paired.MIN_PAIRS
+    n = args.pairs if args.pairs is not None else floor
+    if n < floor:
+        raise SystemExit(
+            f"--pairs {n}: at least {floor} pairs{' with --quick' if args.quick else ''}"
+        )
+    return n
+
+
+def main(
+    name: str,
+    doc: str | None,
+    build: Callable[[argparse.ArgumentParser], None],
+    measure: Callable[[Context], Report],
+    argv: list[str] | None = None,
+) -> int:
+    """Parse, start, measure under the lab lock and CPU isolation, write the report."""
+    ap = argparse.ArgumentParser(prog=f"bench/{name}.py", description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    add_common_arguments(ap)
+    build(ap)
+    args = ap.parse_args(argv)
+    n = pairs_for(args)
+    started = D.bench_start(name, args.workdir)
+    if started is None:
+        return 2
+    tsc, workdir = started
+    argv_used = sys.argv[1:] if argv is None else argv
+    with contextlib.ExitStack() as stack:
+        waited = stack.enter_context(D.lab_lock(args.lock))
+        if waited > 1:
+            print(f"bench/{name}.py: waited {waited:.0f} s for {args.lock}", flush=True)
+        iso = None if args.no_isolate else stack.enter_context(D.CpuIsolation(D.DUT_CPU))
+        ctx = Context(args, tsc, workdir, iso, n)
+        rep = measure(ctx)
+    path = rep.write(args.out, ctx, argv_used)
+    print(f"bench/{name}.py: wrote {path} and {path.with_suffix('.md')}", flush=True)
+    for k, h in rep.headline.items():
+        print(f"  {k}: {headline_text(h)}", flush=True)
+    return 0
