@@ -23,8 +23,6 @@ struct tp_iface {
 	uint8_t up; /* 1 while the port is started and may transmit */
 	uint8_t pad;
 	uint32_t tap_ifindex;
-	uint32_t ip; /* primary IPv4 address (host order), 0 if none */
-	uint8_t depth;
 } __rte_cache_aligned;
 
 extern struct tp_iface tp_iface_table[TP_MAX_PORTS];

@@ -27,6 +27,7 @@
 #include "nf/ip4/control/neigh.h"
 #include "nf/ip4/control/nexthop.h"
 #include "nf/ip4/control/route.h"
+#include "nf/ip4/ip4.h"
 
 /* The daemon's global state (src/core/lcore.c, not linked here: no lcores) */
 struct tp_global tp;
@@ -92,7 +93,7 @@ static void check_tables(void)
 	for (unsigned int i = 0; i < RTE_DIM(ports); i++) {
 		const struct tp_port *p = &ports[i];
 		must(p->n_addrs <= TP_PORT_MAX_ADDRS);
-		must(tp_iface_table[i].ip == (p->n_addrs ? p->addrs[0].ip : 0));
+		must(tp_ip4_port_addr(i, NULL) == (p->n_addrs ? p->addrs[0].ip : 0));
 	}
 	iter = 0;
 	while (tp_neigh_iterate(&iter, &ip, &nh) == 0)
@@ -123,8 +124,7 @@ static void tables_empty(uint32_t gen)
 	must(tp_neigh_count() == 0 && tp_route_count() == 0);
 	for (unsigned int i = 0; i < RTE_DIM(ports); i++) {
 		ports[i].n_addrs = 0;
-		tp_iface_table[i].ip = 0;
-		tp_iface_table[i].depth = 0;
+		tp_ip4_port_addr_set(i, 0, 0);
 	}
 	tp_rcu_reclaim();
 }

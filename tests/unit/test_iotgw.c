@@ -133,10 +133,10 @@ static int setup(void **state)
 		tp_iface_table[p].up = 0; /* no device: frames stay in the buffers */
 		tp_iface_table[p].mtu = 1500;
 		tp_iface_table[p].input = tp_l3_input;
-		tp_iface_table[p].depth = 24;
+		tp_ip4_ports[p].depth = 24;
 	}
-	tp_iface_table[0].ip = IP(10, 0, 1, 1);
-	tp_iface_table[1].ip = IP(10, 0, 2, 1);
+	tp_ip4_ports[0].ip = IP(10, 0, 1, 1);
+	tp_ip4_ports[1].ip = IP(10, 0, 2, 1);
 	tp_route_add(IP(10, 0, 1, 0), 24, TP_ROUTE_CONNECTED, 0, 0, 1);
 	tp_route_add(IP(10, 0, 1, 1), 32, TP_ROUTE_LOCAL, 0, 0, 1);
 	tp_route_add(IP(10, 0, 2, 0), 24, TP_ROUTE_CONNECTED, 0, 1, 1);

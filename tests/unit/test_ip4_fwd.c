@@ -55,9 +55,8 @@ static int setup(void **state)
 	tp_iface_table[0].mtu = tp_iface_table[1].mtu = 1500;
 	tp_iface_table[0].input = tp_iface_table[1].input = tp_l3_input;
 	/* primary addresses: the subnets single-hop routing protocols come from */
-	tp_iface_table[0].ip = IP(10, 0, 1, 1);
-	tp_iface_table[1].ip = IP(10, 0, 2, 1);
-	tp_iface_table[0].depth = tp_iface_table[1].depth = 24;
+	tp_ip4_port_addr_set(0, IP(10, 0, 1, 1), 24);
+	tp_ip4_port_addr_set(1, IP(10, 0, 2, 1), 24);
 	/* p0: 10.0.1.1/24, p1: 10.0.2.1/24, h2 = 10.0.2.2 resolved, 10.9.0.0/16 via h2 */
 	tp_route_add(IP(10, 0, 1, 0), 24, TP_ROUTE_CONNECTED, 0, 0, 1);
 	tp_route_add(IP(10, 0, 1, 1), 32, TP_ROUTE_LOCAL, 0, 0, 1);

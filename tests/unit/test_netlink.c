@@ -25,6 +25,7 @@
 #include "../../src/nf/ip4/control/neigh.h"
 #include "../../src/nf/ip4/control/nexthop.h"
 #include "../../src/nf/ip4/control/route.h"
+#include "../../src/nf/ip4/ip4.h"
 #include "eal_fixture.h"
 
 /* src/core/lcore.c's global state and src/control/port.c's lookups (not linked: no
@@ -199,13 +200,13 @@ static void test_short_header_and_attribute(void **state)
 	put(&m, IFA_LOCAL, &two, 2);
 	input(m.b, m.len - 2); /* the attribute's padding is not sent */
 	assert_int_equal(ports[0].n_addrs, 0);
-	assert_int_equal(tp_iface_table[0].ip, 0);
+	assert_int_equal(tp_ip4_port_addr(0, NULL), 0);
 	/* the same with 4 bytes: the address is taken */
 	msg_start(&m, RTM_NEWADDR, &ifa, sizeof(ifa));
 	put_ip(&m, IFA_LOCAL, IP(10, 0, 1, 1));
 	input(m.b, m.len);
 	assert_int_equal(ports[0].n_addrs, 1);
-	assert_int_equal(tp_iface_table[0].ip, IP(10, 0, 1, 1));
+	assert_int_equal(tp_ip4_port_addr(0, NULL), IP(10, 0, 1, 1));
 	((struct nlmsghdr *)m.b)->nlmsg_type = RTM_DELADDR;
 	input(m.b, m.len);
 	assert_int_equal(ports[0].n_addrs, 0);

@@ -52,18 +52,34 @@ enum ip4_ctr {
 
 extern struct tp_nf tp_ip4_nf;
 
+/* The router's per-port state: the port's primary IPv4 address (host order, 0 if
+ * it has none) and its prefix length, as the kernel has them on the port's TAP.
+ * Written only by the netlink mirror (control/netlink.c, tp_ip4_port_addr_set) with
+ * single stores; read lock-free by any lcore and the control plane through
+ * tp_ip4_port_addr. Indexed by DPDK port id, like the interface table. */
+struct tp_ip4_port {
+	uint32_t ip;
+	uint8_t depth;
+} __rte_cache_aligned;
+
+extern struct tp_ip4_port tp_ip4_ports[TP_MAX_PORTS];
+
 /* The port's primary IPv4 address (host order), 0 if it has none, and its prefix
- * length in *depth (may be NULL). Written by the netlink mirror (control/netlink.c)
- * with single stores, read lock-free: any lcore or the control plane (a module that
- * sends from the port's address). The storage is the interface table's for now
- * (docs/decisions/new-l3own-port-address.md); read it through this. */
+ * length in *depth (may be NULL). */
 static inline uint32_t tp_ip4_port_addr(uint16_t port, uint8_t *depth)
 {
-	const struct tp_iface *f = &tp_iface_table[port];
+	const struct tp_ip4_port *f = &tp_ip4_ports[port];
 
 	if (depth != NULL)
 		*depth = __atomic_load_n(&f->depth, __ATOMIC_RELAXED);
 	return __atomic_load_n(&f->ip, __ATOMIC_RELAXED);
+}
+
+/* Control plane: the port's primary address (0, 0 when it has none). */
+static inline void tp_ip4_port_addr_set(uint16_t port, uint32_t ip, uint8_t depth)
+{
+	__atomic_store_n(&tp_ip4_ports[port].ip, ip, __ATOMIC_RELAXED);
+	__atomic_store_n(&tp_ip4_ports[port].depth, depth, __ATOMIC_RELAXED);
 }
 /* The counter id of one of the router's reasons. */
 #define IP4_CTR(e) (tp_ip4_nf.ctr_base + IP4_C_##e)

@@ -173,6 +173,7 @@ static void ip4_port_del(uint16_t port)
 
 	tp_route_flush_port(port);
 	tp_neigh_flush_port(port);
+	tp_ip4_port_addr_set(port, 0, 0);
 	if (p != NULL)
 		tp_kpolicy_tap_del(p->tap_name);
 }

@@ -22,8 +22,12 @@
 #include "route.h"
 #include "../../../control/control.h"
 #include "netlink.h"
+#include "../ip4.h"
 #include "../../../control/port.h"
 #include "../../../control/timer.h"
+
+/* The router's per-port addresses (ip4.h); this mirror is their only writer. */
+struct tp_ip4_port tp_ip4_ports[TP_MAX_PORTS];
 
 struct tp_nl_stats tp_nl_stats;
 
@@ -102,8 +106,8 @@ static void addr_msg(const struct nlmsghdr *nlh)
 	} else if (nlh->nlmsg_type == RTM_DELADDR && i < p->n_addrs) {
 		p->addrs[i] = p->addrs[--p->n_addrs];
 	}
-	tp_iface_table[p->id].ip = p->n_addrs ? p->addrs[0].ip : 0;
-	tp_iface_table[p->id].depth = p->n_addrs ? p->addrs[0].depth : 0;
+	tp_ip4_port_addr_set(p->id, p->n_addrs ? p->addrs[0].ip : 0,
+			     p->n_addrs ? p->addrs[0].depth : 0);
 }
 
 /* --- routes --- */

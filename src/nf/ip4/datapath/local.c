@@ -23,9 +23,8 @@ uint8_t tp_ip4_bgp_gtsm;
  * neighbours are. */
 static inline int ctl_on_subnet(uint16_t port, uint32_t src)
 {
-	const struct tp_iface *f = &tp_iface_table[port];
-	uint32_t ip = __atomic_load_n(&f->ip, __ATOMIC_RELAXED);
-	uint8_t depth = __atomic_load_n(&f->depth, __ATOMIC_RELAXED);
+	uint8_t depth;
+	uint32_t ip = tp_ip4_port_addr(port, &depth);
 
 	if ((src >> 16) == 0xa9fe)
 		return 1;

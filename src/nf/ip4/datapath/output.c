@@ -38,8 +38,8 @@ static uint16_t out_port(const struct rte_mbuf *m, uint32_t dst, uint32_t id, ui
 		return tp_nh_l2_port(v);
 	if (id == TP_NH_CONNECTED)
 		for (uint16_t p = 0; p < TP_MAX_PORTS; p++) {
-			uint32_t ip = __atomic_load_n(&tp_iface_table[p].ip, __ATOMIC_RELAXED);
-			uint8_t d = __atomic_load_n(&tp_iface_table[p].depth, __ATOMIC_RELAXED);
+			uint8_t d;
+			uint32_t ip = tp_ip4_port_addr(p, &d);
 			if (ip != 0 && d != 0 && d <= 32 && ((dst ^ ip) >> (32 - d)) == 0)
 				return p;
 		}
@@ -135,8 +135,7 @@ enum tp_ip4_out tp_udp_send(struct tp_worker *w, struct rte_mbuf *m, uint32_t sr
 	}
 	id = out_lookup(dst, &v);
 	if (src == 0) /* the address of the port it leaves by (output.h) */
-		src =
-		    __atomic_load_n(&tp_iface_table[out_port(m, dst, id, v)].ip, __ATOMIC_RELAXED);
+		src = tp_ip4_port_addr(out_port(m, dst, id, v), NULL);
 	tp_udp_write(ip + TP_IP4_HDR_LEN, sport, dport, (uint16_t)len);
 	tp_ip4_write(ip, rte_cpu_to_be_32(src), rte_cpu_to_be_32(dst), TP_IPPROTO_UDP, 64,
 		     (uint16_t)(TP_UDP_HDR_LEN + len), ip_id);
