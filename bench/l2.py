@@ -80,6 +80,7 @@ def measure(ctx: Context) -> Report:
     D.ensure_hugepages()
     D.reap_stale_namespaces()
     t0 = time.monotonic()
+    flags = B.build_flags()
 
     def say(msg: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
@@ -111,7 +112,7 @@ def measure(ctx: Context) -> Report:
         "cores": f"switch's forwarding thread on CPU {D.DUT_CPU} (nice -20); twinplane's "
         f"control thread there too (as in rfc2544_ip4); OVS-DPDK's other threads, the "
         f"generator and the NFs on CPU {D.GEN_CPU}",
-        "build flags": B.build_flags(),
+        "build flags": "; ".join(f"{k}: {v}" for k, v in flags.items()),
     }
     rep = Report("l2", rules=rules)
     comparisons: dict[str, dict[str, Any]] = {}
@@ -174,13 +175,14 @@ def measure(ctx: Context) -> Report:
     rep.extra = {
         "pairs": {k: c["pairs"] for k, c in comparisons.items()},
         "failed_pairs": {k: c["failed"] for k, c in comparisons.items() if c["failed"]},
+        "build_flags": flags,
         "wall_s": round(time.monotonic() - t0, 1),
     }
     rep.markdown = markdown(comparisons, rep)
     if any(c["pairs"] for c in comparisons.values()):
-        rep.figure = lambda path: B.plot_pairs(
-            {k: c["pairs"] for k, c in comparisons.items()}, path
-        )
+        ratios = {k: c["pairs"] for k, c in comparisons.items()}
+        goals = {k: b.value for k, b in rep.bars.items()}
+        rep.figure = lambda path: B.plot_pairs(ratios, goals, path)
     return rep
 
 

@@ -373,8 +373,11 @@ def build_flags() -> dict[str, Any]:
     }
 
 
-def plot_pairs(comparisons: dict[str, list[dict[str, Any]]], path: Path) -> None:
-    """Each comparison's paired ratios, pair by pair, coloured by placement."""
+def plot_pairs(
+    comparisons: dict[str, list[dict[str, Any]]], bars: dict[str, float], path: Path
+) -> None:
+    """Each comparison's paired ratios, pair by pair, coloured by placement, with
+    its goal (``bars``: a comparison's name to the goal's value) as a line."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -389,6 +392,9 @@ def plot_pairs(comparisons: dict[str, list[dict[str, Any]]], path: Path) -> None
                 colour = colours.get(p["placement"], "grey")
                 mark = "x" if p["at_ceiling"] else "o"
                 ax.scatter(p["index"], p["b"] / p["a"], c=colour, marker=mark, label=p["placement"])
+        ax.axhline(1.0, color="grey", lw=0.6, ls=":")
+        if name in bars:
+            ax.axhline(bars[name], color="tab:blue", lw=0.8, ls="--", label="goal")
         handles = dict(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
         ax.legend(handles.values(), handles.keys(), fontsize=7)
         ax.set_title(name, fontsize=8)
