@@ -118,12 +118,11 @@ def measure(ctx: Context) -> Report:
     comparisons: dict[str, dict[str, Any]] = {}
 
     def side(kind: str, cmp: str, fn: Any) -> Any:
+        """A side that puts each of its trials in the report as it ends."""
+
         def run(i: int) -> dict[str, Any]:
-            out = fn(i)
-            for t in out.pop("trials"):
-                rep.trials.append({"comparison": cmp, "pair": i, "side": kind,
-                                   "dut": out["dut"], **t})  # fmt: skip
-            return out
+            return fn(i, lambda t: rep.trials.append({"comparison": cmp, "pair": i,
+                                                      "side": kind, **t}))  # fmt: skip
 
         return run
 
@@ -138,11 +137,14 @@ def measure(ctx: Context) -> Report:
         reach = [x for p in pairs if p.at_ceiling for x in
                  (p.extra["A"]["gen_reach_pps"], p.extra["B"]["gen_reach_pps"]) if x]  # fmt: skip
         ceiling = statistics.median(reach) / 1e6 if reach else None
-        comparisons[cmp] = {"pairs": [p.to_json() for p in pairs], "failed": failed,
-                            "h": paired.headline(pairs, definition, ceiling=ceiling)}  # fmt: skip
+        h = paired.headline(pairs, definition, ceiling=ceiling)
+        for name, summary in h.by_placement.items():  # a tie there counts its pairs too
+            if summary.at_ceiling:
+                summary.pairs = sum(p.placement == name for p in pairs)
+        comparisons[cmp] = {"pairs": [p.to_json() for p in pairs], "failed": failed, "h": h}
 
     def ndr(wire: str, dut: str, size: int) -> Any:
-        return lambda i: bed.ndr_side(wire, dut, size)
+        return lambda i, keep: bed.ndr_side(wire, dut, size, keep)
 
     if "ndr" in parts:
         for size in sizes:
@@ -157,10 +159,10 @@ def measure(ctx: Context) -> Report:
     if "hop" in parts:
 
         def hop(switch: str) -> Any:
-            def run(i: int) -> dict[str, Any]:
+            def run(i: int, keep: B.Keep) -> dict[str, Any]:
                 backend, n = chains[(i // 2) % len(chains)]
                 out = bed.hop_cost_side(B.chain_dut(switch, backend, n), COST_RATE[backend],
-                                        a.cost_trials, a.cost_duration)  # fmt: skip
+                                        a.cost_trials, a.cost_duration, keep)  # fmt: skip
                 return {**out, "chain": f"{backend}:{n}"}
 
             return run
@@ -172,6 +174,7 @@ def measure(ctx: Context) -> Report:
     for cmp, c in comparisons.items():
         bar = NDR_BAR if cmp == "ndr_twinplane_over_ovsdpdk_64" else None
         rep.add(cmp, c["h"], HOP_BAR if cmp.startswith("hop_cost") else bar)
+        rep.headline[cmp]["ceiling_mpps"] = c["h"].ceiling
     rep.extra = {
         "pairs": {k: c["pairs"] for k, c in comparisons.items()},
         "failed_pairs": {k: c["failed"] for k, c in comparisons.items() if c["failed"]},
@@ -202,7 +205,7 @@ def markdown(comparisons: dict[str, dict[str, Any]], rep: Report) -> str:
     for cmp, c in comparisons.items():
         hop = cmp.startswith("hop_cost")
         unit = "cycles/hop" if hop else "NDR Mpps"
-        L += ["", f"## `{cmp}`", "", c["h"].definition + ".", "",
+        L += ["", f"## `{cmp}`", "", f"{c['h'].definition}: {c['h'].text()}.", "",
               f"| pair | order | placement | A {unit} | B {unit} | B / A | at ceiling | "
               f"{'chain, A / B load verdict' if hop else 'generator reach A / B (Mpps)'} |",
               "|---|---|---|---|---|---|---|---|"]  # fmt: skip

@@ -262,6 +262,8 @@ def chain_dut(switch: str, backend: str, n: int) -> str:
 # --------------------------------------------------------------------------
 # one side of a pair
 
+Keep = Callable[[dict[str, Any]], None]  # takes each trial as it ends
+
 
 @dataclass
 class Bed:
@@ -294,12 +296,15 @@ class Bed:
                          final_trial_duration_s=self.trial_s, duration_sum_s=g.duration_sum,
                          rate_slack=self.rate_slack)  # fmt: skip
 
-    def ndr_side(self, wire: str, dut: str, size: int) -> dict[str, Any]:
-        """One NDR search (MLRsearch, the run's goal) on a fresh testbed."""
+    def ndr_side(self, wire: str, dut: str, size: int, keep: Keep) -> dict[str, Any]:
+        """One NDR search (MLRsearch, the run's goal) on a fresh testbed; ``keep``
+        gets every trial as it ends (a search cut short keeps its trials)."""
         with self.testbed(wire, dut, size) as tb:
             threads = dut_cpu_threads(tb.dut.pid())
             hi = D.wire_max_pps(wire, size)
-            res = mlr_search(tb.trial_fn(size, warmup=0.1, drain=0.1), hi, self.mlr_params())
+            fn = tb.trial_fn(size, warmup=0.1, drain=0.1)
+            res = mlr_search(fn, hi, self.mlr_params(),
+                             on_trial=lambda r: keep({"dut": dut, **r.summary()}))  # fmt: skip
         t = res.targets[0]
         reach = gen_reach(res.trials, self.rate_slack)
         out = {
@@ -308,13 +313,15 @@ class Bed:
             "at_ceiling": at_ceiling(t.rate_pps, reach, hi, self.margin),
             "rtts": [x.get("xcpu_rtt_ns") for x in res.trials],
             "dut_cpu_threads": threads, "ovs_moved": getattr(tb.dut, "moved", None),
-            "wall_s": round(res.wall_s, 1), "trials": res.trials,
+            "wall_s": round(res.wall_s, 1),
         }  # fmt: skip
         self.say(f"  {wire}/{dut} {size} B: NDR {t.rate_pps / 1e6:.3f} Mpps"
                  f"{' (at the ceiling)' if out['at_ceiling'] else ''}")  # fmt: skip
         return out
 
-    def hop_cost_side(self, dut: str, rate: float, trials: int, duration: float) -> dict[str, Any]:
+    def hop_cost_side(
+        self, dut: str, rate: float, trials: int, duration: float, keep: Keep
+    ) -> dict[str, Any]:
         """The switch's cycles per hop of a chain at ``rate``: the median of
         ``trials`` trials (each switch counts every crossing: twinplane its
         frames sent, OVS-DPDK its frames received); the load's verdict by the
@@ -327,9 +334,10 @@ class Bed:
                 a = tb.dut.cost_snapshot()
                 r = fn(rate, duration)
                 c = tb.dut.cost(a, tb.dut.cost_snapshot()) or {}
-                runs.append({**r.summary(), "cycles_per_hop": c.get("cycles_per_pkt"),
+                runs.append({"dut": dut, **r.summary(), "cycles_per_hop": c.get("cycles_per_pkt"),
                              "busy_ratio": c.get("busy_ratio"),
                              "crossings": c.get("forwarded")})  # fmt: skip
+                keep(runs[-1])
         per = [x["cycles_per_hop"] for x in runs if x["cycles_per_hop"] is not None]
         vt = [verdict.Trial(x["duration_s"], x["offered"], x["lost"]) for x in runs]
         out = {
@@ -337,7 +345,6 @@ class Bed:
             "load_verdict": verdict.load_verdict(vt, self.goal).value,
             "rtts": [x.get("xcpu_rtt_ns") for x in runs], "at_ceiling": False,
             "dut_cpu_threads": threads, "ovs_moved": getattr(tb.dut, "moved", None),
-            "trials": runs,
         }  # fmt: skip
         if out["value"] is None:
             raise D.DutError(f"{dut}: no cycles per hop (nothing crossed the switch)")
