@@ -268,7 +268,9 @@ Keep = Callable[[dict[str, Any]], None]  # takes each trial as it ends
 @dataclass
 class Bed:
     """What every side shares: the work directory, the TSC, the isolation, the
-    goal, the search's trial lengths and the memif ring size."""
+    goal; the search's final trial length and relative width; the rate slack
+    (a short offer's missing frames are lost), the ceiling margin
+    (``at_ceiling``) and the memif ring size; ``say`` for progress."""
 
     workdir: Path
     tsc: float
