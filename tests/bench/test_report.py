@@ -20,6 +20,28 @@ def test_bar_needs_the_interval_when_asked():
     assert report.Bar("<=", 500).met(499.9) is True
 
 
+def test_bar_in_every_placement():
+    bar = report.Bar(">=", 1.2, every_placement=True)
+    near = {"ratio": 1.40, "ci95": [1.3, 1.5], "pairs": 4}
+    mid = {"ratio": 1.16, "ci95": [1.1, 1.3], "pairs": 6}
+    assert bar.met(1.26, None, {"near": near, "mid": mid}) is False  # mid misses it
+    assert report.Bar(">=", 1.2).met(1.26, None, {"near": near, "mid": mid}) is True
+    assert bar.met(1.26, None, {"near": near, "mid": {**mid, "ratio": 1.21}}) is True
+    tie = {"ratio": None, "ci95": None, "pairs": 5, "at_ceiling": True}
+    assert bar.met(1.4, None, {"near": near, "mid": tie}) is None  # mid: no ratio
+    assert bar.met(1.4, None, {"near": {**near, "ratio": 1.1}, "mid": tie}) is False
+    assert bar.met(1.1, None, {"near": near}) is False  # the pooled figure misses it
+    assert bar.met(None, None, {"mid": tie}) is None
+    assert "in every placement" in bar.text()
+    hb = paired.headline(
+        [paired.Pair(0, ("A", "B"), 10, 14, "near"), paired.Pair(1, ("B", "A"), 10, 11, "mid")],
+        "B / A",
+    )
+    rep = report.Report("demo", rules={})
+    rep.add("x", hb, bar)
+    assert rep.bar_results()["x"]["met"] is False
+
+
 def test_write_keeps_every_trial_and_the_layout(tmp_path):
     pairs = [paired.Pair(i, o, 10.0, 11.0 + i / 10, "near") for i, o in
              enumerate(paired.abba_order(10))]  # fmt: skip

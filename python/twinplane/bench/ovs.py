@@ -28,7 +28,7 @@ import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from twinplane.bench import duts
 from twinplane.bench.duts import DUT_CPU, Dut, DutError, KernelDut, pinned_threads
@@ -444,10 +444,16 @@ class OvsDpdkDut(Dut):
     gen_rxq = 2
     switch = True
     bridge = "br0"
+    # other_config over OvsDpdk's defaults (a subclass's: bench/l2.py puts the
+    # main lcore on the generator's CPU, the PMD alone on DUT_CPU)
+    ovs_config: ClassVar[dict[str, str]] = {}
 
     def start(self, ports: tuple[str, str]) -> None:
         tb = self.tb
-        self.ovs = OvsDpdk(tb.workdir / "ovs", name=f"{tb.tag}o", netns=tb.dut_ns_name)
+        self.ovs = OvsDpdk(
+            tb.workdir / "ovs", name=f"{tb.tag}o", netns=tb.dut_ns_name,
+            other_config=self.ovs_config,
+        )  # fmt: skip
         self.ovs.start()
         self.ovs.add_bridge(self.bridge)
         for i, devargs in enumerate(ports):

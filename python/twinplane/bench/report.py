@@ -51,26 +51,43 @@ _OPS = {">=": operator.ge, "<=": operator.le}
 class Bar:
     """The goal a headline is held to, from the issue that set it: ``op`` and
     ``value``; ``ci_edge`` when the 95 % interval must also lie on that side of
-    a value (the router's ``>= 1.05`` with its interval above 1.0)."""
+    a value (the router's ``>= 1.05`` with its interval above 1.0);
+    ``every_placement`` when each placement's paired median must meet it too
+    (L2's ``>= 1.2`` in every placement), not only the pooled one."""
 
     op: str
     value: float
     ci_edge: float | None = None
+    every_placement: bool = False
 
-    def met(self, figure: float | None, ci95: list[float] | None = None) -> bool | None:
-        """True or False; None when there is no figure (a tie at the ceiling)."""
+    def met(
+        self,
+        figure: float | None,
+        ci95: list[float] | None = None,
+        by_placement: dict[str, dict[str, Any]] | None = None,
+    ) -> bool | None:
+        """True or False; None when there is no figure (a tie at the ceiling).
+        With ``every_placement``: False when the pooled figure or any placement's
+        ratio misses the bar, else None when a placement has no ratio (a tie at
+        the ceiling there), else True."""
         if figure is None:
             return None
         ok = _OPS[self.op](figure, self.value)
         if self.ci_edge is not None:
             edge = (ci95[0] if self.op == ">=" else ci95[1]) if ci95 else None
             ok = ok and edge is not None and _OPS[self.op](edge, self.ci_edge)
-        return ok
+        if not self.every_placement or not ok:
+            return ok
+        ratios = [p.get("ratio") for p in (by_placement or {}).values()]
+        if any(r is not None and not _OPS[self.op](r, self.value) for r in ratios):
+            return False
+        return None if None in ratios else True
 
     def text(self) -> str:
         side = "above" if self.op == ">=" else "below"
         ci = f", 95 % interval {side} {self.ci_edge:g}" if self.ci_edge is not None else ""
-        return f"{self.op} {self.value:g}{ci}"
+        every = " in every placement" if self.every_placement else ""
+        return f"{self.op} {self.value:g}{every}{ci}"
 
 
 @dataclass
@@ -110,7 +127,8 @@ class Report:
         for name, bar in self.bars.items():
             h = self.headline.get(name, {})
             fig = h.get("ratio", h.get("value"))
-            out[name] = {"goal": bar.text(), "met": bar.met(fig, h.get("ci95"))}
+            met = bar.met(fig, h.get("ci95"), h.get("by_placement"))
+            out[name] = {"goal": bar.text(), "met": met}
         return out
 
     def to_json(self, ctx: Context | None, argv: list[str]) -> dict[str, Any]:
