@@ -138,9 +138,6 @@ def measure(ctx: Context) -> Report:
                  (p.extra["A"]["gen_reach_pps"], p.extra["B"]["gen_reach_pps"]) if x]  # fmt: skip
         ceiling = statistics.median(reach) / 1e6 if reach else None
         h = paired.headline(pairs, definition, ceiling=ceiling)
-        for name, summary in h.by_placement.items():  # a tie there counts its pairs too
-            if summary.at_ceiling:
-                summary.pairs = sum(p.placement == name for p in pairs)
         comparisons[cmp] = {"pairs": [p.to_json() for p in pairs], "failed": failed, "h": h}
 
     def ndr(wire: str, dut: str, size: int) -> Any:
@@ -174,7 +171,6 @@ def measure(ctx: Context) -> Report:
     for cmp, c in comparisons.items():
         bar = NDR_BAR if cmp == "ndr_twinplane_over_ovsdpdk_64" else None
         rep.add(cmp, c["h"], HOP_BAR if cmp.startswith("hop_cost") else bar)
-        rep.headline[cmp]["ceiling_mpps"] = c["h"].ceiling
     rep.extra = {
         "pairs": {k: c["pairs"] for k, c in comparisons.items()},
         "failed_pairs": {k: c["failed"] for k, c in comparisons.items() if c["failed"]},

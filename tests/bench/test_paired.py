@@ -68,7 +68,9 @@ def test_headline_is_median_of_paired_ratios_not_ratio_of_medians():
     assert j["by_placement"]["far"]["pairs"] == 2
     assert j["at_ceiling"] is False
     assert j["definition"] == "B / A"
-    assert set(j) == {"ratio", "ci95", "pairs", "by_placement", "at_ceiling", "definition"}
+    assert set(j) == {
+        "ratio", "ci95", "pairs", "by_placement", "at_ceiling", "ceiling", "definition"
+    }  # fmt: skip
 
 
 def test_invert_divides_a_by_b():
@@ -83,6 +85,8 @@ def test_tie_at_the_ceiling_has_no_ratio():
     j = h.to_json()
     assert j["by_placement"]["near"]["ratio"] is None
     assert j["by_placement"]["near"]["at_ceiling"] is True
+    assert j["by_placement"]["near"]["pairs"] == 3  # a tie counts its pairs
+    assert j["ceiling"] == 14.8
     assert j["by_placement"]["far"]["ratio"] == pytest.approx(1.2)
     assert j["ratio"] == pytest.approx(1.2)  # pooled over the pairs not at the ceiling
     assert j["pairs"] == 6

@@ -143,6 +143,7 @@ class Headline:
             "pairs": self.pooled.pairs,
             "by_placement": {k: v.to_json() for k, v in sorted(self.by_placement.items())},
             "at_ceiling": self.at_ceiling,
+            "ceiling": self.ceiling,
             "definition": self.definition,
         }
 
@@ -184,6 +185,7 @@ def headline(
     for name, ps in by.items():
         tie = all(p.at_ceiling for p in ps)
         placements[name] = summarize([p.ratio(invert) for p in ps if not p.at_ceiling], tie)
+        placements[name].pairs = len(ps)  # a tie counts its pairs too
     open_ratios = [p.ratio(invert) for p in pairs if not p.at_ceiling]
     pooled = summarize(open_ratios, at_ceiling=bool(pairs) and not open_ratios)
     pooled.pairs = len(pairs)

@@ -193,10 +193,10 @@ def headline_text(h: dict[str, Any], fmt: str = "{:.3g}") -> str:
     if "value" in h:
         unit = h.get("unit", "")
         return f"{fmt.format(h['value'])} {unit}".strip() if h["value"] is not None else "none"
-    parts = [
-        f"{k}: {paired.describe(_summary(v), fmt)}" for k, v in h.get("by_placement", {}).items()
-    ]
-    return paired.describe(_summary(h), fmt) + (f" ({'; '.join(parts)})" if parts else "")
+    c = h.get("ceiling")
+    by = h.get("by_placement", {})
+    parts = [f"{k}: {paired.describe(_summary(v), fmt, c)}" for k, v in by.items()]
+    return paired.describe(_summary(h), fmt, c) + (f" ({'; '.join(parts)})" if parts else "")
 
 
 def add_common_arguments(ap: argparse.ArgumentParser) -> None:
