@@ -212,7 +212,8 @@ def goals_text(rep: Report, head: int) -> list[str]:
         met = bar.met(h["ratio"], h["ci95"])
         verdict = {True: "met", False: "**NOT met**", None: "not judged (tie at the ceiling)"}
         out.append(f"- `{key}` at {B.size_name(head)}: {fig} against the goal {bar.text()}: "
-                   f"{verdict[met]}.")  # fmt: skip
+                   f"{verdict[met]} ({h['pairs_at_ceiling']} of {h['pairs']} pairs at the "
+                   "server's ceiling, ties outside the ratio).")  # fmt: skip
     return out
 
 
@@ -290,13 +291,13 @@ def plot(trials: list[dict[str, Any]], sizes: list[int], share: float, path: Pat
             for t in trials:
                 if t["size"] == s and t["side"] in (B.TWINPLANE, "curl"):
                     blocks.setdefault(t["block"], []).append(t)
-            for b in blocks.values():
-                p = B.block_pair(b, m, B.TWINPLANE, "curl", share)
-                r = p.ratio()
-                if r != float("inf"):
-                    ax.scatter(j, r, marker=marks.get(p.placement, "x"), color="#c44e52",
-                               facecolors="none" if p.at_ceiling else "#c44e52")  # fmt: skip
-            rs = [B.block_pair(b, m, B.TWINPLANE, "curl", share).ratio() for b in blocks.values()]
+            ps = [B.block_pair(b, m, B.TWINPLANE, "curl", share) for b in blocks.values()]
+            for p in ps:
+                if p.ratio() != float("inf"):
+                    face = "none" if p.at_ceiling else "#c44e52"
+                    ax.scatter(j, p.ratio(), marker=marks.get(p.placement, "x"),
+                               edgecolors="#c44e52", facecolors=face)  # fmt: skip
+            rs = [p.ratio() for p in ps if not p.at_ceiling]  # as the headline
             if rs:
                 ax.hlines(statistics.median(rs), j - 0.3, j + 0.3, color="black")
         ax.axhline(1.0, color="grey", lw=0.8, ls=":")

@@ -129,22 +129,31 @@ def _curl_argv(url: str, out: Path) -> list[str]:
     return ["curl", "-sS", "--fail", "-o", str(out), "-w", "%{time_total}\n", url]
 
 
-def _run(lab: FetchLab, side: Side, url: str, out: Path, timeout: float) -> tuple[str, float]:
-    """Run one download; returns (why it failed or "", its transfer seconds)."""
+# twinplane-fetch's own figures kept with its trials (why its core sat idle: the
+# O_DIRECT writes it waited for, write_wait_cycles; its busy passes, never compared)
+FETCH_KEYS = ("busy_cycles", "loop_cycles", "write_wait_cycles", "direct", "retransmissions")
+
+
+def _run(
+    lab: FetchLab, side: Side, url: str, out: Path, timeout: float
+) -> tuple[str, float, dict[str, Any]]:
+    """Run one download; returns (why it failed or "", its transfer seconds, and
+    twinplane-fetch's figures)."""
     try:
         if side.program == "twinplane-fetch":
             res = lab.fetch(url, out, "--no-digest", cpu=CLIENT_CPU, timeout=timeout)
             assert isinstance(res, FetchResult)
             if res.returncode != 0 or "seconds" not in res.summary:
-                return f"exit {res.returncode}: {res.stderr.strip()[-300:]}", 0.0
-            return "", float(res.summary["seconds"])
+                return f"exit {res.returncode}: {res.stderr.strip()[-300:]}", 0.0, {}
+            own = {k: res.summary[k] for k in FETCH_KEYS if k in res.summary}
+            return "", float(res.summary["seconds"]), own
         argv = lab.client_argv(_curl_argv(url, out), cpu=CLIENT_CPU)
         p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
         if p.returncode != 0:
-            return f"exit {p.returncode}: {p.stderr.strip()[-300:]}", 0.0
-        return "", float(p.stdout.split()[0])
+            return f"exit {p.returncode}: {p.stderr.strip()[-300:]}", 0.0, {}
+        return "", float(p.stdout.split()[0]), {}
     except subprocess.TimeoutExpired:
-        return f"no end after {timeout:.0f} s", 0.0
+        return f"no end after {timeout:.0f} s", 0.0, {}
 
 
 def download(
@@ -162,7 +171,8 @@ def download(
     cpus = (CLIENT_CPU, SERVER_CPU)
     ticks0 = {c: D.cpu_ticks(c) for c in cpus}
     t0 = time.monotonic()
-    reason, seconds = _run(lab, side, f"http://{SERVER}/{name}", out, 120 + size / (50 * MIB))
+    url = f"http://{SERVER}/{name}"
+    reason, seconds, own = _run(lab, side, url, out, 120 + size / (50 * MIB))
     wall = time.monotonic() - t0
     ticks1 = {c: D.cpu_ticks(c) for c in cpus}
     busy = {c: busy_seconds(ticks0[c], ticks1[c], wall, user_hz) for c in cpus}
@@ -198,6 +208,8 @@ def download(
     }
     # JSON has no infinity: a failed download's cycles per byte are null
     t.update({k: (v if ok or k.startswith("goodput") else None) for k, v in good.items()})
+    if own:
+        t["fetch"] = own
     return t
 
 
