@@ -264,6 +264,13 @@ def markdown(
                 f"{_num(m['system_cycles_per_byte'])} | "
                 f"{_num(m['server_busy_share'], '{:.0%}')} |"
             )
+        waits = [t["fetch"]["write_wait_cycles"] / t["fetch"]["loop_cycles"] for t in rep.trials
+                 if t["size"] == s and t.get("fetch", {}).get("loop_cycles")]  # fmt: skip
+        if waits:
+            lines += ["", f"twinplane-fetch waited for its O_DIRECT writes "
+                      f"{statistics.median(waits):.0%} of its loop's time (median of "
+                      "`write_wait_cycles` / `loop_cycles`): its core idle, charged in the "
+                      "whole-core figure, not in /proc/stat."]  # fmt: skip
         lines.append("")
     lines += [
         "Medians of the successful downloads per side; the ratios are paired medians "
