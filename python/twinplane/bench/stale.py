@@ -46,7 +46,15 @@ DEFAULT_PATHS: dict[str, list[str]] = {
     "ndn-ab": [*_COMMON, "src/nf/ndn", "bench/ndn_ab.py"],
     "iotgw": [*_COMMON, "src/nf/iotgw", "src/nf/ip4", "src/tools", "bench/iotgw.py"],
     "l2": [*_COMMON, "src/nf/l2", "src/tools/twinplane-nf.c", "bench/l2.py"],
-    "fetch": ["src/fetch", "src/proto", "python/twinplane/bench", "bench/fetch.py"],
+    "fetch": [
+        "src/fetch",
+        "src/proto",
+        "src/core/eal.c",
+        "src/core/ethdev.c",
+        "python/twinplane/bench",
+        "python/twinplane/lab/fetch.py",
+        "bench/fetch.py",
+    ],
     "model": [*_COMMON, "src/model", "src/nf/ndn", "bench/model.py"],
 }
 

@@ -394,8 +394,10 @@ class FetchLab(Lab):
         cpu: int | None = None,
         background: bool = False,
     ) -> FetchResult | subprocess.Popen[str]:
-        """Run twinplane-fetch in ``c`` on af_xdp over c0 (JSON summary on). With
-        ``background``, the Popen (stdout, stderr piped); else its result."""
+        """Run twinplane-fetch in ``c`` on af_xdp over c0 (JSON summary on). ``cpu``:
+        the whole process on that CPU from its start (EAL initialisation included, as
+        ``client_argv`` pins a kernel tool), its lcore too. With ``background``, the
+        Popen (stdout, stderr piped); else its result."""
         binary = fetch_binary()
         if not binary.exists():
             raise LabError(f"{binary} not built")
@@ -418,7 +420,7 @@ class FetchLab(Lab):
             url, "-o", str(out),
             *extra,
         ]  # fmt: skip
-        full = ["ip", "netns", "exec", self.ns["c"].name, *argv]
+        full = self.client_argv(argv, cpu)
         self.defer(f"remove DPDK runtime {name}", functools.partial(remove_dpdk_runtime, name))
         if background:
             return subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
