@@ -541,12 +541,17 @@ def _not_met(rep: Any) -> list[str]:
 
 
 def _placements(rep: Any) -> list[str]:
+    """The figures that are not ratios, pooled and per placement, with their intervals."""
     rows = []
     for key, h in rep.headline.items():
-        for p, s in h.get("by_placement", {}).items():
-            if "value" in s:
-                rows.append([f"`{key}`", p, headline_text({**s, "unit": h.get("unit", "")})])
-    return _table("Figures by placement", ["figure", "placement", "value"], rows) if rows else []
+        if "value" not in h:
+            continue
+        for p, s in [("pooled", h), *h.get("by_placement", {}).items()]:
+            lo_hi = "-" if not s.get("ci95") else "-".join(f"{x:,.4g}" for x in s["ci95"])
+            v = "none" if s["value"] is None else f"{s['value']:,.4g} {h['unit']}"
+            rows.append([f"`{key}`", p, v, lo_hi, str(s["samples"])])
+    head = ["figure", "placement", "median", "95 % interval", "samples"]
+    return _table("Figures by placement", head, rows) if rows else []
 
 
 def _cost(T: list[dict[str, Any]], g: verdict.Goal) -> list[str]:
@@ -674,3 +679,55 @@ def tables(
     for k, d in setups.items():
         L += [f"- {k}:"] + [f"  - `{x}`" for x in d["setup"]]
     return "\n".join(L) + "\n"
+
+
+def plot(trials: list[dict[str, Any]], pairs: dict[str, Any], path: Path) -> None:
+    """Fig. 3-6 in one picture: each side's median, the band its min-max."""
+    from twinplane.bench.plots import _plt
+
+    plt = _plt()
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8))
+    colors = {"dual": "tab:blue", "single": "tab:orange", "socket": "tab:green"}
+
+    def series(ax: Any, pts: dict[str, dict[Any, list[float]]]) -> None:
+        for name, at in sorted(pts.items()):
+            xs = sorted(at)
+            sy = name.split(" ")[0]
+            style = "--o" if name.endswith("veth") else "-o"
+            ax.plot(xs, [statistics.median(at[x]) for x in xs], style, color=colors[sy], label=name)
+            ax.fill_between(
+                xs, [min(at[x]) for x in xs], [max(at[x]) for x in xs], color=colors[sy], alpha=0.15
+            )
+        if pts:
+            ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+
+    def collect(kind: str, x: str, y: Callable[[dict[str, Any]], float], label: str = "{system}"):
+        out: dict[str, dict[Any, list[float]]] = {}
+        for t in _by(trials, kind=kind):
+            if kind != "fig3" or t["thread_cycles"]:
+                out.setdefault(label.format(**t), {}).setdefault(t[x], []).append(y(t))
+        return out
+
+    ax = axes[0][0]
+    series(ax, collect("fig3", "n", lambda t: 100 * (1 - t["report_cycles"] / t["thread_cycles"])))
+    ax.set(title="Fig. 3 overhead ratio, memif", xlabel="reports N", ylabel="OR %")
+    ax = axes[0][1]
+    f4: dict[str, dict[Any, list[float]]] = {}
+    for z, ps in pairs.get("veth", {}).items():
+        for p in ps:
+            f4.setdefault("socket", {}).setdefault(int(z), []).append(p["a"] / 1e3)
+            f4.setdefault("dual", {}).setdefault(int(z), []).append(p["b"] / 1e3)
+    series(ax, f4)
+    ax.set(title="Fig. 4 highest passing report rate, veth", xlabel="frame B", ylabel="k/s")
+    ax = axes[1][0]
+    series(ax, collect("fig5", "size", lambda t: 100 * t["loss"], "{system} {wire}"))
+    ax.set(title="Fig. 5 loss at 1 Gbit/s offered", xlabel="frame B", ylabel="loss %")
+    ax = axes[1][1]
+    series(ax, collect("fig6", "control_pps", lambda t: rate_of(t) / 1e3))
+    ax.set(
+        title="Fig. 6 reports delivered, memif, 512 B", xlabel="control messages/s", ylabel="k/s"
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
