@@ -58,15 +58,13 @@ def ints(text: str) -> tuple[int, ...]:
 
 def build(ap: Any) -> None:
     verdict.add_goal_arguments(ap, GOAL)
-    ap.add_argument(
-        "--trial-s", type=float, default=None, help="seconds per trial (1; --quick 0.5)"
-    )
+    ap.add_argument("--trial-s", type=float, default=1.0, help="seconds per trial (1)")
     ap.add_argument("--cost-s", type=float, default=1.0, help="the cost trial's seconds (1)")
     ap.add_argument(
         "--resolution",
         type=float,
-        default=0.05,
-        help="Fig. 4 search: passing and failing loads this close stop it (0.05)",
+        default=None,
+        help="Fig. 4 search: passing and failing loads this close stop it (0.05; --quick 0.1)",
     )
     ap.add_argument(
         "--sizes",
@@ -285,7 +283,7 @@ def veth_headlines(rep: report.Report, run: Run, sessions: list[dict[str, Any]])
 
 def measure(ctx: report.Context) -> report.Report:
     a = ctx.args
-    a.trial_s = a.trial_s or (0.5 if a.quick else 1.0)
+    a.resolution = a.resolution or (0.1 if a.quick else 0.05)
     a.sizes = a.sizes or (QUICK_SIZES if a.quick else SIZES)
     a.controls = a.controls or (QUICK_CONTROLS if a.quick else CONTROLS)
     a.fig3_n = a.fig3_n or (QUICK_FIG3_N if a.quick else FIG3_N)
