@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The IoT gateway's bed (bench/iotgw.py): one gateway between the generator's two ports.
 
-Systems (``SYSTEMS``), all built from src/nf/iotgw (one codec, one report path,
+Systems, all built from src/nf/iotgw (one codec, one report path,
 one session manager):
 
 - ``dual``: twinplane; reports converted on the worker, signaling on the
@@ -50,7 +50,6 @@ from twinplane.lab.daemon import Daemon
 from twinplane.lab.netns import Netns, veth
 from twinplane.lab.sockgw import SockGw
 
-SYSTEMS = ("dual", "single", "socket")
 METRICS_PER_REPORT = 2  # pulse oximeter: SpO2, pulse rate
 AGENTS = 1000  # report identities, associated before any measurement
 CHURN_IDS = 2048  # control-message identities (AARQ, RLRQ in turn)
