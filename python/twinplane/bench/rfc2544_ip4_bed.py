@@ -223,3 +223,44 @@ def pairs(
         p.at_ceiling = bool(ceiling and ceiling(ra) and ceiling(rb))
         out.append(p)
     return out
+
+
+COLORS = {"twinplane": "#dd8452", "l3fwd": "#4c72b0", "kernel": "#55a868"}
+MARKERS = {"near": "o", "mid": "s", "far": "^", "None": "x"}
+
+
+def plot_ndr(ndr: dict[str, list[dict[str, Any]]], path: Path) -> None:
+    """Every search's NDR against the frame size, a panel per wire: colour the DUT,
+    marker the search's placement (x: the probes disagreed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    wires = [w for w in SIDES if any(k.startswith(w + "_") for k in ndr)]
+    fig, axes = plt.subplots(1, len(wires), figsize=(6 * len(wires), 4.2), squeeze=False)
+    for ax, wire in zip(axes[0], wires, strict=True):
+        seen = set()
+        for key, runs in ndr.items():
+            if not key.startswith(wire + "_"):
+                continue
+            size = int(key.split("_")[1])
+            for run in runs:
+                for dut in SIDES[wire]:
+                    r = run.get(dut) or {}
+                    if "ndr_pps" not in r:
+                        continue
+                    where = str(r.get("placement"))
+                    label = f"{dut} ({where})" if (dut, where) not in seen else None
+                    seen.add((dut, where))
+                    ax.scatter(size, r["ndr_pps"] / 1e6, c=COLORS[dut], label=label,
+                               marker=MARKERS.get(where, "x"), alpha=0.7)  # fmt: skip
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"{wire}: NDR per search")
+        ax.set_xlabel("frame size (B)")
+        ax.set_ylabel("NDR (Mpps)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
