@@ -313,7 +313,8 @@ def measure(ctx: report.Context) -> report.Report:
     if ndr.get("memif_64") and "ndr_twinplane_over_l3fwd_memif_64" not in rep.headline:
         rep.bars["ndr_twinplane_over_l3fwd_memif_64"] = NDR_BAR  # no pair had both sides
     errors = []
-    for phase, runs in (("ndr", [r for rs in ndr.values() for r in rs]), ("cost", cost)):
+    groups = [(f"ndr {k}", rs) for k, rs in ndr.items()] + [("cost", cost)]
+    for phase, runs in groups:
         for run in runs:
             for side, r in run.items():
                 if isinstance(r, dict):

@@ -120,17 +120,19 @@ def cost_figures(
       irq, softirq, steal) over the window, x TSC Hz, per packet the DUT forwarded;
     - ``proc_softirq``: the softirq ticks alone, the same way (the kernel's forwarding);
     - ``whole_core``: TSC Hz x the sending time per packet delivered: a polling core
-      is the DUT's the whole time, whatever it does with it;
+      is the DUT's the whole time, whatever it does with it (None for the kernel: a
+      DUT without ``busy_cycles`` does not poll);
     - ``busy_loop``: the DUT's own busy-loop cycles per packet (``busy_cycles``, a
       polling DUT's passes that received packets), None for the kernel."""
     wall = window_s * user_hz
     busy = wall - ticks["idle"] - ticks.get("iowait", 0)
     cyc = tsc_hz / user_hz
     per = (lambda x: x * cyc / forwarded) if forwarded else (lambda _x: None)
+    polling = busy_cycles is not None
     return {
         "proc_busy": per(max(0.0, busy)),
         "proc_softirq": per(ticks["softirq"]),
-        "whole_core": tsc_hz * sending_s / delivered if delivered else None,
+        "whole_core": tsc_hz * sending_s / delivered if delivered and polling else None,
         "busy_loop": busy_cycles / forwarded if busy_cycles is not None and forwarded else None,
         "busy_share": busy / wall if wall else None,
     }
