@@ -12,8 +12,8 @@ Two parts, each paired (docs/bench/rfc2544_ip4.md says how and why):
   CPU's /proc/stat busy time, twinplane its whole polling core.
 
 Usage (root):
-    .venv/bin/python bench/rfc2544_ip4.py --quick --sizes 64    # ~7 min
-    .venv/bin/python bench/rfc2544_ip4.py                       # seed 004: ~3 h
+    .venv/bin/python bench/rfc2544_ip4.py --quick --sizes 64    # ~6 min
+    .venv/bin/python bench/rfc2544_ip4.py                       # seed 004: ~4 h
     .venv/bin/python bench/rfc2544_ip4.py --sizes 64,1518 --wires memif --no-cost
 """
 
