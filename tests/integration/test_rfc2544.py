@@ -486,41 +486,37 @@ def test_xcpu_probe_measures_a_round_trip_between_busy_cpus() -> None:
 
 
 def test_cost_rounds_pair_ratios_by_placement() -> None:
-    """bench/rfc2544_ip4.py: a cost round's ratio counts for a placement only when the
-    probes before and after both trials agree; every round counts for 'all'."""
-    import importlib.util
+    """bench/rfc2544_ip4.py (rfc2544_ip4_bed.pairs): a cost round's ratio counts for a
+    placement only when both of its sides ran in it ('mixed' otherwise); every round
+    counts for the pooled ratio, and a side that failed leaves its round out."""
+    from twinplane.bench import paired
+    from twinplane.bench import rfc2544_ip4_bed as bed
 
-    path = Path(__file__).resolve().parents[2] / "bench" / "rfc2544_ip4.py"
-    spec = importlib.util.spec_from_file_location("rfc2544_ip4_bench", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    def side(cpp: float, where: str | None) -> dict:
+        return {"cycles_per_pkt": {"proc_busy": cpp, "whole_core": cpp}, "placement": where}
 
-    def run(rnd: int, cpp: float, before: float, after: float) -> dict:
-        return {
-            "phase": "round",
-            "round": rnd,
-            "cycles_per_pkt": cpp,
-            "xcpu_rtt_ns": before,
-            "xcpu_rtt_ns_after": after,
-        }
+    order = ["kernel_veth", "twinplane_veth", "twinplane_memif"]
+    runs = [
+        {"index": 0, "order": order, "kernel_veth": side(2700, "near"),
+         "twinplane_memif": side(135, "near")},
+        {"index": 1, "order": order[::-1], "kernel_veth": side(3900, "mid"),
+         "twinplane_memif": side(390, "far")},
+        {"index": 2, "order": order, "kernel_veth": side(2800, None),
+         "twinplane_memif": side(140, "near")},
+        {"index": 3, "order": order[::-1], "kernel_veth": {"error": "DutError: died"},
+         "twinplane_memif": side(140, "near")},
+    ]  # fmt: skip
 
-    raw = {
-        "kernel_veth": [
-            run(1, 2700, 50, 52),
-            run(2, 3900, 400, 390),
-            run(3, 2800, 55, 1200),
-            {"phase": "repetition", "round": None, "cycles_per_pkt": 1.0},
-        ],
-        "twinplane_memif": [run(1, 135, 51, 53), run(2, 390, 1250, 1180), run(3, 140, 50, 50)],
-    }
-    pr = mod.paired_cost_ratios(raw)
-    e = pr["kernel_veth_over_twinplane_memif"]
-    assert [x["round"] for x in e["rounds"]] == [1, 2, 3]
-    assert e["all"]["n"] == 3
-    assert e["all"]["median"] == pytest.approx(2800 / 140)
-    assert e["near"]["n"] == 1 and e["near"]["median"] == pytest.approx(20.0)
-    assert "mid" not in e and "far" not in e  # round 2: mid vs far; round 3: probes disagree
-    assert e["rounds"][1]["placements"] == ["mid", "far"]
-    assert e["rounds"][2]["placement"] is None
-    assert "kernel_veth_over_l3fwd_memif" not in pr
+    def cpp(r: dict) -> float | None:
+        return (r.get("cycles_per_pkt") or {}).get("proc_busy")
+
+    ps = bed.pairs(runs, "twinplane_memif", "kernel_veth", cpp)
+    assert [p.index for p in ps] == [0, 1, 2]
+    assert [p.order for p in ps] == [("B", "A"), ("A", "B"), ("B", "A")]
+    h = paired.headline(ps, "kernel veth / twinplane memif")
+    assert h.pooled.pairs == 3 and h.pooled.ratio == pytest.approx(2800 / 140)
+    assert h.by_placement["near"].pairs == 1
+    assert h.by_placement["near"].ratio == pytest.approx(20.0)
+    assert h.by_placement["mixed"].pairs == 2  # mid vs far; a search whose probes disagreed
+    assert "mid" not in h.by_placement and "far" not in h.by_placement
+    assert bed.pairs(runs, "twinplane_veth", "kernel_veth", cpp) == []

@@ -682,7 +682,7 @@ def tables(
 
 def plot(trials: list[dict[str, Any]], pairs: dict[str, Any], path: Path) -> None:
     """Fig. 3-6 in one picture: each side's median, the band its min-max."""
-    from twinplane.bench.plots import _plt
+    from twinplane.bench.report import pyplot as _plt
 
     plt = _plt()
     fig, axes = plt.subplots(2, 2, figsize=(12, 8))

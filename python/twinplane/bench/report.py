@@ -187,6 +187,16 @@ class Report:
         return out / f"{self.name}.json"
 
 
+def pyplot() -> Any:
+    """matplotlib.pyplot on the Agg backend (no display), imported on first use."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def _summary(h: dict[str, Any]) -> paired.Summary:
     ci = tuple(h["ci95"]) if h.get("ci95") else None
     return paired.Summary(h.get("ratio"), ci, h.get("pairs", 0), h.get("at_ceiling", False))
