@@ -412,14 +412,12 @@ def busy_share(b0: dict[str, int], b1: dict[str, int]) -> dict[str, Any]:
     }
 
 
-def make_pairs(
-    trials: list[dict[str, Any]], ceiling_share: float
-) -> tuple[list[paired.Pair], list[paired.Pair]]:
+def make_pairs(trials: list[dict[str, Any]]) -> tuple[list[paired.Pair], list[paired.Pair]]:
     """The run's pairs from its trials (each has ``pair``, ``order``, ``placement``,
     ``dut``, ``mpps``, ``cycles_per_pkt``): Mpps (A = l3fwd, B = twinplane) and
-    cycles above that pair's testpmd floor (A = l3fwd's, B = twinplane's). A pair
-    is at the ceiling when both routers forwarded at least ``ceiling_share`` of
-    testpmd io's rate: what the input can give, so no ratio is read there."""
+    cycles above that pair's testpmd floor (A = l3fwd's, B = twinplane's). No pair
+    is at a ceiling: each forwarder's own core pulls the input, there is no
+    generator or wire to reach (testpmd io is that core doing less, not a limit)."""
     by: dict[int, dict[str, dict[str, Any]]] = {}
     for t in trials:
         by.setdefault(t["pair"], {})[t["dut"]] = t
@@ -428,12 +426,11 @@ def make_pairs(
         p = by[i]
         l3, tp, io = p["l3fwd"], p["twinplane"], p["testpmd"]
         order = tuple(l3["order"])
-        tie = min(l3["mpps"], tp["mpps"]) >= ceiling_share * io["mpps"]
         floor = io["cycles_per_pkt"]
         extra = {"testpmd_mpps": io["mpps"], "floor_cycles_per_pkt": floor}
-        mpps.append(paired.Pair(i, order, l3["mpps"], tp["mpps"], l3["placement"], tie, extra))
+        mpps.append(paired.Pair(i, order, l3["mpps"], tp["mpps"], l3["placement"], False, extra))
         a, b = l3["cycles_per_pkt"] - floor, tp["cycles_per_pkt"] - floor
-        over.append(paired.Pair(i, order, a, b, l3["placement"], tie, dict(extra)))
+        over.append(paired.Pair(i, order, a, b, l3["placement"], False, dict(extra)))
     return mpps, over
 
 
