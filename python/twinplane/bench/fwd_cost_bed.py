@@ -180,10 +180,12 @@ class Forwarder:
         self.tel: Telemetry | None = None
 
     def launch(self) -> Process:
+        """Its process, not started yet."""
         raise NotImplementedError
 
     def start(self) -> None:
         proc = self.proc = self.launch()
+        proc.start()
         try:
             self.tel = wait_for_socket(self.prefix, timeout=60, alive=proc.running)
         except TelemetryError as e:
@@ -201,6 +203,10 @@ class Forwarder:
         """Its own cycle counters (busy/total cycles of the forwarding lcore), if any."""
         return None
 
+    def drops(self) -> dict[str, int]:
+        """Its own drop counters by reason, if any."""
+        return {}
+
     def stop(self) -> str | None:
         """Stop it; why the shutdown was not clean, or None."""
         if self.tel is not None:
@@ -217,7 +223,7 @@ class L3fwd(Forwarder):
     def launch(self) -> Process:
         b = self.bed
         argv = l3fwd_argv(b.bins.l3fwd, self.prefix, *b.ports)
-        return D.dpdk_process(argv, self.prefix, b.log("l3fwd"), "l3fwd", None).start()
+        return D.dpdk_process(argv, self.prefix, b.log("l3fwd"), "l3fwd", None)
 
     def busy(self) -> dict[str, int]:
         assert self.tel is not None
@@ -231,7 +237,7 @@ class Testpmd(Forwarder):
     def launch(self) -> Process:
         b = self.bed
         argv = testpmd_argv(b.bins.testpmd, self.prefix, *b.ports)
-        return D.dpdk_process(argv, self.prefix, b.log("testpmd"), "testpmd", None).start()
+        return D.dpdk_process(argv, self.prefix, b.log("testpmd"), "testpmd", None)
 
 
 class Twinplane(Forwarder):
@@ -240,6 +246,7 @@ class Twinplane(Forwarder):
     def launch(self) -> Process:
         b = self.bed
         self.ns = Netns(f"{b.tag}-t").create()
+        # Daemon.start (through Forwarder.start) waits until its API answers
         self.daemon = Daemon(
             self.ns,
             self.prefix,
@@ -249,7 +256,7 @@ class Twinplane(Forwarder):
             binary=b.bins.twinplane,
             extra_args=["--no-backoff", "--eal", "--no-pci"],
         )
-        return self.daemon.start(timeout=60)
+        return self.daemon
 
     def busy(self) -> dict[str, int]:
         ws = self.daemon.client.cmd("show", "workers")["workers"]
@@ -347,11 +354,11 @@ class Bed:
             time.sleep(self.warmup)
             cpu0 = D.cpu_ticks(MAIN_CPU)
             s0, b0 = fwd.sample(), fwd.busy()
-            d0 = fwd.drops() if isinstance(fwd, Twinplane) else {}
+            d0 = fwd.drops()
             time.sleep(self.seconds)
             s1, b1 = fwd.sample(), fwd.busy()
             cpu1 = D.cpu_ticks(MAIN_CPU)
-            d1 = fwd.drops() if isinstance(fwd, Twinplane) else {}
+            d1 = fwd.drops()
             if not fwd.running():
                 raise fwd.proc.fail("died during the window")
             command = fwd.proc.command_line
