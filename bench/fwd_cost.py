@@ -257,6 +257,7 @@ def plot(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     colors = {"l3fwd": "#4c72b0", "twinplane": "#dd8452", "testpmd": "#8c8c8c"}
     marks = {"near": "o", "mid": "s", "far": "D"}
@@ -282,9 +283,10 @@ def plot(
     ax1.axhline(1.0, color="grey", linestyle=":", linewidth=1)
     ax1.set_xlabel("pair")
     ax1.set_ylabel("twinplane Mpps / l3fwd Mpps")
-    ax1.legend(fontsize=8)
+    ax1.legend(fontsize=8, loc="best")
     for ax in (ax0, ax1):
         ax.grid(alpha=0.3)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     fig.suptitle(
         "fwd_cost: net_pcap infinite_rx, l3fwd / twinplane in ABBA pairs, "
         "testpmd io after each pair",
