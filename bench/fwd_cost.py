@@ -5,8 +5,9 @@
 Each pair runs l3fwd (A) and twinplane (B) back to back in ABBA order, then
 testpmd io (the floor: net_pcap's rx copy and tx free plus a loop). All three
 forward the same pcap of 64-byte IPv4/UDP frames replayed from memory (net_pcap
-infinite_rx), one forwarding lcore alone on CPU 0, the main lcore on CPU 1,
-and are read through the same counter (port 1 opackets, DPDK telemetry).
+infinite_rx) on one forwarding lcore alone on CPU 0 (twinplane's and testpmd's
+main lcore on CPU 1; l3fwd forwards on its main lcore), and are read through
+the same counter (port 1 opackets, DPDK telemetry).
 Cycles per packet = TSC Hz / packets per second: the whole polling core.
 
 Headline: twinplane_over_l3fwd_mpps, the paired median of twinplane Mpps / l3fwd
