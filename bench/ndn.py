@@ -10,7 +10,7 @@ own loopback (no forwarder). How and why: docs/bench/ndn.md.
 
 Usage (root; takes the lab lock itself):
     .venv/bin/python bench/ndn.py --quick --out /tmp/ndn-quick   # ~5-8 min
-    .venv/bin/python bench/ndn.py                                # ~40 min
+    .venv/bin/python bench/ndn.py                                # ~30-40 min
 """
 
 from __future__ import annotations
@@ -314,7 +314,7 @@ def capacity_md(a: Any, st: dict) -> list[str]:
         "Each search: the relevant lower bound "
         "(`>=`: the max load passed), the upper bound, the placement of its trials' probes.",
         "",
-        "| bed | components | searches | median by placement |",
+        "| payload B (bed) | components | searches | median by placement |",
         "|---|---|---|---|",
     ]
     for tag in [*a.payloads, "loopback"]:
