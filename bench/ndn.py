@@ -124,7 +124,7 @@ def run_bed(ctx: report.Context, rep: report.Report, st: dict, bed: NB.Bed, goal
         rep.extra.setdefault("setup", bed.setup)
         if bed.loopback:
             for i in range(a.searches):
-                search(ctx, rep, st, bed, a.comps[0], i, goal)
+                search(ctx, rep, st, bed, 3, i, goal)
             return
         st["pairs"][payload] = cost_pairs(ctx, rep, bed)
         for i in range(a.searches if payload == 0 else 1):
@@ -307,24 +307,20 @@ def summarize(a: Any, rep: report.Report, st: dict[str, Any]) -> None:
 
 
 def capacity_md(a: Any, st: dict) -> list[str]:
-    L = [
-        "",
-        "## Capacity (M Interests/s)",
-        "",
-        "Each search: the relevant lower bound "
-        "(`>=`: the max load passed), the upper bound, the placement of its trials' probes.",
-        "",
-        "| payload B (bed) | components | searches | median by placement |",
-        "|---|---|---|---|",
-    ]
+    L = ["", "## Capacity (M Interests/s)", "", "Each search: the relevant lower bound (`>=`: "
+         "the max load passed), the upper bound, the placement of its trials' probes; "
+         f"**ceiling**: within {NB.CEILING_MARGIN:.0%} of the loopback's capacity there or at "
+         "the max load (the generator's ceiling, a tie: not the forwarder's figure).", "",
+         "| payload B (bed) | components | searches | median by placement |",
+         "|---|---|---|---|"]  # fmt: skip
+    lb = NB.capacities_by_placement([s for s in st["searches"] if s["payload"] == "loopback"])
     for tag in [*a.payloads, "loopback"]:
         for c in a.comps:
             ss = [s for s in st["searches"] if s["payload"] == tag and s["comps"] == c]
-            each = ", ".join(
-                f"{'>= ' if s['at_max'] else ''}{(s['capacity_pps'] or 0) / 1e6:.3f}"
-                f" (< {mpps(s['upper_pps'])}) {s['placement']}"
-                for s in ss
-            )
+            each = ", ".join(f"{'>= ' if s['at_max'] else ''}{mpps(s['capacity_pps'])} (< "
+                             f"{mpps(s['upper_pps'])}) {s['placement']}" + (" **ceiling**"
+                             if tag != "loopback" and NB.at_ceiling(s, lb) else "")
+                             for s in ss)  # fmt: skip
             med = ", ".join(f"{pl} {mpps(v)}" for (_, pl), v in
                             sorted(NB.capacities_by_placement(ss).items()))  # fmt: skip
             L += [f"| {tag} | {c} | {each} | {med} |"] if ss else []

@@ -86,3 +86,11 @@ def test_figure_by_placement():
     assert f["by_placement"]["mid"]["value"] == 710.0
     assert f["by_placement"]["near"] == {"value": 500.0, "ci95": [500.0, 500.0], "n": 1}
     assert NB.figure([], "c", "d")["value"] is None
+
+
+def test_a_capacity_at_the_generators_ceiling():
+    lb = {(3, "near"): 4.0e6}
+    assert NB.at_ceiling({"placement": "near", "capacity_pps": 3.9e6}, lb)
+    assert not NB.at_ceiling({"placement": "near", "capacity_pps": 3.8e6}, lb)
+    assert not NB.at_ceiling({"placement": "mid", "capacity_pps": 3.9e6}, lb)  # none there
+    assert NB.at_ceiling({"placement": "mid", "capacity_pps": 6e6, "at_max": True}, lb)

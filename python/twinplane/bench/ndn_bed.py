@@ -49,6 +49,7 @@ FIB_PREFIX = "/0"
 SEARCH_HI = 6.0e6  # Interests/s: the capacity search's max load
 RATE_SLACK = 0.01  # a generator offering less than asked by more counts the rest as lost
 WARMUP_S = 0.3  # a cost trial's warm-up trial: the CS full, the PIT at steady state
+CEILING_MARGIN = 0.03  # a capacity this close to the generator loopback's is its ceiling
 
 
 class Bed:
@@ -434,6 +435,16 @@ def capacities_by_placement(searches: list[dict[str, Any]]) -> dict[tuple[int, s
             pl = s["placement"] if s["placement"] in D.PLACEMENTS else "mixed"
             by.setdefault((s["comps"], pl), []).append(s["capacity_pps"])
     return {k: statistics.median(v) for k, v in by.items()}
+
+
+def at_ceiling(search: dict[str, Any], loopback: dict[tuple[int, str], float]) -> bool:
+    """A capacity search that reached the generator's ceiling, not the forwarder's:
+    the max load passed, or a capacity within CEILING_MARGIN of the generator
+    loopback's (``capacities_by_placement`` of the loopback's searches, 3
+    components) in the same placement."""
+    lb, cap = loopback.get((3, search["placement"])), search.get("capacity_pps")
+    near_lb = cap is not None and lb is not None and cap >= (1 - CEILING_MARGIN) * lb
+    return bool(search.get("at_max")) or near_lb
 
 
 def figure(samples: list[tuple[str | None, float | None]], unit: str, definition: str) -> dict:
