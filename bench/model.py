@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import importlib.util
 import json
 import math
 import os
@@ -76,15 +75,11 @@ ensure_venv(ROOT)
 import numpy as np
 
 from twinplane.bench import duts as D
+from twinplane.bench import ndn_bed as NB
 from twinplane.bench.rfc2544 import Progress
 from twinplane.model import calib, smc, theory
 from twinplane.model.fit import Fit
 from twinplane.model.sim import Dist, Pipeline
-
-_spec = importlib.util.spec_from_file_location("bench_ndn", ROOT / "bench" / "ndn.py")
-assert _spec is not None and _spec.loader is not None
-NB = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(NB)
 
 COMPS = (3, 7, 13)
 RSIZES = (12, 10, 8)  # the validation beds' rings: 4096, 1024, 256 slots (the first calibrates)
@@ -164,7 +159,7 @@ def validation_bed(
         "cal_trial": {},
         "trials": {},
     }
-    with NB.lab_lock(args.lock):
+    with D.lab_lock(args.lock):
         D.ensure_hugepages(1024)
         bed = NB.Bed(0, workdir, tsc, rsize=rsize)
         try:
@@ -246,7 +241,7 @@ def _slim(r: dict[str, Any]) -> dict[str, Any]:
 def payload_bed(args: argparse.Namespace, tsc: float, workdir: Path) -> dict[str, Any]:
     """Calibration only, Data of 1,200 bytes: the payload's main effect."""
     out: dict[str, Any] = {"payload": 1200, "cal": {}}
-    with NB.lab_lock(args.lock):
+    with D.lab_lock(args.lock):
         D.ensure_hugepages(1024)
         bed = NB.Bed(1200, workdir, tsc, rsize=12)
         try:
@@ -282,7 +277,7 @@ def queue_bed(
     q = QUEUE_BED_Q
     words = f"interest-queue {q} data-queue {q}" + (" queues shared" if mode == "shared" else "")
     out: dict[str, Any] = {"queues": mode, "queue": q, "ndn_enable": words, "trials": {}}
-    with NB.lab_lock(args.lock):
+    with D.lab_lock(args.lock):
         D.ensure_hugepages(1024)
         bed = NB.Bed(0, workdir, tsc, rsize=12, ndn_enable=words, lcores=("input", "forwarding"))
         try:

@@ -1,13 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The performance model calibrated from a live forwarder (issue 11): the generator's
-NDN consumer and producer on memif, twinplane between them (bench/ndn.py's bed);
+NDN consumer and producer on memif, twinplane between them (twinplane.bench.ndn_bed's bed);
 ``twinplane-model calibrate --socket`` reads the stage telemetry while traffic runs,
 fits it and writes a calibration; ``plan`` answers from it. Telemetry is off again
 afterwards, and its samples were not biased by the bursts' phase."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import tempfile
@@ -20,30 +19,20 @@ from typing import Any
 import pytest
 
 from twinplane.bench import duts as D
+from twinplane.bench import ndn_bed as NB
 from twinplane.model.__main__ import main
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _bench_ndn() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_ndn", ROOT / "bench" / "ndn.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture
 def bed() -> Iterator[Any]:
     if os.geteuid() != 0:
         pytest.skip("needs root (hugepages, DPDK)")
-    nb = _bench_ndn()
     D.ensure_hugepages(1024)
     before = os.sched_getaffinity(0)
     D.pin_to_generator_cpu()
     # a short directory: the bed's API sockets must fit a unix socket's 107 bytes
     with tempfile.TemporaryDirectory(prefix="tpm-") as wd:
-        b = nb.Bed(0, Path(wd), D.tsc_hz()[0], rsize=10)
+        b = NB.Bed(0, Path(wd), D.tsc_hz()[0], rsize=10)
         try:
             b.start()
             b.set_mode("ndn")

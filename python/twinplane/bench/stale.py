@@ -44,6 +44,7 @@ DEFAULT_PATHS: dict[str, list[str]] = {
     "ndn": [*_COMMON, "src/nf/ndn", "bench/ndn.py"],
     "ndn-loaded-host": [*_COMMON, "src/nf/ndn", "bench/ndn.py"],
     "ndn-ab": [*_COMMON, "src/nf/ndn", "bench/ndn_ab.py"],
+    "ndn_ab": [*_COMMON, "src/nf/ndn", "bench/ndn_ab.py"],
     "iotgw": [*_COMMON, "src/nf/iotgw", "src/nf/ip4", "src/tools", "bench/iotgw.py"],
     "l2": [*_COMMON, "src/nf/l2", "src/tools/twinplane-nf.c", "bench/l2.py"],
     "fetch": [
