@@ -205,8 +205,16 @@ def _summary(h: dict[str, Any]) -> paired.Summary:
 def headline_text(h: dict[str, Any], fmt: str = "{:.3g}") -> str:
     """A headline's JSON as one line of a report."""
     if "value" in h:
-        unit = h.get("unit", "")
-        return f"{fmt.format(h['value'])} {unit}".strip() if h["value"] is not None else "none"
+        v, unit = h["value"], h.get("unit", "")
+        if v is None:
+            return "none"
+        text = f"{v:,.0f}" if abs(v) >= 100 else fmt.format(v)
+        ci = h.get("ci95")
+        if ci and abs(v) >= 100:
+            text += f" ({ci[0]:,.0f}-{ci[1]:,.0f})"
+        elif ci:
+            text += f" ({fmt.format(ci[0])}-{fmt.format(ci[1])})"
+        return f"{text} {unit}".strip()
     c = h.get("ceiling")
     by = h.get("by_placement", {})
     parts = [f"{k}: {paired.describe(_summary(v), fmt, c)}" for k, v in by.items()]
