@@ -68,26 +68,21 @@ def build(ap: Any) -> None:
                     help="log2 of the memif rings' slots, both switches")  # fmt: skip
 
 
-def measure(ctx: Context) -> Report:
-    a = ctx.args
+def with_defaults(a: Any) -> tuple[verdict.Goal, list[str], list[int], list[tuple[str, int]]]:
+    """The options --quick changes, filled in; the goal, parts, sizes and chains."""
     if a.duration_sum is None:
         a.duration_sum = 2.0 if a.quick else GOAL.duration_sum
     a.trial_duration = a.trial_duration or (0.5 if a.quick else 1.0)
-    goal = verdict.goal_from_args(a)
     parts = (a.parts or ("ndr,hop" if a.quick else ",".join(PARTS))).split(",")
     sizes = [int(x) for x in (a.sizes or ("64" if a.quick else "64,1518")).split(",")]
     chains = [(b, int(n)) for b, n in (c.split(":") for c in a.chains.split(","))]
-    D.ensure_hugepages()
-    D.reap_stale_namespaces()
-    t0 = time.monotonic()
-    flags = B.build_flags()
+    return verdict.goal_from_args(a), parts, sizes, chains
 
-    def say(msg: str) -> None:
-        print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
-    bed = B.Bed(ctx.workdir, ctx.tsc_hz, ctx.iso, goal, a.trial_duration, a.resolution,
-                a.rate_slack, a.ceiling_margin, a.memif_rsize, say)  # fmt: skip
-    rules = {
+def rules_for(ctx: Context, goal: verdict.Goal, chains: list[tuple[str, int]],
+              flags: dict[str, str]) -> dict[str, str]:  # fmt: skip
+    a = ctx.args
+    return {
         "goal (every NDR search and every cost load)": goal.text(),
         "search": f"MLRsearch (PyPI MLRsearch, rfc2544.mlr_search), NDR goal only; final "
         f"trials {a.trial_duration:g} s, first {a.trial_duration / 2:g} s; relative width "
@@ -114,60 +109,85 @@ def measure(ctx: Context) -> Report:
         f"generator and the NFs on CPU {D.GEN_CPU}",
         "build flags": "; ".join(f"{k}: {v}" for k, v in flags.items()),
     }
-    rep = Report("l2", rules=rules)
-    comparisons: dict[str, dict[str, Any]] = {}
 
-    def side(kind: str, cmp: str, fn: Any) -> Any:
-        """A side that puts each of its trials in the report as it ends."""
 
+class Comparisons:
+    """Each comparison's pairs, run ABBA; every trial into the report as it ends."""
+
+    def __init__(self, ctx: Context, rep: Report, say: Any) -> None:
+        self.ctx, self.rep, self.say = ctx, rep, say
+        self.done: dict[str, dict[str, Any]] = {}
+
+    def side(self, kind: str, cmp: str, fn: Any) -> Any:
         def run(i: int) -> dict[str, Any]:
-            return fn(i, lambda t: rep.trials.append({"comparison": cmp, "pair": i,
-                                                      "side": kind, **t}))  # fmt: skip
+            return fn(i, lambda t: self.rep.trials.append({"comparison": cmp, "pair": i,
+                                                           "side": kind, **t}))  # fmt: skip
 
         return run
 
-    def compare(cmp: str, definition: str, run_a: Any, run_b: Any) -> None:
-        say(f"{cmp}: {ctx.pairs} pairs")
+    def compare(self, cmp: str, definition: str, run_a: Any, run_b: Any) -> None:
+        n = self.ctx.pairs
+        self.say(f"{cmp}: {n} pairs")
 
         def progress(rec: dict[str, Any]) -> None:
-            say(f"{cmp} pair {rec['index'] + 1}/{ctx.pairs}: {rec.get('placement', 'FAILED')}")
+            self.say(f"{cmp} pair {rec['index'] + 1}/{n}: {rec.get('placement', 'FAILED')}")
 
-        pairs, failed = B.abba_pairs(ctx.pairs, side("A", cmp, run_a), side("B", cmp, run_b),
+        pairs, failed = B.abba_pairs(n, self.side("A", cmp, run_a), self.side("B", cmp, run_b),
                                      progress)  # fmt: skip
         reach = [x for p in pairs if p.at_ceiling for x in
                  (p.extra["A"]["gen_reach_pps"], p.extra["B"]["gen_reach_pps"]) if x]  # fmt: skip
         ceiling = statistics.median(reach) / 1e6 if reach else None
         h = paired.headline(pairs, definition, ceiling=ceiling)
-        comparisons[cmp] = {"pairs": [p.to_json() for p in pairs], "failed": failed, "h": h}
+        self.done[cmp] = {"pairs": [p.to_json() for p in pairs], "failed": failed, "h": h}
+
+
+def measure(ctx: Context) -> Report:
+    a = ctx.args
+    goal, parts, sizes, chains = with_defaults(a)
+    D.ensure_hugepages()
+    D.reap_stale_namespaces()
+    t0 = time.monotonic()
+    flags = B.build_flags()
+
+    def say(msg: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+    bed = B.Bed(ctx.workdir, ctx.tsc_hz, ctx.iso, goal, a.trial_duration, a.resolution,
+                a.rate_slack, a.ceiling_margin, a.memif_rsize, say)  # fmt: skip
+    rep = Report("l2", rules=rules_for(ctx, goal, chains, flags))
+    cs = Comparisons(ctx, rep, say)
 
     def ndr(wire: str, dut: str, size: int) -> Any:
         return lambda i, keep: bed.ndr_side(wire, dut, size, keep)
 
-    if "ndr" in parts:
-        for size in sizes:
-            compare(f"ndr_twinplane_over_ovsdpdk_{size}",
-                    f"NDR of twinplane-l2 / NDR of OVS-DPDK, memif, {size} B frames (Mpps)",
-                    ndr("memif", OVS, size), ndr("memif", TWIN, size))  # fmt: skip
-    if "veth" in parts:
-        for peer, label in ((OVS, "ovsdpdk"), (BRIDGE, "linuxbridge")):
-            compare(f"ndr_twinplane_over_{label}_veth_64",
-                    f"NDR of twinplane-l2 / NDR of {label}, veth, 64 B frames (Mpps)",
-                    ndr("veth", peer, 64), ndr("veth", TWIN, 64))  # fmt: skip
+    def hop(switch: str) -> Any:
+        def run(i: int, keep: B.Keep) -> dict[str, Any]:
+            backend, n = chains[(i // 2) % len(chains)]
+            out = bed.hop_cost_side(B.chain_dut(switch, backend, n), COST_RATE[backend],
+                                    a.cost_trials, a.cost_duration, keep)  # fmt: skip
+            return {**out, "chain": f"{backend}:{n}"}
+
+        return run
+
+    for size in sizes if "ndr" in parts else []:
+        cs.compare(f"ndr_twinplane_over_ovsdpdk_{size}",
+                   f"NDR of twinplane-l2 / NDR of OVS-DPDK, memif, {size} B frames (Mpps)",
+                   ndr("memif", OVS, size), ndr("memif", TWIN, size))  # fmt: skip
+    for peer, label in ((OVS, "ovsdpdk"), (BRIDGE, "linuxbridge")) if "veth" in parts else []:
+        cs.compare(f"ndr_twinplane_over_{label}_veth_64",
+                   f"NDR of twinplane-l2 / NDR of {label}, veth, 64 B frames (Mpps)",
+                   ndr("veth", peer, 64), ndr("veth", TWIN, 64))  # fmt: skip
     if "hop" in parts:
+        cs.compare("hop_cost_twinplane_over_ovsdpdk",
+                   "switch cycles per hop of a service chain, twinplane-l2 / OVS-DPDK",
+                   hop("ovsdpdk"), hop("twinplane"))  # fmt: skip
+    finish(rep, cs.done, flags, time.monotonic() - t0)
+    return rep
 
-        def hop(switch: str) -> Any:
-            def run(i: int, keep: B.Keep) -> dict[str, Any]:
-                backend, n = chains[(i // 2) % len(chains)]
-                out = bed.hop_cost_side(B.chain_dut(switch, backend, n), COST_RATE[backend],
-                                        a.cost_trials, a.cost_duration, keep)  # fmt: skip
-                return {**out, "chain": f"{backend}:{n}"}
 
-            return run
-
-        compare("hop_cost_twinplane_over_ovsdpdk",
-                "switch cycles per hop of a service chain, twinplane-l2 / OVS-DPDK",
-                hop("ovsdpdk"), hop("twinplane"))  # fmt: skip
-
+def finish(rep: Report, comparisons: dict[str, dict[str, Any]], flags: dict[str, Any],
+           wall_s: float) -> None:  # fmt: skip
+    """The comparisons into the report: headlines with their bars, pairs, tables, plot."""
     for cmp, c in comparisons.items():
         bar = NDR_BAR if cmp == "ndr_twinplane_over_ovsdpdk_64" else None
         rep.add(cmp, c["h"], HOP_BAR if cmp.startswith("hop_cost") else bar)
@@ -175,14 +195,13 @@ def measure(ctx: Context) -> Report:
         "pairs": {k: c["pairs"] for k, c in comparisons.items()},
         "failed_pairs": {k: c["failed"] for k, c in comparisons.items() if c["failed"]},
         "build_flags": flags,
-        "wall_s": round(time.monotonic() - t0, 1),
+        "wall_s": round(wall_s, 1),
     }
     rep.markdown = markdown(comparisons, rep)
     if any(c["pairs"] for c in comparisons.values()):
         ratios = {k: c["pairs"] for k, c in comparisons.items()}
         goals = {k: b.value for k, b in rep.bars.items()}
         rep.figure = lambda path: B.plot_pairs(ratios, goals, path)
-    return rep
 
 
 def _mpps(x: float | None) -> str:

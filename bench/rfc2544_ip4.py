@@ -288,6 +288,23 @@ def tables(ndr: dict[str, list], cost: list) -> str:
     return "\n".join(lines) + "\n"
 
 
+def keep_trials(rep: report.Report, ndr: dict[str, list], cost: list) -> list[dict[str, Any]]:
+    """Every trial of every side into the report (taken out of the runs); the errors."""
+    errors = []
+    groups = [(f"ndr {k}", rs) for k, rs in ndr.items()] + [("cost", cost)]
+    for phase, runs in groups:
+        for run in runs:
+            for side, r in run.items():
+                if not isinstance(r, dict):
+                    continue
+                trials = r.pop("trials", None) or ([r["trial"]] if "trial" in r else [])
+                meta = {"phase": phase, "pair": run["index"], "side": side}
+                rep.trials += [{**meta, **t} for t in trials]
+                if "error" in r:
+                    errors.append({**meta, "error": r["error"]})
+    return errors
+
+
 def measure(ctx: report.Context) -> report.Report:
     a = ctx.args
     a.trial = a.trial or (0.5 if a.quick else 1.0)
@@ -312,17 +329,7 @@ def measure(ctx: report.Context) -> report.Report:
     add_cost(rep, cost)
     if ndr.get("memif_64") and "ndr_twinplane_over_l3fwd_memif_64" not in rep.headline:
         rep.bars["ndr_twinplane_over_l3fwd_memif_64"] = NDR_BAR  # no pair had both sides
-    errors = []
-    groups = [(f"ndr {k}", rs) for k, rs in ndr.items()] + [("cost", cost)]
-    for phase, runs in groups:
-        for run in runs:
-            for side, r in run.items():
-                if isinstance(r, dict):
-                    trials = r.pop("trials", None) or ([r["trial"]] if "trial" in r else [])
-                    meta = {"phase": phase, "pair": run["index"], "side": side}
-                    rep.trials += [{**meta, **t} for t in trials]
-                    if "error" in r:
-                        errors.append({**meta, "error": r["error"]})
+    errors = keep_trials(rep, ndr, cost)
     rep.extra = {"ndr_searches": ndr, "cost_rounds": cost, "errors": errors, "goal": goal.to_json()}
     rep.markdown = tables(ndr, cost)
     if ndr:
