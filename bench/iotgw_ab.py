@@ -29,6 +29,14 @@ from twinplane.bench import iotgw_bed as B
 from twinplane.bench import paired, report
 
 SIZE, RATE = 128, 50_000.0
+MEASURED = [
+    "src/core",
+    "src/nf/iotgw",
+    "src/nf/ip4",
+    "src/gen",
+    "python/twinplane/bench/iotgw_bed.py",
+    "bench/iotgw_ab.py",
+]
 
 
 def build(ap: Any) -> None:
@@ -101,7 +109,13 @@ def measure(ctx: report.Context) -> report.Report:
         worker, "worker busy cycles per delivered report, B / A"))  # fmt: skip
     rep.trials = trials
     rep.script = "iotgw_ab"
-    rep.extra = {"pairs": [p.to_json() for p in pairs], "figures": figures}
+    rep.extra = {
+        "pairs": [p.to_json() for p in pairs],
+        "figures": figures,
+        # what the comparison depends on: the daemons are the binaries given, so this
+        # tree's gateway and router sources, the generator and this bed
+        "measured_paths": MEASURED,
+    }
     return rep
 
 
