@@ -162,8 +162,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		tp_iface_table[p].up = 0;
 		tp_iface_table[p].input = tp_l3_input;
 		/* the subnets the control class's single-hop protocols come from */
-		tp_iface_table[p].ip = IP(10, 0, p + 1, 1);
-		tp_iface_table[p].depth = 24;
+		tp_ip4_port_addr_set(p, IP(10, 0, p + 1, 1), 24);
 	}
 	/* a control peer beyond the subnets, with GTSM (ip4.h) */
 	tp_ip4_ctl_peers[0] = TP_IP4_CTL_PEER_USED | 255ull << 40 | 16ull << 32 | IP(10, 9, 0, 0);

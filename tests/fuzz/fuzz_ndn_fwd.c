@@ -73,6 +73,7 @@
 #include "tables/iface.h"
 #include "nf/ip4/control/neigh.h"
 #include "nf/ip4/control/route.h"
+#include "nf/ip4/ip4.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
 #define N_FACES 6 /* 0 internal, 1-5 */
@@ -169,8 +170,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		tp_iface_table[p].mtu = p ? 600 : 1500;
 		tp_iface_table[p].up = 0; /* a full transmit buffer goes to port_down */
 	}
-	tp_iface_table[0].ip = IP(10, 0, 1, 1);
-	tp_iface_table[1].ip = IP(10, 0, 2, 1);
+	tp_ip4_port_addr_set(0, IP(10, 0, 1, 1), 0);
+	tp_ip4_port_addr_set(1, IP(10, 0, 2, 1), 0);
 	tp_route_add(IP(10, 0, 1, 0), 24, TP_ROUTE_CONNECTED, 0, 0, 1);
 	tp_route_add(IP(10, 0, 2, 0), 24, TP_ROUTE_CONNECTED, 0, 1, 1);
 	int nh = tp_neigh_learn(IP(10, 0, 2, 2), 1, mac_h4);
@@ -266,7 +267,8 @@ static void from_face(unsigned int face, const uint8_t *b, size_t len)
 	hdr[13] = 0x00;
 	len = RTE_MIN(len, (size_t)MAX_PKT);
 	tp_ip4_write(hdr + 14, rte_cpu_to_be_32(udp_ip[face]),
-		     rte_cpu_to_be_32(tp_iface_table[port].ip), 17, 64, (uint16_t)(8 + len), 0);
+		     rte_cpu_to_be_32(tp_ip4_port_addr(port, NULL)), 17, 64, (uint16_t)(8 + len),
+		     0);
 	uint8_t *u = hdr + 34;
 	u[0] = u[2] = NDN_UDP_PORT >> 8;
 	u[1] = u[3] = NDN_UDP_PORT & 0xff;
