@@ -62,3 +62,38 @@ def test_default_paths_by_longest_prefix():
     assert stale.default_paths("ndn-ab-keyed-hash") == stale.DEFAULT_PATHS["ndn-ab"]
     assert stale.default_paths("ndn") == stale.DEFAULT_PATHS["ndn"]
     assert stale.default_paths("unknown") is None
+
+
+def test_library_counts_only_what_the_script_imports(tmp_path):
+    """Of python/twinplane/bench, a report depends on the modules its script imports,
+    directly or through each other; another bed's module or this check does not
+    stale it."""
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    lib = "python/twinplane/bench"
+    commit(repo, f"{lib}/__init__.py", "", "lib")
+    commit(repo, f"{lib}/paired.py", "x = 1\n", "paired")
+    commit(repo, f"{lib}/a_bed.py", "from twinplane.bench import paired\n", "a bed")
+    commit(repo, f"{lib}/b_bed.py", "y = 2\n", "b bed")
+    commit(repo, f"{lib}/stale.py", "z = 3\n", "check")
+    c1 = commit(
+        repo,
+        "bench/a.py",
+        "from twinplane.bench import a_bed as B\nfrom twinplane.bench import stale\n",
+        "script",
+    )
+    assert stale.library_closure(repo, "bench/a.py") == [
+        f"{lib}/__init__.py",
+        f"{lib}/a_bed.py",
+        f"{lib}/paired.py",
+    ]
+    res = repo / "docs" / "results"
+    res.mkdir(parents=True)
+    (res / "a.json").write_text(json.dumps({"tree": c1, "measured_paths": [lib, "bench/a.py"]}))
+    commit(repo, f"{lib}/b_bed.py", "y = 3\n", "another bed")
+    commit(repo, f"{lib}/stale.py", "z = 4\n", "the check")
+    assert stale.check_report(repo, res / "a.json").state == "fresh"
+    commit(repo, f"{lib}/paired.py", "x = 2\n", "what a_bed imports")
+    s = stale.check_report(repo, res / "a.json")
+    assert s.state == "stale" and s.changed == [f"{lib}/paired.py"]

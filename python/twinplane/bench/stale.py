@@ -5,7 +5,8 @@ Each ``docs/results/<name>.json`` names the commit it measured (``tree``; older
 reports say ``git`` or ``commit``, maybe with ``-dirty``) and may list its
 measured paths (``measured_paths``: the DUT's sources, the generator, the bench
 library and its script); for the older reports the paths come from
-``DEFAULT_PATHS`` below. A report is
+``DEFAULT_PATHS`` below. Of the bench library, only the modules the report's
+script imports (directly or through each other) count. A report is
 
 - ``broken`` when it names no commit, or one that is not an ancestor of HEAD
   (the figures were measured on a tree that main never had): the check fails;
@@ -21,6 +22,7 @@ the paired method, issue 34).
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import subprocess
 import sys
@@ -58,6 +60,53 @@ DEFAULT_PATHS: dict[str, list[str]] = {
     ],
     "model": [*_COMMON, "src/model", "src/nf/ndn", "bench/model.py"],
 }
+
+
+LIBRARY = "python/twinplane/bench"
+
+
+def library_closure(repo: Path, script: str) -> list[str]:
+    """The bench library's modules a script imports, directly or through each other
+    (as they are in the work tree): the part of the library its figures depend on.
+    A module another script alone uses, or this check itself, is not in it."""
+    todo, seen = [script], {f"{LIBRARY}/__init__.py"}
+    while todo:
+        try:
+            tree = ast.parse((repo / todo.pop()).read_text())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            mods: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.module == "twinplane.bench":
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                mods = [node.module.removeprefix("twinplane.bench.")]
+                if mods[0] == node.module:
+                    mods = []
+            elif isinstance(node, ast.Import):
+                mods = [
+                    a.name.removeprefix("twinplane.bench.")
+                    for a in node.names
+                    if a.name.startswith("twinplane.bench.")
+                ]
+            for m in mods:
+                path = f"{LIBRARY}/{m}.py"
+                if m != "stale" and path not in seen and (repo / path).is_file():
+                    seen.add(path)
+                    todo.append(path)
+    return sorted(seen)
+
+
+def expand_library(repo: Path, paths: list[str]) -> list[str]:
+    """Measured paths with the whole library replaced by what the report's scripts
+    (``bench/*.py`` among the paths) import of it; unchanged without a script."""
+    scripts = [p for p in paths if p.startswith("bench/") and p.endswith(".py")]
+    if not scripts or LIBRARY not in (p.rstrip("/") for p in paths):
+        return paths
+    out = [p for p in paths if p.rstrip("/") != LIBRARY]
+    for s in scripts:
+        out += [m for m in library_closure(repo, s) if m not in out]
+    return out
 
 
 def default_paths(name: str) -> list[str] | None:
@@ -117,6 +166,7 @@ def check_report(repo: Path, path: Path) -> Status:
     paths = doc.get("measured_paths") or default_paths(name)
     if not paths:
         return Status(name, raw, "broken", "no measured_paths and no default for this name")
+    paths = expand_library(repo, paths)
     diff = _git(repo, "diff", "--name-only", commit, "HEAD", "--", *paths)
     changed = [x for x in diff.stdout.splitlines() if x]
     if changed:
