@@ -236,13 +236,31 @@ static struct pcct_run pcct_insert_all(uint8_t (*names)[NAME_LEN], uint32_t old_
 		t += rte_rdtsc() - t0;
 		assert_int_not_equal(e, 0);
 	}
+	uint64_t hit_walk = 0, used = 0;
 	for (uint32_t b = 0; b <= f.bucket_mask; b++) {
 		uint32_t len = 0;
 		for (uint32_t j = f.bucket[b]; j; j = f.pcc[j].next)
 			len++;
 		r.longest = len > r.longest ? len : r.longest;
+		hit_walk += (uint64_t)len * (len + 1) / 2;
+		used += len > 0;
 	}
 	assert_int_equal(f.pcc_used, N_NAMES);
+	/* what 'show ndn chains' gives (ndn_pcct_chains): the same, the table at rest */
+	struct ndn_chain_stats cs;
+	ndn_pcct_chains(&f, &cs);
+	assert_false(cs.torn);
+	assert_int_equal(cs.buckets, f.bucket_mask + 1);
+	assert_int_equal(cs.entries, N_NAMES);
+	assert_int_equal(cs.longest, r.longest);
+	assert_int_equal(cs.hit_walk, hit_walk);
+	assert_int_equal(cs.buckets - cs.by_len[0], used);
+	uint64_t in_bins = 0;
+	for (unsigned int k = 0; k < NDN_CHAIN_HIST; k++)
+		in_bins += cs.by_len[k];
+	assert_int_equal(in_bins, cs.buckets);
+	if (r.longest >= NDN_CHAIN_HIST - 1) /* the old hash's one chain: the last bin */
+		assert_int_equal(cs.by_len[NDN_CHAIN_HIST - 1], 1);
 	/* every name found again */
 	for (int i = 0; i < N_NAMES; i += 97)
 		assert_int_not_equal(ndn_pcc_find(&f, names[i], NAME_LEN, h[i]), 0);

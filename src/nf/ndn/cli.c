@@ -529,6 +529,7 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* s's figures into o: the object 'show ndn chains' gives per table */
 static void chains_out(struct tp_node *o, const struct ndn_chain_stats *s)
 {
 	tp_out_u64(o, "buckets", s->buckets);
