@@ -30,6 +30,7 @@
 #include "../../src/nf/ndn/ndn.h"
 #include "../../src/tables/keyed_hash.h"
 #include "../../src/tables/rcu_hash.h"
+#include "../tools/ndn_crc_collide.h"
 #include "eal_fixture.h"
 
 /* The reference implementation's vectors (github.com/veorq/SipHash, vectors.h, as in
@@ -164,75 +165,35 @@ static void test_name_hashes(void **state)
 	assert_int_equal(e->name_len, n.comp_end[1]);
 }
 
-/* --- the ndn-crc reproduction --- */
+/* --- the ndn-crc reproduction (the method: tests/tools/ndn_crc_collide.h, which the
+ * lab's ndn-crc-collide shares) --- */
 #define N_NAMES 20000
-#define NAME_LEN 26 /* 08 18, 16 random bytes, 4 solved, 4 zero */
-#define SOLVED 18
-#define TARGET 0x12345678u
-
-static uint32_t crc0(const uint8_t *p)
-{
-	return rte_hash_crc(p, NAME_LEN, 0); /* raw CRC32C: linear in p for a fixed length */
-}
+#define NAME_LEN NDN_CRC_COMP_LEN /* 08 18, 16 random bytes, 4 solved, 4 zero */
 
 /* The old name hash (fib.c before keyed hashing): CRC32C per component, chained from
  * the seed; for one component, rte_hash_crc(name, seed) */
 static uint32_t old_hash(const uint8_t *p, uint32_t seed)
 {
-	return rte_hash_crc(p, NAME_LEN, seed);
+	return ndn_crc_old_comp(p, seed);
 }
 
-/* inv: the inverse over GF(2) of the map from the 32 bits of bytes SOLVED..SOLVED+3 to
- * the CRC (its column b: crc0 of bit b alone; rows as bit masks) */
-static void solve_setup(uint32_t inv[32])
-{
-	uint64_t row[32] = {0};
-	uint8_t e[NAME_LEN];
-
-	for (int b = 0; b < 32; b++) {
-		memset(e, 0, sizeof(e));
-		e[SOLVED + b / 8] = (uint8_t)(1u << (b % 8));
-		uint32_t col = crc0(e);
-		for (int r = 0; r < 32; r++)
-			row[r] |= (uint64_t)(col >> r & 1) << b;
-	}
-	for (int r = 0; r < 32; r++)
-		row[r] |= 1ull << (32 + r); /* [M | I] */
-	for (int c = 0; c < 32; c++) {
-		int p = c;
-		while (p < 32 && !(row[p] >> c & 1))
-			p++;
-		assert_true(p < 32); /* 32 consecutive bits of a CRC message: invertible */
-		uint64_t t = row[p];
-		row[p] = row[c];
-		row[c] = t;
-		for (int r = 0; r < 32; r++)
-			if (r != c && (row[r] >> c & 1))
-				row[r] ^= row[c];
-	}
-	for (int b = 0; b < 32; b++)
-		inv[b] = (uint32_t)(row[b] >> 32);
-}
-
-/* names[i]: N_NAMES distinct names, colliding under the old hash (crc0 == TARGET) or
- * random (the solved bytes left random) */
+/* names[i]: N_NAMES distinct names, colliding under the old hash (CRC from 0
+ * NDN_CRC_TARGET) or random (the bytes solved for left random) */
 static void make_names(uint8_t (*names)[NAME_LEN], bool colliding, const uint32_t inv[32])
 {
 	for (int i = 0; i < N_NAMES; i++) {
-		uint8_t *p = names[i];
+		uint8_t *p = names[i], free[NDN_CRC_FREE + 4];
+		for (size_t j = 0; j < sizeof(free); j++)
+			free[j] = (uint8_t)rte_rand();
+		memcpy(free, &i, sizeof(i)); /* distinct whatever the random bytes */
+		if (colliding) {
+			ndn_crc_component(p, free, inv);
+			continue;
+		}
 		memset(p, 0, NAME_LEN);
 		p[0] = TP_NDN_T_GENERIC;
 		p[1] = NAME_LEN - 2;
-		for (int j = 2; j < SOLVED + (colliding ? 0 : 4); j++)
-			p[j] = (uint8_t)rte_rand();
-		memcpy(p + 2, &i, sizeof(i)); /* distinct whatever the random bytes */
-		if (!colliding)
-			continue;
-		uint32_t y = TARGET ^ crc0(p), x = 0;
-		for (int b = 0; b < 32; b++)
-			x |= (uint32_t)__builtin_parity(inv[b] & y) << b;
-		for (int k = 0; k < 4; k++)
-			p[SOLVED + k] = (uint8_t)(x >> (8 * k));
+		memcpy(p + 2, free, sizeof(free));
 	}
 }
 
@@ -275,13 +236,31 @@ static struct pcct_run pcct_insert_all(uint8_t (*names)[NAME_LEN], uint32_t old_
 		t += rte_rdtsc() - t0;
 		assert_int_not_equal(e, 0);
 	}
+	uint64_t hit_walk = 0, used = 0;
 	for (uint32_t b = 0; b <= f.bucket_mask; b++) {
 		uint32_t len = 0;
 		for (uint32_t j = f.bucket[b]; j; j = f.pcc[j].next)
 			len++;
 		r.longest = len > r.longest ? len : r.longest;
+		hit_walk += (uint64_t)len * (len + 1) / 2;
+		used += len > 0;
 	}
 	assert_int_equal(f.pcc_used, N_NAMES);
+	/* what 'show ndn chains' gives (ndn_pcct_chains): the same, the table at rest */
+	struct ndn_chain_stats cs;
+	ndn_pcct_chains(&f, &cs);
+	assert_false(cs.torn);
+	assert_int_equal(cs.buckets, f.bucket_mask + 1);
+	assert_int_equal(cs.entries, N_NAMES);
+	assert_int_equal(cs.longest, r.longest);
+	assert_int_equal(cs.hit_walk, hit_walk);
+	assert_int_equal(cs.buckets - cs.by_len[0], used);
+	uint64_t in_bins = 0;
+	for (unsigned int k = 0; k < NDN_CHAIN_HIST; k++)
+		in_bins += cs.by_len[k];
+	assert_int_equal(in_bins, cs.buckets);
+	if (r.longest >= NDN_CHAIN_HIST - 1) /* the old hash's one chain: the last bin */
+		assert_int_equal(cs.by_len[NDN_CHAIN_HIST - 1], 1);
 	/* every name found again */
 	for (int i = 0; i < N_NAMES; i += 97)
 		assert_int_not_equal(ndn_pcc_find(&f, names[i], NAME_LEN, h[i]), 0);
@@ -301,7 +280,7 @@ static void test_ndn_crc_collisions(void **state)
 
 	assert_non_null(bad);
 	assert_non_null(rnd);
-	solve_setup(inv);
+	assert_int_equal(ndn_crc_solve_setup(inv), 0);
 	make_names(bad, true, inv);
 	make_names(rnd, false, inv);
 	/* the attack is real: every name collides under the old hash, whatever the seed */

@@ -314,6 +314,10 @@ static int face_show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		if (f->on_demand)
 			tp_out_u64(o, "idle_ms", tp_ctl_now_ms() - f->last_rx_ms);
 		tp_out_u64(o, "mtu", f->mtu);
+		uint64_t pit = 0; /* the PIT entries it created, which its share bounds */
+		for (unsigned int k = 0; k < ndn_conf.n_fwd; k++)
+			pit += __atomic_load_n(&ndn_fwd[k]->pit_by_face[i], __ATOMIC_RELAXED);
+		tp_out_u64(o, "pit_entries", pit);
 		struct tp_node *c = tp_out_obj(o, "counters");
 		for (unsigned int k = 0; k < NDN_FC_MAX; k++)
 			tp_out_u64(c, ctr_names[k], face_ctr(i, k));
@@ -525,6 +529,52 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* s's figures into o: the object 'show ndn chains' gives per table */
+static void chains_out(struct tp_node *o, const struct ndn_chain_stats *s)
+{
+	tp_out_u64(o, "buckets", s->buckets);
+	tp_out_u64(o, "entries", s->entries);
+	tp_out_u64(o, "used_buckets", s->buckets - s->by_len[0]);
+	tp_out_u64(o, "longest_chain", s->longest);
+	tp_out_dbl(o, "mean_hit_walk", s->entries ? (double)s->hit_walk / s->entries : 0.0);
+	struct tp_node *h = tp_out_list(o, "chains");
+	for (unsigned int k = 0; k < NDN_CHAIN_HIST; k++) {
+		if (s->by_len[k] == 0)
+			continue;
+		struct tp_node *e = tp_out_obj(h, NULL);
+		tp_out_u64(e, k + 1 < NDN_CHAIN_HIST ? "length" : "length_at_least", k);
+		tp_out_u64(e, "buckets", s->by_len[k]);
+	}
+}
+
+/* show ndn chains: the hash chains of each context's PCCT and of the FIB, walked
+ * here, on the control plane (review N4: how long a lookup walks, as names land) */
+static int chains_show(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	struct ndn_chain_stats s;
+	int ret = need_enabled(ctx);
+
+	(void)argv;
+	if (ret < 0)
+		return ret;
+	if (argc != 0)
+		return tp_cmd_err(ctx, EINVAL, "show ndn chains: no arguments");
+	struct tp_node *l = tp_out_list(ctx->out, "pcct");
+	for (unsigned int i = 0; i < ndn_conf.n_fwd; i++) {
+		const struct ndn_fwd *f = ndn_fwd[i];
+		struct tp_node *o = tp_out_obj(l, NULL);
+		tp_out_u64(o, "index", i);
+		tp_out_u64(o, "lcore", tp.workers[f->worker]->lcore);
+		tp_out_u64(o, "pcct_entries", __atomic_load_n(&f->pcc_used, __ATOMIC_RELAXED));
+		ndn_pcct_chains(f, &s);
+		tp_out_bool(o, "torn", s.torn);
+		chains_out(o, &s);
+	}
+	ndn_fib_chains(&s);
+	chains_out(tp_out_obj(ctx->out, "fib"), &s);
+	return 0;
+}
+
 static int telemetry_set(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	uint64_t v;
@@ -626,6 +676,10 @@ static struct tp_cmd c_strategy = {"ndn strategy set", "PREFIX best-route|multic
 				   "the strategy of a namespace", strategy_set, NULL};
 static struct tp_cmd c_show = {"show ndn", NULL, "PIT and CS occupancy, forwarding counters", show,
 			       NULL};
+static struct tp_cmd c_chains = {
+    "show ndn chains", NULL,
+    "hash chains of each context's PIT-CS table and of the FIB: buckets by chain length",
+    chains_show, NULL};
 static struct tp_cmd c_tel = {"ndn telemetry", "sample N",
 			      "time 1 packet in N (at random) through each stage (0: off)",
 			      telemetry_set, NULL};
@@ -659,3 +713,4 @@ TP_CMD_REGISTER(c_fib_show)
 TP_CMD_REGISTER(c_rib_show)
 TP_CMD_REGISTER(c_strategy)
 TP_CMD_REGISTER(c_show)
+TP_CMD_REGISTER(c_chains)

@@ -537,6 +537,31 @@ void ndn_cs_link_indirect(struct ndn_fwd *f, uint32_t pcc, uint32_t cs);
 /* run due timers up to now: expired PIT entries */
 unsigned int ndn_pcct_expire(struct ndn_fwd *f, uint64_t now);
 
+/* The shape of a hash table's chains ('show ndn chains', review N4): how many buckets
+ * hold a chain of each length, computed by the control plane on demand. */
+#define NDN_CHAIN_HIST 32 /* lengths 0..30 one by one; the last: 31 or longer */
+struct ndn_chain_stats {
+	uint32_t buckets;		 /* in the table */
+	uint32_t entries;		 /* found on its chains */
+	uint32_t longest;		 /* the longest chain */
+	uint64_t hit_walk;		 /* entries compared to find each entry, summed */
+	uint64_t by_len[NDN_CHAIN_HIST]; /* buckets by chain length */
+	bool torn; /* the walk met an entry its lcore freed meanwhile: approximate */
+};
+static inline void ndn_chain_add(struct ndn_chain_stats *s, uint32_t len)
+{
+	s->entries += len;
+	s->longest = RTE_MAX(s->longest, len);
+	s->hit_walk += (uint64_t)len * (len + 1) / 2; /* the k-th entry: k compared */
+	s->by_len[RTE_MIN(len, (uint32_t)NDN_CHAIN_HIST - 1)]++;
+}
+/* Control plane: context f's PCCT chains into s, read while its lcore may change
+ * them (exact when it is idle; torn when an entry moved under the walk, which never
+ * visits more than pcc_cap entries). */
+void ndn_pcct_chains(const struct ndn_fwd *f, struct ndn_chain_stats *s);
+/* Control plane: the FIB's chains (its writer: exact). */
+void ndn_fib_chains(struct ndn_chain_stats *s);
+
 /* The forwarding context's per-loop work: the timer wheel's due ticks. */
 static inline unsigned int ndn_fwd_poll(struct tp_worker *w, struct ndn_fwd *f)
 {

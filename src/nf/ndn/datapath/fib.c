@@ -80,6 +80,18 @@ const struct ndn_fib_entry *ndn_fib_lpm(const struct tp_ndn_name *n, const uint3
 	return __atomic_load_n(&root, __ATOMIC_ACQUIRE);
 }
 
+void ndn_fib_chains(struct ndn_chain_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->buckets = FIB_BUCKETS;
+	for (unsigned int b = 0; b < FIB_BUCKETS; b++) {
+		uint32_t len = 0;
+		for (const struct ndn_fib_entry *e = buckets[b]; e; e = e->next)
+			len++;
+		ndn_chain_add(s, len);
+	}
+}
+
 int ndn_fib_init(void)
 {
 	int ret;

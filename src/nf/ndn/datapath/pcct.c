@@ -169,6 +169,30 @@ void ndn_pcc_release(struct ndn_fwd *f, uint32_t idx)
 	f->pcc_used--;
 }
 
+void ndn_pcct_chains(const struct ndn_fwd *f, struct ndn_chain_stats *s)
+{
+	uint32_t budget = f->pcc_cap; /* no more entries than that on all chains */
+
+	memset(s, 0, sizeof(*s));
+	s->buckets = f->bucket_mask + 1;
+	/* the lcore writes these words as it runs: each read once, whole (relaxed), and
+	 * every index checked before use, so a walk racing it ends, on a chain or not */
+	for (uint32_t b = 0; b <= f->bucket_mask; b++) {
+		uint32_t len = 0;
+		for (uint32_t i = __atomic_load_n(&f->bucket[b], __ATOMIC_RELAXED); i;
+		     i = __atomic_load_n(&f->pcc[i].next, __ATOMIC_RELAXED)) {
+			if (i > f->pcc_cap || budget == 0 ||
+			    !__atomic_load_n(&f->pcc[i].in_use, __ATOMIC_RELAXED)) {
+				s->torn = true;
+				break;
+			}
+			budget--;
+			len++;
+		}
+		ndn_chain_add(s, len);
+	}
+}
+
 /* --- PIT entries and the timer wheel --- */
 static void wheel_unlink(struct ndn_fwd *f, uint32_t idx)
 {
