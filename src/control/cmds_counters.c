@@ -54,7 +54,8 @@ void tp_cmds_exc_out(struct tp_node *o)
 	tp_out_u64(o, "from_kernel", s->from_kernel - b->from_kernel);
 	tp_out_u64(o, "tap_errors", s->tap_errors - b->tap_errors);
 	tp_out_u64(o, "inject_full", s->inject_full - b->inject_full);
-	tp_out_u64(o, "nombuf", s->nombuf - b->nombuf);
+	tp_out_u64(o, "from_kernel_pool_share",
+		   s->from_kernel_pool_share - b->from_kernel_pool_share);
 	tp_out_u64(o, "oversize_to_kernel", s->oversize_to_kernel - b->oversize_to_kernel);
 	tp_out_u64(o, "oversize_from_kernel", s->oversize_from_kernel - b->oversize_from_kernel);
 	tp_out_u64(o, "from_kernel_ratelimited",
@@ -109,6 +110,8 @@ static int show_counters(struct tp_cmd_ctx *ctx, int argc, char **argv)
 				tp_out_u64(dr, tp_ctr_name(id, name, sizeof(name)), v);
 		}
 		tp_out_u64(o, "drops", drops);
+		/* frames from its TAP over its share of mbufs (read, dropped) */
+		tp_out_u64(o, "from_kernel_pool_share", tp_exc_pool_share_drops(p->id));
 	}
 	for (unsigned int w = 0; w < tp.n_workers; w++) {
 		struct tp_node *o = tp_out_obj(wl, NULL);
@@ -176,6 +179,7 @@ static int clear_counters(struct tp_cmd_ctx *ctx, int argc, char **argv)
 				    __atomic_load_n(&tp.workers[w]->ctr[p][id], __ATOMIC_RELAXED);
 	}
 	exc_baseline = tp_exc_stats;
+	tp_exc_pool_share_clear(); /* the control thread's own: zeroed */
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "../proto/ip4.h"
 #include "../tables/iface.h"
 #include "cmd.h"
+#include "exception.h"
 #include "port.h"
 
 static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
@@ -22,8 +23,18 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (argc < 2 || argc % 2)
 		return tp_cmd_err(ctx, EINVAL,
 				  "port add: usage: port add NAME DEVARGS [rxq N] [txq N] [rxd N] "
-				  "[txd N] [mtu N]");
+				  "[txd N] [mtu N] [kernel-mbufs N]");
 	for (int i = 2; i < argc; i += 2) {
+		if (strcmp(argv[i], "kernel-mbufs") == 0) {
+			/* the mbufs its TAP's reads may hold (review F12) */
+			if (tp_parse_u64(argv[i + 1], TP_KPOOL_SHARE_MIN, 65535, &v) < 0)
+				return tp_cmd_err(
+				    ctx, EINVAL,
+				    "port add: kernel-mbufs: bad number '%s' (%d-65535)",
+				    argv[i + 1], TP_KPOOL_SHARE_MIN);
+			o.kernel_mbufs = (uint16_t)v;
+			continue;
+		}
 		uint16_t *dst = strcmp(argv[i], "rxq") == 0   ? &o.nb_rxq
 				: strcmp(argv[i], "txq") == 0 ? &o.nb_txq
 				: strcmp(argv[i], "rxd") == 0 ? &o.nb_rxd
@@ -32,7 +43,8 @@ static int port_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 							      : NULL;
 		if (dst == NULL)
 			return tp_cmd_err(ctx, EINVAL,
-					  "port add: unknown option '%s' (rxq, txq, rxd, txd, mtu)",
+					  "port add: unknown option '%s' (rxq, txq, rxd, txd, mtu, "
+					  "kernel-mbufs)",
 					  argv[i]);
 		if (tp_parse_u64(argv[i + 1], 1, 16384, &v) < 0)
 			return tp_cmd_err(ctx, EINVAL, "port add: %s: bad number '%s' (1-16384)",
@@ -164,6 +176,12 @@ static int show_ports(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_u64(o, "rx_queues", p->nb_rxq);
 		tp_out_u64(o, "tx_queues", p->nb_txq);
 		tp_out_bool(o, "tx_queues_shared", p->txq_locks != NULL);
+		/* its TAP's share of mbufs, what its frames from the kernel hold now, and
+		 * what was read over it (dropped) */
+		s = tp_out_obj(o, "kernel_mbufs");
+		tp_out_u64(s, "share", p->kernel_mbufs);
+		tp_out_u64(s, "in_use", rte_mempool_in_use_count(p->kpool));
+		tp_out_u64(s, "from_kernel_pool_share", tp_exc_pool_share_drops(p->id));
 		ql = tp_out_list(o, "rxq_lcores");
 		for (uint16_t q = 0; q < p->nb_rxq; q++) {
 			int w = tp_lcore_rxq_owner(p->id, q);
@@ -187,7 +205,8 @@ static int show_ports(struct tp_cmd_ctx *ctx, int argc, char **argv)
 }
 
 static struct tp_cmd c_port_add = {"port add",
-				   "NAME DEVARGS [rxq N] [txq N] [rxd N] [txd N] [mtu N]",
+				   "NAME DEVARGS [rxq N] [txq N] [rxd N] [txd N] [mtu N] "
+				   "[kernel-mbufs N]",
 				   "probe a device and start forwarding on it", port_add, NULL};
 static struct tp_cmd c_port_del = {"port del", "NAME", "stop and remove a port", port_del, NULL};
 static struct tp_cmd c_port_set = {

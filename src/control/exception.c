@@ -40,6 +40,7 @@ static struct {
 	uint64_t last_tsc[KTX_CLASSES];
 	uint64_t sent[KTX_CLASSES];	   /* handed to an lcore */
 	uint64_t ratelimited[KTX_CLASSES]; /* over the bucket */
+	uint64_t pool_share;		   /* read over the port's share of mbufs, dropped */
 } ktx[TP_MAX_PORTS];
 
 /* A frame from the kernel (its first len bytes at f) is the control class: ARP, or
@@ -161,9 +162,10 @@ int tp_exc_init(void)
 	return tp_ctl_add_poller(exc_poll);
 }
 
-/* One frame from the kernel into a chain of control-pool mbufs (the first one's
- * room, then spill for the rest). NULL: no mbuf (counted). */
-static struct rte_mbuf *frame_from(struct rte_mbuf *m, const uint8_t *spill, size_t len)
+/* The rest of a frame (len bytes, the first mbuf's room of them already in m, the
+ * others in spill) chained in mbufs of mp. m, or NULL with m freed (mp ran dry). */
+static struct rte_mbuf *frame_from(struct rte_mempool *mp, struct rte_mbuf *m, const uint8_t *spill,
+				   size_t len)
 {
 	size_t first = RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(m));
 	struct rte_mbuf *last = m;
@@ -171,10 +173,9 @@ static struct rte_mbuf *frame_from(struct rte_mbuf *m, const uint8_t *spill, siz
 	m->data_len = (uint16_t)first;
 	m->pkt_len = (uint32_t)len;
 	for (size_t off = first; off < len;) {
-		struct rte_mbuf *s = rte_pktmbuf_alloc(tp_ctl_pool);
+		struct rte_mbuf *s = rte_pktmbuf_alloc(mp);
 		size_t k;
 		if (s == NULL) {
-			tp_exc_stats.nombuf++;
 			rte_pktmbuf_free(m);
 			return NULL;
 		}
@@ -189,45 +190,71 @@ static struct rte_mbuf *frame_from(struct rte_mbuf *m, const uint8_t *spill, siz
 	return m;
 }
 
+struct rte_mbuf *tp_exc_read_frame(int fd, struct rte_mempool *mp, uint32_t frame_max,
+				   enum tp_exc_read *why)
+{
+	static uint8_t spill[SPILL_MAX]; /* the control thread's */
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct iovec iov[2];
+	ssize_t len;
+
+	if (m == NULL) {
+		/* over the port's share: read and dropped, not left in the kernel (the fd
+		 * would stay readable and the loop spin; the frames behind it, the port's
+		 * ARP among them, would wait behind the flood all the same) */
+		len = read(fd, spill, sizeof(spill));
+		*why = len > 0			    ? TP_EXC_READ_SHARE
+		       : len < 0 && errno != EAGAIN ? TP_EXC_READ_ERROR
+						    : TP_EXC_READ_NONE;
+		return NULL;
+	}
+	iov[0] = (struct iovec){rte_pktmbuf_mtod(m, void *), rte_pktmbuf_tailroom(m)};
+	iov[1] = (struct iovec){spill, sizeof(spill)};
+	len = readv(fd, iov, 2);
+	if (len <= 0) {
+		*why = len < 0 && errno != EAGAIN ? TP_EXC_READ_ERROR : TP_EXC_READ_NONE;
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	if ((size_t)len > frame_max) {
+		*why = TP_EXC_READ_OVERSIZE;
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	m = frame_from(mp, m, spill, (size_t)len);
+	*why = m ? TP_EXC_READ_OK : TP_EXC_READ_SHARE;
+	return m;
+}
+
 static void tap_readable(int fd, void *arg)
 {
-	static uint8_t spill[SPILL_MAX];
 	struct tp_port *p = arg;
 
 	for (int budget = 64; budget > 0; budget--) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(tp_ctl_pool);
-		struct iovec iov[2];
-		ssize_t len;
+		enum tp_exc_read why;
+		struct rte_mbuf *m = tp_exc_read_frame(fd, p->kpool, FRAME_MAX(p->mtu), &why);
 
 		if (m == NULL) {
-			tp_exc_stats.nombuf++;
-			if (read(fd, spill, sizeof(spill)) <= 0) /* drop it rather than spin */
-				return;
-			continue;
-		}
-		iov[0] = (struct iovec){rte_pktmbuf_mtod(m, void *), rte_pktmbuf_tailroom(m)};
-		iov[1] = (struct iovec){spill, sizeof(spill)};
-		len = readv(fd, iov, 2);
-		if (len <= 0) {
-			if (len < 0 && errno != EAGAIN)
+			switch (why) {
+			case TP_EXC_READ_SHARE:
+				ktx[p->id].pool_share++;
+				tp_exc_stats.from_kernel_pool_share++;
+				continue;
+			case TP_EXC_READ_OVERSIZE:
+				tp_exc_stats.oversize_from_kernel++;
+				continue;
+			case TP_EXC_READ_ERROR:
 				tp_exc_stats.tap_errors++;
-			rte_pktmbuf_free(m);
-			return;
+				return;
+			default:
+				return;
+			}
 		}
-		if ((size_t)len > FRAME_MAX(p->mtu)) {
-			tp_exc_stats.oversize_from_kernel++;
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		int c = ktx_class(rte_pktmbuf_mtod(m, const uint8_t *),
-				  RTE_MIN((size_t)len, (size_t)rte_pktmbuf_tailroom(m)));
+		int c = ktx_class(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
 		if (!kernel_take(p->id, c)) {
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		m = frame_from(m, spill, (size_t)len);
-		if (m == NULL)
-			continue;
 		m->port = p->id;
 		/* one lcore per port: a flow from the kernel leaves in the order it came */
 		struct tp_worker *w = tp.workers[p->id % tp.n_workers];
@@ -239,6 +266,17 @@ static void tap_readable(int fd, void *arg)
 		ktx[p->id].sent[c]++;
 		tp_exc_stats.from_kernel++;
 	}
+}
+
+uint64_t tp_exc_pool_share_drops(uint16_t port)
+{
+	return port < TP_MAX_PORTS ? ktx[port].pool_share : 0;
+}
+
+void tp_exc_pool_share_clear(void)
+{
+	for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
+		ktx[p].pool_share = 0;
 }
 
 int tp_exc_attach(struct tp_port *p)
@@ -332,6 +370,9 @@ static int show_kernel_rate(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			tp_out_u64(k, "sent", ktx[p].sent[c]);
 			tp_out_u64(k, "ratelimited", ktx[p].ratelimited[c]);
 		}
+		tp_out_u64(o, "mbufs", port->kernel_mbufs);
+		tp_out_u64(o, "mbufs_in_use", rte_mempool_in_use_count(port->kpool));
+		tp_out_u64(o, "from_kernel_pool_share", ktx[p].pool_share);
 	}
 	return 0;
 }

@@ -32,7 +32,6 @@
 #define MBUF_CACHE 256
 
 static struct tp_port *ports[TP_MAX_PORTS];
-struct rte_mempool *tp_ctl_pool;
 /* pools of removed ports whose mbufs may still be in flight (in other ports' TX
  * rings, a ring between lcores): freed by a timer as soon as all are home */
 static struct rte_mempool *retired_pools[TP_MAX_PORTS * 4];
@@ -46,12 +45,6 @@ struct rte_mempool *tp_pool_create(const char *name, unsigned int n, unsigned in
 {
 	return rte_pktmbuf_pool_create(name, n, cache, TP_MBUF_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);
-}
-
-int tp_ctl_pool_init(void)
-{
-	tp_ctl_pool = tp_pool_create("tp_ctl_pool", 4095, MBUF_CACHE);
-	return tp_ctl_pool ? 0 : -rte_errno;
 }
 
 static void retired_check(struct tp_timer *t)
@@ -94,13 +87,13 @@ static void pool_retire(struct rte_mempool *mp)
 
 void tp_pools_usage(uint64_t *size, uint64_t *in_use)
 {
-	*size = tp_ctl_pool ? tp_ctl_pool->size : 0;
-	*in_use = tp_ctl_pool ? rte_mempool_in_use_count(tp_ctl_pool) : 0;
+	*size = *in_use = 0;
 	for (unsigned int i = 0; i < TP_MAX_PORTS; i++) {
 		if (ports[i] == NULL)
 			continue;
-		*size += ports[i]->pool->size;
-		*in_use += rte_mempool_in_use_count(ports[i]->pool);
+		*size += ports[i]->pool->size + ports[i]->kpool->size;
+		*in_use += rte_mempool_in_use_count(ports[i]->pool) +
+			   rte_mempool_in_use_count(ports[i]->kpool);
 	}
 	for (unsigned int i = 0; i < n_retired; i++) {
 		*size += retired_pools[i]->size;
@@ -178,10 +171,21 @@ static int port_configure(struct tp_port *p, char *err, size_t errlen)
 	/* a name of its own: a removed port's pool may still wait for its mbufs */
 	static unsigned int seq;
 	char pname[RTE_MEMPOOL_NAMESIZE];
-	snprintf(pname, sizeof(pname), "tpp%u_%s", seq++, p->name);
+	snprintf(pname, sizeof(pname), "tpp%u_%s", seq, p->name);
 	p->pool = tp_pool_create(pname, n, MBUF_CACHE);
 	if (p->pool == NULL) {
 		snprintf(err, errlen, "mempool of %u mbufs: %s", n, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	/* its TAP's share (review F12): a pool of its own, so that a flood through one TAP
+	 * empties only that; no per-lcore cache, or the workers' caches would keep part of
+	 * the share from the control thread. Exact on every path by construction: a mbuf
+	 * the workers transmit, drop or a driver frees goes back to this pool. */
+	snprintf(pname, sizeof(pname), "tpk%u_%s", seq++, p->name);
+	p->kpool = tp_pool_create(pname, p->kernel_mbufs, 0);
+	if (p->kpool == NULL) {
+		snprintf(err, errlen, "mempool of %u mbufs for the TAP: %s", p->kernel_mbufs,
+			 rte_strerror(rte_errno));
 		return -rte_errno;
 	}
 	/* lcore i transmits on queue i; with fewer queues than lcores, they share them
@@ -436,6 +440,7 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	p->nb_rxd = o->nb_rxd ? o->nb_rxd : DEFAULT_RXD;
 	p->nb_txd = o->nb_txd ? o->nb_txd : DEFAULT_TXD;
 	p->mtu = o->mtu;
+	p->kernel_mbufs = o->kernel_mbufs ? o->kernel_mbufs : (uint16_t)TP_KPOOL_SHARE(p->nb_txd);
 	p->mode = tp_port_mode_default();
 
 	ret = quiet_kernel_side(devargs, err, errlen);
@@ -499,8 +504,8 @@ stop_dev:
 	rte_eth_dev_stop(id);
 close_dev:
 	tp_ethdev_close(id);
-	if (p->pool)
-		rte_mempool_free(p->pool); /* no lcore ever saw it */
+	rte_mempool_free(p->pool); /* no lcore ever saw them (NULL: nothing) */
+	rte_mempool_free(p->kpool);
 	rte_free(p->txq_locks);
 free_port:
 	quiet_release(new_quieted);
@@ -544,6 +549,7 @@ static void port_del_finish(void *a, void *b)
 		p->mode->detach(p->id, ifc->mode_ctx);
 	memset(ifc, 0, sizeof(*ifc));
 	pool_retire(p->pool);
+	pool_retire(p->kpool); /* its frames may wait in an inject ring or a TX ring */
 	for (unsigned int i = 0; i < tp.n_workers; i++)
 		tp.workers[i]->txq_lock[p->id] = NULL;
 	rte_free(p->txq_locks);

@@ -12,10 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_common.h>
 #include <rte_mempool.h>
 #include <rte_spinlock.h>
 
 #include "../core/input.h"
+#include "../core/limits.h"
 
 #define TP_PORT_NAME_MAX 12 /* "tp-" + name must fit IFNAMSIZ */
 #define TP_PORT_MAX_ADDRS 16
@@ -33,6 +35,11 @@ struct tp_port {
 	uint16_t nb_rxq, nb_txq, nb_rxd, nb_txd;
 	uint16_t mtu;
 	struct rte_mempool *pool;
+	/* its TAP's reads (kernel to wire): the mbufs they may hold, taken and not yet
+	 * transmitted or freed, is this pool's size (its share; no cache: the control
+	 * thread always finds every free one) */
+	struct rte_mempool *kpool;
+	uint16_t kernel_mbufs;	   /* kpool's size */
 	rte_spinlock_t *txq_locks; /* fewer TX queues than lcores: one lock per queue */
 	int tap_fd;
 	char tap_name[IFNAMSIZ];
@@ -47,7 +54,15 @@ struct tp_port {
 struct tp_port_opts {
 	uint16_t nb_rxq, nb_rxd, nb_txd, mtu;
 	uint16_t nb_txq; /* 0: one per data-plane lcore (fewer are shared under a lock) */
+	/* mbufs its TAP's reads may hold (kpool's size); 0: TP_KPOOL_SHARE(nb_txd) */
+	uint16_t kernel_mbufs;
 };
+
+/* A port's share of mbufs for frames from its TAP, by default: enough for its TX ring
+ * (a NIC keeps sent mbufs there until it reuses the descriptors) and a full inject
+ * ring, rounded to 2^k - 1 (2,047 with 1,024 TX descriptors). */
+#define TP_KPOOL_SHARE(txd) (rte_align32pow2((uint32_t)(txd) + TP_EXC_RING_SIZE) - 1)
+#define TP_KPOOL_SHARE_MIN 16 /* one 9 KB frame in 2 KB mbufs, and room to spare */
 
 /* Probe devargs, configure and start it, create its TAP, hand its queues to the
  * workers. 0 or negative errno with err (size errlen) saying why. */
@@ -73,11 +88,8 @@ struct tp_port *tp_port_by_ifindex(int ifindex);
 /* Iterate: *iter starts at 0; NULL at the end. */
 struct tp_port *tp_port_next(unsigned int *iter);
 
-/* Mbufs for frames the control plane builds (from the TAPs). */
-extern struct rte_mempool *tp_ctl_pool;
-int tp_ctl_pool_init(void);
-/* Mbufs in use across every pool (ports', removed ports' not yet freed, the control
- * plane's, and the modules' tracked ones). */
+/* Mbufs in use across every pool (ports' and their TAPs' shares, removed ports' not yet
+ * freed, and the modules' tracked ones). */
 void tp_pools_usage(uint64_t *size, uint64_t *in_use);
 /* Count a module's own pool of packets in tp_pools_usage (one whose mbufs all come
  * home when traffic stops, so that a leak shows): 0 or -ENOSPC. */

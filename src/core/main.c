@@ -298,8 +298,8 @@ int main(int argc, char **argv)
 	 * route costs a counter, not a TAP write */
 	tp_punt_rate_set(TP_PUNT_ERROR, RTE_MIN(o.exc_rate, TP_PUNT_ERROR_RATE),
 			 RTE_MIN(o.exc_burst, TP_PUNT_ERROR_BURST));
-	if ((ret = tp_ctl_pool_init()) < 0 || (ret = tp_ctl_init()) < 0 ||
-	    (ret = tp_exc_init()) < 0 || (ret = tp_ctl_add_poller(rcu_poller)) < 0) {
+	if ((ret = tp_ctl_init()) < 0 || (ret = tp_exc_init()) < 0 ||
+	    (ret = tp_ctl_add_poller(rcu_poller)) < 0) {
 		TP_LOG(ERR, "control plane: %s", strerror(-ret));
 		goto ctl_fini;
 	}

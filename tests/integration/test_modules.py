@@ -178,12 +178,14 @@ def test_port_deleted_with_mbufs_out_then_added_again(
     send_frames(lab, "h1", [frame(h1_mac, p0_mac, i) for i in range(40)])
     lab.wait_until(lambda: lab.ctl("show", "testnf")["held"] == 40, 5.0, 0.05, "frames held")
     size0 = lab.mempool()["size"]
+    share = lab.port("p0")["kernel_mbufs"]["share"]
 
     lab.ctl("port", "del", "p0")  # answered once the device is closed
     assert "p0" not in [p["name"] for p in lab.ctl("show", "ports")["ports"]]
-    # the pool waits for its 40 mbufs: still counted
+    # the pool waits for its 40 mbufs: still counted (its TAP's share, with nothing
+    # out, is freed at once)
     m = lab.mempool()
-    assert m["in_use"] >= 40 and m["size"] == size0
+    assert m["in_use"] >= 40 and size0 - m["size"] in (0, share), (m, size0, share)
     lab.ctl("port", "add", "p0", devargs)
     lab.ctl("address", "add", "10.0.1.1/24", "dev", "p0")
     lab.wait_ports()
