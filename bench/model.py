@@ -55,7 +55,7 @@ def build(ap: Any) -> None:
                     help="a pair's calibration: telemetry read for (0.8)")  # fmt: skip
     ap.add_argument("--model-runs", type=int, help="model runs per trial (16; --quick 8)")
     ap.add_argument("--epsilon", type=float, help="theory grid's SMC epsilon (0.01; 0.02)")
-    ap.add_argument("--fig-eps", type=float, help="seed figures' SMC epsilon (0.05; 0.1)")
+    ap.add_argument("--fig-eps", type=float, help="seed figures' SMC epsilon (0.05; 0.2)")
 
 
 def options(a: Any) -> None:
@@ -67,7 +67,7 @@ def options(a: Any) -> None:
     a.reps = a.reps or (1 if a.quick else 3)
     a.model_runs = a.model_runs or (8 if a.quick else 16)
     a.epsilon = a.epsilon or (0.02 if a.quick else 0.01)
-    a.fig_eps = a.fig_eps or (0.1 if a.quick else 0.05)
+    a.fig_eps = a.fig_eps or (0.2 if a.quick else 0.05)
     a.bed_cal_seconds = 1.0 if a.quick else 2.0
     a.theory_loads = (0.5, 0.9, 1.3) if a.quick else (0.5, 0.7, 0.9, 1.0, 1.1, 1.3)
     a.theory_k = (1, 4, 12) if a.quick else (1, 2, 4, 8, 12)
