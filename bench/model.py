@@ -167,16 +167,16 @@ def model_side(a: Any, rep: report.Report, st: dict) -> None:
         t["calibration"] = MB.trim_samples(t["calibration"], 300)
     st["theory"] = MB.theory_grid(a.epsilon, a.theory_loads, a.theory_k)
     cal = {c: sets[-1] for (q, c), sets in st["cal"].items() if q == 1 << a.rings[0]}
-    if 3 not in cal:
-        st["errors"].append("no calibration of the 4,096-slot bed: no speed, no figures")
-        return
-    st["speed"] = MB.sim_speed(MB.rtc_model(cal[3], 4096, 1e6, 0.1), a.speed_reps)
-    st["figures"] = seed_figures(a, cal)
-    sets = [s for ss in st["cal"].values() for s in ss]
-    sets += [t["calibration"] for t in rep.trials if t["kind"] == "validation"]
-    st["effects"] = {s: calib.main_effects([x for x in sets if x.get("stages")], s)
-                     for s in STAGES}  # fmt: skip
-    st["fits"] = {c: fit_row(s) for c, s in cal.items()}
+    try:  # the bed's calibrations: the speed, the figures, the fits (the pairs are kept)
+        st["speed"] = MB.sim_speed(MB.rtc_model(cal[3], 4096, 1e6, 0.1), a.speed_reps)
+        st["figures"] = seed_figures(a, cal)
+        sets = [s for ss in st["cal"].values() for s in ss]
+        sets += [t["calibration"] for t in rep.trials if t["kind"] == "validation"]
+        st["effects"] = {s: calib.main_effects([x for x in sets if x.get("stages")], s)
+                         for s in STAGES}  # fmt: skip
+        st["fits"] = {c: fit_row(s) for c, s in cal.items()}
+    except (KeyError, ValueError) as e:
+        st["errors"].append(f"the 4,096-slot bed's calibrations: {e!r}")
 
 
 def fit_row(s: dict[str, Any]) -> dict[str, Any]:
@@ -245,8 +245,8 @@ def summarize(a: Any, rep: report.Report, st: dict[str, Any]) -> None:
               f"{w['comps']} components, {w['rate_pps'] / 1e6:g} M/s: measured "
               f"{pct(w['measured'])} %, model {pct(w['model'])} % (medians over its pairs)."
               ]  # fmt: skip
-    nf = sum(t.get("model") is None for t in val)
-    L += [f"Pairs without a prediction (calibration without samples): {nf}."] if nf else []
+    nf = sum(t.get("model") is None or t.get("measured") is None for t in val)
+    L += [f"Pairs without a prediction or a measured satisfaction (no point): {nf}."] if nf else []
     L += ["", "## Model error by placement (the pairs', both probes)", "",
           "| placement | points | within 5 | error (points) | worst point's 95 % interval |",
           "|---|---|---|---|---|"]  # fmt: skip
@@ -369,14 +369,20 @@ def plot(val: list[dict[str, Any]], st: dict[str, Any], path: Path) -> None:
     axs[1].plot([0, 1], [0, 1], "k-", lw=0.6)
     axs[1].set(xlabel="closed-form loss", ylabel="SMC estimate",
                title=f"theory: max |error| {th['max_abs_error']:.4f}")  # fmt: skip
-    for q, ys in ((st.get("figures") or {}).get("lcores", {}).get("model") or {}).items():
-        axs[2].plot(range(1, 9), [100 * y for y in ys], "o-", label=f"model Q={q}")
-    axs[2].set(xlabel="forwarding lcores", ylabel="satisfaction (%)",
-               title="pipeline at 2.5x one lcore's capacity (model)")  # fmt: skip
+    pts = MB.point_errors(val)
+    for i, (r, ys) in enumerate(((st.get("figures") or {}).get("queue") or {}).items()):
+        ms = sorted((p["queue"], 100 * p["measured"]) for p in pts
+                    if p["comps"] == 3 and p["rate_pps"] == float(r))  # fmt: skip
+        axs[2].plot(FIG_QUEUES, [100 * y for y in ys], "-", color=f"C{i}",
+                    label=f"model {float(r) / 1e6:g} M/s")  # fmt: skip
+        axs[2].plot([m[0] for m in ms], [m[1] for m in ms], "o", color=f"C{i}",
+                    label="forwarder (median of pairs)")  # fmt: skip
+    axs[2].set(xscale="log", xlabel="queue capacity (packets)", ylabel="satisfaction (%)",
+               title="Fig. 17a: one lcore, 3 components")  # fmt: skip
     for ax in axs:
         ax.grid(alpha=0.3)
     axs[1].legend(fontsize=8)
-    axs[2].legend(fontsize=8)
+    axs[2].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
