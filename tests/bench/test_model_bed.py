@@ -66,3 +66,12 @@ def test_the_headline_is_the_worst_point_pooled_and_by_placement():
 def test_no_pairs_give_no_figure():
     h = MB.model_error([], 5.0)
     assert h["value"] is None and h["points"] == 0 and h["by_placement"] == {}
+
+
+def test_the_loss_is_split_at_the_producer():
+    # 1,000 offered, the producer saw 900 Interests, 850 Data came back
+    t = {"offered": 1000, "satisfied": 850, "producer": {"rx_interests": 900}}
+    s = MB.loss_split(t)
+    assert s["interests_lost_before_producer"] == pytest.approx(0.10)
+    assert s["data_lost_after_producer"] == pytest.approx(0.05)
+    assert MB.loss_split({**t, "offered": 0}) == {}

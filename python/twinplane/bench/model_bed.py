@@ -20,6 +20,7 @@ import math
 import statistics
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,9 @@ BURST = 32  # the generator's TX bursts and the forwarder's RX polls
 PRODUCER_DELAY = 2000.0  # ns, Interest out to its Data in (the generator's loop): assumed
 MODEL_MAX_INTERESTS = 400_000  # a modelled trial's Interests, at most
 NUMA_CROSS_NS = 100.0  # assumed: a forwarding stage's extra time per NUMA crossing
+FIG_QUEUES = (64, 128, 256, 512, 1024, 2048, 4096)
+FIG_INTERVALS = (500.0, 700.0, 200.0)  # ns: seed 002's two, and one that needs lcores
+QUEUE_SLOTS = 1024  # the two-lcore beds' forwarding queues
 SUMMARY = ("offered", "satisfaction", "busy_ratio", "placement", "xcpu_rtt_ns")
 
 
@@ -139,6 +143,74 @@ def predicted_capacity(cal: dict[str, Any]) -> float:
     return 1e9 / sum(d[k].mean() for k in ("in_i", "in_d", "fwd_i", "fwd_d") if k in d)
 
 
+def queue_side(workdir: Path, tsc: float, shared: bool, rates: tuple, trial_s: float) -> list:
+    """A fresh bed of two lcores on the forwarder's CPU, an input lcore and a
+    forwarding lcore (back-off on), whose forwarding queues are QUEUE_SLOTS each,
+    per packet type or ``shared`` (one ring, the seed's NDN-DPDK): a trial of 3
+    components per rate, each with its rings' drops and its loss split (loss_split)."""
+    words = f"interest-queue {QUEUE_SLOTS} data-queue {QUEUE_SLOTS}"
+    words += " queues shared" if shared else ""
+    bed = NB.Bed(0, workdir, tsc, ndn_enable=words, lcores=("input", "forwarding"))
+    try:
+        bed.start()
+        bed.set_mode("ndn")
+        s = bed.ndn_stream(3)
+        bed.wait_path(s)
+        bed.trial(s, 300_000, 0.3, probe=False)  # the CS full
+        out = []
+        for rate in rates:
+            d0 = ring_drops(bed)
+            t = bed.trial(s, rate, trial_s)
+            d1 = ring_drops(bed)
+            t["ring_drops"] = {k: v - d0.get(k, 0) for k, v in d1.items()}
+            if not out:
+                t["setup"] = bed.setup
+            out.append({**t, **loss_split(t)})
+        return out
+    finally:
+        bed.close()
+
+
+def ring_drops(bed: NB.Bed) -> dict[str, int]:
+    rs = bed.dut_cmd("show", "rings")["rings"]
+    return {r["name"]: int(r["dropped_full"]) for r in rs if r["name"].startswith("ndn-")}
+
+
+def fit_row(s: dict[str, Any]) -> dict[str, Any]:
+    """A calibration's fits (calib.fits), busy and timed ns per packet, the scale,
+    how each stage is simulated and the capacity the model predicts."""
+    return {"fits": {k: f.to_dict() for k, f in calib.fits(s).items()},
+            "busy_ns": s.get("busy_ns_per_packet"), "timed_ns": s.get("timed_ns_per_packet"),
+            "scale": calib.scale_of(s), "capacity": predicted_capacity(s),
+            "simulated_as": {k: d.kind for k, d in calib.service_dists(s).items()}}  # fmt: skip
+
+
+def seed_figures(cal: dict[int, dict], rates: tuple, eps: float) -> dict[str, Any]:
+    """Seed 002's figures, model only (this machine has two CPUs and one NUMA node),
+    from a calibration per name length (``cal``; 3 among them): satisfaction
+    against the queue capacity at ``rates`` (one lcore, Fig. 17a), against 1-8
+    forwarding lcores at 2.5x one lcore's capacity (17b), against lcores per name
+    length, interval and placement P1-P4 (Fig. 23, epsilon 2 x ``eps``), and
+    separate against shared queues over the capacity."""
+    c3, sat = cal[3], smc_satisfaction
+    fq = {f"{r:.0f}": [sat(rtc_model(c3, q, r, 1.0).with_(
+        n_interests=10 * q + 24000, warmup=10 * q + 4000), eps, q + i) for q in FIG_QUEUES]
+        for i, r in enumerate(rates)}  # fmt: skip
+    b_rate = round(2.5 * predicted_capacity(c3), -3)
+    fl = {str(q): [sat(pipeline_model(c3, b_rate, n, q), eps, 7 * n + q) for n in range(1, 9)]
+          for q in (64, 4096)}  # fmt: skip
+    fp = {f"{c}/{iv:.0f}/P{pl}": [sat(pipeline_model(
+        cal[c], 1e9 / iv, n, 4096, placement=pl, numa_cross=NUMA_CROSS_NS, counted=10000,
+        warmup=12000), 2 * eps, n + 10 * pl + 100 * c) for n in range(1, 9)]
+        for c in cal for iv in FIG_INTERVALS for pl in (1, 2, 3, 4)}  # fmt: skip
+    d = calib.service_dists(c3)
+    fast = round(1.3e9 / (d["fwd_i"].mean() + d["fwd_d"].mean()), -3)
+    fs = {m: [sat(pipeline_model(c3, fast, 1, q, queues=m), eps, q + 3) for q in FIG_QUEUES]
+          for m in ("separate", "shared")}  # fmt: skip
+    return {"queue": fq, "lcores": {"rate": b_rate, "model": fl}, "placement": fp,
+            "shared_vs_separate": {"rate": fast, "model": fs}}  # fmt: skip
+
+
 def theory_grid(eps: float, loads: tuple, ks: tuple, cs: tuple = (2, 4)) -> dict[str, Any]:
     """SMC loss estimates (epsilon ``eps``, delta 0.05) against the closed forms:
     M/M/1/K and M/D/1/K, and M/M/c/K (c lcores sharing one queue); and Storm on
@@ -190,6 +262,18 @@ def trim_samples(s: dict[str, Any], keep: int) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------
 # judging: pure functions of recorded trials
+
+
+def loss_split(t: dict[str, Any]) -> dict[str, float]:
+    """Where a trial's unsatisfied Interests were lost, as shares of those offered:
+    before the producer (offered - the producer's Interests) and after it, as
+    Data (the producer's Data - Data received)."""
+    off, got = t["offered"], t.get("satisfied", 0)
+    prod = (t.get("producer") or {}).get("rx_interests", 0)
+    if not off:
+        return {}
+    return {"interests_lost_before_producer": (off - prod) / off,
+            "data_lost_after_producer": (prod - got) / off}  # fmt: skip
 
 
 def pair_placement(cal: str | None, trial: str | None) -> str:
