@@ -8,8 +8,8 @@ one per memif ring size; the rest is ``twinplane.bench.model_bed``. Every
 measurement runs before any model computation. How and why: docs/bench/model.md.
 
 Usage (root; takes the lab lock itself):
-    .venv/bin/python bench/model.py --quick --out /tmp/model-quick   # ~6 min
-    .venv/bin/python bench/model.py                                  # ~25 min
+    .venv/bin/python bench/model.py --quick --out /tmp/model-quick   # ~7 min
+    .venv/bin/python bench/model.py                                  # ~30-35 min
 """
 
 from __future__ import annotations
