@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The performance model's bench (``bench/model.py``): its trials on the NDN bed,
-the model of each trial, and the one figure the model is judged by.
+the model of each trial, the figure the model is judged by, the two-lcore beds
+of the separate-against-shared queue comparison (``queue_side``) and the model's
+own checks (theory grid, speed, seed 002's figures).
 
 A *validation pair* is a calibration (the forwarder's per-stage telemetry read
 through the API while a trial at ``CAL_RATE`` runs, ``calibrate``) and, right
@@ -10,8 +12,9 @@ rings, the generator's bursts at the rate it achieved, service times from that
 pair's calibration. Its error is predicted minus measured satisfaction, in
 percentage points. How and why: ``docs/bench/model.md``.
 
-The pure part (``pair_placement``, ``point_errors``, ``model_error``) has unit
-tests in ``tests/bench/test_model_bed.py``.
+The pure part (``achieved_rate``, ``loss_split``, ``pair_placement``,
+``point_errors``, ``abs_interval``, ``model_error``) has unit tests in
+``tests/bench/test_model_bed.py``.
 """
 
 from __future__ import annotations
