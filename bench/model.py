@@ -139,9 +139,9 @@ def run_bed(ctx: report.Context, rep: report.Report, st: dict, rsize: int) -> No
                             **MB.trim_samples(c, 2000)} for c in cals]  # fmt: skip
         for i in range(a.reps):  # interleaved: every point once per repetition
             for comps in a.comps:
+                s, f = bed.ndn_stream(comps), {**fac, "comps": comps}
                 for rate in RATES:
-                    cal, t = MB.validation_pair(bed, bed.ndn_stream(comps), {**fac, "comps":
-                             comps}, rate, a.trial_seconds, a.cal_seconds)  # fmt: skip
+                    cal, t = MB.validation_pair(bed, s, f, rate, a.trial_seconds, a.cal_seconds)
                     rep.trials.append({"kind": "validation", "queue": q, "comps": comps,
                                        "rep": i, **t, "calibration": cal})  # fmt: skip
             print(f"  ring {q}: repetition {i + 1} of {a.reps}", flush=True)
