@@ -58,7 +58,7 @@ DEFAULT_PATHS: dict[str, list[str]] = {
         "python/twinplane/lab/fetch.py",
         "bench/fetch.py",
     ],
-    "model": [*_COMMON, "src/model", "src/nf/ndn", "bench/model.py"],
+    "model": [*_COMMON, "src/model", "src/nf/ndn", "python/twinplane/model", "bench/model.py"],
 }
 
 
