@@ -377,15 +377,18 @@ static void cse_drain(void)
 		if (m.code == TP_COAP_GET && m.tkl == 0) { /* delivery's probe of the CSEBase */
 			must(np == 1);
 		} else {
-			/* a CREATE, or the registrar's RETRIEVE of an AE that existed (4.09) */
-			bool get = m.code == TP_COAP_GET;
-			must(m.code == TP_COAP_POST || (get && m.tkl == 8));
+			/* a CREATE, or the registrar's RETRIEVE of an AE that existed (4.09),
+			 * or its UPDATE of an AE's expirationTime (et, or null: the lift) */
+			bool get = m.code == TP_COAP_GET, put = m.code == TP_COAP_PUT;
+			must(m.code == TP_COAP_POST || ((get || put) && m.tkl == 8));
 			const struct tp_coap_opt *o = tp_coap_find_opt(&m, TP_M2M_OPT_FR, 0);
 			must(o != NULL && tp_coap_opt_str(o, fr, sizeof(fr)) == 17 && fr[0] == 'C');
-			must(!get || tp_coap_find_opt(&m, TP_M2M_OPT_TY, 0) == NULL);
-			uint32_t ty = get ? 0 : opt_uint(&m, TP_M2M_OPT_TY);
+			must(!(get || put) || tp_coap_find_opt(&m, TP_M2M_OPT_TY, 0) == NULL);
+			must(!put || (m.payload != NULL && m.payload_len > 16 &&
+				      memcmp(m.payload, "{\"m2m:ae\":{\"et\":", 16) == 0));
+			uint32_t ty = get || put ? 0 : opt_uint(&m, TP_M2M_OPT_TY);
 			if (m.tkl == 8) { /* the registrar's: the AE, then its containers */
-				must((get && np == 2 && strncmp(seg[1], "PHD-", 4) == 0) ||
+				must(((get || put) && np == 2 && strncmp(seg[1], "PHD-", 4) == 0) ||
 				     (ty == TP_M2M_TY_AE && np == 1) ||
 				     (ty == TP_M2M_TY_CNT && np == 2 &&
 				      strncmp(seg[1], "PHD-", 4) == 0));
@@ -428,7 +431,8 @@ static void cse_drain(void)
 		const struct tp_ae *e = &tp_ae_table[i];
 		uint16_t gen;
 		memcpy(&gen, reg_last[i].token + 2, 2);
-		if (e->state == TP_AE_REGISTERING && e->gen == gen)
+		if ((e->state == TP_AE_REGISTERING || (e->state == TP_AE_READY && e->refreshing)) &&
+		    e->gen == gen)
 			must(reg_last[i].mid == e->reg_mid &&
 			     memcmp(reg_last[i].token + 4, e->reg_nonce, 4) == 0);
 	}
