@@ -674,10 +674,15 @@ static void check_state(void)
 		must(k >= 0 && by_agent[k] < 0 && tp_ae_lookup(e->ip, e->port) == i);
 		by_agent[k] = i;
 		must(e->l2src != 0 && e->n_metrics <= TP_AE_MAX_METRICS);
+		/* the steps: the AE, its containers, then (with a retention) its et */
+		unsigned int last = e->n_metrics + (tp_iotgw.ae_retention_s > 0 ? 1u : 0u);
 		if (e->state == TP_AE_REGISTERING)
-			must(e->reg_step <= e->n_metrics);
+			must(e->reg_step <= last && !e->refreshing);
 		if (e->state == TP_AE_READY)
-			must(e->reg_step == e->n_metrics + 1);
+			must(e->reg_step == last + 1 &&
+			     (tp_iotgw.ae_retention_s == 0 || e->refresh_ms != 0));
+		if (e->refreshing) /* a refresh only of a READY AE (or one being deleted) */
+			must(e->state == TP_AE_READY || e->state == TP_AE_FAILED);
 		for (int j = 0; j < N_AGENTS; j++)
 			if (agents[j].ip == e->ip) {
 				per_ip[j]++;
@@ -696,6 +701,7 @@ static void check_state(void)
 	const struct tp_iotgw_session_stats *s = &tp_iotgw_sess;
 	must(s->associated == s->released + s->timed_out + s->evicted + live);
 	must(s->send_errors == 0);
+	must(s->ae_reregistered <= s->ae_expired);
 	must(wctr[TP_IOTGW_SPOOFED] == spoofed_expected);
 	fuzz_iotgw_early_check();
 	fuzz_iotgw_delivery_check();
@@ -722,6 +728,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	tp_iotgw.max_per_source = 3;
 	tp_iotgw.session_timeout_ms = 10000;
 	tp_iotgw.evict_idle_ms = 4000;
+	tp_iotgw.ae_retention_s = 6; /* READY AEs' et set again every 3 s: within reach */
 	tp_iotgw.max_pending = 12;
 	tp_iotgw.agent_pending = 6;
 	tp_iotgw.delivery = DELIVERY;
