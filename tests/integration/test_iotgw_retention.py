@@ -66,7 +66,8 @@ def test_ae_expires_when_its_agent_left(daemon_lab: Callable[..., RouterLab]) ->
     """Two agents report; one leaves: ACME deletes its AE (and its measurements) after
     the retention, while the other one's AE, whose agent goes on reporting for three
     retentions, is kept (its et moved on) and stores every report. The agent that left
-    comes back: registered again (a new AE), its next report stored."""
+    comes back: registered again (a new AE), its next report stored. The one that
+    stayed associates again: its AE, which exists, is taken over (et null, then set)."""
     lab, acme = ret_lab(daemon_lab, f"ae-retention {RETENTION}")
     assert show(lab)["ae_retention"] == RETENTION
     bp, po = Agent(lab, 41300), Agent(lab, 41301)
@@ -110,12 +111,23 @@ def test_ae_expires_when_its_agent_left(daemon_lab: Callable[..., RouterLab]) ->
         assert utc(t - 2) <= et_of(acme, BP) <= utc(t + RETENTION + 1)
         assert values(acme, f"cse-in/{BP}/systolic", at_least=1) == [131]  # 120 went
         bp.release()
+
+        # the oximeter associates again while its AE exists: verified as its own, given
+        # its default lifetime back (et null, accepted), its containers kept, et set
+        po.release()
+        assert po.associate(vec("po_aarq")) == 0
+        answered(po, po_report(inv, 93))
+        spo2.append(93)
+        t = time.time()
+        assert utc(t - 2) <= et_of(acme, PO) <= utc(t + RETENTION + 1)
+        assert values(acme, f"cse-in/{PO}/spo2", at_least=len(spo2)) == spo2
         po.release()
     finally:
         bp.close()
         po.close()
     c = show(lab)["control_plane"]
-    assert c["reg_ready"] == 3 and c["reg_failed"] == 0, c
+    assert c["reg_ready"] == 4 and c["reg_failed"] == 0 and c["reg_conflict"] == 0, c
+    assert c["ae_refresh_failed"] == 0, c  # the lift and every et accepted
 
 
 def test_ae_gone_while_associated_confirmed(daemon_lab: Callable[..., RouterLab]) -> None:
