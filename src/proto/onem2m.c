@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* oneM2M CREATE and RETRIEVE requests over CoAP (TS-0008 6.2) and the JSON resource
- * bodies (TS-0004). */
+/* oneM2M CREATE, RETRIEVE and UPDATE requests over CoAP (TS-0008 6.2) and the JSON
+ * resource bodies (TS-0004). */
 #include <stdbool.h>
 #include <string.h>
 
@@ -26,7 +26,7 @@ static int req_opts(struct tp_coap_writer *w, uint8_t *buf, size_t cap,
 	if (from_len > TP_M2M_OPT_STR_MAX || strlen(rvi) > 2)
 		return -TP_COAP_E_OPT_TOO_LONG;
 
-	/* TS-0008 6.2.1 table 6.2.1-1: CREATE is POST, RETRIEVE is GET */
+	/* TS-0008 6.2.1 table 6.2.1-1: CREATE is POST, RETRIEVE is GET, UPDATE is PUT */
 	tp_coap_begin(w, buf, cap, r->type, code, r->mid, r->token, r->tkl);
 	/* TS-0008 6.2.2.3: the target as Uri-Path options */
 	tp_coap_put_uri_path(w, r->path);
@@ -72,6 +72,14 @@ int tp_m2m_create_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r)
 int tp_m2m_retrieve_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r)
 {
 	return request(buf, cap, r, TP_COAP_GET);
+}
+
+int tp_m2m_update_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r)
+{
+	/* TS-0008 6.2.1: UPDATE is PUT, with the attributes to change as its content */
+	if (r == NULL || r->payload_len == 0)
+		return -TP_COAP_E_INVAL;
+	return request(buf, cap, r, TP_COAP_PUT);
 }
 
 int tp_m2m_create_tmpl(struct tp_coap_tmpl *t, const struct tp_m2m_create *r)
@@ -254,6 +262,26 @@ int tp_m2m_ae_json_lbl(char *buf, size_t cap, const char *rn, const char *api,
 	tp_json_arr(&j, "srv");
 	tp_json_str(&j, NULL, TP_M2M_RVI_DEFAULT);
 	tp_json_end(&j, ']');
+	tp_json_end(&j, '}');
+	tp_json_end(&j, '}');
+	return jb_end(&j);
+}
+
+int tp_m2m_et_json(char *buf, size_t cap, const char *type, const char *et)
+{
+	struct tp_json j;
+
+	if (type == NULL)
+		return -TP_COAP_E_INVAL;
+	if (!jb_init(&j, buf, cap))
+		return -TP_COAP_E_NOSPC;
+	/* TS-0004 7.3: the resource's short name, then its universal attribute et */
+	tp_json_obj(&j, NULL);
+	tp_json_obj(&j, type);
+	if (et != NULL)
+		tp_json_str(&j, "et", et);
+	else
+		tp_json_null(&j, "et"); /* TS-0004 7.2.2.2: null deletes the attribute's value */
 	tp_json_end(&j, '}');
 	tp_json_end(&j, '}');
 	return jb_end(&j);

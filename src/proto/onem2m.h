@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* oneM2M over CoAP (TS-0008): create requests and the JSON bodies of AE, container,
- * contentInstance. */
+/* oneM2M over CoAP (TS-0008): create, retrieve and update requests and the JSON bodies
+ * of AE, container, contentInstance. */
 #ifndef TP_PROTO_ONEM2M_H
 #define TP_PROTO_ONEM2M_H
 
@@ -85,6 +85,7 @@ enum tp_m2m_ty {
 enum tp_m2m_rsc {
 	TP_M2M_RSC_OK = 2000,
 	TP_M2M_RSC_CREATED = 2001,
+	TP_M2M_RSC_UPDATED = 2004,
 	TP_M2M_RSC_BAD_REQUEST = 4000,
 	TP_M2M_RSC_NOT_FOUND = 4004,
 	TP_M2M_RSC_NO_PRIVILEGE = 4103,
@@ -117,6 +118,10 @@ int tp_m2m_create_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r);
 /* The same as a RETRIEVE (TS-0008 6.2.1: GET) of the resource at r->path: r->ty 0, no
  * payload (Uri-Path..., Uri-Query..., RVI, FR, RQI). */
 int tp_m2m_retrieve_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r);
+/* The same as an UPDATE (TS-0008 6.2.1: PUT) of the resource at r->path with the
+ * attributes in r->payload: r->ty 0 (Uri-Path..., Content-Format, Uri-Query..., RVI, FR,
+ * RQI, payload). */
+int tp_m2m_update_req(uint8_t *buf, size_t cap, const struct tp_m2m_create *r);
 
 /* The template of r's requests (TS-0008 6.2, as tp_m2m_create_req() encodes them
  * with a payload): every option but RQI, which goes with the payload per request.
@@ -146,6 +151,12 @@ int tp_m2m_ae_json(char *buf, size_t cap, const char *rn, const char *api);
  * out: {"m2m:ae":{"rn":"<rn>","lbl":["a","b"],"api":...}}. */
 int tp_m2m_ae_json_lbl(char *buf, size_t cap, const char *rn, const char *api,
 		       const char *const *lbl, size_t nlbl);
+
+/* An UPDATE body setting a resource's expirationTime (TS-0004 6.3.5.38 timestamp,
+ * "20260101T120000"): {"<m2m:type>":{"et":"<et>"}}, or with et NULL {"...":{"et":null}},
+ * which asks the hosting CSE for its own (default) lifetime (TS-0001 9.6.1.3.2). type:
+ * "m2m:ae", "m2m:cnt". */
+int tp_m2m_et_json(char *buf, size_t cap, const char *type, const char *et);
 
 /* {"m2m:cnt":{"rn":"<rn>"}}, with ,"mni":<mni> when mni > 0 (keep only the latest mni). */
 int tp_m2m_cnt_json(char *buf, size_t cap, const char *rn, uint32_t mni);

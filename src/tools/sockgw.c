@@ -247,6 +247,7 @@ int main(int argc, char **argv)
 	tp_iotgw.max_per_source = 0;
 	io.last_seen = last_seen;
 	tp_iotgw.delivery = TP_IOTGW_DELIVERY_FORGET; /* NON, as its old system */
+	tp_iotgw.ae_retention_s = 0; /* AEs without an et, as its old system (none refreshes) */
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		char *colon;
 		switch (c) {

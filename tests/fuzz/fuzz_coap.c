@@ -48,7 +48,8 @@ static void coap_properties(const uint8_t *data, size_t size, const struct tp_co
 		must(n == (int)size && memcmp(again, data, size) == 0);
 }
 
-/* Two devices registering: 0 at its first step (the AE), 1 at its last container. */
+/* Two devices registering: 0 at its first step (the AE), 1 at its last (the AE's et,
+ * with the default retention). */
 static int dev[2];
 
 static void registrations_reset(void)
@@ -56,7 +57,9 @@ static void registrations_reset(void)
 	for (int k = 0; k < 2; k++) {
 		tp_iotgw_reg_begin(dev[k]);
 		if (k == 1)
-			tp_ae_table[dev[k]].reg_step = tp_ae_table[dev[k]].n_metrics;
+			tp_ae_table[dev[k]].reg_step =
+			    (uint8_t)(tp_ae_table[dev[k]].n_metrics +
+				      (tp_iotgw.ae_retention_s > 0 ? 1 : 0));
 		/* the request in flight: fixed here, so the fuzzer can find its answer (the
 		 * message ids of make_seeds.py's first request of each) */
 		tp_ae_table[dev[k]].reg_mid = k == 0 ? 1 : 5;
@@ -111,18 +114,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		must(rc == 0 && m.type == TP_COAP_ACK && m.mid == b->reg_mid && m.tkl == 8 &&
 		     memcmp(m.token, &idx, 2) == 0 && memcmp(m.token + 2, &e->gen, 2) == 0 &&
 		     memcmp(m.token + 4, b->reg_nonce, 4) == 0);
+		/* the steps: the AE, its containers, then (with a retention) its et */
+		unsigned int last = b->n_metrics + (tp_iotgw.ae_retention_s > 0 ? 1u : 0u);
 		switch (r) {
 		case TP_IOTGW_REG_NEXT:
 			/* the next step; or, the AE's creation answered "exists" (4.09), the
-			 * same step again as a RETRIEVE of it (reg_verify, register.c) */
+			 * same step again as a RETRIEVE of it (reg_verify, register.c), and once
+			 * it is this registration's, as the UPDATE giving it its default
+			 * lifetime back (reg_lift); or, a 4.04 after the AE's creation (it
+			 * went), from the start */
 			must(e->state == TP_AE_REGISTERING &&
-			     ((e->reg_step == b->reg_step + 1 && e->reg_step <= e->n_metrics &&
-			       !e->reg_verify) ||
+			     ((e->reg_step == b->reg_step + 1 && e->reg_step <= last &&
+			       !e->reg_verify && !e->reg_lift) ||
 			      (b->reg_step == 0 && e->reg_step == 0 && !b->reg_verify &&
-			       e->reg_verify)));
+			       !b->reg_lift && e->reg_verify) ||
+			      (b->reg_step == 0 && e->reg_step == 0 && b->reg_verify &&
+			       e->reg_lift && !e->reg_verify) ||
+			      (e->reg_step == 0 && !e->reg_verify && !e->reg_lift &&
+			       (b->reg_step > 0 || b->reg_verify || b->reg_lift) &&
+			       tp_m2m_rsc(&m) == TP_M2M_RSC_NOT_FOUND &&
+			       e->reg_errors == b->reg_errors + 1)));
 			break;
 		case TP_IOTGW_REG_READY:
-			must(e->state == TP_AE_READY && b->reg_step == b->n_metrics);
+			must(e->state == TP_AE_READY && b->reg_step == last);
 			break;
 		case TP_IOTGW_REG_FAILED:
 			must(e->state == TP_AE_FAILED && e->reg_step == b->reg_step);

@@ -377,15 +377,18 @@ static void cse_drain(void)
 		if (m.code == TP_COAP_GET && m.tkl == 0) { /* delivery's probe of the CSEBase */
 			must(np == 1);
 		} else {
-			/* a CREATE, or the registrar's RETRIEVE of an AE that existed (4.09) */
-			bool get = m.code == TP_COAP_GET;
-			must(m.code == TP_COAP_POST || (get && m.tkl == 8));
+			/* a CREATE, or the registrar's RETRIEVE of an AE that existed (4.09),
+			 * or its UPDATE of an AE's expirationTime (et, or null: the lift) */
+			bool get = m.code == TP_COAP_GET, put = m.code == TP_COAP_PUT;
+			must(m.code == TP_COAP_POST || ((get || put) && m.tkl == 8));
 			const struct tp_coap_opt *o = tp_coap_find_opt(&m, TP_M2M_OPT_FR, 0);
 			must(o != NULL && tp_coap_opt_str(o, fr, sizeof(fr)) == 17 && fr[0] == 'C');
-			must(!get || tp_coap_find_opt(&m, TP_M2M_OPT_TY, 0) == NULL);
-			uint32_t ty = get ? 0 : opt_uint(&m, TP_M2M_OPT_TY);
+			must(!(get || put) || tp_coap_find_opt(&m, TP_M2M_OPT_TY, 0) == NULL);
+			must(!put || (m.payload != NULL && m.payload_len > 16 &&
+				      memcmp(m.payload, "{\"m2m:ae\":{\"et\":", 16) == 0));
+			uint32_t ty = get || put ? 0 : opt_uint(&m, TP_M2M_OPT_TY);
 			if (m.tkl == 8) { /* the registrar's: the AE, then its containers */
-				must((get && np == 2 && strncmp(seg[1], "PHD-", 4) == 0) ||
+				must(((get || put) && np == 2 && strncmp(seg[1], "PHD-", 4) == 0) ||
 				     (ty == TP_M2M_TY_AE && np == 1) ||
 				     (ty == TP_M2M_TY_CNT && np == 2 &&
 				      strncmp(seg[1], "PHD-", 4) == 0));
@@ -428,7 +431,8 @@ static void cse_drain(void)
 		const struct tp_ae *e = &tp_ae_table[i];
 		uint16_t gen;
 		memcpy(&gen, reg_last[i].token + 2, 2);
-		if (e->state == TP_AE_REGISTERING && e->gen == gen)
+		if ((e->state == TP_AE_REGISTERING || (e->state == TP_AE_READY && e->refreshing)) &&
+		    e->gen == gen)
 			must(reg_last[i].mid == e->reg_mid &&
 			     memcmp(reg_last[i].token + 4, e->reg_nonce, 4) == 0);
 	}
@@ -670,10 +674,15 @@ static void check_state(void)
 		must(k >= 0 && by_agent[k] < 0 && tp_ae_lookup(e->ip, e->port) == i);
 		by_agent[k] = i;
 		must(e->l2src != 0 && e->n_metrics <= TP_AE_MAX_METRICS);
+		/* the steps: the AE, its containers, then (with a retention) its et */
+		unsigned int last = e->n_metrics + (tp_iotgw.ae_retention_s > 0 ? 1u : 0u);
 		if (e->state == TP_AE_REGISTERING)
-			must(e->reg_step <= e->n_metrics);
+			must(e->reg_step <= last && !e->refreshing);
 		if (e->state == TP_AE_READY)
-			must(e->reg_step == e->n_metrics + 1);
+			must(e->reg_step == last + 1 &&
+			     (tp_iotgw.ae_retention_s == 0 || e->refresh_ms != 0));
+		if (e->refreshing) /* a refresh only of a READY AE (or one being deleted) */
+			must(e->state == TP_AE_READY || e->state == TP_AE_FAILED);
 		for (int j = 0; j < N_AGENTS; j++)
 			if (agents[j].ip == e->ip) {
 				per_ip[j]++;
@@ -692,6 +701,7 @@ static void check_state(void)
 	const struct tp_iotgw_session_stats *s = &tp_iotgw_sess;
 	must(s->associated == s->released + s->timed_out + s->evicted + live);
 	must(s->send_errors == 0);
+	must(s->ae_reregistered <= s->ae_expired);
 	must(wctr[TP_IOTGW_SPOOFED] == spoofed_expected);
 	fuzz_iotgw_early_check();
 	fuzz_iotgw_delivery_check();
@@ -718,6 +728,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	tp_iotgw.max_per_source = 3;
 	tp_iotgw.session_timeout_ms = 10000;
 	tp_iotgw.evict_idle_ms = 4000;
+	tp_iotgw.ae_retention_s = 6; /* READY AEs' et set again every 3 s: within reach */
 	tp_iotgw.max_pending = 12;
 	tp_iotgw.agent_pending = 6;
 	tp_iotgw.delivery = DELIVERY;

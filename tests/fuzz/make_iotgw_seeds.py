@@ -118,7 +118,8 @@ def bp_ready(k: int, src: int = A, aarq: bytes = V["bp_aarq"]) -> bytes:
     """Blood pressure monitor (0x02BC, known): QUERYING, the MDS attributes answered,
     REGISTERING (the AE and 4 containers), READY."""
     out = dg(k, aarq, src) + dg(k, V["bp_get_rsp"], src, patch_get=True)
-    return out + reg(k) * 5
+    # the AE, its containers and (fuzz_iotgw runs with ae-retention 6 s) the AE's et
+    return out + reg(k) * 6
 
 
 SEEDS = {
@@ -130,13 +131,38 @@ SEEDS = {
     + CSE_ANSWERS_ALL
     + again(0)
     + dg(0, V["rlrq"]),
+    # the AE's et set again every 3 s while the monitor is associated: answered
+    # (2.04), then 4.04 (the AE expired): registered again; then refused (4.03), then
+    # unanswered (retried, counted failed); released
+    "ae-retention": CLEAN
+    + bp_ready(0)
+    + dg(0, V["bp_report"])
+    + CSE_ANSWERS_ALL
+    + tick(3100)
+    + reg(0)
+    + dg(0, invoke(V["bp_report"], 0x55))
+    + CSE_ANSWERS_ALL
+    + tick(3100)
+    + reg(0, 5)
+    + reg(0) * 6
+    + dg(0, invoke(V["bp_report"], 0x56))
+    + CSE_ANSWERS_ALL
+    + tick(3100)
+    + reg(0, 6)
+    + dg(0, invoke(V["bp_report"], 0x57))
+    + tick(3100)
+    + tick(3100)
+    + dg(0, invoke(V["bp_report"], 0x58))
+    + tick(3100)
+    + tick(3100)
+    + dg(0, V["rlrq"]),
     # Freescale's thermometer: extended configuration (CONFIGURING), sent and
     # accepted, the GET answered, the AE and its container, a report
     "th-extended-config": CLEAN
     + dg(1, V["th_aarq"])
     + dg(1, V["th_config"])
     + dg(1, V["th_get_rsp"], patch_get=True)
-    + reg(1) * 2
+    + reg(1) * 3
     + dg(1, V["th_report"])
     + deliv(0)
     + deliv(0)
@@ -152,7 +178,7 @@ SEEDS = {
     + again(2)
     + tick(1200)
     + dg(2, invoke(V["gl_report"], 0x1237))
-    + reg(2) * 4
+    + reg(2) * 5
     + tick(100)
     + CSE_ANSWERS_ALL
     + dg(2, ABRT),
@@ -178,6 +204,7 @@ SEEDS = {
     + tick(2100)
     + reg(5, 0)
     + reg(5, 1)
+    + reg(5)  # the AE's et (fuzz_iotgw runs with ae-retention 6 s)
     + dg(5, V["ws_report"])
     + deliv(4)
     + tick(3000)
@@ -197,7 +224,7 @@ SEEDS = {
     + dg(0, V["bp_get_rsp"], B, patch_get=True)
     + dg(0, V["rlrq"], C)
     + dg(0, V["bp_get_rsp"], A, patch_get=True)
-    + reg(0) * 5
+    + reg(0) * 6
     + dg(0, V["bp_report"], B)
     + dg(0, V["bp_report"], A)
     + CSE_ANSWERS_ALL
@@ -232,10 +259,10 @@ SEEDS = {
     + bp_ready(0)
     + dg(4, sysid(V["bp_aarq"], 0x44))
     + dg(4, V["bp_get_rsp"], patch_get=True)
-    + reg(4) * 5
+    + reg(4) * 6
     + dg(5, V["ws_aarq"])
     + dg(5, V["ws_get_rsp"], patch_get=True)
-    + reg(5) * 2
+    + reg(5) * 3
     + dg(0, V["bp_report"])
     + dg(0, invoke(V["bp_report"], 0x55))
     + dg(4, V["bp_report"])
@@ -257,7 +284,7 @@ SEEDS = {
     + dg(1, V["th_aarq"])
     + dg(1, V["th_config"])
     + dg(1, V["th_get_rsp"], patch_get=True)
-    + reg(1) * 2
+    + reg(1) * 3
     + dg(1, V["th_report"])
     + CSE_ANSWERS_ALL
     + again(1)
@@ -275,7 +302,7 @@ SEEDS = {
     + raw(False, bytes.fromhex("62410001abcd"))
     + raw(False, b"\x40")
     + reg(6, 0x85)
-    + reg(6, 0) * 3
+    + reg(6, 0) * 4
     + dg(6, V["po_report"])
     + deliv(1)
     + deliv(2, newest=True)

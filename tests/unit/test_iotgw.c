@@ -8,6 +8,7 @@
  * is answered (the bytes of the frame to the agent), what is sent to the IN-CSE (its
  * CoAP requests), what goes to the control plane (the signaling ring), what is dropped
  * into which named counter ("iotgw.<counter>"), and every mbuf back in its pool. */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <rte_byteorder.h>
@@ -34,6 +36,7 @@
 #include "../../src/nf/iotgw/control/control.h"
 #include "../../src/proto/coap.h"
 #include "../../src/proto/ip4.h"
+#include "../../src/proto/onem2m.h"
 #include "../../src/tables/iface.h"
 #include "../../src/nf/ip4/control/neigh.h"
 #include "../../src/nf/ip4/ip4.h"
@@ -636,6 +639,205 @@ static void test_single_init_fini(void **state)
 	assert_int_equal(tp_timer_count(), timers);
 }
 
+/* The AE's expirationTime (tp_iotgw.ae_retention_s): oneM2M basic format, UTC (the
+ * expected strings are Python's datetime.fromtimestamp(s, timezone.utc).strftime(
+ * "%Y%m%dT%H%M%S")), and when it is set again: halfway to it, one at a time, READY
+ * entries only; a failed one again after the registration's longest wait at the most. */
+static void test_ae_et_schedule(void **state)
+{
+	char et[TP_M2M_TIME_SIZE];
+
+	tp_iotgw_ae_et(1767225599, 0, et);
+	assert_string_equal(et, "20251231T235959");
+	tp_iotgw_ae_et(1767225599, 30u * 86400u, et); /* the default: 30 days on */
+	assert_string_equal(et, "20260130T235959");
+	tp_iotgw_ae_et(1709164800, 86399, et); /* to the end of a leap day */
+	assert_string_equal(et, "20240229T235959");
+	tp_iotgw_ae_et(4102444799, 1, et); /* 2100 is no leap year */
+	assert_string_equal(et, "21000101T000000");
+
+	assert_int_equal(tp_iotgw_refresh_at(5000, 4), 7000);
+	assert_int_equal(tp_iotgw_refresh_at(5000, 30u * 86400u), 5000 + 15ull * 86400 * 1000);
+	assert_int_equal(tp_iotgw_refresh_at(5000, 1), 6000); /* at least 1 s on */
+	/* reg_timeout 1000 << 4: 16 s, unless the next turn comes sooner */
+	assert_int_equal(tp_iotgw_refresh_retry_at(5000, 86400, 1000), 21000);
+	assert_int_equal(tp_iotgw_refresh_retry_at(5000, 4, 1000), 7000);
+
+	struct tp_ae e = {.state = TP_AE_READY, .refresh_ms = 7000};
+	assert_false(tp_iotgw_refresh_due(&e, 6999));
+	assert_true(tp_iotgw_refresh_due(&e, 7000));
+	e.refreshing = 1; /* one in flight: not two */
+	assert_false(tp_iotgw_refresh_due(&e, 8000));
+	e.refreshing = 0;
+	e.state = TP_AE_REGISTERING; /* only associated, registered agents */
+	assert_false(tp_iotgw_refresh_due(&e, 8000));
+	e.state = TP_AE_READY;
+	e.refresh_ms = 0; /* never scheduled (no retention) */
+	assert_false(tp_iotgw_refresh_due(&e, 8000));
+}
+
+/* The request of entry idx's current step, decoded into m (from buf). */
+static void reg_req(int idx, uint8_t *buf, size_t cap, struct tp_coap_msg *m, uint16_t mid)
+{
+	int n = tp_iotgw_reg_request(idx, buf, cap, mid);
+	assert_true(n > 0);
+	assert_int_equal(tp_coap_decode(buf, (size_t)n, m), 0);
+	assert_int_equal(m->type, TP_COAP_CON);
+	assert_int_equal(m->mid, mid);
+}
+
+/* The IN-CSE's piggybacked answer to q: code, rsc, payload (NULL: none); what
+ * tp_iotgw_reg_response makes of it. */
+static enum tp_iotgw_reg reg_ans(const struct tp_coap_msg *q, uint8_t code, uint16_t rsc,
+				 const char *payload, int idx)
+{
+	uint8_t buf[512];
+	struct tp_coap_writer wr;
+	int got = -1;
+
+	tp_coap_begin(&wr, buf, sizeof(buf), TP_COAP_ACK, code, q->mid, q->token, q->tkl);
+	tp_coap_put_uint(&wr, TP_M2M_OPT_RSC, rsc);
+	if (payload != NULL)
+		tp_coap_put_payload(&wr, payload, strlen(payload));
+	int n = tp_coap_end(&wr);
+	assert_true(n > 0);
+	enum tp_iotgw_reg r = tp_iotgw_reg_response(buf, (size_t)n, &got);
+	if (r != TP_IOTGW_REG_IGNORE)
+		assert_int_equal(got, idx);
+	return r;
+}
+
+/* The request m is an UPDATE (PUT) of the AE setting its et to now + the retention
+ * (between lo and hi s), or null when lo is 0. */
+static void is_et_update(const struct tp_coap_msg *m, const struct tp_ae *e, uint64_t lo,
+			 uint64_t hi)
+{
+	char want[96], et0[TP_M2M_TIME_SIZE], et1[TP_M2M_TIME_SIZE];
+
+	assert_int_equal(m->code, TP_COAP_PUT);
+	assert_null(tp_coap_find_opt(m, TP_M2M_OPT_TY, 0));
+	if (lo == 0) {
+		assert_int_equal(m->payload_len, strlen("{\"m2m:ae\":{\"et\":null}}"));
+		assert_memory_equal(m->payload, "{\"m2m:ae\":{\"et\":null}}", m->payload_len);
+		return;
+	}
+	tp_iotgw_ae_et(lo, tp_iotgw.ae_retention_s, et0);
+	tp_iotgw_ae_et(hi, tp_iotgw.ae_retention_s, et1);
+	snprintf(want, sizeof(want), "{\"m2m:ae\":{\"et\":\"%s\"}}", et0);
+	if (m->payload_len != strlen(want) || memcmp(m->payload, want, m->payload_len) != 0)
+		snprintf(want, sizeof(want), "{\"m2m:ae\":{\"et\":\"%s\"}}", et1);
+	assert_int_equal(m->payload_len, strlen(want));
+	assert_memory_equal(m->payload, want, m->payload_len);
+	(void)e;
+}
+
+/* With a retention, a registration is: the AE (CREATE; or, when it exists, its
+ * RETRIEVE and an UPDATE giving it the IN-CSE's default lifetime back), its
+ * containers, then an UPDATE of its et; a refresh is that UPDATE again, and a 4.04
+ * to it says the AE is gone: registered again, its metrics kept. */
+static void test_registration_et_steps(void **state)
+{
+	static const uint8_t sysid[8] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x99};
+	uint8_t buf[1024];
+	struct tp_coap_msg m;
+	struct tp_iotgw_session_stats s0 = tp_iotgw_sess;
+	uint32_t keep = tp_iotgw.ae_retention_s;
+	int idx = tp_ae_create(IP(10, 0, 1, 9), 42000, sysid, 0x1234);
+
+	assert_true(idx >= 0);
+	struct tp_ae *e = &tp_ae_table[idx];
+	tp_iotgw.ae_retention_s = 4;
+	tp_iotgw_reg_begin(idx);
+	e->n_metrics = 1; /* one container, as a configuration with one metric makes */
+	snprintf(e->metric[0].label, sizeof(e->metric[0].label), "spo2");
+	snprintf(e->metric[0].path, sizeof(e->metric[0].path), "/cse-in/%s/spo2", e->ae_name);
+
+	/* a new AE: CREATE (no et: the IN-CSE's default), container, et */
+	reg_req(idx, buf, sizeof(buf), &m, 1);
+	assert_int_equal(m.code, TP_COAP_POST);
+	assert_null(memmem(m.payload, m.payload_len, "\"et\"", 4));
+	assert_int_equal(reg_ans(&m, TP_COAP_CREATED, 2001, NULL, idx), TP_IOTGW_REG_NEXT);
+	reg_req(idx, buf, sizeof(buf), &m, 2);
+	assert_int_equal(m.code, TP_COAP_POST);
+	assert_int_equal(reg_ans(&m, TP_COAP_CREATED, 2001, NULL, idx), TP_IOTGW_REG_NEXT);
+	uint64_t t0 = (uint64_t)time(NULL);
+	reg_req(idx, buf, sizeof(buf), &m, 3);
+	is_et_update(&m, e, t0, (uint64_t)time(NULL));
+	/* a late answer (another message id) is not it */
+	struct tp_coap_msg late = m;
+	late.mid = 2;
+	assert_int_equal(reg_ans(&late, TP_COAP_CHANGED, 2004, NULL, idx), TP_IOTGW_REG_IGNORE);
+	assert_int_equal(reg_ans(&m, TP_COAP_CHANGED, 2004, NULL, idx), TP_IOTGW_REG_READY);
+	assert_int_equal(e->state, TP_AE_READY);
+
+	/* the refresh: the same UPDATE; 2.04 */
+	e->refreshing = 1;
+	t0 = (uint64_t)time(NULL);
+	reg_req(idx, buf, sizeof(buf), &m, 4);
+	is_et_update(&m, e, t0, (uint64_t)time(NULL));
+	assert_int_equal(reg_ans(&m, TP_COAP_CHANGED, 2004, NULL, idx), TP_IOTGW_REG_REFRESHED);
+	assert_int_equal(e->refreshing, 0);
+	assert_int_equal(tp_iotgw_sess.ae_refreshed, s0.ae_refreshed + 1);
+	/* ... refused (4.03 no privilege): tried again later */
+	e->refreshing = 1;
+	reg_req(idx, buf, sizeof(buf), &m, 5);
+	assert_int_equal(reg_ans(&m, TP_COAP_FORBIDDEN, 4103, NULL, idx),
+			 TP_IOTGW_REG_REFRESH_FAILED);
+	assert_int_equal(tp_iotgw_sess.ae_refresh_failed, s0.ae_refresh_failed + 1);
+	/* ... 4.04: the AE expired */
+	e->refreshing = 1;
+	reg_req(idx, buf, sizeof(buf), &m, 6);
+	assert_int_equal(reg_ans(&m, TP_COAP_NOT_FOUND, 4004, NULL, idx), TP_IOTGW_REG_GONE);
+	assert_int_equal(e->state, TP_AE_READY); /* the registrar's to act on */
+
+	/* registered again: the metrics as they were, the AE created again */
+	tp_iotgw_reg_again(idx);
+	assert_int_equal(e->state, TP_AE_REGISTERING);
+	assert_int_equal(e->n_metrics, 1);
+	assert_string_equal(e->metric[0].label, "spo2");
+	reg_req(idx, buf, sizeof(buf), &m, 7);
+	assert_int_equal(m.code, TP_COAP_POST);
+	/* it exists (ACME had not deleted it yet): RETRIEVE, bound to this source */
+	assert_int_equal(reg_ans(&m, TP_COAP_FORBIDDEN, 4105, NULL, idx), TP_IOTGW_REG_NEXT);
+	reg_req(idx, buf, sizeof(buf), &m, 8);
+	assert_int_equal(m.code, TP_COAP_GET);
+	assert_int_equal(reg_ans(&m, TP_COAP_CONTENT, 2000,
+				 "{\"m2m:ae\":{\"lbl\":[\"tp-source:0000000000001234\"]}}", idx),
+			 TP_IOTGW_REG_NEXT);
+	/* the lift: et null, before any container is made under it */
+	reg_req(idx, buf, sizeof(buf), &m, 9);
+	is_et_update(&m, e, 0, 0);
+	assert_int_equal(reg_ans(&m, TP_COAP_CHANGED, 2004, NULL, idx), TP_IOTGW_REG_NEXT);
+	/* the container: 4.04, the AE went (expired between two steps): from the start */
+	reg_req(idx, buf, sizeof(buf), &m, 10);
+	assert_int_equal(m.code, TP_COAP_POST);
+	assert_int_equal(reg_ans(&m, TP_COAP_NOT_FOUND, 4004, NULL, idx), TP_IOTGW_REG_NEXT);
+	assert_int_equal(tp_iotgw_sess.ae_expired, s0.ae_expired + 1);
+	reg_req(idx, buf, sizeof(buf), &m, 11);
+	assert_int_equal(m.code, TP_COAP_POST);
+	assert_non_null(tp_coap_find_opt(&m, TP_M2M_OPT_TY, 0));
+	assert_int_equal(reg_ans(&m, TP_COAP_CREATED, 2001, NULL, idx), TP_IOTGW_REG_NEXT);
+	reg_req(idx, buf, sizeof(buf), &m, 12);
+	assert_int_equal(reg_ans(&m, TP_COAP_CREATED, 2001, NULL, idx), TP_IOTGW_REG_NEXT);
+	reg_req(idx, buf, sizeof(buf), &m, 13);
+	assert_int_equal(m.code, TP_COAP_PUT);
+	/* an IN-CSE that refuses et updates: registered anyway, counted */
+	assert_int_equal(reg_ans(&m, TP_COAP_FORBIDDEN, 4103, NULL, idx), TP_IOTGW_REG_READY);
+	assert_int_equal(tp_iotgw_sess.ae_refresh_failed, s0.ae_refresh_failed + 2);
+
+	/* without a retention: no et step (as before it) */
+	tp_iotgw.ae_retention_s = 0;
+	tp_iotgw_reg_begin(idx);
+	e->n_metrics = 1;
+	reg_req(idx, buf, sizeof(buf), &m, 14);
+	assert_int_equal(reg_ans(&m, TP_COAP_CREATED, 2001, NULL, idx), TP_IOTGW_REG_NEXT);
+	reg_req(idx, buf, sizeof(buf), &m, 15);
+	assert_int_equal(reg_ans(&m, TP_COAP_CREATED, 2001, NULL, idx), TP_IOTGW_REG_READY);
+
+	tp_iotgw.ae_retention_s = keep;
+	tp_ae_delete(idx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -648,6 +850,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_spoofed_source, reset, reset),
 	    cmocka_unit_test_setup_teardown(test_malformed, reset, reset),
 	    cmocka_unit_test_setup_teardown(test_single_init_fini, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_ae_et_schedule, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_registration_et_steps, reset, reset),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

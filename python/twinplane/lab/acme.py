@@ -136,6 +136,7 @@ class Acme(Process):
         log_level: str = "info",
         binary: Path | None = None,
         database: str = "memory",
+        expiration_interval: int | None = None,
     ) -> None:
         self.workdir = Path(workdir)
         self.ns = ns
@@ -149,6 +150,9 @@ class Acme(Process):
         self.log_level = log_level
         # "memory", or "tinydb": resources kept in the work directory across a restart
         self.database = database
+        # seconds between ACME's looks for resources past their expirationTime (et),
+        # which it then deletes with their children; None: its default (60 s)
+        self.expiration_interval = expiration_interval
         self.binary = binary or acme_binary()
         self.config_path = self.workdir / "acme.ini"
         self.out_path = self.workdir / "acme.out"
@@ -200,6 +204,11 @@ class Acme(Process):
 
         Section and key names are those of acmecse's init/acme.ini.default.
         """
+        cse = (
+            f"\n[cse]\ncheckExpirationsInterval={self.expiration_interval}\n"
+            if self.expiration_interval is not None
+            else ""
+        )
         return f"""\
 [basic.config]
 cseType=IN
@@ -240,7 +249,7 @@ enable=false
 enableFileLogging=true
 enableScreenLogging=false
 path={self.workdir / "logs"}
-"""
+{cse}"""
 
     def start(self, timeout: float = 60.0) -> Self:
         """Write the config, start ACME and wait until HTTP and CoAP answer.

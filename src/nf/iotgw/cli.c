@@ -29,7 +29,7 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		    "[cse-port N] [cse-name NAME] [port N] [timeout S] [reg-timeout MS] "
 		    "[max-sessions N] [mds-get yes|no] [delivery confirmed|fire-and-forget] "
 		    "[max-pending N] [agent-pending N] [ack-timeout MS] [mni N] "
-		    "[max-per-source N] [evict-idle S]");
+		    "[max-per-source N] [evict-idle S] [ae-retention S]");
 	for (int i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *val = argv[i + 1];
 		if (strcmp(k, "cse") == 0) {
@@ -109,6 +109,18 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 						  "iotgw enable: bad evict-idle '%s' (1-86400 s)",
 						  val);
 			c.evict_idle_ms = (uint32_t)v * 1000;
+		} else if (strcmp(k, "ae-retention") == 0) {
+			/* up to 10 years (ACME's own cap is 5: it shortens a longer et) */
+			if (tp_parse_u64(val, 0, 315360000, &v) < 0)
+				return tp_cmd_err(ctx, EINVAL,
+						  "iotgw enable: bad ae-retention '%s' "
+						  "(0-315360000 s, 0: the IN-CSE's default)",
+						  val);
+			if (v > 0 && tp_iotgw.single_plane)
+				return tp_cmd_err(ctx, EINVAL,
+						  "iotgw enable: ae-retention needs the dual plane "
+						  "(--single-plane refreshes no AE): give 0");
+			c.ae_retention_s = (uint32_t)v;
 		} else if (strcmp(k, "timeout") == 0) {
 			if (tp_parse_u64(val, 1, 86400, &v) < 0)
 				return tp_cmd_err(
@@ -120,12 +132,14 @@ static int enable(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			    "iotgw enable: unknown keyword '%s' "
 			    "(cse cse-port cse-name port timeout reg-timeout max-sessions mds-get "
 			    "delivery max-pending agent-pending ack-timeout mni max-per-source "
-			    "evict-idle)",
+			    "evict-idle ae-retention)",
 			    k);
 		}
 	}
 	if (c.cse_ip == 0)
 		return tp_cmd_err(ctx, EINVAL, "iotgw enable: give the IN-CSE: cse A.B.C.D");
+	if (tp_iotgw.single_plane)
+		c.ae_retention_s = 0; /* nothing would refresh the AEs: none gets an et */
 	/* The starting steps read the configuration from tp_iotgw: c is installed while
 	 * the gateway is still disabled (no worker hands it anything before the UDP port
 	 * is registered, the last step), and the previous one is put back on failure,
@@ -171,6 +185,7 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 								    : "fire-and-forget");
 	tp_out_u64(ctx->out, "max_per_source", tp_iotgw.max_per_source);
 	tp_out_u64(ctx->out, "mni", tp_iotgw.mni);
+	tp_out_u64(ctx->out, "ae_retention", tp_iotgw.ae_retention_s);
 	c = tp_out_obj(ctx->out, "data_plane");
 	for (unsigned int i = 0; i < TP_IOTGW_CTR_MAX; i++)
 		tp_out_u64(c, tp_iotgw_ctr_names[i], tp_iotgw_counter(i));
@@ -205,6 +220,10 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	F(unchecked);
 	F(not_via_tap);
 	F(rejected_unbound);
+	F(ae_refreshed);
+	F(ae_refresh_failed);
+	F(ae_expired);
+	F(ae_reregistered);
 #undef F
 	/* what became of the measurements on their way to the IN-CSE */
 	const struct tp_iotgw_delivery_stats *d = &tp_iotgw_deliv;
@@ -308,7 +327,8 @@ static struct tp_cmd c_enable = {"iotgw enable",
 				 "cse A.B.C.D [cse-port N] [cse-name NAME] [port N] [timeout S] "
 				 "[reg-timeout MS] [max-sessions N] [mds-get yes|no] "
 				 "[delivery confirmed|fire-and-forget] [max-pending N] "
-				 "[ack-timeout MS] [mni N] [max-per-source N] [evict-idle S]",
+				 "[ack-timeout MS] [mni N] [max-per-source N] [evict-idle S] "
+				 "[ae-retention S]",
 				 "start the IoT gateway (11073 PHD to oneM2M)", enable, NULL};
 static struct tp_cmd c_show = {"show iotgw", NULL, "the gateway's counters", show, NULL};
 static struct tp_cmd c_sessions = {"show iotgw sessions", NULL, "associated agents", show_sessions,

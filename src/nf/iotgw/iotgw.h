@@ -99,6 +99,14 @@ struct tp_ae {
 	/* the AE existed (4.09): its step 0 is now a RETRIEVE, to tell whether it is this
 	 * registration's (its tp-source label names the session's binding) */
 	uint8_t reg_verify;
+	/* ... and it is this registration's: step 0 is now an UPDATE giving it the IN-CSE's
+	 * default lifetime back before containers are made under it (register.c) */
+	uint8_t reg_lift;
+	/* tp_iotgw.ae_retention_s: when the AE's expirationTime is set again (control
+	 * plane ms, 0: not while it is not READY); refreshing: that UPDATE is in flight
+	 * (reg_mid, reg_nonce its request, reg_due_ms its retry) */
+	uint8_t refreshing;
+	uint64_t refresh_ms;
 };
 
 struct tp_iotgw_conf {
@@ -120,7 +128,15 @@ struct tp_iotgw_conf {
 	uint32_t max_pending;	 /* confirmed delivery: measurements waiting, at most */
 	uint32_t agent_pending;	 /* ... of one agent, at most (its share of max_pending) */
 	uint32_t ack_timeout_ms; /* confirmed delivery: RFC 7252 ACK_TIMEOUT */
+	/* the AE's expirationTime is now + this (oneM2M et, TS-0001 9.6.1.3.2), set again
+	 * while the agent is associated: the IN-CSE deletes the AEs of agents gone this
+	 * long (0: never set, the IN-CSE's default; the dual plane only) */
+	uint32_t ae_retention_s;
 };
+
+/* 30 days: above any regular use interval of a personal health device (decision
+ * new-iotae-ae-retention) */
+#define TP_IOTGW_AE_RETENTION_S (30u * 86400u)
 
 enum tp_iotgw_delivery {
 	/* the agent's report answered once the IN-CSE accepted its measurements (CON) */
@@ -136,7 +152,7 @@ enum tp_iotgw_delivery {
 		.reg_timeout_ms = TP_IOTGW_REG_TIMEOUT_MS, .max_sessions = TP_AE_MAX,              \
 		.max_per_source = 256, .evict_idle_ms = 10000, .mni = 1000,                        \
 		.delivery = TP_IOTGW_DELIVERY_CONFIRMED, .max_pending = 4096, .agent_pending = 64, \
-		.ack_timeout_ms = 2000,                                                            \
+		.ack_timeout_ms = 2000, .ae_retention_s = TP_IOTGW_AE_RETENTION_S,                 \
 	}
 
 extern struct tp_iotgw_conf tp_iotgw;

@@ -34,6 +34,11 @@ struct tp_iotgw_session_stats {
 	uint64_t rejected_unbound;
 	/* registrations whose AE existed on the IN-CSE bound to another source: failed */
 	uint64_t reg_conflict;
+	/* tp_iotgw.ae_retention_s: AE expirationTimes set again (UPDATE answered 2.xx), and
+	 * the UPDATEs refused or unanswered (tried again later); AEs (or their containers)
+	 * the IN-CSE answered 4.04 for while their agent was associated (expired, or
+	 * deleted); registrations made again for them */
+	uint64_t ae_refreshed, ae_refresh_failed, ae_expired, ae_reregistered;
 };
 extern struct tp_iotgw_session_stats tp_iotgw_sess;
 
@@ -67,7 +72,11 @@ enum tp_iotgw_reg {
 	TP_IOTGW_REG_NEXT,
 	TP_IOTGW_REG_READY,
 	TP_IOTGW_REG_FAILED,
-	TP_IOTGW_REG_AGAIN /* a transient refusal: the same step again after the wait */
+	TP_IOTGW_REG_AGAIN, /* a transient refusal: the same step again after the wait */
+	/* a READY entry's expirationTime UPDATE (tp_iotgw_refresh_request) answered: */
+	TP_IOTGW_REG_REFRESHED,	     /* set (2.xx) */
+	TP_IOTGW_REG_REFRESH_FAILED, /* refused: try again later */
+	TP_IOTGW_REG_GONE,	     /* the AE is not there (4.04): register it again */
 };
 #define TP_IOTGW_REG_TIMEOUT_MS 1000 /* the default of tp_iotgw.reg_timeout_ms */
 #define TP_IOTGW_REG_TRIES 5
@@ -83,8 +92,27 @@ bool tp_iotgw_transient_refusal(const struct tp_coap_msg *m);
 
 /* Fill an entry's metrics from its value map; state REGISTERING, step 0 (the AE). */
 void tp_iotgw_reg_begin(int idx);
-/* The confirmable CoAP request of the entry's current step. */
+/* The confirmable CoAP request of the entry's current step; of a READY entry with
+ * refreshing set, the UPDATE of its AE's expirationTime. */
 int tp_iotgw_reg_request(int idx, uint8_t *buf, size_t cap, uint16_t mid);
+/* Register a READY entry again (its AE is gone on the IN-CSE): state REGISTERING, step
+ * 0, its metrics kept (workers may still be reading them). */
+void tp_iotgw_reg_again(int idx);
+
+/* AE lifetime (tp_iotgw.ae_retention_s; pure, no clock of their own) */
+/* The expirationTime of an AE set at wall_s (UTC s): wall_s + retention_s as oneM2M's
+ * basic ISO 8601 time (TS-0004 6.3.5.38 timestamp, "20260101T120000", UTC). */
+void tp_iotgw_ae_et(uint64_t wall_s, uint32_t retention_s, char out[TP_M2M_TIME_SIZE]);
+/* When an expirationTime set at now_ms is set again: halfway to it (at least 1 s on). */
+uint64_t tp_iotgw_refresh_at(uint64_t now_ms, uint32_t retention_s);
+/* When a refresh that failed at now_ms is tried again: the registration's longest wait
+ * (reg_timeout_ms << TP_IOTGW_REG_BACKOFF_MAX), but never later than refresh_at()
+ * would be. */
+uint64_t tp_iotgw_refresh_retry_at(uint64_t now_ms, uint32_t retention_s, uint32_t reg_timeout_ms);
+/* Whether entry e's expirationTime is to be set now: READY, scheduled, due, and not in
+ * flight already (one refresh per AE at a time). */
+bool tp_iotgw_refresh_due(const struct tp_ae *e, uint64_t now_ms);
+#define TP_IOTGW_REFRESH_PER_TICK 32 /* refreshes started per control tick, at most */
 /* An IN-CSE answer: which entry (*idx) and what it means; advances the step. */
 enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx);
 
@@ -161,6 +189,9 @@ void tp_iotgw_session_register_now(struct tp_iotgw_io *io, int idx);
 int tp_iotgw_control_start(void);
 void tp_iotgw_control_stop(void);
 void tp_iotgw_registrar_start(int idx);
+/* Register READY entry idx again (its AE or a container is gone on the IN-CSE: 4.04):
+ * counted in ae_expired and ae_reregistered; nothing done for an entry not READY. */
+void tp_iotgw_registrar_again(int idx);
 void tp_iotgw_registrar_tick(void);
 /* A UDP socket connected to the IN-CSE (non-blocking): its fd, or -errno. The
  * registrar's and delivery's own; a connected socket takes datagrams from the

@@ -319,6 +319,21 @@ static void sock_readable(int fd, void *arg)
 			tp_iotgw_deliv.cin_stored++;
 		else
 			tp_iotgw_deliv.cin_refused++;
+		if (!stored && m.type == TP_COAP_ACK && tp_m2m_rsc(&m) == TP_M2M_RSC_NOT_FOUND) {
+			/* TS-0004 6.6.3 4004: the container (its AE) is gone, expired or
+			 * deleted: the session's registration is made again (once: READY
+			 * only); this report is not answered, and the agent's retransmission
+			 * of it is a new report (stored once the AE is back) */
+			const struct rep *r = &reps[pend[p].rep];
+			if (tp_ae_lookup(r->ip, r->port) == r->idx &&
+			    (uint16_t)(r->tag >> 16) == tp_ae_table[r->idx].gen) {
+				int k = recent_find(r->idx, r->tag);
+				if (k >= 0)
+					recent[r->idx][k].tag = 0;
+				cdp.agent[r->idx].invoke = 0;
+				tp_iotgw_registrar_again(r->idx);
+			}
+		}
 		pend_done(p, stored);
 	}
 	pump();

@@ -1,6 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Registration of a device on the IN-CSE: its AE (/cse-in/PHD-<sysid>, originator
- * C<sysid>), then one container per metric, each a confirmable CoAP CREATE.
+ * C<sysid>), then one container per metric, each a confirmable CoAP CREATE, then (with
+ * tp_iotgw.ae_retention_s) the AE's expirationTime, an UPDATE; the same UPDATE again
+ * while the agent stays associated (the refresh, registrar.c).
+ *
+ * Why the expirationTime comes last (decision new-iotae-ae-retention): a child made
+ * under a parent with an expirationTime gets the parent's (ACME caps a child's et at its
+ * parent's when it is made), and a container's <latest>/<oldest> keep that et when the
+ * container's own is moved on, so once it passes ACME answers 4.04 to every new
+ * contentInstance. Containers made while the AE has the IN-CSE's default lifetime get
+ * that one; the AE's shorter et then takes them with it (TS-0001 10.1.4: a deleted
+ * resource's children go with it). An AE that existed is given its default lifetime
+ * back (et null, the "lift") before its containers are made.
  * Transport-free: the request builder and the answer check serve the dual plane's
  * asynchronous registrar (registrar.c); tp_iotgw_register_sync() drives the same
  * steps over a link that waits (single plane, socket gateway). */
@@ -9,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include "../../../proto/phd_nomenclature.h"
 #include "../iotgw.h"
@@ -98,7 +110,64 @@ void tp_iotgw_reg_begin(int idx)
 	e->reg_errors = 0;
 	e->reg_due_ms = 0;
 	e->reg_verify = 0;
+	e->reg_lift = 0;
+	e->refreshing = 0;
+	e->refresh_ms = 0;
 	tp_ae_set_state(idx, TP_AE_REGISTERING);
+}
+
+void tp_iotgw_reg_again(int idx)
+{
+	struct tp_ae *e = &tp_ae_table[idx];
+
+	/* not READY first: the workers stop converting (the metrics stay as they are) */
+	tp_ae_set_state(idx, TP_AE_REGISTERING);
+	e->reg_step = 0;
+	e->reg_tries = 0;
+	e->reg_errors = 0;
+	e->reg_due_ms = 0;
+	e->reg_verify = 0;
+	e->reg_lift = 0;
+	e->refreshing = 0;
+	e->refresh_ms = 0;
+}
+
+void tp_iotgw_ae_et(uint64_t wall_s, uint32_t retention_s, char out[TP_M2M_TIME_SIZE])
+{
+	tp_m2m_time_from_epoch(wall_s + retention_s, out);
+}
+
+uint64_t tp_iotgw_refresh_at(uint64_t now_ms, uint32_t retention_s)
+{
+	uint64_t half = (uint64_t)retention_s * 500;
+
+	return now_ms + (half < 1000 ? 1000 : half);
+}
+
+uint64_t tp_iotgw_refresh_retry_at(uint64_t now_ms, uint32_t retention_s, uint32_t reg_timeout_ms)
+{
+	uint64_t retry = now_ms + ((uint64_t)reg_timeout_ms << TP_IOTGW_REG_BACKOFF_MAX);
+	uint64_t next = tp_iotgw_refresh_at(now_ms, retention_s);
+
+	return retry < next ? retry : next;
+}
+
+bool tp_iotgw_refresh_due(const struct tp_ae *e, uint64_t now_ms)
+{
+	return e->state == TP_AE_READY && e->refresh_ms != 0 && !e->refreshing &&
+	       now_ms >= e->refresh_ms;
+}
+
+/* The step after the containers: the AE's expirationTime (with a retention). */
+static bool et_step(const struct tp_ae *e)
+{
+	return tp_iotgw.ae_retention_s > 0 && e->reg_step == e->n_metrics + 1u;
+}
+
+/* The last step of a registration. */
+static unsigned int last_step(const struct tp_ae *e)
+{
+	return e->n_metrics + (tp_iotgw.ae_retention_s > 0 ? 1u : 0u);
 }
 
 /* The AE's label naming the source its session is bound to ("tp-source:" and the
@@ -125,6 +194,29 @@ int tp_iotgw_reg_request(int idx, uint8_t *buf, size_t cap, uint16_t mid)
 	memcpy(tok, &idx, 2);
 	memcpy(tok + 2, &e->gen, 2);
 	memcpy(tok + 4, e->reg_nonce, 4);
+	bool refresh = e->state == TP_AE_READY && e->refreshing;
+	if (refresh ||
+	    (e->state == TP_AE_REGISTERING && (et_step(e) || (e->reg_step == 0 && e->reg_lift)))) {
+		/* the AE's expirationTime (TS-0001 9.6.1.3.2: an UPDATE moves it): now +
+		 * the retention; the lift: null, the IN-CSE's default */
+		char et[TP_M2M_TIME_SIZE];
+		bool lift = !refresh && !et_step(e);
+		tp_iotgw_ae_et((uint64_t)time(NULL), tp_iotgw.ae_retention_s, et);
+		jl = tp_m2m_et_json(json, sizeof(json), "m2m:ae", lift ? NULL : et);
+		snprintf(path, sizeof(path), "/%s/%s", tp_iotgw.cse_name, e->ae_name);
+		snprintf(rqi, sizeof(rqi), "reg-%d-%c", idx, lift ? 'l' : 'e');
+		e->reg_mid = mid;
+		struct tp_m2m_create upd = {.type = TP_COAP_CON,
+					    .mid = mid,
+					    .token = tok,
+					    .tkl = sizeof(tok),
+					    .path = path,
+					    .from = e->origin,
+					    .rqi = rqi,
+					    .payload = json,
+					    .payload_len = jl > 0 ? (size_t)jl : 0};
+		return tp_m2m_update_req(buf, cap, &upd);
+	}
 	if (e->reg_step == 0 && e->reg_verify) {
 		/* the AE exists: read it back (its labels) */
 		snprintf(path, sizeof(path), "/%s/%s", tp_iotgw.cse_name, e->ae_name);
@@ -195,10 +287,11 @@ enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx
 		return TP_IOTGW_REG_IGNORE;
 	}
 	struct tp_ae *e = &tp_ae_table[idx];
+	bool refresh = e->state == TP_AE_READY && e->refreshing;
 	/* the piggybacked answer to the request in flight (RFC 7252 5.2.1): an ACK with
 	 * its message id and token; a late answer (to an earlier try, a gone or finished
-	 * registration), a reset or anything else is not it */
-	if (e->gen != gen || e->state != TP_AE_REGISTERING || m.type != TP_COAP_ACK ||
+	 * registration or refresh), a reset or anything else is not it */
+	if (e->gen != gen || (e->state != TP_AE_REGISTERING && !refresh) || m.type != TP_COAP_ACK ||
 	    m.mid != e->reg_mid || memcmp(m.token + 4, e->reg_nonce, 4) != 0 ||
 	    TP_COAP_CODE_CLASS(m.code) == 0) {
 		tp_iotgw_sess.reg_ignored++;
@@ -210,7 +303,42 @@ enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx
 		return TP_IOTGW_REG_AGAIN; /* the caller's timeout sends the same step again */
 	}
 	int rsc = tp_m2m_rsc(&m);
-	if (e->reg_step == 0 && e->reg_verify) {
+	if (refresh) {
+		/* TS-0004 6.6.3: 2004 updated; 4004 the AE is gone (expired, deleted) */
+		e->refreshing = 0;
+		e->reg_due_ms = 0;
+		e->reg_errors = 0;
+		if (TP_COAP_CODE_CLASS(m.code) == 2) {
+			tp_iotgw_sess.ae_refreshed++;
+			return TP_IOTGW_REG_REFRESHED;
+		}
+		if (rsc == TP_M2M_RSC_NOT_FOUND)
+			return TP_IOTGW_REG_GONE;
+		tp_iotgw_sess.ae_refresh_failed++;
+		return TP_IOTGW_REG_REFRESH_FAILED;
+	}
+	if (rsc == TP_M2M_RSC_NOT_FOUND && (e->reg_step > 0 || e->reg_verify || e->reg_lift) &&
+	    ++e->reg_errors < TP_IOTGW_SERVER_ERRORS) {
+		/* the AE went away in the middle (it expired between two steps): from the
+		 * start, a CREATE */
+		tp_iotgw_sess.ae_expired++;
+		e->reg_step = 0;
+		e->reg_verify = 0;
+		e->reg_lift = 0;
+		e->reg_tries = 0;
+		return TP_IOTGW_REG_NEXT;
+	}
+	if (e->reg_step == 0 && e->reg_lift) {
+		/* the lift done, or refused (the AE keeps its et: new containers may expire
+		 * with it, the rest works) */
+		if (TP_COAP_CODE_CLASS(m.code) != 2)
+			tp_iotgw_sess.ae_refresh_failed++;
+		e->reg_lift = 0;
+	} else if (et_step(e)) {
+		/* refused: the AE keeps the IN-CSE's default lifetime; registered anyway */
+		if (TP_COAP_CODE_CLASS(m.code) != 2)
+			tp_iotgw_sess.ae_refresh_failed++;
+	} else if (e->reg_step == 0 && e->reg_verify) {
 		/* the existing AE is this registration's if it is bound to this session's
 		 * source (a device that associates again, or the gateway restarted); one
 		 * made for another source is not written into (security review F3): a
@@ -227,6 +355,13 @@ enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx
 			return TP_IOTGW_REG_FAILED;
 		}
 		e->reg_verify = 0;
+		if (tp_iotgw.ae_retention_s > 0) {
+			/* this registration's: its default lifetime back first (the lift) */
+			e->reg_lift = 1;
+			e->reg_tries = 0;
+			e->reg_errors = 0;
+			return TP_IOTGW_REG_NEXT;
+		}
 	} else if (e->reg_step == 0 && TP_COAP_CODE_CLASS(m.code) != 2 &&
 		   (rsc == TP_M2M_RSC_CONFLICT || rsc == TP_M2M_RSC_ALREADY_REGISTERED)) {
 		/* there already: whose? (the same step, as a RETRIEVE) */
@@ -234,10 +369,10 @@ enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx
 		e->reg_tries = 0;
 		e->reg_errors = 0;
 		return TP_IOTGW_REG_NEXT;
-	}
-	/* created, or a container there already (under this registration's AE) */
-	if (TP_COAP_CODE_CLASS(m.code) != 2 && rsc != TP_M2M_RSC_CONFLICT &&
-	    rsc != TP_M2M_RSC_ALREADY_REGISTERED) {
+	} else if (TP_COAP_CODE_CLASS(m.code) != 2 && rsc != TP_M2M_RSC_CONFLICT &&
+		   rsc != TP_M2M_RSC_ALREADY_REGISTERED) {
+		/* neither created nor a container there already (under this
+		 * registration's AE): refused */
 		e->reg_due_ms = 0;
 		tp_iotgw_sess.reg_failed++;
 		tp_ae_set_state(idx, TP_AE_FAILED);
@@ -245,7 +380,7 @@ enum tp_iotgw_reg tp_iotgw_reg_response(const uint8_t *buf, size_t len, int *idx
 	}
 	e->reg_tries = 0;
 	e->reg_errors = 0;
-	if (++e->reg_step > e->n_metrics) {
+	if (++e->reg_step > last_step(e)) {
 		e->reg_due_ms = 0;
 		tp_iotgw_sess.reg_ready++;
 		/* everything the data plane needs is written: publish */
@@ -263,7 +398,7 @@ int tp_iotgw_register_sync(int idx, struct tp_iotgw_reg_link *l)
 
 	tp_iotgw_reg_begin(idx);
 	while (e->state == TP_AE_REGISTERING) {
-		uint8_t step = e->reg_step, verify = e->reg_verify;
+		uint8_t step = e->reg_step, verify = e->reg_verify, lift = e->reg_lift;
 		int n = tp_iotgw_reg_request(idx, req, sizeof(req), mid++);
 		if (n < 0 || l->send(l, req, (size_t)n) < 0) {
 			tp_iotgw_sess.reg_failed++;
@@ -275,7 +410,7 @@ int tp_iotgw_register_sync(int idx, struct tp_iotgw_reg_link *l)
 		    l->now_ms(l) + (uint64_t)tp_iotgw.reg_timeout_ms * (1u << e->reg_tries);
 		/* wait for this step's answer; others (late, other entries) are ignored */
 		while (e->state == TP_AE_REGISTERING && e->reg_step == step &&
-		       e->reg_verify == verify) {
+		       e->reg_verify == verify && e->reg_lift == lift) {
 			int got, r = l->recv(l, rsp, sizeof(rsp), deadline);
 			if (r == -ETIMEDOUT) {
 				if (++e->reg_tries >= TP_IOTGW_REG_TRIES) {
