@@ -436,12 +436,14 @@ def l2() -> dict[str, bytes]:
             / Raw(tag.encode() or b"x" * 18)
         )
 
+    # (fuzz_l2's port set: CFG % 3 the bridge, CFG >> 2 & 3 the kind; its bridge
+    # and static ops: OP % 3 the bridge, OP >> 2 & 3 the operation)
     topo = bytes(
         [L2_BRIDGE, 0x01, 0x01]  # bridge add b1 aging 2 mac-limit auto
         + [L2_PORT_SET, 0, 0x00, 0]  # p0: b0 vlan 10
-        + [L2_PORT_SET, 1, 0x04, 0]  # p1: b0 vlan 20
+        + [L2_PORT_SET, 1, 0x06, 0]  # p1: b0 vlan 20
         + [L2_PORT_SET, 2, 0x0C, 0]  # p2: b0 trunk 10,20 native 10
-        + [L2_PORT_SET, 3, 0x08, 0]  # p3: b0 trunk 10,20
+        + [L2_PORT_SET, 3, 0x09, 0]  # p3: b0 trunk 10,20
         + [L2_PORT_SET, 4, 0x01, 0]  # p4: b1 vlan 10
         + [L2_PORT_SET, 5, 0x01, 0xA2]  # p5: b1 vlan 10 mac-limit 2, storm 2/s
     )
@@ -527,9 +529,34 @@ def l2() -> dict[str, bytes]:
         "bridges": topo
         # bridge set b0 mac-limit 5; p4, p5 leave b1; bridge del b1
         + bytes([L2_BRIDGE, 0x09, 0x05, L2_PORT_L3, 4, L2_PORT_L3, 5, L2_BRIDGE, 0x04, 0])
-        # bridge mac add (refused: no port names here), del, flush b0
+        # bridge mac add b0 (p0, VLAN 10), del, flush b0
         + bytes([L2_STATIC, 0x00, 0x01, 0x00, L2_STATIC, 0x06, 0x01, 0, L2_STATIC, 0x09, 0, 0])
         + raw(0, udp(0, bc))
+        + burst,
+        # static entries against learning, moves, aging, limits and flushes: H0
+        # static on p0 (VLAN 10), then heard on p2 (no move: static_conflict),
+        # unicast to it from p2, aged past; H2 static on p5 (MAC limit 2) while a
+        # flood of sources fills the port; flushes of learned entries keep both;
+        # del; add again, then p0 leaves the bridge and takes it along
+        "static_entries": topo
+        + bytes([L2_STATIC, 0x00, 0x00, 0])  # bridge mac add b0 H0 port p0 vlan 10
+        + raw(2, udp(0, bc))
+        + drain
+        + raw(2, udp(1, L2_H[0]))
+        + raw(3, tagged)
+        + bytes([L2_CLOCK, 40])
+        + raw(2, udp(1, L2_H[0]))
+        + bytes([L2_STATIC, 0x01, 0x02, 5])  # bridge mac add b1 H2 port p5 vlan 10
+        + bytes([L2_STATION, 5, 0xF0, 2, 0, 20, L2_REPEAT, 20, L2_DRAIN])
+        + raw(4, udp(3, L2_H[2]))
+        + bytes([L2_STATIC, 0x09, 0, 0])  # bridge mac flush b0
+        + bytes([L2_STATIC, 0x0D, 0, 5])  # bridge mac flush b1 port p5
+        + bytes([L2_STATIC, 0x00, 0x00, 3])  # the static entry moved: p3
+        + raw(0, udp(1, L2_H[0]))
+        + bytes([L2_STATIC, 0x06, 0x00, 0])  # bridge mac del b0 H0 vlan 10
+        + bytes([L2_STATIC, 0x00, 0x80, 1])  # bridge mac add b0 H0 port p1 vlan 20
+        + bytes([L2_PORT_L3, 1])
+        + raw(2, udp(0, bc))
         + burst,
     }
 
