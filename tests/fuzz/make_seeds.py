@@ -266,6 +266,9 @@ def netlink() -> dict[str, bytes]:
 # default route's first hop), 5 UDP (local)
 RAW, TOKEN, DATA, NACK, CLOCK, MGMT, FRAG, FRAME = range(8)
 ECHO, EXTRA, FRESH = 8, 16, 32
+# added to a face: the packets arrive on lcore 1 (context 1's); PEER + 1 + j: from
+# on-demand peer 10.0.3.(j + 1)
+LCORE1, PEER = 0x80, 0x40
 
 
 def _op(op: int, face: int, arg: int = 0, b: bytes = b"") -> bytes:
@@ -384,6 +387,29 @@ def ndn_fwd() -> dict[str, bytes]:
         "python_fragments": _op(RAW, 1, 0, lp(i_ab[:10], index=0, count=2))
         + _op(RAW, 1, 0, lp(i_ab[10:], index=1, count=2)),
         "frame": _op(FRAME, 1, 0, bytes.fromhex("020000000010020000000101" + "8624") + i_ab),
+        # two contexts: names the NDT gives either, received on either lcore (the
+        # other context's through its rings), answered with the token on the other
+        "two_contexts": b"".join(
+            _op(RAW, 1 + (LCORE1 if i % 2 else 0), 0, interest(f"/t{i}/x", 0x100 + i))
+            for i in range(6)
+        )
+        + b"".join(_op(DATA | ECHO, 4 + (LCORE1 if i % 2 else 0), i, b"t") for i in range(4))
+        + _op(NACK | ECHO, 4 + LCORE1, 150)
+        + _op(RAW, 2 + LCORE1, 0, interest("/t0/x", 0x200))
+        + _op(RAW, 2, 0, interest("/t1/x", 0x201)),
+        # on-demand UDP faces: a peer's first Interest makes its face (management's
+        # poll) and goes on; its Data comes back to it; idle for 2.5 s it goes while
+        # an Interest of its is pending; another peer's face comes; the Data of the
+        # pending Interest arrives
+        "on_demand": _op(RAW, PEER + 1, 0, interest("/od/1"))
+        + _op(MGMT, 1)
+        + _op(DATA | ECHO, 4, 0, b"od")
+        + _op(RAW, PEER + 1, 0, interest("/od/2", lifetime=10000))
+        + _op(CLOCK | 8, 1, 25)
+        + _op(RAW, PEER + 2 + LCORE1, 0, interest("/od/3"))
+        + _op(MGMT, 1)
+        + _op(DATA | ECHO, 4, 1, b"late")
+        + _op(DATA | ECHO, 4, 0, b"od3"),
     }
     return out
 
