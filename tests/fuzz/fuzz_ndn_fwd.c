@@ -208,7 +208,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_eal_init("fuzz-ndn-fwd", 512);
 	fuzz_tables_init();
 	tp.tsc_hz = rte_get_tsc_hz();
-	pool = rte_pktmbuf_pool_create("fuzz", 2047, 0, TP_MBUF_PRIV_SIZE,
+	/* more than management's and the new faces' rings hold (1,023 each) together */
+	pool = rte_pktmbuf_pool_create("fuzz", 4095, 0, TP_MBUF_PRIV_SIZE,
 				       RTE_PKTMBUF_HEADROOM + 9216, SOCKET_ID_ANY);
 	must(pool != NULL);
 	ws[0] = fuzz_worker();
