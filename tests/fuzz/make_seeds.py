@@ -22,6 +22,11 @@ sets up and tears down a veth pair (ifindex 2 and 3 in a namespace of
 their own, as fuzz_netlink's ports) with addresses, routes (via a gateway,
 multipath, blackhole) and neighbours. Run as root, under flock /tmp/tp-lab.lock.
 
+l2: programs for fuzz_l2 (tests/fuzz/fuzz_l2.c): frames built by scapy (tags,
+double tags, floods, storms, static entries), and a Linux bridge's real traffic
+captured by tests/fuzz/capture_l2_bridge.sh (pcaps in tests/fuzz/l2_linux_bridge,
+converted by pcap_to_l2.py; untagged only, see the script).
+
 ndn_fwd: programs for fuzz_ndn_fwd ([op][face][arg][length][bytes] records;
 tests/fuzz/fuzz_ndn_fwd.c) whose packets python-ndn encodes: Interests (with
 and without a Nonce, CanBePrefix, MustBeFresh, HopLimit, ApplicationParameters,
@@ -36,6 +41,7 @@ from __future__ import annotations
 import struct
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 P0 = "02:00:00:00:00:10"
 H1 = "02:00:00:00:01:02"
@@ -419,6 +425,20 @@ L2_RAW, L2_STATION, L2_REPEAT, L2_BURST, L2_DRAIN, L2_CLOCK = 0, 1, 2, 3, 4, 5
 L2_PORT_SET, L2_PORT_L3, L2_BRIDGE, L2_STATIC = 6, 7, 8, 9
 # its stations: 02:00:00:00:00:10 + i
 L2_H = [f"02:00:00:00:00:{0x10 + i:02x}" for i in range(4)]
+# a topology: bridge b0: p0 access 10, p1 access 20, p2 trunk 10,20 native 10, p3
+# trunk 10,20; bridge b1: p4 access 10, p5 access 10 with a MAC limit of 2 and storm
+# control at 2 frames a second
+# (fuzz_l2's port set: CFG % 3 the bridge, CFG >> 2 & 3 the kind; its bridge
+# and static ops: OP % 3 the bridge, OP >> 2 & 3 the operation)
+L2_TOPO = bytes(
+    [L2_BRIDGE, 0x01, 0x01]  # bridge add b1 aging 2 mac-limit auto
+    + [L2_PORT_SET, 0, 0x00, 0]  # p0: b0 vlan 10
+    + [L2_PORT_SET, 1, 0x06, 0]  # p1: b0 vlan 20
+    + [L2_PORT_SET, 2, 0x0C, 0]  # p2: b0 trunk 10,20 native 10
+    + [L2_PORT_SET, 3, 0x09, 0]  # p3: b0 trunk 10,20
+    + [L2_PORT_SET, 4, 0x01, 0]  # p4: b1 vlan 10
+    + [L2_PORT_SET, 5, 0x01, 0xA2]  # p5: b1 vlan 10 mac-limit 2, storm 2/s
+)
 
 
 def l2() -> dict[str, bytes]:
@@ -462,17 +482,6 @@ def l2() -> dict[str, bytes]:
             / Raw(tag.encode() or b"x" * 18)
         )
 
-    # (fuzz_l2's port set: CFG % 3 the bridge, CFG >> 2 & 3 the kind; its bridge
-    # and static ops: OP % 3 the bridge, OP >> 2 & 3 the operation)
-    topo = bytes(
-        [L2_BRIDGE, 0x01, 0x01]  # bridge add b1 aging 2 mac-limit auto
-        + [L2_PORT_SET, 0, 0x00, 0]  # p0: b0 vlan 10
-        + [L2_PORT_SET, 1, 0x06, 0]  # p1: b0 vlan 20
-        + [L2_PORT_SET, 2, 0x0C, 0]  # p2: b0 trunk 10,20 native 10
-        + [L2_PORT_SET, 3, 0x09, 0]  # p3: b0 trunk 10,20
-        + [L2_PORT_SET, 4, 0x01, 0]  # p4: b1 vlan 10
-        + [L2_PORT_SET, 5, 0x01, 0xA2]  # p5: b1 vlan 10 mac-limit 2, storm 2/s
-    )
     bc = "ff:ff:ff:ff:ff:ff"
     arp_req = Ether(src=L2_H[0], dst=bc) / ARP(
         op=1, hwsrc=L2_H[0], psrc="10.0.0.1", pdst="10.0.0.2"
@@ -508,6 +517,7 @@ def l2() -> dict[str, bytes]:
     prio = Ether(src=L2_H[0], dst=L2_H[1]) / Dot1Q(vlan=0, prio=5) / IP() / UDP()
     tagged = Ether(src=L2_H[3], dst=L2_H[0]) / Dot1Q(vlan=10) / IP() / UDP()
     drain, burst = bytes([L2_DRAIN]), bytes([L2_BURST])
+    topo = L2_TOPO
     return {
         "kernel_bridge": topo
         + raw(0, arp_req)
@@ -584,7 +594,16 @@ def l2() -> dict[str, bytes]:
         + bytes([L2_PORT_L3, 1])
         + raw(2, udp(0, bc))
         + burst,
-    }
+    } | _linux_bridge()
+
+
+def _linux_bridge() -> dict[str, bytes]:
+    """A Linux bridge's real traffic (tests/fuzz/capture_l2_bridge.sh's captures in
+    tests/fuzz/l2_linux_bridge), as fuzz_l2 programs on L2_TOPO (pcap_to_l2.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from pcap_to_l2 import programs
+
+    return programs(L2_TOPO)
 
 
 TARGETS: dict[str, Callable[[], dict[str, bytes]]] = {
