@@ -33,7 +33,18 @@
  *              answer; bit 1: loses it instead (no byte follows); bits 2-3 spoil it
  *   0xc0-0xdf  0: the worker loses the next AARQ's source (an AARQ flood overwrote
  *              it); 1: the IN-CSE loses every request it holds; 2: it answers each
- *              delivery request it holds with 2.01 (probes too); others: nothing
+ *              delivery request it holds with 2.01 (probes too); the crowd, 72 more
+ *              agents (one address each) that no other op names, to fill the
+ *              registrar's window of 64 registrations in flight: 3 N: the first
+ *              1 + N % 72 of them without a session associate (a blood pressure
+ *              monitor's AARQ, antidote's H211_ID_02BC, with a system id of their
+ *              own: accepted, QUERYING, registered after the GET's timeout); 4 J
+ *              SEL: the IN-CSE answers crowd agent J % 72's registration request
+ *              with SEL's answer; 5 S: it answers every registration request it
+ *              holds in an order, and with answers (2.01, 5.00, 4.03/4105, Reset,
+ *              Empty ACK, or none), that S seeds; 6 S: it answers up to 16 requests
+ *              of registrations that ended since (their entry freed or reused) with
+ *              2.01, in an order S seeds; others: nothing
  *   0xe0-0xff  a datagram of any bytes from the IN-CSE to the registrar's (op bit 0)
  *              or the delivery's socket: a length byte and the bytes
  *
@@ -74,7 +85,11 @@
  * silent for evict_idle_ms), a tick none but by the timeout; a report or signaling of
  * a session from another source than its own never passes the worker (the spoofed
  * counter grows by exactly those); held reports and the delivery queue add up
- * (iotgw_peek.c). Built and run by scripts/fuzz.sh.
+ * (iotgw_peek.c); the registrar's window: never more than 64 requests in flight (an
+ * entry REGISTERING with a request due), and after a tick every registration is
+ * either in flight and not yet due (its request answered or timed out, and then
+ * sent again) or waiting because the window is full; an answer to a registration
+ * that ended changes no entry. Built and run by scripts/fuzz.sh.
  *
  * An input's outcome may depend on the inputs before it; the seeds
  * (make_iotgw_seeds.py) start by letting every session time out, and so do most of
@@ -97,7 +112,11 @@
 #include "proto/onem2m.h"
 #include "proto/phd_nomenclature.h"
 
-#define N_AGENTS 8
+#define N_AGENTS 8 /* the agents the datagram ops name (op & 7) */
+#define N_CROWD 72 /* and the crowd's: more than the registrar's window of 64 */
+#define N_ALL (N_AGENTS + N_CROWD)
+#define REG_WINDOW 64 /* registrar.c's */
+#define REQ_LOG 512
 #define OPS_MAX 128
 #define SENT_MAX 512
 #define RING 32
@@ -109,11 +128,12 @@ void fuzz_iotgw_early_check(void);
 void fuzz_iotgw_delivery_check(void);
 uint64_t __wrap_tp_ctl_now_ms(void);
 
-/* agents 0-3 share an address (max_per_source 3: the fourth is refused) */
-static const struct {
+/* agents 0-3 share an address (max_per_source 3: the fourth is refused); the crowd's
+ * (8 on) each have one of their own, 10.0.3.x port 6024 (LLVMFuzzerInitialize) */
+static struct {
 	uint32_t ip;
 	uint16_t port;
-} agents[N_AGENTS] = {
+} agents[N_ALL] = {
     {0x0a000102, 41000}, {0x0a000102, 41001}, {0x0a000102, 41002}, {0x0a000102, 41003},
     {0x0a000103, 41000}, {0x0a000104, 41000}, {0x0a000105, 6024},  {0x0a000106, 6024},
 };
@@ -136,7 +156,7 @@ static uint64_t wctr[TP_IOTGW_CTR_MAX];
 #endif
 static struct tp_iotgw_dp dp = {
     .ctr = wctr, .early = true, .defer = DELIVERY == TP_IOTGW_DELIVERY_CONFIRMED};
-static uint64_t aarq_l2[N_AGENTS]; /* the worker's note of each agent's AARQ source */
+static uint64_t aarq_l2[N_ALL]; /* the worker's note of each agent's AARQ source */
 static bool lose_next_source;
 
 uint64_t tp_iotgw_counter(enum tp_iotgw_ctr c)
@@ -146,7 +166,7 @@ uint64_t tp_iotgw_counter(enum tp_iotgw_ctr c)
 
 static int agent_of(uint32_t ip, uint16_t port)
 {
-	for (int k = 0; k < N_AGENTS; k++)
+	for (int k = 0; k < N_ALL; k++)
 		if (agents[k].ip == ip && agents[k].port == port)
 			return k;
 	return -1;
@@ -226,12 +246,12 @@ struct asked { /* a confirmed scan report an agent sent */
 	uint16_t invoke, obj, type;
 	uint32_t time;
 };
-static struct asked ring[N_AGENTS][RING];
-static unsigned int ring_next[N_AGENTS];
-static uint16_t get_invoke[N_AGENTS]; /* the gateway's last GET to the agent */
-static bool got_get[N_AGENTS];
-static uint8_t last_dgram[N_AGENTS][2048];
-static size_t last_len[N_AGENTS];
+static struct asked ring[N_ALL][RING];
+static unsigned int ring_next[N_ALL];
+static uint16_t get_invoke[N_ALL]; /* the gateway's last GET to the agent */
+static bool got_get[N_ALL];
+static uint8_t last_dgram[N_ALL][2048];
+static size_t last_len[N_ALL];
 
 /* the op being run: a datagram of agent cur_k (-1: none) */
 static int cur_k = -1;
@@ -338,8 +358,10 @@ struct creq {
 };
 static struct creq reg_last[TP_AE_MAX];
 static bool reg_seen[TP_AE_MAX];
-static uint16_t reg_new[64]; /* the entries whose requests the last drain read */
+static uint16_t reg_new[256]; /* the entries whose requests the last drain read */
 static unsigned int n_reg_new;
+static struct creq req_log[REQ_LOG]; /* the registrar's last requests, any entry's */
+static unsigned int req_log_n;
 static struct creq delq[CSE_Q];
 static unsigned int delq_n;
 
@@ -402,8 +424,9 @@ static void cse_drain(void)
 				reg_last[idx] = (struct creq){.mid = m.mid, .tkl = m.tkl};
 				memcpy(reg_last[idx].token, m.token, 8);
 				reg_seen[idx] = true;
-				if (n_reg_new < 64)
+				if (n_reg_new < 256)
 					reg_new[n_reg_new++] = idx;
+				req_log[req_log_n++ % REQ_LOG] = reg_last[idx];
 				continue;
 			}
 			/* confirmed delivery: a CON create of a contentInstance, named */
@@ -501,6 +524,23 @@ static void cse_answer(const struct creq *q, uint8_t sel, unsigned int how,
 	settle();
 }
 
+static unsigned int window_peak, waiting_peak;
+
+/* Registrations in flight (a request out, due) and waiting for a slot. */
+static void window(unsigned int *in_flight, unsigned int *waiting)
+{
+	*in_flight = *waiting = 0;
+	for (int i = 0; i < TP_AE_MAX; i++) {
+		const struct tp_ae *e = &tp_ae_table[i];
+		if (e->state != TP_AE_REGISTERING)
+			continue;
+		if (e->reg_due_ms)
+			++*in_flight;
+		else
+			++*waiting;
+	}
+}
+
 /* --- the control thread's tick (control.c's control_tick) --- */
 static void control_tick(void)
 {
@@ -509,6 +549,16 @@ static void control_tick(void)
 	tp_iotgw_session_tick(&io);
 	tp_iotgw_early_tick(&io);
 	tp_iotgw_registrar_tick();
+	/* every registration answered or timed out (and sent again), or waiting for a
+	 * full window (one that ends later in the tick, a session timing out or an
+	 * answer, makes room that the next tick fills: the registrar's queue holds
+	 * only what waited for a slot) */
+	unsigned int fl, wt;
+	window(&fl, &wt);
+	must(wt == 0 || fl == REG_WINDOW);
+	for (int i = 0; i < TP_AE_MAX; i++)
+		if (tp_ae_table[i].state == TP_AE_REGISTERING && tp_ae_table[i].reg_due_ms)
+			must(tp_ae_table[i].reg_due_ms > vclock);
 	tp_iotgw_delivery_tick(vclock);
 	tp_iotgw_session_expire(vclock, last_seen);
 	settle();
@@ -521,11 +571,11 @@ static struct {
 	uint16_t gen;
 	uint8_t state;
 	uint64_t last_ms;
-} before[N_AGENTS];
+} before[N_ALL];
 
 static void sessions_before(void)
 {
-	for (int j = 0; j < N_AGENTS; j++) {
+	for (int j = 0; j < N_ALL; j++) {
 		int idx = tp_ae_lookup(agents[j].ip, agents[j].port);
 		before[j].idx = idx;
 		if (idx < 0)
@@ -659,10 +709,10 @@ static void check_datagram_op(int k, bool existed)
 /* The AE table and the counters, after every op. */
 static void check_state(void)
 {
-	unsigned int live = 0, per_ip[N_AGENTS] = {0};
-	int by_agent[N_AGENTS];
+	unsigned int live = 0, per_ip[N_ALL] = {0};
+	int by_agent[N_ALL];
 
-	for (int k = 0; k < N_AGENTS; k++)
+	for (int k = 0; k < N_ALL; k++)
 		by_agent[k] = -1;
 	for (int i = 0; i < TP_AE_MAX; i++) {
 		const struct tp_ae *e = &tp_ae_table[i];
@@ -683,19 +733,19 @@ static void check_state(void)
 			     (tp_iotgw.ae_retention_s == 0 || e->refresh_ms != 0));
 		if (e->refreshing) /* a refresh only of a READY AE (or one being deleted) */
 			must(e->state == TP_AE_READY || e->state == TP_AE_FAILED);
-		for (int j = 0; j < N_AGENTS; j++)
+		for (int j = 0; j < N_ALL; j++)
 			if (agents[j].ip == e->ip) {
 				per_ip[j]++;
 				break;
 			}
 	}
 	/* one session per device, wherever it comes from */
-	for (int a = 0; a < N_AGENTS; a++)
-		for (int b = a + 1; b < N_AGENTS; b++)
+	for (int a = 0; a < N_ALL; a++)
+		for (int b = a + 1; b < N_ALL; b++)
 			if (by_agent[a] >= 0 && by_agent[b] >= 0)
 				must(memcmp(tp_ae_table[by_agent[a]].sysid,
 					    tp_ae_table[by_agent[b]].sysid, 8) != 0);
-	for (int j = 0; j < N_AGENTS; j++)
+	for (int j = 0; j < N_ALL; j++)
 		must(per_ip[j] <= tp_iotgw.max_per_source);
 	must(tp_ae_count() == live && live <= tp_iotgw.max_sessions);
 	const struct tp_iotgw_session_stats *s = &tp_iotgw_sess;
@@ -703,8 +753,137 @@ static void check_state(void)
 	must(s->send_errors == 0);
 	must(s->ae_reregistered <= s->ae_expired);
 	must(wctr[TP_IOTGW_SPOOFED] == spoofed_expected);
+	/* the registrar's window */
+	unsigned int fl, wt;
+	window(&fl, &wt);
+	must(fl <= REG_WINDOW);
+	if (fl > window_peak || (fl == REG_WINDOW && wt > waiting_peak)) {
+		window_peak = fl;
+		waiting_peak = wt > waiting_peak ? wt : waiting_peak;
+		if (trace || fl == REG_WINDOW)
+			fprintf(stderr, "fuzz_iotgw: %u registrations in flight, %u waiting\n", fl,
+				wt);
+	}
 	fuzz_iotgw_early_check();
 	fuzz_iotgw_delivery_check();
+}
+
+/* --- the crowd: enough agents to fill the registrar's window --- */
+
+/* antidote's H211_ID_02BC (tests/integration/test_iotgw_devices.py, bp_aarq): an
+ * AARQ of a blood pressure monitor, standard configuration 0x02BC; the system id is
+ * the 8 bytes at CROWD_SYSID */
+static const uint8_t bp_aarq[] = {0xe2, 0x00, 0x00, 0x32, 0x80, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00,
+				  0x2a, 0x50, 0x79, 0x00, 0x26, 0x80, 0x00, 0x00, 0x00, 0xa0, 0x00,
+				  0x80, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00,
+				  0x00, 0x00, 0x08, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x07,
+				  0x02, 0xbc, 0x84, 0x80, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00};
+#define CROWD_SYSID 36
+
+/* A small generator the ops seed (the order and the answers of a batch). */
+static uint32_t rnd(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+static void crowd_associate(unsigned int n)
+{
+	uint8_t buf[sizeof(bp_aarq)];
+
+	for (unsigned int c = 0; c < n; c++) {
+		int k = N_AGENTS + (int)c;
+		if (tp_ae_lookup(agents[k].ip, agents[k].port) >= 0)
+			continue;
+		memcpy(buf, bp_aarq, sizeof(buf));
+		static const uint8_t id[8] = {0x02, 0xc0, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00};
+		memcpy(buf + CROWD_SYSID, id, 8);
+		buf[CROWD_SYSID + 7] = (uint8_t)c;
+		memcpy(last_dgram[k], buf, sizeof(buf));
+		last_len[k] = sizeof(buf);
+		n_sent = 0;
+		bool existed = false;
+		uint64_t evicted = tp_iotgw_sess.evicted;
+		sessions_before();
+		datagram(k, l2[0], buf, sizeof(buf));
+		check_datagram_op(k, existed);
+		unsigned int gone = 0;
+		for (int j = 0; j < N_ALL; j++) {
+			if (j == k || !session_ended(j))
+				continue;
+			gone++;
+			must(before[j].state != TP_AE_READY &&
+			     vclock - before[j].last_ms >= tp_iotgw.evict_idle_ms);
+		}
+		must(gone <= 1 && tp_iotgw_sess.evicted - evicted >= gone);
+		cur_k = -1;
+	}
+}
+
+/* The IN-CSE answers every registration request it holds, in an order and with
+ * answers seed picks (some it loses). */
+static void crowd_answer_all(uint32_t seed)
+{
+	static const uint8_t pick[] = {0, 0, 0, 4, 1, 8, 9, 0xff};
+	uint16_t idx[TP_AE_MAX > 1024 ? 1024 : TP_AE_MAX];
+	unsigned int n = 0;
+	uint32_t x = seed * 2654435761u | 1;
+
+	if (!have_reg)
+		return;
+	for (int i = 0; i < TP_AE_MAX && n < RTE_DIM(idx); i++)
+		if (reg_seen[i] && tp_ae_table[i].state == TP_AE_REGISTERING)
+			idx[n++] = (uint16_t)i;
+	for (unsigned int i = n; i > 1; i--) { /* Fisher-Yates */
+		unsigned int j = rnd(&x) % i;
+		uint16_t t = idx[i - 1];
+		idx[i - 1] = idx[j];
+		idx[j] = t;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		uint8_t sel = pick[rnd(&x) % RTE_DIM(pick)];
+		if (sel == 0xff || !reg_seen[idx[i]])
+			continue; /* lost: the timeout sends it again */
+		cse_answer(&reg_last[idx[i]], sel, 0, &reg_addr);
+	}
+}
+
+/* The IN-CSE answers requests of registrations that ended (the entry freed, or
+ * reused by another agent): nothing changes. */
+static void crowd_answer_stale(uint32_t seed)
+{
+	static struct entry_snap {
+		uint16_t gen;
+		uint8_t state, step;
+		uint64_t due;
+	} snap[TP_AE_MAX];
+	uint32_t x = seed * 2654435761u | 1;
+	unsigned int n = req_log_n < REQ_LOG ? req_log_n : REQ_LOG, done = 0;
+
+	if (!have_reg || n == 0)
+		return;
+	for (unsigned int t = 0; t < 4 * 16 && done < 16; t++) {
+		const struct creq *q = &req_log[rnd(&x) % n];
+		uint16_t i, gen;
+		memcpy(&i, q->token, 2);
+		memcpy(&gen, q->token + 2, 2);
+		const struct tp_ae *e = &tp_ae_table[i];
+		if (e->state != TP_AE_FREE && e->gen == gen)
+			continue; /* still this registration's */
+		for (int k = 0; k < TP_AE_MAX; k++)
+			snap[k] =
+			    (struct entry_snap){tp_ae_table[k].gen, tp_ae_table[k].state,
+						tp_ae_table[k].reg_step, tp_ae_table[k].reg_due_ms};
+		cse_answer(q, 0, 0, &reg_addr);
+		for (int k = 0; k < TP_AE_MAX; k++)
+			must(snap[k].gen == tp_ae_table[k].gen &&
+			     snap[k].state == tp_ae_table[k].state &&
+			     snap[k].step == tp_ae_table[k].reg_step &&
+			     snap[k].due == tp_ae_table[k].reg_due_ms);
+		done++;
+	}
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -724,7 +903,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	tp_iotgw.enabled = true;
 	tp_iotgw.cse_ip = 0x7f000001;
 	tp_iotgw.cse_port = ntohs(sa.sin_port);
-	tp_iotgw.max_sessions = 6;
+	for (int c = 0; c < N_CROWD; c++)
+		agents[N_AGENTS + c].ip = 0x0a000300 + (uint32_t)c,
+				  agents[N_AGENTS + c].port = 6024;
+	/* six sessions of the eight agents', and the crowd's */
+	tp_iotgw.max_sessions = 6 + N_CROWD;
 	tp_iotgw.max_per_source = 3;
 	tp_iotgw.session_timeout_ms = 10000;
 	tp_iotgw.evict_idle_ms = 4000;
@@ -789,7 +972,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* another agent's session ends by eviction only: one at most, never
 			 * a READY one, and only silent for evict_idle_ms (security review N8) */
 			unsigned int gone = 0;
-			for (int j = 0; j < N_AGENTS; j++) {
+			for (int j = 0; j < N_ALL; j++) {
 				if (j == k || !session_ended(j))
 					continue;
 				gone++;
@@ -803,7 +986,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sessions_before();
 			control_tick();
 			/* a tick ends sessions by the timeout only: silent for longer */
-			for (int j = 0; j < N_AGENTS; j++)
+			for (int j = 0; j < N_ALL; j++)
 				if (session_ended(j))
 					must(vclock - before[j].last_ms >
 					     tp_iotgw.session_timeout_ms);
@@ -848,6 +1031,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					cse_answer(&q, 0, 0, &del_addr);
 				}
 				break;
+			case 3:
+				if (i >= size)
+					goto out;
+				crowd_associate(1 + data[i++] % N_CROWD);
+				break;
+			case 4: {
+				if (size - i < 2)
+					goto out;
+				int k = N_AGENTS + data[i] % N_CROWD;
+				int idx = tp_ae_lookup(agents[k].ip, agents[k].port);
+				if (idx >= 0 && reg_seen[idx] && have_reg)
+					cse_answer(&reg_last[idx], data[i + 1], 0, &reg_addr);
+				i += 2;
+				break;
+			}
+			case 5:
+				if (i >= size)
+					goto out;
+				crowd_answer_all(data[i++]);
+				break;
+			case 6:
+				if (i >= size)
+					goto out;
+				crowd_answer_stale(data[i++]);
+				break;
 			default:
 				break;
 			}
@@ -878,6 +1086,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fprintf(stderr, "op %02x sessions %s sent %u\n", op, st, n_sent);
 		}
 	}
+out:
 	if (trace) {
 		const struct tp_iotgw_session_stats *s = &tp_iotgw_sess;
 		fprintf(

@@ -22,9 +22,13 @@
  *   6 port set      PORT CFG EXTRA                 (port set P mode l2 bridge ...)
  *   7 port l3       PORT                           (the port leaves its bridge)
  *   8 bridge        OP ARG                         (bridge add / del / set)
- *   9 static MAC    OP ARG PORT                    (bridge mac add / del / flush: no
- *                                                    port has a name here, so an add
- *                                                    is refused, with its reason)
+ *   9 static MAC    OP ARG PORT                    (bridge mac add / del / flush
+ *                                                    [port], the CLI's own command)
+ *
+ * The ports are p0..p5 to the commands: tp_port_by_name is wrapped (-Wl,--wrap; the
+ * real one needs a probed device and a TAP) so that "bridge mac add b0 MAC port p3"
+ * runs the CLI's handler to the end (its checks, l2_mac_set with is_static) and
+ * static entries meet learning, moves, aging, limits and flushes.
  *
  * Properties, after every burst: every frame received is counted once (l2.rx =
  * unicast + flooded + the drops other than those a sent copy counts:
@@ -37,7 +41,11 @@
  * After every input: the MAC table agrees with itself (each entry in a live bridge
  * on a port of that bridge, the per-port and per-bridge counts what the table
  * holds, within their limits or falling toward a lowered one, the fast path's
- * limit flags set exactly when full, the hash holding every entry and no other).
+ * limit flags set exactly when full, the hash holding every entry and no other),
+ * and the static entries exactly those the commands made and did not remove (a
+ * static entry is never aged, moved by learning, flushed as a learned one or
+ * evicted by a limit; it goes with "bridge mac del", its port leaving the bridge
+ * or the bridge).
  * Built and run by scripts/fuzz.sh. */
 #include <stdbool.h>
 #include <string.h>
@@ -52,11 +60,13 @@
 
 #include "control/cmd.h"
 #include "control/out.h"
+#include "control/port.h"
 #include "core/input.h"
 #include "core/nf.h"
 #include "core/rcu.h"
 #include "core/tp.h"
 #include "fuzz_dpdk.h"
+#include "nf/l2/control/control.h"
 #include "nf/l2/l2.h"
 #include "tables/iface.h"
 
@@ -89,6 +99,35 @@ static uint16_t pend_port;
 static uint8_t last[MAX_FRAME];
 static uint32_t last_len;
 static uint8_t last_noroom;
+
+/* the static entries the commands made: their port for (bridge id, VLAN 10 or 20,
+ * station), -1 for none */
+static int16_t static_at[L2_BRIDGES_MAX][2][N_STATIONS];
+
+/* The ports' names for the commands: p0..p5 (no device behind them). */
+struct tp_port *__real_tp_port_by_name(const char *name);
+struct tp_port *__wrap_tp_port_by_name(const char *name);
+struct tp_port *__wrap_tp_port_by_name(const char *name)
+{
+	static struct tp_port ports[N_PORTS];
+
+	if (name[0] == 'p' && name[1] >= '0' && name[1] < '0' + N_PORTS && name[2] == '\0') {
+		struct tp_port *p = &ports[name[1] - '0'];
+		snprintf(p->name, sizeof(p->name), "%s", name);
+		p->id = (uint16_t)(name[1] - '0');
+		return p;
+	}
+	return __real_tp_port_by_name(name);
+}
+
+/* Forget the static entries of bridge b (on port, or all with L2_NO_PORT). */
+static void statics_gone(uint16_t b, uint16_t port)
+{
+	for (unsigned int v = 0; v < 2; v++)
+		for (unsigned int s = 0; s < N_STATIONS; s++)
+			if (port == L2_NO_PORT || static_at[b][v][s] == (int16_t)port)
+				static_at[b][v][s] = -1;
+}
 
 static int run(const char *line)
 {
@@ -138,6 +177,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	must(l2_mode != NULL);
 	for (unsigned int p = 0; p < N_PORTS; p++)
 		tp_iface_table[p].up = 0; /* no device: nothing is transmitted */
+	memset(static_at, 0xff, sizeof(static_at));
 	must(run("bridge add b0 aging 2") == 0);
 	bridge_allowed[0] = 256;
 	return 0;
@@ -156,6 +196,7 @@ static bool is_member(uint16_t port, uint16_t b)
 static void check_table(void)
 {
 	uint32_t per_port[TP_MAX_PORTS] = {0}, per_br[L2_BRIDGES_MAX] = {0}, used = 0;
+	unsigned int statics = 0, made = 0;
 
 	tp_rcu_reclaim(); /* removed entries' slots come back after the grace period */
 	for (uint32_t i = 0; i < TABLE_N; i++) {
@@ -176,9 +217,23 @@ static void check_table(void)
 		if (!e->is_static) {
 			per_port[e->port]++;
 			per_br[e->key.bridge]++;
+			continue;
 		}
+		/* a static entry: one the commands made, on the port they named */
+		const uint8_t *a = e->key.mac.addr_bytes;
+		must(a[0] == 0x02 && a[1] == 0 && a[2] == 0 && a[3] == 0 && a[4] == 0 &&
+		     a[5] >= 0x10 && a[5] < 0x10 + N_STATIONS);
+		must(e->key.vlan == 10 || e->key.vlan == 20);
+		must(static_at[e->key.bridge][e->key.vlan == 20][a[5] - 0x10] == (int16_t)e->port);
+		statics++;
 	}
 	must(rte_hash_count(l2_macs) == (int32_t)used);
+	/* ... and every one they made is there (none aged, moved, flushed or evicted) */
+	for (uint16_t b = 0; b < L2_BRIDGES_MAX; b++)
+		for (unsigned int v = 0; v < 2; v++)
+			for (unsigned int st = 0; st < N_STATIONS; st++)
+				made += static_at[b][v][st] >= 0;
+	must(statics == made);
 	for (uint16_t p = 0; p < N_PORTS; p++) {
 		const struct l2_port *lp = tp_l2_port(p);
 		must(tp_l2_port_macs(p) == per_port[p]);
@@ -449,11 +504,15 @@ static void port_set(uint16_t port, uint8_t cfg, uint8_t extra)
 		return;
 	}
 	void *old = ctx_of[port];
+	uint16_t old_br = old ? ((const struct l2_port *)old)->br->id : L2_NO_PORT;
 	tp_iface_table[port].mode_ctx = ctx;
 	tp_iface_table[port].input = l2_input;
 	ctx_of[port] = ctx;
 	if (old)
 		l2_mode->detach(port, old);
+	/* to another bridge: its MAC entries, static ones too, left with it */
+	if (old && old_br != ((const struct l2_port *)ctx)->br->id)
+		statics_gone(old_br, port);
 	tp_rcu_reclaim();
 	port_allowed[port] = 0; /* a new limit: checked from the next input on */
 }
@@ -470,6 +529,7 @@ static void port_l3(uint16_t port)
 	tp_iface_table[port].input = NULL;
 	tp_iface_table[port].mode_ctx = NULL;
 	ctx_of[port] = NULL;
+	statics_gone(((const struct l2_port *)old)->br->id, port);
 	l2_mode->detach(port, old);
 	tp_rcu_reclaim();
 }
@@ -503,18 +563,30 @@ static void bridge_op(uint8_t op, uint8_t arg)
 	}
 	if (n_pend)
 		burst();
-	if (run(line) == 0)
+	char name[8];
+	snprintf(name, sizeof(name), "b%u", b);
+	const struct l2_bridge *br = l2_bridge_by_name(name);
+	uint16_t id = br ? br->id : L2_NO_PORT;
+	if (run(line) == 0) {
+		if ((op >> 2) % 4 == 1)
+			statics_gone(id, L2_NO_PORT);
 		tp_rcu_reclaim();
+	}
 	for (uint16_t i = 0; i < L2_BRIDGES_MAX; i++)
 		bridge_allowed[i] = 0; /* the fair shares changed */
 }
 
+/* "bridge mac add|del|flush" through the command registry: ARG's low bits pick
+ * the station, its top bit VLAN 20 (else 10); PORT the port named (an add or a
+ * flush; a port outside the bridge is refused, with its reason). */
 static void static_op(uint8_t op, uint8_t arg, uint8_t port)
 {
-	char line[128];
+	char line[128], name[8];
 	unsigned int b = op % N_BRIDGES, st = arg % N_STATIONS, vlan = (arg & 0x80) ? 20 : 10;
+	unsigned int kind = (op >> 2) % 4;
+	const struct l2_bridge *br;
 
-	switch ((op >> 2) % 3) {
+	switch (kind) {
 	case 0:
 		snprintf(line, sizeof(line),
 			 "bridge mac add b%u 02:00:00:00:00:%02x port p%u vlan %u", b, 0x10 + st,
@@ -524,12 +596,23 @@ static void static_op(uint8_t op, uint8_t arg, uint8_t port)
 		snprintf(line, sizeof(line), "bridge mac del b%u 02:00:00:00:00:%02x vlan %u", b,
 			 0x10 + st, vlan);
 		break;
-	default:
+	case 2:
 		snprintf(line, sizeof(line), "bridge mac flush b%u", b);
+		break;
+	default:
+		snprintf(line, sizeof(line), "bridge mac flush b%u port p%u", b, port % N_PORTS);
 	}
 	if (n_pend)
 		burst();
-	run(line); /* no port is named p0..p5 here: an add is refused, with a reason */
+	snprintf(name, sizeof(name), "b%u", b);
+	br = l2_bridge_by_name(name);
+	if (run(line) == 0) {
+		must(br != NULL);
+		if (kind == 0)
+			static_at[br->id][vlan == 20][st] = (int16_t)(port % N_PORTS);
+		else if (kind == 1)
+			static_at[br->id][vlan == 20][st] = -1;
+	}
 	tp_rcu_reclaim();
 }
 

@@ -83,6 +83,27 @@ def lose(newest: bool = False) -> bytes:
 LOSE_SOURCE, CSE_FORGETS, CSE_ANSWERS_ALL = b"\xc0", b"\xc1", b"\xc2"
 
 
+def crowd(n: int) -> bytes:
+    """The first n of the crowd's 72 agents associate (antidote's bp_aarq, a system
+    id of their own)."""
+    return bytes([0xC3, n - 1])
+
+
+def crowd_reg(c: int, sel: int = 0) -> bytes:
+    """The IN-CSE answers crowd agent c's registration request."""
+    return bytes([0xC4, c, sel])
+
+
+def reg_all(seed: int) -> bytes:
+    """The IN-CSE answers every registration request it holds, shuffled by seed."""
+    return bytes([0xC5, seed])
+
+
+def reg_stale(seed: int) -> bytes:
+    """The IN-CSE answers requests of registrations that ended since."""
+    return bytes([0xC6, seed])
+
+
 def raw(to_reg: bool, data: bytes) -> bytes:
     return bytes([0xE0 | (1 if to_reg else 0), len(data)]) + data
 
@@ -210,9 +231,10 @@ SEEDS = {
     + tick(3000)
     + CSE_ANSWERS_ALL
     + dg(5, V["rlrq"]),
-    # seven devices: the fourth of one address refused, the table (6) full, then a
-    # session silent for 4 s evicted
+    # the crowd (72) and seven devices: the fourth of one address refused, the table
+    # (78) full, then a session silent for 4 s evicted
     "full-and-evicted": CLEAN
+    + crowd(72)
     + b"".join(dg(k, sysid(V["bp_aarq"], 0x10 + k)) for k in range(8))
     + tick(4500)
     + dg(7, sysid(V["bp_aarq"], 0x17))
@@ -307,6 +329,24 @@ SEEDS = {
     + deliv(1)
     + deliv(2, newest=True)
     + CSE_ANSWERS_ALL,
+    # the registrar's window: the crowd's 72 registrations start together after the
+    # GET's timeout (64 in flight, 8 waiting); answered out of order, some refused
+    # for now (5.00), lost, reset; timeouts; requests of sessions gone since answered
+    "crowd-window": CLEAN
+    + crowd(72)
+    + tick(3100)
+    + reg_all(1)
+    + crowd_reg(70)
+    + crowd_reg(3, 4)
+    + reg_all(2)
+    + tick(1000)
+    + b"".join(reg_all(10 + i) + tick(100) for i in range(8))
+    + dg(0, V["bp_aarq"])
+    + tick(2000)
+    + reg_all(4)
+    + tick(9000)
+    + reg_all(5)
+    + reg_stale(6),
 }
 
 

@@ -22,6 +22,11 @@ sets up and tears down a veth pair (ifindex 2 and 3 in a namespace of
 their own, as fuzz_netlink's ports) with addresses, routes (via a gateway,
 multipath, blackhole) and neighbours. Run as root, under flock /tmp/tp-lab.lock.
 
+l2: programs for fuzz_l2 (tests/fuzz/fuzz_l2.c): frames built by scapy (tags,
+double tags, floods, storms, static entries), and a Linux bridge's real traffic
+captured by tests/fuzz/capture_l2_bridge.sh (pcaps in tests/fuzz/l2_linux_bridge,
+converted by pcap_to_l2.py; untagged only, see the script).
+
 ndn_fwd: programs for fuzz_ndn_fwd ([op][face][arg][length][bytes] records;
 tests/fuzz/fuzz_ndn_fwd.c) whose packets python-ndn encodes: Interests (with
 and without a Nonce, CanBePrefix, MustBeFresh, HopLimit, ApplicationParameters,
@@ -36,6 +41,7 @@ from __future__ import annotations
 import struct
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 P0 = "02:00:00:00:00:10"
 H1 = "02:00:00:00:01:02"
@@ -266,6 +272,9 @@ def netlink() -> dict[str, bytes]:
 # default route's first hop), 5 UDP (local)
 RAW, TOKEN, DATA, NACK, CLOCK, MGMT, FRAG, FRAME = range(8)
 ECHO, EXTRA, FRESH = 8, 16, 32
+# added to a face: the packets arrive on lcore 1 (context 1's); PEER + 1 + j: from
+# on-demand peer 10.0.3.(j + 1)
+LCORE1, PEER = 0x80, 0x40
 
 
 def _op(op: int, face: int, arg: int = 0, b: bytes = b"") -> bytes:
@@ -384,6 +393,29 @@ def ndn_fwd() -> dict[str, bytes]:
         "python_fragments": _op(RAW, 1, 0, lp(i_ab[:10], index=0, count=2))
         + _op(RAW, 1, 0, lp(i_ab[10:], index=1, count=2)),
         "frame": _op(FRAME, 1, 0, bytes.fromhex("020000000010020000000101" + "8624") + i_ab),
+        # two contexts: names the NDT gives either, received on either lcore (the
+        # other context's through its rings), answered with the token on the other
+        "two_contexts": b"".join(
+            _op(RAW, 1 + (LCORE1 if i % 2 else 0), 0, interest(f"/t{i}/x", 0x100 + i))
+            for i in range(6)
+        )
+        + b"".join(_op(DATA | ECHO, 4 + (LCORE1 if i % 2 else 0), i, b"t") for i in range(4))
+        + _op(NACK | ECHO, 4 + LCORE1, 150)
+        + _op(RAW, 2 + LCORE1, 0, interest("/t0/x", 0x200))
+        + _op(RAW, 2, 0, interest("/t1/x", 0x201)),
+        # on-demand UDP faces: a peer's first Interest makes its face (management's
+        # poll) and goes on; its Data comes back to it; idle for 2.5 s it goes while
+        # an Interest of its is pending; another peer's face comes; the Data of the
+        # pending Interest arrives
+        "on_demand": _op(RAW, PEER + 1, 0, interest("/od/1"))
+        + _op(MGMT, 1)
+        + _op(DATA | ECHO, 4, 0, b"od")
+        + _op(RAW, PEER + 1, 0, interest("/od/2", lifetime=10000))
+        + _op(CLOCK | 8, 1, 25)
+        + _op(RAW, PEER + 2 + LCORE1, 0, interest("/od/3"))
+        + _op(MGMT, 1)
+        + _op(DATA | ECHO, 4, 1, b"late")
+        + _op(DATA | ECHO, 4, 0, b"od3"),
     }
     return out
 
@@ -393,6 +425,20 @@ L2_RAW, L2_STATION, L2_REPEAT, L2_BURST, L2_DRAIN, L2_CLOCK = 0, 1, 2, 3, 4, 5
 L2_PORT_SET, L2_PORT_L3, L2_BRIDGE, L2_STATIC = 6, 7, 8, 9
 # its stations: 02:00:00:00:00:10 + i
 L2_H = [f"02:00:00:00:00:{0x10 + i:02x}" for i in range(4)]
+# a topology: bridge b0: p0 access 10, p1 access 20, p2 trunk 10,20 native 10, p3
+# trunk 10,20; bridge b1: p4 access 10, p5 access 10 with a MAC limit of 2 and storm
+# control at 2 frames a second
+# (fuzz_l2's port set: CFG % 3 the bridge, CFG >> 2 & 3 the kind; its bridge
+# and static ops: OP % 3 the bridge, OP >> 2 & 3 the operation)
+L2_TOPO = bytes(
+    [L2_BRIDGE, 0x01, 0x01]  # bridge add b1 aging 2 mac-limit auto
+    + [L2_PORT_SET, 0, 0x00, 0]  # p0: b0 vlan 10
+    + [L2_PORT_SET, 1, 0x06, 0]  # p1: b0 vlan 20
+    + [L2_PORT_SET, 2, 0x0C, 0]  # p2: b0 trunk 10,20 native 10
+    + [L2_PORT_SET, 3, 0x09, 0]  # p3: b0 trunk 10,20
+    + [L2_PORT_SET, 4, 0x01, 0]  # p4: b1 vlan 10
+    + [L2_PORT_SET, 5, 0x01, 0xA2]  # p5: b1 vlan 10 mac-limit 2, storm 2/s
+)
 
 
 def l2() -> dict[str, bytes]:
@@ -436,15 +482,6 @@ def l2() -> dict[str, bytes]:
             / Raw(tag.encode() or b"x" * 18)
         )
 
-    topo = bytes(
-        [L2_BRIDGE, 0x01, 0x01]  # bridge add b1 aging 2 mac-limit auto
-        + [L2_PORT_SET, 0, 0x00, 0]  # p0: b0 vlan 10
-        + [L2_PORT_SET, 1, 0x04, 0]  # p1: b0 vlan 20
-        + [L2_PORT_SET, 2, 0x0C, 0]  # p2: b0 trunk 10,20 native 10
-        + [L2_PORT_SET, 3, 0x08, 0]  # p3: b0 trunk 10,20
-        + [L2_PORT_SET, 4, 0x01, 0]  # p4: b1 vlan 10
-        + [L2_PORT_SET, 5, 0x01, 0xA2]  # p5: b1 vlan 10 mac-limit 2, storm 2/s
-    )
     bc = "ff:ff:ff:ff:ff:ff"
     arp_req = Ether(src=L2_H[0], dst=bc) / ARP(
         op=1, hwsrc=L2_H[0], psrc="10.0.0.1", pdst="10.0.0.2"
@@ -480,6 +517,7 @@ def l2() -> dict[str, bytes]:
     prio = Ether(src=L2_H[0], dst=L2_H[1]) / Dot1Q(vlan=0, prio=5) / IP() / UDP()
     tagged = Ether(src=L2_H[3], dst=L2_H[0]) / Dot1Q(vlan=10) / IP() / UDP()
     drain, burst = bytes([L2_DRAIN]), bytes([L2_BURST])
+    topo = L2_TOPO
     return {
         "kernel_bridge": topo
         + raw(0, arp_req)
@@ -527,11 +565,45 @@ def l2() -> dict[str, bytes]:
         "bridges": topo
         # bridge set b0 mac-limit 5; p4, p5 leave b1; bridge del b1
         + bytes([L2_BRIDGE, 0x09, 0x05, L2_PORT_L3, 4, L2_PORT_L3, 5, L2_BRIDGE, 0x04, 0])
-        # bridge mac add (refused: no port names here), del, flush b0
+        # bridge mac add b0 (p0, VLAN 10), del, flush b0
         + bytes([L2_STATIC, 0x00, 0x01, 0x00, L2_STATIC, 0x06, 0x01, 0, L2_STATIC, 0x09, 0, 0])
         + raw(0, udp(0, bc))
         + burst,
-    }
+        # static entries against learning, moves, aging, limits and flushes: H0
+        # static on p0 (VLAN 10), then heard on p2 (no move: static_conflict),
+        # unicast to it from p2, aged past; H2 static on p5 (MAC limit 2) while a
+        # flood of sources fills the port; flushes of learned entries keep both;
+        # del; add again, then p0 leaves the bridge and takes it along
+        "static_entries": topo
+        + bytes([L2_STATIC, 0x00, 0x00, 0])  # bridge mac add b0 H0 port p0 vlan 10
+        + raw(2, udp(0, bc))
+        + drain
+        + raw(2, udp(1, L2_H[0]))
+        + raw(3, tagged)
+        + bytes([L2_CLOCK, 40])
+        + raw(2, udp(1, L2_H[0]))
+        + bytes([L2_STATIC, 0x01, 0x02, 5])  # bridge mac add b1 H2 port p5 vlan 10
+        + bytes([L2_STATION, 5, 0xF0, 2, 0, 20, L2_REPEAT, 20, L2_DRAIN])
+        + raw(4, udp(3, L2_H[2]))
+        + bytes([L2_STATIC, 0x09, 0, 0])  # bridge mac flush b0
+        + bytes([L2_STATIC, 0x0D, 0, 5])  # bridge mac flush b1 port p5
+        + bytes([L2_STATIC, 0x00, 0x00, 3])  # the static entry moved: p3
+        + raw(0, udp(1, L2_H[0]))
+        + bytes([L2_STATIC, 0x06, 0x00, 0])  # bridge mac del b0 H0 vlan 10
+        + bytes([L2_STATIC, 0x00, 0x80, 1])  # bridge mac add b0 H0 port p1 vlan 20
+        + bytes([L2_PORT_L3, 1])
+        + raw(2, udp(0, bc))
+        + burst,
+    } | _linux_bridge()
+
+
+def _linux_bridge() -> dict[str, bytes]:
+    """A Linux bridge's real traffic (tests/fuzz/capture_l2_bridge.sh's captures in
+    tests/fuzz/l2_linux_bridge), as fuzz_l2 programs on L2_TOPO (pcap_to_l2.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from pcap_to_l2 import programs
+
+    return programs(L2_TOPO)
 
 
 TARGETS: dict[str, Callable[[], dict[str, bytes]]] = {

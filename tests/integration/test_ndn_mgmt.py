@@ -260,7 +260,15 @@ def test_face_table_full_refuses_then_evicts_idle(daemon_lab: Callable[..., Rout
     is fresh (counted, no log per packet); once they have been idle a tenth of the
     idle timeout, the one idle longest is evicted for the next new source, which
     gets its face with its following packet."""
-    lab = daemon_lab(extra_config=[*BASE, "ndn limits face-idle-timeout 20"])
+    # Interests live 1 s at most: an evicted face's id is given to a new face 2 s
+    # later (once the PIT records of the face it was have expired)
+    lab = daemon_lab(
+        extra_config=[
+            *BASE,
+            "ndn limits face-idle-timeout 20",
+            "ndn limits interest-lifetime-max 1000",
+        ]
+    )
     router = lab.link("h1").router_ip
     wire = bytes(make_interest(Name.from_str("/fill"), InterestParam(lifetime=100)))
 
@@ -283,9 +291,11 @@ def test_face_table_full_refuses_then_evicts_idle(daemon_lab: Callable[..., Rout
     send_from(30001)
     lab.wait_until(lambda: mgmt(lab)["on_demand_faces_evicted"] == 1, timeout=5)
     assert show(lab)["faces"] == 1023
-    time.sleep(0.2)  # the evicted face's slot is free after the RCU grace period
+    time.sleep(2.2)  # the evicted face's slot is free for another face after 2 s
+    evicted = mgmt(lab)["on_demand_faces_evicted"]
     send_from(30001)
     lab.wait_until(lambda: show(lab)["faces"] == 1024, timeout=5, what="the new face")
+    assert mgmt(lab)["on_demand_faces_evicted"] == evicted  # the freed slot, no other
     uris = [f["uri"] for f in lab.ctl("ndn", "face", "show")["faces"]]
     assert f"udp4://{lab.host_ip('h1')}:30001" in uris
     assert f"udp4://{lab.host_ip('h1')}:30000" not in uris

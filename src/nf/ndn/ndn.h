@@ -153,6 +153,9 @@ struct ndn_face {
 	 * it last changed (on-demand faces' idle timeout) */
 	uint64_t rx_seen;
 	uint64_t last_rx_ms;
+	/* control plane only: a FREE slot is not given to a new face before this, when
+	 * every PIT in-record of the face it was has expired (face.c's face_free) */
+	uint64_t reuse_ms;
 };
 extern struct ndn_face ndn_faces[NDN_FACES_MAX];
 

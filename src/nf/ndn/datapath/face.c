@@ -64,10 +64,14 @@ int ndn_faces_init(void)
 }
 
 /* A free face of this kind, zeroed: its id, or -ENOSPC with err set. */
+/* A free slot for a face of kind: its id, or -ENOSPC (err says why). A slot a face
+ * left is reused only once that face's PIT in-records have expired (face_free). */
 static int face_alloc(uint8_t kind, bool local, char *err, size_t errlen)
 {
+	uint64_t now = tp_ctl_now_ms();
+
 	for (unsigned int i = 1; i < NDN_FACES_MAX; i++)
-		if (ndn_faces[i].kind == NDN_FACE_FREE) {
+		if (ndn_faces[i].kind == NDN_FACE_FREE && ndn_faces[i].reuse_ms <= now) {
 			memset(&ndn_faces[i], 0, sizeof(ndn_faces[i]));
 			ndn_faces[i].kind = kind;
 			ndn_faces[i].local = local;
@@ -230,10 +234,22 @@ int ndn_face_add_ether(uint16_t port, const struct rte_ether_addr *remote, bool 
 	return publish(id, &k);
 }
 
+/* After the grace period (no lcore holds the id): the slot is free, for a new face
+ * once the forwarding contexts' PIT in-records of this one have expired. The PIT is
+ * the forwarding lcores' alone, so its records of a removed face are not taken out
+ * (NFD's cleanupOnFaceRemoval does) but age: an in-record lives
+ * ndn_limits.lifetime_max_ms at most (fwd.c), and one made from a packet still in a
+ * ring between lcores when the face went gets a second more. Until then the id is
+ * not given to another peer, which would receive the Data and Nacks of the Interests
+ * the removed face's peer sent (fuzz_ndn_fwd: an on-demand face idle-expired with an
+ * Interest pending, its id given to the next new peer, the Data went to it). */
 static void face_free(void *a, void *b)
 {
+	struct ndn_face *f = &ndn_faces[(uintptr_t)a];
+
 	(void)b;
-	ndn_faces[(uintptr_t)a].kind = NDN_FACE_FREE;
+	f->reuse_ms = tp_ctl_now_ms() + ndn_limits.lifetime_max_ms + 1000;
+	f->kind = NDN_FACE_FREE;
 }
 
 static void hash_release(uint32_t v)
