@@ -309,15 +309,25 @@ path={self.workdir / "logs"}
             # the answer could come from whoever holds the port if ACME could not bind
             if self._bind_failed():
                 raise _PortInUse(f"a port of ACME is in use\n{self.logs()}")
-            if self.coap_ping():
-                return True
-            raise _NotYet(f"no answer to a CoAP ping on {self.coap_target}")
+            if not self.coap_ping():
+                raise _NotYet(f"no answer to a CoAP ping on {self.coap_target}")
+            # ACME answers over HTTP and CoAP seconds before its start is done (its
+            # "CSE started", after the importer and the managers): at log levels that
+            # print it, wait for that line, so a test's next request meets a started CSE
+            if self.log_level.lower() in ("debug", "info") and not self._started():
+                raise _NotYet("no 'CSE started' in ACME's log yet")
+            return True
 
         self.wait_ready(
             ready,
             timeout,
             "answering over HTTP and CoAP",
             retry_on=(OSError, http.client.HTTPException, ValueError, _NotYet),
+        )
+
+    def _started(self) -> bool:
+        return any(
+            "CSE started" in tail(path, 200) for path in (self.workdir / "logs").glob("*.log")
         )
 
     def _bind_failed(self) -> bool:
