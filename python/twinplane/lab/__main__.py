@@ -170,6 +170,16 @@ def ndn_demo(lab: RouterLab) -> bool:
         for e in lab.ctl("ndn", "fib", "show")["fib"]:
             hops = ", ".join(f"face {h['face']} cost {h['cost']}" for h in e["nexthops"])
             print(f"    {e['prefix']:<18} {e['strategy']:<10} {hops}")
+        ch = lab.ctl("show", "ndn", "chains")
+        print("  $ twinctl show ndn chains   (keyed name hashes: review N4)")
+        for c in ch["pcct"]:
+            print(
+                f"    PCCT of lcore {c['lcore']}: {c['entries']} entries in "
+                f"{c['used_buckets']} of {c['buckets']} buckets, longest chain "
+                f"{c['longest_chain']}"
+            )
+        f = ch["fib"]
+        print(f"    FIB: {f['entries']} entries, longest chain {f['longest_chain']}")
         return (
             reg.get("event") == "registered"
             and [r.get("result") for r in res] == ["data", "data", "nack"]
