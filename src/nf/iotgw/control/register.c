@@ -100,36 +100,33 @@ static void metrics_from_map(struct tp_ae *e)
 	}
 }
 
+/* A registration from its first step: no try, error, check or refresh under way. */
+static void reg_reset(struct tp_ae *e)
+{
+	e->reg_step = 0;
+	e->reg_tries = 0;
+	e->reg_errors = 0;
+	e->reg_due_ms = 0;
+	e->reg_verify = 0;
+	e->reg_lift = 0;
+	e->refreshing = 0;
+	e->refresh_ms = 0;
+}
+
 void tp_iotgw_reg_begin(int idx)
 {
 	struct tp_ae *e = &tp_ae_table[idx];
 
 	metrics_from_map(e);
-	e->reg_step = 0;
-	e->reg_tries = 0;
-	e->reg_errors = 0;
-	e->reg_due_ms = 0;
-	e->reg_verify = 0;
-	e->reg_lift = 0;
-	e->refreshing = 0;
-	e->refresh_ms = 0;
+	reg_reset(e);
 	tp_ae_set_state(idx, TP_AE_REGISTERING);
 }
 
 void tp_iotgw_reg_again(int idx)
 {
-	struct tp_ae *e = &tp_ae_table[idx];
-
 	/* not READY first: the workers stop converting (the metrics stay as they are) */
 	tp_ae_set_state(idx, TP_AE_REGISTERING);
-	e->reg_step = 0;
-	e->reg_tries = 0;
-	e->reg_errors = 0;
-	e->reg_due_ms = 0;
-	e->reg_verify = 0;
-	e->reg_lift = 0;
-	e->refreshing = 0;
-	e->refresh_ms = 0;
+	reg_reset(&tp_ae_table[idx]);
 }
 
 void tp_iotgw_ae_et(uint64_t wall_s, uint32_t retention_s, char out[TP_M2M_TIME_SIZE])
