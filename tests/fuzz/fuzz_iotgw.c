@@ -768,6 +768,27 @@ static void check_state(void)
 	fuzz_iotgw_delivery_check();
 }
 
+/* Datagram apdu from agent k (from src), then its checks: what it did to k's session,
+ * and another agent's session ends by eviction only: one at most, never a READY one,
+ * and only silent for evict_idle_ms (security review N8). */
+static void datagram_checked(int k, uint64_t src, const uint8_t *apdu, size_t len, bool existed)
+{
+	uint64_t evicted = tp_iotgw_sess.evicted;
+	unsigned int gone = 0;
+
+	sessions_before();
+	datagram(k, src, apdu, len);
+	check_datagram_op(k, existed);
+	for (int j = 0; j < N_ALL; j++) {
+		if (j == k || !session_ended(j))
+			continue;
+		gone++;
+		must(before[j].state != TP_AE_READY &&
+		     vclock - before[j].last_ms >= tp_iotgw.evict_idle_ms);
+	}
+	must(gone <= 1 && tp_iotgw_sess.evicted - evicted >= gone);
+}
+
 /* --- the crowd: enough agents to fill the registrar's window --- */
 
 /* antidote's H211_ID_02BC (tests/integration/test_iotgw_devices.py, bp_aarq): an
@@ -805,19 +826,7 @@ static void crowd_associate(unsigned int n)
 		last_len[k] = sizeof(buf);
 		n_sent = 0;
 		bool existed = false;
-		uint64_t evicted = tp_iotgw_sess.evicted;
-		sessions_before();
-		datagram(k, l2[0], buf, sizeof(buf));
-		check_datagram_op(k, existed);
-		unsigned int gone = 0;
-		for (int j = 0; j < N_ALL; j++) {
-			if (j == k || !session_ended(j))
-				continue;
-			gone++;
-			must(before[j].state != TP_AE_READY &&
-			     vclock - before[j].last_ms >= tp_iotgw.evict_idle_ms);
-		}
-		must(gone <= 1 && tp_iotgw_sess.evicted - evicted >= gone);
+		datagram_checked(k, l2[0], buf, sizeof(buf), existed);
 		cur_k = -1;
 	}
 }
@@ -965,21 +974,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(last_dgram[k], buf, len);
 			last_len[k] = len;
 			bool existed = tp_ae_lookup(agents[k].ip, agents[k].port) >= 0;
-			uint64_t evicted = tp_iotgw_sess.evicted;
-			sessions_before();
-			datagram(k, l2[kind], buf, len);
-			check_datagram_op(k, existed);
-			/* another agent's session ends by eviction only: one at most, never
-			 * a READY one, and only silent for evict_idle_ms (security review N8) */
-			unsigned int gone = 0;
-			for (int j = 0; j < N_ALL; j++) {
-				if (j == k || !session_ended(j))
-					continue;
-				gone++;
-				must(before[j].state != TP_AE_READY &&
-				     vclock - before[j].last_ms >= tp_iotgw.evict_idle_ms);
-			}
-			must(gone <= 1 && tp_iotgw_sess.evicted - evicted >= gone);
+			datagram_checked(k, l2[kind], buf, len, existed);
 		} else if (kind == 3) {
 			unsigned int v = op & 0x1f;
 			vclock += v < 20 ? v * 50u : (v - 19u) * 1000u;
