@@ -12,7 +12,7 @@ ABBA, each bed started afresh; the generator is this tree's. Per pair the ratio 
 Usage (root)::
 
     .venv/bin/python bench/iotgw_ab.py --a /tmp/before/twinplane --b build/src/twinplane \\
-        --name iotgw-ab-output-path --out docs/results
+        --name iotgw-ab-output-path --out docs/results/ab
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def build(ap: Any) -> None:
     ap.add_argument("--trials", type=int, default=3, help="cost trials per side (3)")
     ap.add_argument("--seconds", type=float, default=1.0, help="per cost trial (1)")
     ap.add_argument("--cse-delay-us", type=float, default=100.0)
-    ap.add_argument("--name", default="iotgw_ab", help="report name (docs/results/NAME.*)")
+    ap.add_argument("--name", default="iotgw_ab", help="report name (docs/results/ab/NAME.*)")
 
 
 def measure(ctx: report.Context) -> report.Report:

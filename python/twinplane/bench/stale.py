@@ -44,7 +44,6 @@ DEFAULT_PATHS: dict[str, list[str]] = {
     "fwd_cost": [*_COMMON, "src/nf/ip4", "bench/fwd_cost.py", "scripts/build-l3fwd.sh"],
     "rfc2544_ip4": [*_COMMON, "src/nf/ip4", "bench/rfc2544_ip4.py"],
     "ndn": [*_COMMON, "src/nf/ndn", "bench/ndn.py"],
-    "ndn-loaded-host": [*_COMMON, "src/nf/ndn", "bench/ndn.py"],
     "ndn-ab": [*_COMMON, "src/nf/ndn", "bench/ndn_ab.py"],
     "ndn_ab": [*_COMMON, "src/nf/ndn", "bench/ndn_ab.py"],
     "iotgw": [*_COMMON, "src/nf/iotgw", "src/nf/ip4", "src/tools", "bench/iotgw.py"],
