@@ -15,6 +15,13 @@ Usage (root):
     .venv/bin/python bench/rfc2544_ip4.py --quick --sizes 64    # ~6 min
     .venv/bin/python bench/rfc2544_ip4.py                       # seed 004: ~4 h
     .venv/bin/python bench/rfc2544_ip4.py --sizes 64,1518 --wires memif --no-cost
+
+The whole of seed 004 does not fit one sitting: run it in parts at one clean tree
+(each its own --out), then merge them into the report:
+    .venv/bin/python bench/rfc2544_ip4.py --no-ndr --out /work/rfc/cost     # both wires
+    .venv/bin/python bench/rfc2544_ip4.py --no-cost --wires memif --out /work/rfc/memif
+    .venv/bin/python bench/rfc2544_ip4.py --no-cost --wires veth --out /work/rfc/veth
+    .venv/bin/python bench/rfc2544_ip4.py --merge /work/rfc/*/rfc2544_ip4.json
 """
 
 from __future__ import annotations
@@ -322,6 +329,32 @@ def measure(ctx: report.Context) -> report.Report:
         cost_phase(ctx, cost)
     if not a.no_ndr:
         ndr_phase(ctx, goal, sizes, ndr)
+    errors = keep_trials(rep, ndr, cost)
+    return assemble(rep, ndr, cost, errors, goal.to_json())
+
+
+def merge(paths: list[Path]) -> report.Report:
+    """The report from parts (runs over some wires, sizes or phases each, at one
+    tree): their searches and rounds side by side, as one run would have made them."""
+    docs = report.load_parts(paths, {"sizes / wires"})
+    rep = report.merged_report(NAME, paths, docs, {"sizes / wires"})
+    ndr: dict[str, list] = {}
+    for p, d in zip(paths, docs, strict=True):
+        for key, runs in d.get("ndr_searches", {}).items():
+            if key in ndr:
+                raise report.PartsError(f"{p}: {key} is in another part too")
+            ndr[key] = runs
+    with_cost = [d["cost_rounds"] for d in docs if d.get("cost_rounds")]
+    if len(with_cost) > 1:
+        raise report.PartsError("cost rounds in more than one part")
+    errors = [e for d in docs for e in d.get("errors", [])]
+    return assemble(rep, ndr, with_cost[0] if with_cost else [], errors, docs[0]["goal"])
+
+
+def assemble(
+    rep: report.Report, ndr: dict[str, list], cost: list, errors: list, goal: dict[str, Any]
+) -> report.Report:
+    """The headline, tables and plot of the searches and rounds (trials kept already)."""
     texts: list = []
     for key, runs in ndr.items():
         wire, size = key.split("_")
@@ -329,8 +362,7 @@ def measure(ctx: report.Context) -> report.Report:
     add_cost(rep, cost)
     if ndr.get("memif_64") and "ndr_twinplane_over_l3fwd_memif_64" not in rep.headline:
         rep.bars["ndr_twinplane_over_l3fwd_memif_64"] = NDR_BAR  # no pair had both sides
-    errors = keep_trials(rep, ndr, cost)
-    rep.extra = {"ndr_searches": ndr, "cost_rounds": cost, "errors": errors, "goal": goal.to_json()}
+    rep.extra.update(ndr_searches=ndr, cost_rounds=cost, errors=errors, goal=goal)
     rep.markdown = tables(ndr, cost)
     if ndr:
         rep.figure = lambda path: B.plot_ndr(ndr, path)
@@ -344,4 +376,4 @@ def measure(ctx: report.Context) -> report.Report:
 
 
 if __name__ == "__main__":
-    sys.exit(report.main(NAME, __doc__, build, measure))
+    sys.exit(report.main(NAME, __doc__, build, measure, merge=merge))

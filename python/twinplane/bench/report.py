@@ -117,6 +117,10 @@ class Report:
     markdown: str = ""
     figure: Callable[[Path], None] | None = None
     script: str | None = None  # bench/<script>.py when it is not bench/<name>.py
+    # a report merged from parts (merge_parts): the tree and date they measured,
+    # not those of the merge
+    tree: str | None = None
+    date: str | None = None
 
     def add(self, name: str, h: paired.Headline | dict[str, Any], bar: Bar | None = None) -> None:
         self.headline[name] = h.to_json() if isinstance(h, paired.Headline) else dict(h)
@@ -134,8 +138,8 @@ class Report:
 
     def to_json(self, ctx: Context | None, argv: list[str]) -> dict[str, Any]:
         return {
-            "tree": D.git_rev(),
-            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "tree": self.tree or D.git_rev(),
+            "date": self.date or datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "argv": argv,
             "machine": D.machine_info(),
             "tsc_hz": ctx.tsc_hz if ctx else None,
@@ -245,25 +249,87 @@ def pairs_for(args: argparse.Namespace) -> int:
     return n
 
 
+class PartsError(ValueError):
+    """Parts that do not make one report."""
+
+
+def load_parts(paths: list[Path], varying: set[str]) -> list[dict[str, Any]]:
+    """The JSON of each part of one report: runs of the same script, each over a
+    subset of what it measures (``--wires``, ``--sizes``...), to be merged into one
+    report when the whole does not fit one sitting. They must have measured one
+    clean tree with the same rules (but the ``varying`` ones, which say what each
+    part covered) on the same host's TSC; else PartsError, naming what differs."""
+    docs = [json.loads(Path(p).read_text()) for p in paths]
+    if len(docs) < 2:
+        raise PartsError("--merge: at least two parts")
+    for p, d in zip(paths, docs, strict=True):
+        if d.get("tree") != docs[0].get("tree") or "-dirty" in str(d.get("tree")):
+            raise PartsError(f"{p}: tree {d.get('tree')}, not {docs[0].get('tree')} (clean)")
+        r0 = {k: v for k, v in docs[0]["rules"].items() if k not in varying}
+        r = {k: v for k, v in d["rules"].items() if k not in varying}
+        if r != r0:
+            diff = sorted(k for k in r.keys() | r0.keys() if r.get(k) != r0.get(k))
+            raise PartsError(f"{p}: rules differ from {paths[0]}'s: {', '.join(diff)}")
+        t0, t = docs[0].get("tsc_hz") or 0.0, d.get("tsc_hz") or 0.0
+        if abs(t - t0) > 0.001 * t0:
+            raise PartsError(f"{p}: TSC {t:.0f} Hz, not {t0:.0f} Hz: another host")
+    return docs
+
+
+def merged_report(
+    name: str, paths: list[Path], docs: list[dict[str, Any]], varying: set[str]
+) -> Report:
+    """A report over the parts: their rules (each varying rule listing every
+    part's value), every part's trials, their tree, the last part's date, and
+    ``parts`` (each part's file, argv and date) in its JSON."""
+    rules = dict(docs[0]["rules"])
+    for k in varying:
+        rules[k] = "; ".join(str(d["rules"].get(k, "-")) for d in docs)
+    rep = Report(name, rules, tree=docs[0]["tree"], date=max(d["date"] for d in docs))
+    rep.trials = [t for d in docs for t in d["trials"]]
+    rep.extra = {k: docs[0].get(k) for k in ("machine", "tsc_hz", "isolation")}
+    rep.extra["parts"] = [
+        {"file": str(p), "argv": d["argv"], "date": d["date"], "machine": d.get("machine")}
+        for p, d in zip(paths, docs, strict=True)
+    ]
+    return rep
+
+
 def main(
     name: str,
     doc: str | None,
     build: Callable[[argparse.ArgumentParser], None],
     measure: Callable[[Context], Report],
     argv: list[str] | None = None,
+    merge: Callable[[list[Path]], Report] | None = None,
 ) -> int:
-    """Parse, start, measure under the lab lock and CPU isolation, write the report."""
+    """Parse, start, measure under the lab lock and CPU isolation, write the report.
+    With ``merge`` (a script whose whole run does not fit one sitting), ``--merge
+    PART.json...`` writes the report from parts instead of measuring."""
     ap = argparse.ArgumentParser(prog=f"bench/{name}.py", description=doc,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     add_common_arguments(ap)
+    if merge is not None:
+        ap.add_argument("--merge", type=Path, nargs="+", metavar="PART",
+                        help="write the report from these parts' JSON (runs over subsets, "
+                        "one clean tree, the same rules) instead of measuring")  # fmt: skip
     build(ap)
     args = ap.parse_args(argv)
+    argv_used = sys.argv[1:] if argv is None else argv
+    if merge is not None and args.merge:
+        try:
+            rep = merge(args.merge)
+        except PartsError as e:
+            print(f"bench/{name}.py: {e}", file=sys.stderr)
+            return 2
+        path = rep.write(args.out, None, argv_used)
+        print(f"bench/{name}.py: merged {len(args.merge)} parts into {path}", flush=True)
+        return 0
     n = pairs_for(args)
     started = D.bench_start(name, args.workdir)
     if started is None:
         return 2
     tsc, workdir = started
-    argv_used = sys.argv[1:] if argv is None else argv
     with contextlib.ExitStack() as stack:
         waited = stack.enter_context(D.lab_lock(args.lock))
         if waited > 1:
