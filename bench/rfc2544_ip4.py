@@ -336,7 +336,7 @@ def measure(ctx: report.Context) -> report.Report:
 def merge(paths: list[Path]) -> report.Report:
     """The report from parts (runs over some wires, sizes or phases each, at one
     tree): their searches and rounds side by side, as one run would have made them."""
-    docs = report.load_parts(paths, {"sizes / wires"})
+    docs = report.load_parts(NAME, paths, {"sizes / wires"})
     rep = report.merged_report(NAME, paths, docs, {"sizes / wires"})
     ndr: dict[str, list] = {}
     for p, d in zip(paths, docs, strict=True):

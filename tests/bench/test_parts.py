@@ -30,24 +30,24 @@ def test_parts_must_share_a_clean_tree_rules_and_host(tmp_path):
     a = part(tmp_path, "a")
     vary = {"sizes / wires"}
     b = part(tmp_path, "b", rules={**RULES, "sizes / wires": "64 B on veth"})
-    assert len(report.load_parts([a, b], vary)) == 2  # the varying rule may differ
-    with pytest.raises(report.PartsError, match="tree"):
-        report.load_parts([a, part(tmp_path, "c", tree="def5678")], vary)
+    assert len(report.load_parts("demo", [a, b], vary)) == 2  # the varying rule may differ
+    with pytest.raises(report.PartsError, match="not on one line of history"):
+        report.load_parts("demo", [a, part(tmp_path, "c", tree="def5678")], vary)
     with pytest.raises(report.PartsError, match="clean"):
-        report.load_parts([part(tmp_path, "d", tree="abc1234-dirty")] * 2, vary)
+        report.load_parts("demo", [part(tmp_path, "d", tree="abc1234-dirty")] * 2, vary)
     with pytest.raises(report.PartsError, match="rules differ.*pairs"):
-        report.load_parts([a, part(tmp_path, "e", rules={**RULES, "pairs": "5"})], vary)
+        report.load_parts("demo", [a, part(tmp_path, "e", rules={**RULES, "pairs": "5"})], vary)
     with pytest.raises(report.PartsError, match="another host"):
-        report.load_parts([a, part(tmp_path, "f", tsc_hz=2.596e9)], vary)
+        report.load_parts("demo", [a, part(tmp_path, "f", tsc_hz=2.596e9)], vary)
     with pytest.raises(report.PartsError, match="at least two"):
-        report.load_parts([a], vary)
+        report.load_parts("demo", [a], vary)
 
 
 def test_merged_report_keeps_the_parts_tree_and_every_trial(tmp_path):
     b = part(tmp_path, "b", rules={**RULES, "sizes / wires": "64 B on veth"},
              date="2026-11-30T09:00:00Z")  # fmt: skip
     paths = [part(tmp_path, "a"), b]
-    docs = report.load_parts(paths, {"sizes / wires"})
+    docs = report.load_parts("demo", paths, {"sizes / wires"})
     rep = report.merged_report("demo", paths, docs, {"sizes / wires"})
     doc = json.loads(rep.write(tmp_path / "out", None, ["--merge", "a", "b"]).read_text())
     assert doc["tree"] == "abc1234" and doc["date"] == "2026-11-30T09:00:00Z"
@@ -85,3 +85,22 @@ def test_rfc2544_merge_puts_the_parts_searches_side_by_side(tmp_path):
     again = part(tmp_path, "again", ndr_searches=searches("memif", 64, [1.0] * 10))
     with pytest.raises(report.PartsError, match="memif_64 is in another part"):
         mod.merge([memif, again])
+
+
+def test_parts_of_two_trees_merge_when_their_code_is_the_same(tmp_path):
+    from test_stale import commit, git
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    c1 = commit(repo, "src/nf/ip4/forward.c", "a", "code")
+    c2 = commit(repo, "docs/results/fwd_cost.json", "{}", "a report between two parts")
+    c3 = commit(repo, "src/nf/ip4/forward.c", "b", "the code changes")
+    name, vary = "rfc2544_ip4", {"sizes / wires"}
+    paths = [part(tmp_path, "a", tree=c1), part(tmp_path, "b", tree=c2)]
+    docs = report.load_parts(name, paths, vary, repo)
+    assert report.merged_report(name, paths, docs, vary, repo).tree == c2  # the newest
+    with pytest.raises(report.PartsError, match="1 measured files changed.*forward.c"):
+        report.load_parts(name, [paths[0], part(tmp_path, "c", tree=c3)], vary, repo)
+    with pytest.raises(report.PartsError, match="no measured paths known"):
+        report.load_parts("demo", paths, vary, repo)

@@ -32,6 +32,7 @@ import contextlib
 import datetime
 import json
 import operator
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from twinplane.bench import duts as D
-from twinplane.bench import paired
+from twinplane.bench import paired, stale
 
 ROOT = Path(__file__).resolve().parents[3]
 RESULTS = ROOT / "docs" / "results"
@@ -253,18 +254,48 @@ class PartsError(ValueError):
     """Parts that do not make one report."""
 
 
-def load_parts(paths: list[Path], varying: set[str]) -> list[dict[str, Any]]:
+def parts_tree(name: str, paths: list[Path], trees: list[str], repo: Path = ROOT) -> str:
+    """The tree a merge of parts measured: theirs when they share it; else the
+    newest of them, if the others are its ancestors and none of the report's
+    measured files changed between them (a report committed between two parts
+    moves HEAD, not the code). PartsError otherwise, naming what changed."""
+    for p, t in zip(paths, trees, strict=True):
+        if not t or t.endswith("-dirty"):
+            raise PartsError(f"{p}: tree {t}: the parts must measure a clean tree")
+    if len(set(trees)) == 1:
+        return trees[0]
+
+    def ancestor(a: str, b: str) -> bool:
+        cmd = ["git", "-C", str(repo), "merge-base", "--is-ancestor", a, b]
+        return subprocess.run(cmd, capture_output=True).returncode == 0
+
+    newest = next((t for t in trees if all(ancestor(u, t) for u in trees)), None)
+    if newest is None:
+        raise PartsError(f"trees {', '.join(sorted(set(trees)))}: not on one line of history")
+    for p, t in zip(paths, trees, strict=True):
+        changed = stale.measured_changes(repo, name, t, newest)
+        if changed is None:
+            raise PartsError(f"{name}: no measured paths known, so the parts need one tree")
+        if changed:
+            raise PartsError(f"{p}: {len(changed)} measured files changed between its tree "
+                             f"{t} and {newest}: {', '.join(changed[:5])}")  # fmt: skip
+    return newest
+
+
+def load_parts(
+    name: str, paths: list[Path], varying: set[str], repo: Path = ROOT
+) -> list[dict[str, Any]]:
     """The JSON of each part of one report: runs of the same script, each over a
     subset of what it measures (``--wires``, ``--sizes``...), to be merged into one
-    report when the whole does not fit one sitting. They must have measured one
-    clean tree with the same rules (but the ``varying`` ones, which say what each
-    part covered) on the same host's TSC; else PartsError, naming what differs."""
+    report when the whole does not fit one sitting. They must have measured the
+    same code (parts_tree) with the same rules (but the ``varying`` ones, which say
+    what each part covered) on the same host's TSC; else PartsError, naming what
+    differs."""
     docs = [json.loads(Path(p).read_text()) for p in paths]
     if len(docs) < 2:
         raise PartsError("--merge: at least two parts")
+    parts_tree(name, paths, [str(d.get("tree") or "") for d in docs], repo)
     for p, d in zip(paths, docs, strict=True):
-        if d.get("tree") != docs[0].get("tree") or "-dirty" in str(d.get("tree")):
-            raise PartsError(f"{p}: tree {d.get('tree')}, not {docs[0].get('tree')} (clean)")
         r0 = {k: v for k, v in docs[0]["rules"].items() if k not in varying}
         r = {k: v for k, v in d["rules"].items() if k not in varying}
         if r != r0:
@@ -277,19 +308,26 @@ def load_parts(paths: list[Path], varying: set[str]) -> list[dict[str, Any]]:
 
 
 def merged_report(
-    name: str, paths: list[Path], docs: list[dict[str, Any]], varying: set[str]
+    name: str, paths: list[Path], docs: list[dict[str, Any]], varying: set[str], repo: Path = ROOT
 ) -> Report:
     """A report over the parts: their rules (each varying rule listing every
-    part's value), every part's trials, their tree, the last part's date, and
-    ``parts`` (each part's file, argv and date) in its JSON."""
+    part's value), every part's trials, their tree (parts_tree), the last part's
+    date, and ``parts`` (each part's file, tree, argv and date) in its JSON."""
     rules = dict(docs[0]["rules"])
     for k in varying:
         rules[k] = "; ".join(str(d["rules"].get(k, "-")) for d in docs)
-    rep = Report(name, rules, tree=docs[0]["tree"], date=max(d["date"] for d in docs))
+    tree = parts_tree(name, paths, [d["tree"] for d in docs], repo)
+    rep = Report(name, rules, tree=tree, date=max(d["date"] for d in docs))
     rep.trials = [t for d in docs for t in d["trials"]]
     rep.extra = {k: docs[0].get(k) for k in ("machine", "tsc_hz", "isolation")}
     rep.extra["parts"] = [
-        {"file": str(p), "argv": d["argv"], "date": d["date"], "machine": d.get("machine")}
+        {
+            "file": str(p),
+            "tree": d["tree"],
+            "argv": d["argv"],
+            "date": d["date"],
+            "machine": d.get("machine"),
+        }  # fmt: skip
         for p, d in zip(paths, docs, strict=True)
     ]
     return rep

@@ -176,6 +176,17 @@ def check_report(repo: Path, path: Path) -> Status:
     return Status(name, raw, "fresh")
 
 
+def measured_changes(repo: Path, name: str, a: str, b: str) -> list[str] | None:
+    """The files a report called ``name`` measures (its default paths, the library
+    expanded as for the check) that changed between commits ``a`` and ``b``; None
+    when the name has no default paths."""
+    paths = default_paths(name)
+    if not paths:
+        return None
+    diff = _git(repo, "diff", "--name-only", a, b, "--", *expand_library(repo, paths))
+    return [x for x in diff.stdout.splitlines() if x]
+
+
 def check_all(repo: Path, results: Path) -> list[Status]:
     return [check_report(repo, p) for p in sorted(results.glob("*.json"))]
 
