@@ -306,12 +306,13 @@ static void check_out(const struct rte_mbuf *m, uint16_t op, uint16_t in)
 	must(!(d[6] & 1));
 }
 
-static uint64_t sum_l2(uint16_t port, bool drops_only)
+/* The sum of port's l2 counters of that kind. */
+static uint64_t sum_l2(uint16_t port, enum tp_ctr_kind kind)
 {
 	uint64_t v = 0;
 
 	for (unsigned int i = 0; i < L2_CTR_MAX; i++)
-		if (!drops_only || tp_ctr_kind(tp_l2_nf.ctr_base + i) == TP_CTR_DROP)
+		if (tp_ctr_kind(tp_l2_nf.ctr_base + i) == kind)
 			v += l2c(port, i);
 	return v;
 }
@@ -323,7 +324,7 @@ static void burst(void)
 	uint64_t rx0 = l2c(in, L2_CTR_RX), uni0 = l2c(in, L2_CTR_UNICAST),
 		 fl0 = l2c(in, L2_CTR_FLOODED), cp0 = l2c(in, L2_CTR_FLOOD_COPIES),
 		 cf0 = l2c(in, L2_CTR_FLOOD_COPY_FAILED), nr0 = l2c(in, L2_CTR_TAG_NO_ROOM),
-		 dr0 = sum_l2(in, true), down0 = 0, down1 = 0;
+		 dr0 = sum_l2(in, TP_CTR_DROP), pu0 = sum_l2(in, TP_CTR_PUNT), down0 = 0, down1 = 0;
 	unsigned int waiting = 0, n = n_pend;
 
 	if (n == 0)
@@ -348,10 +349,12 @@ static void burst(void)
 	uint64_t rx = l2c(in, L2_CTR_RX) - rx0, uni = l2c(in, L2_CTR_UNICAST) - uni0,
 		 fl = l2c(in, L2_CTR_FLOODED) - fl0, cp = l2c(in, L2_CTR_FLOOD_COPIES) - cp0,
 		 cf = l2c(in, L2_CTR_FLOOD_COPY_FAILED) - cf0,
-		 nr = l2c(in, L2_CTR_TAG_NO_ROOM) - nr0, dr = sum_l2(in, true) - dr0;
-	/* every frame counted once: forwarded, flooded, or dropped for one reason */
+		 nr = l2c(in, L2_CTR_TAG_NO_ROOM) - nr0, dr = sum_l2(in, TP_CTR_DROP) - dr0,
+		 pu = sum_l2(in, TP_CTR_PUNT) - pu0;
+	/* every frame counted once: forwarded, flooded, punted, or dropped for one
+	 * reason */
 	must(rx == n);
-	must(uni + fl + dr - nr - cf == n);
+	must(uni + fl + dr + pu - nr - cf == n);
 	/* what waits to go out is what was forwarded (nothing was flushed) */
 	must(down1 == down0);
 	must(waiting + nr == uni + fl + cp);

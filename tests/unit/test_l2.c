@@ -188,9 +188,14 @@ static void assert_out(uint16_t p, unsigned int k, const uint8_t *dst, const uin
 	assert_memory_equal(rte_pktmbuf_mtod(m, const void *), want, len);
 }
 
-/* Every buffered frame freed, counters to zero. */
+/* Every buffered (and punted) frame freed, counters to zero. */
 static void clear(void)
 {
+	void *m;
+
+	for (unsigned int k = 0; k < 2; k++)
+		while (rte_ring_dequeue(w->exc_ring[k], &m) == 0)
+			rte_pktmbuf_free(m);
 	for (unsigned int p = 0; p < TP_MAX_PORTS; p++) {
 		rte_pktmbuf_free_bulk(w->txb[p].pkts, w->txb[p].n);
 		w->txb[p].n = 0;
@@ -215,7 +220,10 @@ static int setup(void **state)
 	if (pool == NULL || w == NULL)
 		return -1;
 	w->ctr = rte_zmalloc("ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX, 0);
-	if (w->ctr == NULL)
+	/* the exception rings: what the bridge punts to the control plane */
+	w->exc_ring[0] = rte_ring_create("exc0", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	w->exc_ring[1] = rte_ring_create("exc1", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (w->ctr == NULL || w->exc_ring[0] == NULL || w->exc_ring[1] == NULL)
 		return -1;
 	tp.n_workers = 1;
 	tp.workers[0] = w;
@@ -412,6 +420,71 @@ static void test_vlan_drops(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pool), 0);
 }
 
+/* BPDUs (the bridge group address) with no STP of the bridge's own: flooded in the
+ * ingress port's VLAN like any group frame, as the Linux bridge with stp_state 0
+ * (br_input.c: "If STP is turned off, then must forward to keep loop detection"),
+ * learning the source; the other link-local groups (LACP's, LLDP's, the pause
+ * address) dropped as the kernel's default group_fwd_mask (0) does. 'bpdu drop'
+ * filters them; a bridge running STP (L2_BPDU_STP) consumes them: punted in the
+ * control class, never flooded. */
+static void test_bpdu(void **state)
+{
+	static const uint8_t stp[6] = {0x01, 0x80, 0xc2, 0, 0, 0};
+	uint8_t ll[6] = {0x01, 0x80, 0xc2, 0, 0, 0};
+	void *m = NULL;
+
+	assert_int_equal(l2_bridges[0].bpdu, L2_BPDU_FORWARD); /* the default */
+	rx(frame(0, stp, st_a, 0));
+	/* VLAN 10's ports: p1 as sent, the trunk tagged 10; not p3 (VLAN 20) */
+	assert_tx(1, 1);
+	assert_tx(2, 1);
+	assert_tx(3, 0);
+	assert_out(1, 0, stp, st_a, 0);
+	assert_out(2, 0, stp, st_a, 10);
+	assert_int_equal(ctr("l2.bpdu_forwarded"), 1);
+	assert_int_equal(ctr("l2.flooded"), 1);
+	drain();
+	assert_int_equal(mac_port(st_a, 10, 0), 0); /* learned, as the kernel does */
+	/* from the trunk in VLAN 20: to p3 only, untagged */
+	clear();
+	rx(frame(2, stp, st_c, 20));
+	assert_tx(3, 1);
+	assert_tx(0, 0);
+	assert_tx(1, 0);
+	assert_out(3, 0, stp, st_c, 0);
+	/* 01:80:c2:00:00:01 to 0f: never bridged */
+	clear();
+	for (uint8_t last = 1; last < 0x10; last++) {
+		ll[5] = last;
+		rx(frame(0, ll, st_a, 0));
+	}
+	assert_int_equal(ctr("l2.link_local"), 15);
+	assert_int_equal(ctr("l2.bpdu_forwarded"), 0);
+	for (uint16_t p = 0; p < 4; p++)
+		assert_tx(p, 0);
+	/* bpdu drop */
+	assert_int_equal(cmd("bridge set b0 bpdu drop"), 0);
+	assert_int_equal(l2_bridges[0].bpdu, L2_BPDU_DROP);
+	rx(frame(0, stp, st_a, 0));
+	assert_int_equal(ctr("l2.link_local"), 16);
+	for (uint16_t p = 0; p < 4; p++)
+		assert_tx(p, 0);
+	assert_int_equal(cmd("bridge set b0 bpdu sometimes"), -EINVAL);
+	/* a bridge running STP: the BPDU goes to the control plane, in the control class */
+	__atomic_store_n(&l2_bridges[0].bpdu, L2_BPDU_STP, __ATOMIC_RELAXED);
+	rx(frame(0, stp, st_a, 0));
+	for (uint16_t p = 0; p < 4; p++)
+		assert_tx(p, 0);
+	assert_int_equal(ctr("l2.bpdu_to_control"), 1);
+	assert_int_equal(rte_ring_count(w->exc_ring[tp_punt_ring(TP_PUNT_CONTROL)]), 1);
+	assert_int_equal(rte_ring_dequeue(w->exc_ring[tp_punt_ring(TP_PUNT_CONTROL)], &m), 0);
+	assert_memory_equal(rte_pktmbuf_mtod((struct rte_mbuf *)m, void *), stp, 6);
+	rte_pktmbuf_free(m);
+	assert_int_equal(cmd("bridge set b0 bpdu forward"), 0);
+	assert_int_equal(l2_bridges[0].bpdu, L2_BPDU_FORWARD);
+	assert_int_equal(ctr("l2.rx"), 17); /* since the last clear() */
+}
+
 /* A port's mac-limit: past it, new sources are neither learned nor forwarded
  * (mac_limit); known ones still go. */
 static void test_port_mac_limit(void **state)
@@ -525,6 +598,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_station_move, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_flood_vlan_push_pop, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_vlan_drops, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_bpdu, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_port_mac_limit, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_bridge_mac_limit, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_aging, bridge_up, bridge_down),

@@ -72,7 +72,8 @@
 	X(STORM_UNKNOWN, "storm_unknown", DROP)                                                    \
 	X(FLOOD_COPY_FAILED, "flood_copy_failed", DROP)                                            \
 	X(TAG_NO_ROOM, "tag_no_headroom", DROP)                                                    \
-	X(CHAIN_NF_DOWN, "chain_nf_down", DROP)
+	X(CHAIN_NF_DOWN, "chain_nf_down", DROP)                                                    \
+	X(BPDU_TO_CONTROL, "bpdu_to_control", PUNT)
 
 /* clang-format off */
 enum l2_ctr {
@@ -146,11 +147,23 @@ struct l2_members {
 	struct l2_port *by_port[TP_MAX_PORTS];
 };
 
+/* What a bridge does with BPDUs (frames to the bridge group address
+ * 01:80:c2:00:00:00, 802.1Q 8.6.3 Table 8-1). */
+enum l2_bpdu {
+	L2_BPDU_FORWARD, /* no STP of its own (the default): flooded in the ingress port's
+			  * VLAN like any group frame, as the Linux bridge with stp_state 0
+			  * (br_input.c), so that the neighbours' STP sees a loop through it */
+	L2_BPDU_DROP,	 /* filtered, counted as link_local (OVS's default) */
+	L2_BPDU_STP,	 /* the bridge runs STP: consumed, punted in the control class to
+			  * the control plane (bpdu_to_control); set by the RSTP step to come,
+			  * no command sets it yet */
+};
+
 struct l2_bridge {
 	uint16_t id;
 	bool used;
-	uint8_t at_limit;  /* control plane: the bridge holds its share of the table */
-	uint8_t bpdu_drop; /* 01:80:c2:00:00:00 dropped (else flooded: no STP here) */
+	uint8_t at_limit; /* control plane: the bridge holds its share of the table */
+	uint8_t bpdu;	  /* enum l2_bpdu; atomic */
 	char name[L2_NAME_MAX];
 	uint32_t aging_s;
 	uint32_t mac_limit;	    /* its share of the MAC table; 0: the fair share */

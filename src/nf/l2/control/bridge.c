@@ -253,7 +253,7 @@ void l2_bridge_apply(struct l2_bridge *br, const struct l2_bridge_opts *o)
 		l2_set_bridge_flag(br->id);
 	}
 	if (o->has_bpdu)
-		__atomic_store_n(&br->bpdu_drop, (uint8_t)o->bpdu_drop, __ATOMIC_RELAXED);
+		__atomic_store_n(&br->bpdu, o->bpdu, __ATOMIC_RELAXED);
 }
 
 int l2_bridge_add(const char *name, const struct l2_bridge_opts *o, struct l2_bridge **out)

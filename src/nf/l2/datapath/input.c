@@ -272,19 +272,23 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			}
 			/* 01:80:c2:00:00:0x (STP, LACP, LLDP, 802.1X...): not forwarded
 			 * (802.1Q 8.6.3, Table 8-1), but for the bridge group address
-			 * 01:80:c2:00:00:00 (BPDUs): with no STP of its own the bridge floods
-			 * them like any group frame, so that the neighbours' STP sees a loop
-			 * through it (as the Linux bridge with STP off; 'bridge set BR bpdu
-			 * drop' filters them, as OVS's default) */
+			 * 01:80:c2:00:00:00 (BPDUs), as the bridge's BPDU mode says
+			 * (enum l2_bpdu): flooded like any group frame while it runs no STP
+			 * (the Linux bridge with STP off), dropped with 'bpdu drop',
+			 * consumed by the bridge's own STP */
 			if (unlikely(eh->dst_addr.addr_bytes[0] == 0x01 &&
 				     eh->dst_addr.addr_bytes[1] == 0x80 &&
 				     eh->dst_addr.addr_bytes[2] == 0xc2 &&
 				     eh->dst_addr.addr_bytes[3] == 0 &&
 				     eh->dst_addr.addr_bytes[4] == 0 &&
 				     (eh->dst_addr.addr_bytes[5] & 0xf0) == 0)) {
-				if (eh->dst_addr.addr_bytes[5] != 0 ||
-				    __atomic_load_n(&br->bpdu_drop, __ATOMIC_RELAXED)) {
+				uint8_t mode = __atomic_load_n(&br->bpdu, __ATOMIC_RELAXED);
+				if (eh->dst_addr.addr_bytes[5] != 0 || mode == L2_BPDU_DROP) {
 					tp_drop(w, m, L2_CTR(LINK_LOCAL));
+					continue;
+				}
+				if (mode == L2_BPDU_STP) {
+					tp_punt(w, m, L2_CTR(BPDU_TO_CONTROL), TP_PUNT_CONTROL);
 					continue;
 				}
 				bpdu = true;
