@@ -8,6 +8,7 @@ through ``show bridge``. The fixture checks for mbuf leaks and a clean stop.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -620,6 +621,71 @@ def test_bpdu_forwarded_without_stp(switch_lab: Callable[..., SwitchLab], pmd: s
     assert s2.wait(1, 0.3) == [] and ctr(lab, "p0", "bpdu_forwarded") == 2
     with pytest.raises(Exception, match="forward or drop"):
         lab.ctl("bridge", "set", "br0", "bpdu", "maybe")
+
+
+def raw_send(ns: Any, ifname: str, pkts: list[Any]) -> None:
+    sock = l2_socket(ns, ifname)
+    try:
+        for p in pkts:
+            sock.send(p)
+    finally:
+        sock.close()
+
+
+@pytest.mark.parametrize("pmd", ["af_packet", "af_xdp"])
+def test_untagged_like_linux_bridge(switch_lab: Callable[..., SwitchLab], pmd: str) -> None:
+    """Issue 39: the same untagged frames sent into twinplane's bridge and into a Linux
+    bridge (STP off, no VLAN filtering) reach the same hosts: BPDUs flooded; pause,
+    LACP, 802.1X and LLDP not bridged; a frame to one of the bridge's own port MACs
+    never flooded (the kernel takes it as local; twinplane drops it into
+    to_port_mac); broadcast and unknown unicast flooded."""
+    lab = switch_lab(pmd=pmd)
+    kh = lab.add_kernel_bridge(3)
+    kb = lab.ns["kbr"]
+
+    def frames(src: str, port_mac: str, own_mac: str) -> list[Any]:
+        def eth(dst: str, name: str, etype: int = 0x88B5) -> Any:  # IEEE local experimental
+            return Ether(src=src, dst=dst, type=etype) / Raw(b"cmp:%s:" % name.encode() * 4)
+
+        return [
+            bpdu(src, b"cmp:bpdu:"),
+            eth("01:80:c2:00:00:01", "pause", 0x8808),
+            eth("01:80:c2:00:00:02", "lacp", 0x8809),
+            eth("01:80:c2:00:00:03", "eapol", 0x888E),
+            eth("01:80:c2:00:00:0e", "lldp", 0x88CC),
+            eth(port_mac, "to-port-mac"),
+            eth(own_mac, "to-own-mac"),
+            eth(BCAST, "bcast"),
+            eth(UNKNOWN, "unknown"),
+        ]
+
+    def seen(at: dict[str, Any], send: Callable[[], None]) -> set[tuple[str, str]]:
+        """(host, frame name) for each marked frame the hosts in ``at`` received."""
+        sns = {h: Sniffer(ns, "eth0", marked(b"cmp:")) for h, ns in at.items()}
+        for s in sns.values():
+            s.start()
+        send()
+        got = set()
+        for h, s in sns.items():
+            for p in s.wait(100, 1.5):
+                m = re.search(rb"cmp:([a-z-]+):", bytes(p))
+                assert m is not None
+                got.add((h, m.group(1).decode()))
+        return got
+
+    m1 = lab.host_mac("h1")
+    tp_frames = frames(m1, lab.port_mac("p1"), lab.port_mac("p0"))
+    k1 = lab.ns[kh[0]].mac("eth0")
+    k_frames = frames(k1, kb.mac("kb-p1"), kb.mac("kb-p0"))
+    got_tp = seen({"h2": lab.ns["h2"], "h3": lab.ns["h3"]}, lambda: send_from(lab, "h1", tp_frames))
+    got_k = seen(
+        {"h2": lab.ns[kh[1]], "h3": lab.ns[kh[2]]},
+        lambda: raw_send(lab.ns[kh[0]], "eth0", k_frames),
+    )
+    assert got_tp == got_k, (sorted(got_tp), sorted(got_k))
+    assert len(got_tp) == 6  # bpdu, bcast, unknown to each of h2 and h3
+    assert ctr(lab, "p0", "to_port_mac") == 2
+    assert ctr(lab, "p0", "link_local") == 4
 
 
 # load-sensitive (bounds a count by the storm rate x elapsed time): reruns once

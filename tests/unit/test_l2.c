@@ -485,6 +485,36 @@ static void test_bpdu(void **state)
 	assert_int_equal(ctr("l2.rx"), 17); /* since the last clear() */
 }
 
+/* A frame to one of the bridge's own port MACs (in any VLAN, the ingress port's
+ * too) is the bridge's: never flooded, dropped into to_port_mac; a port outside the
+ * bridge is a station like any other. */
+static void test_to_port_mac(void **state)
+{
+	const uint8_t mac1[6] = {2, 0, 0, 0, 0xee, 1}, mac3[6] = {2, 0, 0, 0, 0xee, 3},
+		      mac5[6] = {2, 0, 0, 0, 0xee, 5}, mac0[6] = {2, 0, 0, 0, 0xee, 0};
+
+	memcpy(&tp_iface_table[0].mac, mac0, 6);
+	memcpy(&tp_iface_table[1].mac, mac1, 6);
+	memcpy(&tp_iface_table[3].mac, mac3, 6);
+	memcpy(&tp_iface_table[5].mac, mac5, 6); /* p5 is in no bridge */
+	rx(frame(0, mac1, st_a, 0));	     /* p1's, in the ingress VLAN */
+	rx(frame(0, mac3, st_a, 0));	     /* p3's, in another VLAN */
+	rx(frame(0, mac0, st_a, 0));	     /* the ingress port's own */
+	rx(frame(2, mac1, st_c, 20));	     /* tagged, from the trunk */
+	assert_int_equal(ctr("l2.to_port_mac"), 4);
+	assert_int_equal(ctr("l2.flooded"), 0);
+	for (uint16_t p = 0; p < 4; p++)
+		assert_tx(p, 0);
+	/* a MAC outside the bridge: unknown unicast, flooded */
+	rx(frame(0, mac5, st_a, 0));
+	assert_int_equal(ctr("l2.flooded"), 1);
+	assert_tx(1, 1);
+	assert_tx(2, 1);
+	assert_int_equal(ctr("l2.rx"), 5);
+	for (uint16_t p = 0; p < 6; p++)
+		memset(&tp_iface_table[p].mac, 0, 6);
+}
+
 /* A port's mac-limit: past it, new sources are neither learned nor forwarded
  * (mac_limit); known ones still go. */
 static void test_port_mac_limit(void **state)
@@ -599,6 +629,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_flood_vlan_push_pop, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_vlan_drops, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_bpdu, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_to_port_mac, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_port_mac_limit, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_bridge_mac_limit, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_aging, bridge_up, bridge_down),

@@ -141,6 +141,32 @@ class SwitchLab(RouterLab):
                 return str(e["port"])
         return None
 
+    def port_mac(self, port: str) -> str:
+        """The MAC of twinplane's port ``port`` (``show ports``)."""
+        for p in self.ctl("show", "ports")["ports"]:
+            if p["name"] == port:
+                return str(p["mac"]).lower()
+        raise KeyError(f"no port {port}")
+
+    def add_kernel_bridge(self, n_hosts: int = 3, words: str = "") -> list[str]:
+        """A Linux bridge ``br0`` (``stp_state 0``, no VLAN filtering; ``words`` after
+        ``type bridge``) in namespace ``kbr``, beside the daemon's, with hosts
+        ``kh1..khN`` on veths (bridge ports ``kb-p0..``): the reference the tests
+        compare the switch's untagged behaviour with. Torn down with the lab; returns
+        the hosts' roles (their interface is ``eth0``)."""
+        from twinplane.lab.netns import veth
+
+        kb = self.add_ns("kbr")
+        kb.run(["ip", "link", "add", "br0", "type", "bridge", "stp_state", "0", *words.split()])
+        roles = []
+        for i in range(n_hosts):
+            role = f"kh{i + 1}"
+            veth(kb, f"kb-p{i}", self.add_ns(role), "eth0")
+            kb.run(["ip", "link", "set", f"kb-p{i}", "master", "br0"])
+            roles.append(role)
+        kb.run(["ip", "link", "set", "br0", "up"])
+        return roles
+
     def port_l2(self, port: str) -> dict[str, Any]:
         """The port's entry in ``show bridge``, whichever bridge it is in."""
         for b in self.ctl("show", "bridge")["bridges"]:

@@ -73,6 +73,7 @@
 	X(FLOOD_COPY_FAILED, "flood_copy_failed", DROP)                                            \
 	X(TAG_NO_ROOM, "tag_no_headroom", DROP)                                                    \
 	X(CHAIN_NF_DOWN, "chain_nf_down", DROP)                                                    \
+	X(TO_PORT_MAC, "to_port_mac", DROP)                                                        \
 	X(BPDU_TO_CONTROL, "bpdu_to_control", PUNT)
 
 /* clang-format off */

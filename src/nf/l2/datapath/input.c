@@ -193,6 +193,16 @@ static void flood(struct tp_worker *w, struct rte_mbuf *m, bool tagged, uint16_t
 	send_one(w, m, tagged, vid, to[t - 1], in);
 }
 
+/* Whether a is the MAC of one of the bridge's ports (mb): an address of the bridge's
+ * own, as the Linux bridge's local FDB entries (br_fdb.c), in any VLAN. */
+static inline bool port_mac(const struct l2_members *mb, const struct rte_ether_addr *a)
+{
+	for (unsigned int i = 0; i < mb->n; i++)
+		if (rte_is_same_ether_addr(&tp_iface_table[mb->list[i]].mac, a))
+			return true;
+	return false;
+}
+
 /* The 12 bytes of destination and source MAC, as two words: what consecutive frames
  * of a flow share (they then share the checks on these bytes and their keys). */
 struct l2_macs12 {
@@ -413,6 +423,14 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 				continue;
 			}
 			/* the port left the bridge or the VLAN: as unknown */
+		}
+		/* addressed to the bridge itself (one of its ports' MACs, which the MAC
+		 * table never holds unless a loop taught it): not flooded; dropped, as the
+		 * bridge has no interface of its own to take them (README) */
+		if (!rte_is_multicast_ether_addr(&eh->dst_addr) &&
+		    unlikely(port_mac(mb, &eh->dst_addr))) {
+			tp_drop(w, m, L2_CTR(TO_PORT_MAC));
+			continue;
 		}
 		/* storm control: group-addressed and unknown-unicast frames flooded from
 		 * this port, each within its rate on this lcore */
