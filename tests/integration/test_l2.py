@@ -688,6 +688,42 @@ def test_untagged_like_linux_bridge(switch_lab: Callable[..., SwitchLab], pmd: s
     assert ctr(lab, "p0", "link_local") == 4
 
 
+@pytest.mark.parametrize("pmd", ["af_packet", "af_xdp"])
+def test_egress_mtu(switch_lab: Callable[..., SwitchLab], pmd: str) -> None:
+    """Issue 39: a frame longer than the egress port's MTU is dropped into
+    l2.exceeds_mtu, per egress port in a flood, on unicast too; the payload behind the
+    Ethernet header and the VLAN's 802.1Q tag is what must fit (the kernel would drop
+    the frame silently on af_packet, DPDK counting it as sent)."""
+    hosts = (
+        SwitchHost("p0", "h1", "10.0.0.1/24", "vlan 1"),
+        SwitchHost("p1", "h2", "10.0.0.2/24", "vlan 1", port_words="mtu 1000"),
+        SwitchHost("p2", "h3", "10.0.0.3/24", "trunk 1", port_words="mtu 1000"),
+        SwitchHost("p3", "h4", "10.0.0.4/24", "vlan 1"),
+    )
+    lab = switch_lab(hosts=hosts, pmd=pmd)
+    ports = {p["name"]: p for p in lab.ctl("show", "ports")["ports"]}
+    assert ports["p1"]["mtu"] == 1000 and ports["p0"]["mtu"] == 1500
+    m1, m2 = lab.host_mac("h1"), lab.host_mac("h2")
+    send_from(lab, "h2", [frame(m2, UNKNOWN, b"mtu-hello")])
+    wait_mac(lab, m2, "p1")
+
+    def sized(dst: str, n: int) -> Any:  # n bytes behind the Ethernet header
+        head = b"mtu-%04d-" % n
+        return Ether(src=m1, dst=dst, type=0x88B5) / Raw(head + b"x" * (n - len(head)))
+
+    sn = {h: sniff(lab, h, b"mtu-") for h in ("h2", "h3", "h4")}
+    pkts = [sized(BCAST, 1000), sized(BCAST, 1001), sized(BCAST, 1400)]
+    pkts += [sized(m2, 1000), sized(m2, 1001)]
+    send_from(lab, "h1", pkts)
+    got = {h: sorted(len(bytes(p)) for p in s.wait(10, 2.0)) for h, s in sn.items()}
+    assert got["h2"] == [1014, 1014]  # the broadcast and the unicast that fit
+    assert got["h3"] == [1018]  # the broadcast that fits, with VLAN 1's tag
+    assert got["h4"] == [1014, 1015, 1414]  # an MTU of 1500: all three broadcasts
+    # p1: a broadcast of 1001 and 1400, the unicast of 1001; p2: the two broadcasts
+    lab.wait_until(lambda: ctr(lab, "p0", "exceeds_mtu") == 5, 3.0, 0.05, "exceeds_mtu")
+    assert lab.drops().get("l2.exceeds_mtu", 0) == 5
+
+
 # load-sensitive (bounds a count by the storm rate x elapsed time): reruns once
 @pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_storm_control(switch_lab: Callable[..., SwitchLab]) -> None:

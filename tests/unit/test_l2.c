@@ -497,10 +497,10 @@ static void test_to_port_mac(void **state)
 	memcpy(&tp_iface_table[1].mac, mac1, 6);
 	memcpy(&tp_iface_table[3].mac, mac3, 6);
 	memcpy(&tp_iface_table[5].mac, mac5, 6); /* p5 is in no bridge */
-	rx(frame(0, mac1, st_a, 0));	     /* p1's, in the ingress VLAN */
-	rx(frame(0, mac3, st_a, 0));	     /* p3's, in another VLAN */
-	rx(frame(0, mac0, st_a, 0));	     /* the ingress port's own */
-	rx(frame(2, mac1, st_c, 20));	     /* tagged, from the trunk */
+	rx(frame(0, mac1, st_a, 0));		 /* p1's, in the ingress VLAN */
+	rx(frame(0, mac3, st_a, 0));		 /* p3's, in another VLAN */
+	rx(frame(0, mac0, st_a, 0));		 /* the ingress port's own */
+	rx(frame(2, mac1, st_c, 20));		 /* tagged, from the trunk */
 	assert_int_equal(ctr("l2.to_port_mac"), 4);
 	assert_int_equal(ctr("l2.flooded"), 0);
 	for (uint16_t p = 0; p < 4; p++)
@@ -513,6 +513,45 @@ static void test_to_port_mac(void **state)
 	assert_int_equal(ctr("l2.rx"), 5);
 	for (uint16_t p = 0; p < 6; p++)
 		memset(&tp_iface_table[p].mac, 0, 6);
+}
+
+/* The egress port's MTU bounds what goes out of it: the payload behind the Ethernet
+ * header and the VLAN's tag (frame() carries 20 bytes), checked per egress port in a
+ * flood, on unicast too; the excess dropped into exceeds_mtu. */
+static void test_exceeds_mtu(void **state)
+{
+	tp_iface_table[1].mtu = 20; /* fits exactly */
+	tp_iface_table[2].mtu = 19; /* one byte short, on the trunk (its tag not counted) */
+	rx(frame(0, bcast, st_a, 0));
+	assert_tx(1, 1);
+	assert_tx(2, 0);
+	assert_out(1, 0, bcast, st_a, 0);
+	assert_int_equal(ctr("l2.flooded"), 1);
+	assert_int_equal(ctr("l2.flood_copies"), 1);
+	assert_int_equal(ctr("l2.exceeds_mtu"), 1);
+	/* from the trunk, tagged: its payload is what counts towards p1's 20 */
+	clear();
+	rx(frame(2, bcast, st_c, 10));
+	assert_tx(0, 1);
+	assert_tx(1, 1);
+	assert_out(1, 0, bcast, st_c, 0);
+	assert_int_equal(ctr("l2.exceeds_mtu"), 0);
+	drain();
+	/* unicast to C, learned on the trunk: too long for it */
+	clear();
+	rx(frame(0, st_c, st_a, 0));
+	assert_int_equal(ctr("l2.unicast"), 1);
+	assert_int_equal(ctr("l2.exceeds_mtu"), 1);
+	assert_tx(2, 0);
+	/* 20 fits the trunk again */
+	tp_iface_table[2].mtu = 20;
+	rx(frame(0, st_c, st_a, 0));
+	assert_tx(2, 1);
+	assert_out(2, 0, st_c, st_a, 10);
+	assert_int_equal(ctr("l2.exceeds_mtu"), 1);
+	assert_int_equal(rte_mempool_in_use_count(pool), 1);
+	for (uint16_t p = 0; p < 6; p++)
+		tp_iface_table[p].mtu = 0;
 }
 
 /* A port's mac-limit: past it, new sources are neither learned nor forwarded
@@ -630,6 +669,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_vlan_drops, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_bpdu, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_to_port_mac, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_exceeds_mtu, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_port_mac_limit, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_bridge_mac_limit, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_aging, bridge_up, bridge_down),

@@ -31,6 +31,7 @@ class SwitchHost:
     words: str = ""  # after "port set P mode l2 bridge BR"
     host_if: str = "eth0"
     bridge: str = ""  # its bridge: the lab's unless named (then added too)
+    port_words: str = ""  # after "port add P DEVARGS" (e.g. "mtu 1000")
 
     @property
     def router_if(self) -> str:
@@ -97,7 +98,8 @@ class SwitchLab(RouterLab):
         base = len(self.links)
         for i, h in enumerate(self.hosts):
             br = h.bridge or self.bridge
-            lines.append(f"port add {h.port} {port_devargs(self.pmd, base + i, h.router_if)}")
+            dev = port_devargs(self.pmd, base + i, h.router_if)
+            lines.append(f"port add {h.port} {dev} {h.port_words}".rstrip())
             lines.append(f"port set {h.port} mode l2 bridge {br} {h.words}".rstrip())
         # the routed ports (and the caller's extra lines) after the bridge
         return "\n".join(lines + routed) + "\n"

@@ -74,6 +74,7 @@
 	X(TAG_NO_ROOM, "tag_no_headroom", DROP)                                                    \
 	X(CHAIN_NF_DOWN, "chain_nf_down", DROP)                                                    \
 	X(TO_PORT_MAC, "to_port_mac", DROP)                                                        \
+	X(EXCEEDS_MTU, "exceeds_mtu", DROP)                                                        \
 	X(BPDU_TO_CONTROL, "bpdu_to_control", PUNT)
 
 /* clang-format off */

@@ -152,9 +152,22 @@ static inline int egress_tag(struct rte_mbuf *m, bool tagged, uint16_t vid,
 	return 0;
 }
 
+/* m (tagged: with one 802.1Q tag now) out on op, tagged as op wants for vid, or
+ * dropped (counted on in): longer than op's MTU (exceeds_mtu), no room for a tag. */
 static inline void send_one(struct tp_worker *w, struct rte_mbuf *m, bool tagged, uint16_t vid,
 			    const struct l2_port *op, uint16_t in)
 {
+	/* the egress port's MTU, as the router's output: the frame's payload behind its
+	 * Ethernet header and the 802.1Q tag of its VLAN (a tagged frame's limit is
+	 * 4 bytes more, 802.3 3.5) must fit; an MTU of 0 is one nobody set (a bare
+	 * test table): no limit */
+	uint16_t mtu = tp_iface_table[op->port].mtu;
+	if (unlikely(mtu != 0 &&
+		     rte_pktmbuf_pkt_len(m) - RTE_ETHER_HDR_LEN - (tagged ? 4u : 0u) > mtu)) {
+		w->ctr[in][L2_CTR(EXCEEDS_MTU)]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	if (unlikely(egress_tag(m, tagged, vid, op) < 0)) {
 		w->ctr[in][L2_CTR(TAG_NO_ROOM)]++;
 		rte_pktmbuf_free(m);
