@@ -19,7 +19,8 @@
  *   3 run the burst (frames queue up per port until then, 31 at most)
  *   4 drain         (the control plane applies the learn events)
  *   5 clock         STEP                           (advance, drain, age)
- *   6 port set      PORT CFG EXTRA                 (port set P mode l2 bridge ...)
+ *   6 port set      PORT CFG EXTRA                 (port set P mode l2 bridge ...
+ *                                                    [admit all])
  *   7 port l3       PORT                           (the port leaves its bridge)
  *   8 bridge        OP ARG                         (bridge add / del / set)
  *   9 static MAC    OP ARG PORT                    (bridge mac add / del / flush
@@ -535,6 +536,8 @@ static void port_set(uint16_t port, uint8_t cfg, uint8_t extra)
 	if ((extra >> 6) % 4)
 		snprintf(line + n, sizeof(line) - (size_t)n, " storm-unknown %s",
 			 storms[(extra >> 6) % 4]);
+	if (cfg & 0x20) /* an access port's VLAN tag admitted (a trunk refuses it) */
+		strcat(line, " admit all");
 	if (cfg & 0x80) /* a word the parser must refuse, with its reason */
 		strcat(line, cfg & 0x40 ? " mac-limit x" : " storm-unknown");
 	argc = tp_cmd_split(line, argv, 24);

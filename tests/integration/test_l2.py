@@ -724,6 +724,42 @@ def test_egress_mtu(switch_lab: Callable[..., SwitchLab], pmd: str) -> None:
     assert lab.drops().get("l2.exceeds_mtu", 0) == 5
 
 
+@pytest.mark.parametrize("pmd", ["af_packet", "af_xdp"])
+def test_access_admit_all(switch_lab: Callable[..., SwitchLab], pmd: str) -> None:
+    """Issue 39: an access port admits untagged and priority-tagged frames only
+    (802.1Q 6.9) unless it has 'admit all': then frames tagged with its own VLAN too,
+    untagged towards access ports and tagged towards the trunk, bytes as sent; never
+    another VLAN's tag."""
+    hosts = (
+        SwitchHost("p0", "h1", "10.0.0.1/24", "vlan 10 admit all"),
+        SwitchHost("p1", "h2", "10.0.0.2/24", "vlan 10"),
+        SwitchHost("p2", "h3", "10.0.0.3/24", "trunk 10,20"),
+    )
+    lab = switch_lab(hosts=hosts, pmd=pmd)
+    assert lab.port_l2("p0")["admit"] == "all" and lab.port_l2("p1")["admit"] == "untagged"
+    m1, m2 = lab.host_mac("h1"), lab.host_mac("h2")
+    s2, s3 = sniff(lab, "h2", b"admit-10"), sniff(lab, "h3", b"admit-10")
+    sent = frame(m1, BCAST, b"admit-10", vlan=10)
+    send_from(lab, "h1", [sent])
+    got2, got3 = s2.wait(1, 10.0), s3.wait(1, 10.0)
+    assert len(got2) == 1 and len(got3) == 1
+    assert bytes(got3[0]) == bytes(sent)  # the trunk: as sent, VLAN 10's tag
+    assert bytes(got2[0]) == bytes(frame(m1, BCAST, b"admit-10"))  # popped
+    # another VLAN's tag on it, or VLAN 10's on a port without 'admit all': refused
+    s3 = sniff(lab, "h3", b"admit-no")
+    send_from(lab, "h1", [frame(m1, BCAST, b"admit-no", vlan=20)])
+    send_from(lab, "h2", [frame(m2, BCAST, b"admit-no", vlan=10)])
+    lab.wait_until(
+        lambda: ctr(lab, "p0", "vlan_not_member") == 1 and ctr(lab, "p1", "vlan_not_member") == 1,
+        3.0,
+        0.05,
+        "tags refused",
+    )
+    assert s3.wait(1, 0.3) == []
+    with pytest.raises(Exception, match="admit 'some'"):
+        lab.ctl("port", "set", "p1", "mode", "l2", "bridge", "br0", "vlan", "10", "admit", "some")
+
+
 # load-sensitive (bounds a count by the storm rate x elapsed time): reruns once
 @pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_storm_control(switch_lab: Callable[..., SwitchLab]) -> None:

@@ -554,6 +554,63 @@ static void test_exceeds_mtu(void **state)
 		tp_iface_table[p].mtu = 0;
 }
 
+/* The attach of "port set P mode l2 <args>" refused: its error. */
+static const char *port_l2_refused(uint16_t port, const char *args)
+{
+	static char err[256];
+	char line[128], *argv[24];
+	void *ctx = NULL;
+	int argc;
+
+	snprintf(line, sizeof(line), "%s", args);
+	argc = tp_cmd_split(line, argv, 24);
+	err[0] = '\0';
+	assert_int_equal(l2_mode->attach(port, argc, argv, &ctx, err, sizeof(err)), -EINVAL);
+	assert_null(ctx);
+	assert_true(err[0] != '\0');
+	return err;
+}
+
+/* An access port admits untagged and priority-tagged frames only (802.1Q 6.9), unless
+ * it has 'admit all': then its own VLAN's tag too (popped towards access ports, kept
+ * towards the trunk), never another VLAN's, never a second tag behind its own. */
+static void test_access_admit(void **state)
+{
+	struct rte_mbuf *m;
+
+	rx(frame(1, bcast, st_b, 10)); /* by default: refused */
+	assert_int_equal(ctr("l2.vlan_not_member"), 1);
+	port_l2(1, "bridge b0 vlan 10 admit all");
+	assert_true(tp_l2_port(1)->admit_all);
+	rx(frame(1, bcast, st_b, 10));
+	assert_tx(0, 1);
+	assert_tx(2, 1);
+	assert_tx(3, 0);
+	assert_out(0, 0, bcast, st_b, 0);
+	assert_out(2, 0, bcast, st_b, 10);
+	rx(frame(1, bcast, st_b, 20)); /* another VLAN's tag */
+	rx(frame(0, bcast, st_a, 10)); /* p0 admits untagged only */
+	assert_int_equal(ctr("l2.vlan_not_member"), 3);
+	rx(frame(1, bcast, st_b, 0)); /* untagged still */
+	assert_tx(0, 2);
+	/* VLAN 10's tag with a C-tag behind it: the inner one would show */
+	m = frame(1, bcast, st_b, 10);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	p[16] = 0x81, p[17] = 0x00;
+	rx(m);
+	assert_int_equal(ctr("l2.double_tagged"), 1);
+	assert_tx(0, 2);
+	/* back to the default, and the words the parser refuses */
+	port_l2(1, "bridge b0 vlan 10 admit untagged");
+	assert_false(tp_l2_port(1)->admit_all);
+	rx(frame(1, bcast, st_b, 10));
+	assert_int_equal(ctr("l2.vlan_not_member"), 4);
+	assert_non_null(
+	    strstr(port_l2_refused(4, "bridge b0 vlan 10 admit maybe"), "admit 'maybe'"));
+	assert_non_null(strstr(port_l2_refused(4, "bridge b0 trunk 10 admit all"), "access port"));
+	assert_non_null(strstr(port_l2_refused(4, "bridge b0 admit all trunk 10"), "access port"));
+}
+
 /* A port's mac-limit: past it, new sources are neither learned nor forwarded
  * (mac_limit); known ones still go. */
 static void test_port_mac_limit(void **state)
@@ -670,6 +727,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bpdu, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_to_port_mac, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_exceeds_mtu, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_access_admit, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_port_mac_limit, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_bridge_mac_limit, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_aging, bridge_up, bridge_down),

@@ -234,6 +234,7 @@ static void out_port_l2(struct tp_node *o, const struct l2_port *lp)
 			tp_out_u64(o, "native", lp->pvid);
 	} else {
 		tp_out_u64(o, "vlan", lp->pvid);
+		tp_out_str(o, "admit", lp->admit_all ? "all" : "untagged");
 	}
 	tp_out_u64(o, "mac_limit", lp->mac_limit);
 	tp_out_u64(o, "macs", tp_l2_port_macs(lp->port));

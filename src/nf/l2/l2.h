@@ -135,6 +135,7 @@ struct l2_port {
 	uint16_t pvid;	    /* access VLAN, or a trunk's native VLAN (0: none) */
 	uint8_t trunk;	    /* tagged VLANs allowed: the bitmap */
 	uint8_t at_limit;   /* control plane: the port reached its MAC limit */
+	uint8_t admit_all;  /* an access port admits frames tagged with its VLAN too */
 	uint32_t mac_limit; /* 0: none */
 	/* per lcore: learn events sent, group-addressed (broadcast, multicast) and
 	 * unknown-unicast frames flooded (storm control) */

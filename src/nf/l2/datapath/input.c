@@ -326,19 +326,23 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			uint16_t inner = *(const uint16_t *)((const uint8_t *)(eh + 1) + 2);
 			tag = true;
 			/* a tag that leaves untagged (a priority tag on any port, the native
-			 * VLAN's on a trunk) must not expose a second one (802.1Q C-tag
-			 * 0x8100, 802.1ad S-tag 0x88a8): that frame would come out in the
-			 * inner tag's VLAN, the double-tagging VLAN hop */
-			if (unlikely((inner == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) ||
-				      inner == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ)) &&
-				     (tv == 0 || (lp->trunk && tv == lp->pvid)))) {
+			 * VLAN's on a trunk, the VLAN's on an access port that admits it)
+			 * must not expose a second one (802.1Q C-tag 0x8100, 802.1ad S-tag
+			 * 0x88a8): that frame would come out in the inner tag's VLAN, the
+			 * double-tagging VLAN hop */
+			if (unlikely(
+				(inner == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) ||
+				 inner == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ)) &&
+				(tv == 0 || ((lp->trunk || lp->admit_all) && tv == lp->pvid)))) {
 				tp_drop(w, m, L2_CTR(DOUBLE_TAGGED));
 				continue;
 			}
 			if (tv != 0) { /* VID 0: priority-tagged, the port's VLAN */
-				if (unlikely(!lp->trunk || !l2_vlan_allowed(lp, tv))) {
-					/* an access port takes untagged (or priority-
-					 * tagged) frames only */
+				/* an access port admits untagged and priority-tagged frames
+				 * only, or with 'admit all' its own VLAN's tag too (802.1Q
+				 * 6.9, the acceptable frame types) */
+				if (unlikely((!lp->trunk && !lp->admit_all) ||
+					     !l2_vlan_allowed(lp, tv))) {
 					tp_drop(w, m, L2_CTR(VLAN_NOT_MEMBER));
 					continue;
 				}
