@@ -760,6 +760,62 @@ def test_access_admit_all(switch_lab: Callable[..., SwitchLab], pmd: str) -> Non
         lab.ctl("port", "set", "p1", "mode", "l2", "bridge", "br0", "vlan", "10", "admit", "some")
 
 
+@pytest.mark.parametrize("pmd", ["af_packet", "af_xdp"])
+def test_8021ad_and_8021q_tpids(switch_lab: Callable[..., SwitchLab], pmd: str) -> None:
+    """Issue 39: 802.1Q (0x8100) and 802.1ad (0x88a8) outer tags on access and trunk
+    ports, bytes checked on the wire. To this C-VLAN bridge an S-tag is no VLAN tag
+    (802.1Q 9.5: its TPID is not the C-tag's): an S-tagged frame is an untagged one,
+    switched in an access port's VLAN with its S-tag kept, and untagged_on_trunk on a
+    trunk without a native VLAN. af_xdp ports see it so. af_packet ports cannot: the
+    kernel strips the outer tag before the packet socket and DPDK 22.11's PMD puts
+    back an 0x8100 one, so an S-tagged frame would be switched into its S-VLAN's
+    number as a C-VLAN; there a socket filter refuses S-tagged frames, counted
+    (afpacket_stag_dropped in show ports)."""
+    hosts = (
+        SwitchHost("p0", "h1", "10.0.0.1/24", "vlan 10"),
+        SwitchHost("p1", "h2", "10.0.0.2/24", "trunk 10,20"),
+        SwitchHost("p2", "h3", "10.0.0.3/24", "vlan 10"),
+    )
+    lab = switch_lab(hosts=hosts, pmd=pmd)
+    m1, m2 = lab.host_mac("h1"), lab.host_mac("h2")
+    pay = IP(src="10.9.9.1", dst="10.9.9.2") / UDP(sport=7, dport=9)
+
+    def qinq(src: str, mark: bytes) -> Any:  # S-tag 10 outside, C-tag 20 inside
+        return Ether(src=src, dst=BCAST, type=0x88A8) / Dot1Q(vlan=10) / pay / Raw(mark)
+
+    sn = {h: sniff(lab, h, b"tpid-") for h in ("h1", "h2", "h3")}
+    # 802.1Q on the trunk: to the access ports, popped
+    ctag = Ether(src=m2, dst=BCAST) / Dot1Q(vlan=10, prio=3) / pay / Raw(b"tpid-ctag")
+    send_from(lab, "h2", [ctag])
+    # 802.1ad on the trunk (QinQ), and on an access port
+    send_from(lab, "h2", [qinq(m2, b"tpid-qinq-trunk")])
+    send_from(lab, "h1", [qinq(m1, b"tpid-qinq-access")])
+    got = {h: s.wait(10, 2.0) for h, s in sn.items()}
+    by = {h: {bytes(p[Raw]).split(b"tpid-")[-1]: bytes(p) for p in ps} for h, ps in got.items()}
+    untag = bytes(Ether(src=m2, dst=BCAST) / pay / Raw(b"tpid-ctag"))
+    assert by["h1"].get(b"ctag") == untag and by["h3"].get(b"ctag") == untag
+    # never the QinQ frame switched into VLAN 10 with its C-tag (VLAN 20) exposed
+    for h in ("h1", "h3"):
+        assert b"qinq-trunk" not in by[h], h
+    ports = {p["name"]: p for p in lab.ctl("show", "ports")["ports"]}
+    if pmd == "af_xdp":
+        # the S-tagged frame from the access port: an untagged frame of VLAN 10, its
+        # S-tag kept: as sent to h3, VLAN 10's C-tag pushed in front towards the trunk
+        sent = bytes(qinq(m1, b"tpid-qinq-access"))
+        assert by["h3"].get(b"qinq-access") == sent
+        assert by["h2"].get(b"qinq-access") == sent[:12] + b"\x81\x00\x00\x0a" + sent[12:]
+        # (the host's own untagged chatter counts there too)
+        lab.wait_until(lambda: ctr(lab, "p1", "untagged_on_trunk") >= 1, 3.0, 0.05, "trunk")
+        assert "afpacket_stag_dropped" not in ports["p0"]
+    else:
+        # refused before the switch, counted per port
+        assert all(b"qinq-access" not in by[h] for h in ("h2", "h3"))
+        assert ports["p0"]["afpacket_stag_dropped"] == 1
+        assert ports["p1"]["afpacket_stag_dropped"] == 1
+        assert ports["p2"]["afpacket_stag_dropped"] == 0
+        assert ctr(lab, "p0", "vlan_not_member") == 0 and ctr(lab, "p1", "rx") >= 1
+
+
 # load-sensitive (bounds a count by the storm rate x elapsed time): reruns once
 @pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_storm_control(switch_lab: Callable[..., SwitchLab]) -> None:
