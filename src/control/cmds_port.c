@@ -6,6 +6,7 @@
 
 #include <rte_ethdev.h>
 
+#include "../core/afpacket.h"
 #include "../core/lcore.h"
 #include "../core/tp.h"
 #include "../proto/ip4.h"
@@ -168,6 +169,12 @@ static int show_ports(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_str(o, "tap", p->tap_name);
 		tp_out_u64(o, "tap_ifindex", (uint64_t)p->tap_ifindex);
 		tp_out_u64(o, "mtu", p->mtu);
+		/* af_packet: frames refused for a stripped tag not 802.1Q's */
+		struct rte_eth_dev_info info;
+		uint64_t stag;
+		if (rte_eth_dev_info_get(p->id, &info) == 0 &&
+		    tp_afpacket_stag_drops((int)info.if_index, &stag) == 0)
+			tp_out_u64(o, "afpacket_stag_dropped", stag);
 		tp_out_bool(o, "up", tp_iface_table[p->id].up);
 		al = tp_out_list(o, "addrs");
 		for (unsigned int i = 0; i < p->n_addrs; i++)

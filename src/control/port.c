@@ -447,12 +447,26 @@ int tp_port_add(const char *name, const char *devargs, const struct tp_port_opts
 	if (ret < 0)
 		goto free_port;
 	unsigned int defrag_cleared = tp_afpacket_defrag_cleared;
+	unsigned int stag_filters = tp_afpacket_stag_filters;
 	ret = tp_ethdev_probe(devargs, &id, err, errlen);
 	if (ret < 0)
 		goto free_port;
 	if (tp_afpacket_defrag_cleared != defrag_cleared)
 		TP_LOG(INFO, "port %s: %u af_packet sockets without kernel reassembly", name,
 		       tp_afpacket_defrag_cleared - defrag_cleared);
+	/* af_packet sockets: each should refuse 802.1ad frames (core/afpacket.c) */
+	if (tp_afpacket_stag_filters - stag_filters < tp_afpacket_defrag_cleared - defrag_cleared)
+		TP_LOG(WARNING,
+		       "port %s: no S-tag filter on %u af_packet sockets (no CAP_BPF?): 802.1ad "
+		       "frames come in as 802.1Q ones",
+		       name,
+		       (tp_afpacket_defrag_cleared - defrag_cleared) -
+			   (tp_afpacket_stag_filters - stag_filters));
+	else if (tp_afpacket_stag_filters != stag_filters)
+		TP_LOG(INFO,
+		       "port %s: its af_packet sockets refuse 802.1ad (S-tagged) frames, whose "
+		       "TPID the PMD loses (afpacket_stag_dropped in show ports)",
+		       name);
 	if (id >= TP_MAX_PORTS) {
 		snprintf(err, errlen, "port id %u beyond %u", id, TP_MAX_PORTS);
 		ret = -ENOSPC;
@@ -541,7 +555,11 @@ static void port_del_finish(void *a, void *b)
 	struct tp_port *p = a;
 	struct tp_iface *ifc = &tp_iface_table[p->id];
 
+	struct rte_eth_dev_info info;
+
 	tp_exc_detach(p);
+	if (rte_eth_dev_info_get(p->id, &info) == 0)
+		tp_afpacket_stag_forget((int)info.if_index); /* its S-tag count, if any */
 	tp_ethdev_close(p->id);
 	quiet_release(port_quieted[p->id]); /* the kernel side as it was */
 	close(p->tap_fd);

@@ -19,7 +19,8 @@
  *   3 run the burst (frames queue up per port until then, 31 at most)
  *   4 drain         (the control plane applies the learn events)
  *   5 clock         STEP                           (advance, drain, age)
- *   6 port set      PORT CFG EXTRA                 (port set P mode l2 bridge ...)
+ *   6 port set      PORT CFG EXTRA                 (port set P mode l2 bridge ...
+ *                                                    [admit all])
  *   7 port l3       PORT                           (the port leaves its bridge)
  *   8 bridge        OP ARG                         (bridge add / del / set)
  *   9 static MAC    OP ARG PORT                    (bridge mac add / del / flush
@@ -31,9 +32,11 @@
  * static entries meet learning, moves, aging, limits and flushes.
  *
  * Properties, after every burst: every frame received is counted once (l2.rx =
- * unicast + flooded + the drops other than those a sent copy counts:
- * tag_no_headroom and flood_copy_failed), what waits to go out is what was
- * forwarded (unicast + flooded + flood copies - tag_no_headroom), each on a member
+ * unicast + flooded + the punts + the drops other than those a sent copy counts:
+ * tag_no_headroom, exceeds_mtu and flood_copy_failed), what waits to go out is what
+ * was forwarded (unicast + flooded + flood copies - tag_no_headroom - exceeds_mtu),
+ * within the egress port's MTU, never to a member port's own MAC unless the table
+ * learned it from a frame sent from it, each on a member
  * port of the ingress port's bridge other than the ingress port, tagged as that
  * port wants (a tag only on a trunk, for a VLAN it carries that is not its native
  * one; nothing from an access port leaves with a second tag exposed), and every
@@ -103,6 +106,19 @@ static uint8_t last_noroom;
 /* the static entries the commands made: their port for (bridge id, VLAN 10 or 20,
  * station), -1 for none */
 static int16_t static_at[L2_BRIDGES_MAX][2][N_STATIONS];
+
+/* The ports' MTUs (0: none), within the frames' lengths (a station frame's payload
+ * is 2 to 265 bytes behind its tags, a raw one up to MAX_FRAME) */
+static const uint16_t port_mtu[N_PORTS] = {0, 1500, 64, 128, 200, 46};
+
+/* Port p's own MAC: 02:00:00:00:ee:0p (no station's) */
+static void port_own_mac(uint8_t *mac, unsigned int p)
+{
+	static const uint8_t base[6] = {0x02, 0x00, 0x00, 0x00, 0xee, 0x00};
+
+	memcpy(mac, base, 6);
+	mac[5] = (uint8_t)p;
+}
 
 /* The ports' names for the commands: p0..p5 (no device behind them). */
 struct tp_port *__real_tp_port_by_name(const char *name);
@@ -175,8 +191,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	must(tp_l2_nf.lcore_init(w, state) == 0);
 	l2_mode = tp_port_mode_find("l2");
 	must(l2_mode != NULL);
-	for (unsigned int p = 0; p < N_PORTS; p++)
+	for (unsigned int p = 0; p < N_PORTS; p++) {
 		tp_iface_table[p].up = 0; /* no device: nothing is transmitted */
+		tp_iface_table[p].mtu = port_mtu[p];
+		port_own_mac(tp_iface_table[p].mac.addr_bytes, p);
+	}
 	memset(static_at, 0xff, sizeof(static_at));
 	must(run("bridge add b0 aging 2") == 0);
 	bridge_allowed[0] = 256;
@@ -300,18 +319,36 @@ static void check_out(const struct rte_mbuf *m, uint16_t op, uint16_t in)
 	 * untagged: the sender's inner tag shows (README's Decisions) */
 	if (!tagged)
 		must(!lp->trunk || lp->pvid != 0);
+	/* within the port's MTU: the payload behind the header and our tag */
+	if (port_mtu[op] != 0)
+		must(m->pkt_len - RTE_ETHER_HDR_LEN - (tagged ? 4u : 0u) <= port_mtu[op]);
+	/* to a port's own MAC: only where a frame from that MAC taught the table (a
+	 * raw frame can send from it); the bridge never floods it */
+	for (unsigned int p = 0; p < N_PORTS; p++) {
+		uint8_t own[6];
+		bool known = false;
+		port_own_mac(own, p);
+		if (!is_member((uint16_t)p, lp->br->id) || memcmp(d, own, 6) != 0)
+			continue;
+		for (uint32_t i = 0; i < TABLE_N; i++)
+			known |= l2_mac_table[i].used == 1 &&
+				 l2_mac_table[i].key.bridge == lp->br->id &&
+				 memcmp(&l2_mac_table[i].key.mac, own, 6) == 0;
+		must(known);
+	}
 	/* never a link-local frame but the bridge group address, never a bad source */
 	must(!(d[0] == 0x01 && d[1] == 0x80 && d[2] == 0xc2 && d[3] == 0 && d[4] == 0 &&
 	       d[5] != 0 && d[5] < 0x10));
 	must(!(d[6] & 1));
 }
 
-static uint64_t sum_l2(uint16_t port, bool drops_only)
+/* The sum of port's l2 counters of that kind. */
+static uint64_t sum_l2(uint16_t port, enum tp_ctr_kind kind)
 {
 	uint64_t v = 0;
 
 	for (unsigned int i = 0; i < L2_CTR_MAX; i++)
-		if (!drops_only || tp_ctr_kind(tp_l2_nf.ctr_base + i) == TP_CTR_DROP)
+		if (tp_ctr_kind(tp_l2_nf.ctr_base + i) == kind)
 			v += l2c(port, i);
 	return v;
 }
@@ -323,7 +360,8 @@ static void burst(void)
 	uint64_t rx0 = l2c(in, L2_CTR_RX), uni0 = l2c(in, L2_CTR_UNICAST),
 		 fl0 = l2c(in, L2_CTR_FLOODED), cp0 = l2c(in, L2_CTR_FLOOD_COPIES),
 		 cf0 = l2c(in, L2_CTR_FLOOD_COPY_FAILED), nr0 = l2c(in, L2_CTR_TAG_NO_ROOM),
-		 dr0 = sum_l2(in, true), down0 = 0, down1 = 0;
+		 em0 = l2c(in, L2_CTR_EXCEEDS_MTU), dr0 = sum_l2(in, TP_CTR_DROP),
+		 pu0 = sum_l2(in, TP_CTR_PUNT), down0 = 0, down1 = 0;
 	unsigned int waiting = 0, n = n_pend;
 
 	if (n == 0)
@@ -348,13 +386,15 @@ static void burst(void)
 	uint64_t rx = l2c(in, L2_CTR_RX) - rx0, uni = l2c(in, L2_CTR_UNICAST) - uni0,
 		 fl = l2c(in, L2_CTR_FLOODED) - fl0, cp = l2c(in, L2_CTR_FLOOD_COPIES) - cp0,
 		 cf = l2c(in, L2_CTR_FLOOD_COPY_FAILED) - cf0,
-		 nr = l2c(in, L2_CTR_TAG_NO_ROOM) - nr0, dr = sum_l2(in, true) - dr0;
-	/* every frame counted once: forwarded, flooded, or dropped for one reason */
+		 nr = l2c(in, L2_CTR_TAG_NO_ROOM) - nr0, em = l2c(in, L2_CTR_EXCEEDS_MTU) - em0,
+		 dr = sum_l2(in, TP_CTR_DROP) - dr0, pu = sum_l2(in, TP_CTR_PUNT) - pu0;
+	/* every frame counted once: forwarded, flooded, punted, or dropped for one
+	 * reason */
 	must(rx == n);
-	must(uni + fl + dr - nr - cf == n);
+	must(uni + fl + dr + pu - nr - cf - em == n);
 	/* what waits to go out is what was forwarded (nothing was flushed) */
 	must(down1 == down0);
-	must(waiting + nr == uni + fl + cp);
+	must(waiting + nr + em == uni + fl + cp);
 	for (uint16_t p = 0; p < TP_MAX_PORTS; p++) {
 		rte_pktmbuf_free_bulk(w->txb[p].pkts, w->txb[p].n);
 		w->txb[p].n = 0;
@@ -404,7 +444,8 @@ static void station_mac(uint8_t *mac, unsigned int i)
  * address (BPDU), 27 LLDP's, 28 an unknown unicast, 29 IPv6 multicast, 30 the
  * port-local 01:80:c2:00:00:01, 31 the first station.
  * TAG % 8: none, priority tag, VLAN 10, VLAN 20, VLAN 30, priority + 802.1Q 20,
- * VLAN 10 + 802.1Q 20, priority + 802.1ad; bit 3: PCP bits; bit 7: no headroom. */
+ * VLAN 10 + 802.1Q 20, priority + 802.1ad; bit 3: PCP bits; bit 6: to the own MAC of
+ * port DST % 6 instead; bit 7: no headroom. */
 static void station_frame(uint16_t port, uint8_t src, uint8_t dst, uint8_t tag, uint8_t len)
 {
 	static const uint8_t groups[][6] = {
@@ -416,7 +457,9 @@ static void station_frame(uint16_t port, uint8_t src, uint8_t dst, uint8_t tag, 
 	unsigned int off = 12, d = dst % 32;
 	uint8_t pcp = (tag & 8) ? 0xa0 : 0;
 
-	if (d < N_STATIONS)
+	if (tag & 0x40)
+		port_own_mac(f, d % N_PORTS);
+	else if (d < N_STATIONS)
 		station_mac(f, d);
 	else if (d == 31)
 		station_mac(f, 0);
@@ -493,6 +536,8 @@ static void port_set(uint16_t port, uint8_t cfg, uint8_t extra)
 	if ((extra >> 6) % 4)
 		snprintf(line + n, sizeof(line) - (size_t)n, " storm-unknown %s",
 			 storms[(extra >> 6) % 4]);
+	if (cfg & 0x20) /* an access port's VLAN tag admitted (a trunk refuses it) */
+		strcat(line, " admit all");
 	if (cfg & 0x80) /* a word the parser must refuse, with its reason */
 		strcat(line, cfg & 0x40 ? " mac-limit x" : " storm-unknown");
 	argc = tp_cmd_split(line, argv, 24);

@@ -188,9 +188,14 @@ static void assert_out(uint16_t p, unsigned int k, const uint8_t *dst, const uin
 	assert_memory_equal(rte_pktmbuf_mtod(m, const void *), want, len);
 }
 
-/* Every buffered frame freed, counters to zero. */
+/* Every buffered (and punted) frame freed, counters to zero. */
 static void clear(void)
 {
+	void *m;
+
+	for (unsigned int k = 0; k < 2; k++)
+		while (rte_ring_dequeue(w->exc_ring[k], &m) == 0)
+			rte_pktmbuf_free(m);
 	for (unsigned int p = 0; p < TP_MAX_PORTS; p++) {
 		rte_pktmbuf_free_bulk(w->txb[p].pkts, w->txb[p].n);
 		w->txb[p].n = 0;
@@ -215,7 +220,10 @@ static int setup(void **state)
 	if (pool == NULL || w == NULL)
 		return -1;
 	w->ctr = rte_zmalloc("ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX, 0);
-	if (w->ctr == NULL)
+	/* the exception rings: what the bridge punts to the control plane */
+	w->exc_ring[0] = rte_ring_create("exc0", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	w->exc_ring[1] = rte_ring_create("exc1", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (w->ctr == NULL || w->exc_ring[0] == NULL || w->exc_ring[1] == NULL)
 		return -1;
 	tp.n_workers = 1;
 	tp.workers[0] = w;
@@ -412,6 +420,197 @@ static void test_vlan_drops(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pool), 0);
 }
 
+/* BPDUs (the bridge group address) with no STP of the bridge's own: flooded in the
+ * ingress port's VLAN like any group frame, as the Linux bridge with stp_state 0
+ * (br_input.c: "If STP is turned off, then must forward to keep loop detection"),
+ * learning the source; the other link-local groups (LACP's, LLDP's, the pause
+ * address) dropped as the kernel's default group_fwd_mask (0) does. 'bpdu drop'
+ * filters them; a bridge running STP (L2_BPDU_STP) consumes them: punted in the
+ * control class, never flooded. */
+static void test_bpdu(void **state)
+{
+	static const uint8_t stp[6] = {0x01, 0x80, 0xc2, 0, 0, 0};
+	uint8_t ll[6] = {0x01, 0x80, 0xc2, 0, 0, 0};
+	void *m = NULL;
+
+	assert_int_equal(l2_bridges[0].bpdu, L2_BPDU_FORWARD); /* the default */
+	rx(frame(0, stp, st_a, 0));
+	/* VLAN 10's ports: p1 as sent, the trunk tagged 10; not p3 (VLAN 20) */
+	assert_tx(1, 1);
+	assert_tx(2, 1);
+	assert_tx(3, 0);
+	assert_out(1, 0, stp, st_a, 0);
+	assert_out(2, 0, stp, st_a, 10);
+	assert_int_equal(ctr("l2.bpdu_forwarded"), 1);
+	assert_int_equal(ctr("l2.flooded"), 1);
+	drain();
+	assert_int_equal(mac_port(st_a, 10, 0), 0); /* learned, as the kernel does */
+	/* from the trunk in VLAN 20: to p3 only, untagged */
+	clear();
+	rx(frame(2, stp, st_c, 20));
+	assert_tx(3, 1);
+	assert_tx(0, 0);
+	assert_tx(1, 0);
+	assert_out(3, 0, stp, st_c, 0);
+	/* 01:80:c2:00:00:01 to 0f: never bridged */
+	clear();
+	for (uint8_t last = 1; last < 0x10; last++) {
+		ll[5] = last;
+		rx(frame(0, ll, st_a, 0));
+	}
+	assert_int_equal(ctr("l2.link_local"), 15);
+	assert_int_equal(ctr("l2.bpdu_forwarded"), 0);
+	for (uint16_t p = 0; p < 4; p++)
+		assert_tx(p, 0);
+	/* bpdu drop */
+	assert_int_equal(cmd("bridge set b0 bpdu drop"), 0);
+	assert_int_equal(l2_bridges[0].bpdu, L2_BPDU_DROP);
+	rx(frame(0, stp, st_a, 0));
+	assert_int_equal(ctr("l2.link_local"), 16);
+	for (uint16_t p = 0; p < 4; p++)
+		assert_tx(p, 0);
+	assert_int_equal(cmd("bridge set b0 bpdu sometimes"), -EINVAL);
+	/* a bridge running STP: the BPDU goes to the control plane, in the control class */
+	__atomic_store_n(&l2_bridges[0].bpdu, L2_BPDU_STP, __ATOMIC_RELAXED);
+	rx(frame(0, stp, st_a, 0));
+	for (uint16_t p = 0; p < 4; p++)
+		assert_tx(p, 0);
+	assert_int_equal(ctr("l2.bpdu_to_control"), 1);
+	assert_int_equal(rte_ring_count(w->exc_ring[tp_punt_ring(TP_PUNT_CONTROL)]), 1);
+	assert_int_equal(rte_ring_dequeue(w->exc_ring[tp_punt_ring(TP_PUNT_CONTROL)], &m), 0);
+	assert_memory_equal(rte_pktmbuf_mtod((struct rte_mbuf *)m, void *), stp, 6);
+	rte_pktmbuf_free(m);
+	assert_int_equal(cmd("bridge set b0 bpdu forward"), 0);
+	assert_int_equal(l2_bridges[0].bpdu, L2_BPDU_FORWARD);
+	assert_int_equal(ctr("l2.rx"), 17); /* since the last clear() */
+}
+
+/* A frame to one of the bridge's own port MACs (in any VLAN, the ingress port's
+ * too) is the bridge's: never flooded, dropped into to_port_mac; a port outside the
+ * bridge is a station like any other. */
+static void test_to_port_mac(void **state)
+{
+	const uint8_t mac1[6] = {2, 0, 0, 0, 0xee, 1}, mac3[6] = {2, 0, 0, 0, 0xee, 3},
+		      mac5[6] = {2, 0, 0, 0, 0xee, 5}, mac0[6] = {2, 0, 0, 0, 0xee, 0};
+
+	memcpy(&tp_iface_table[0].mac, mac0, 6);
+	memcpy(&tp_iface_table[1].mac, mac1, 6);
+	memcpy(&tp_iface_table[3].mac, mac3, 6);
+	memcpy(&tp_iface_table[5].mac, mac5, 6); /* p5 is in no bridge */
+	rx(frame(0, mac1, st_a, 0));		 /* p1's, in the ingress VLAN */
+	rx(frame(0, mac3, st_a, 0));		 /* p3's, in another VLAN */
+	rx(frame(0, mac0, st_a, 0));		 /* the ingress port's own */
+	rx(frame(2, mac1, st_c, 20));		 /* tagged, from the trunk */
+	assert_int_equal(ctr("l2.to_port_mac"), 4);
+	assert_int_equal(ctr("l2.flooded"), 0);
+	for (uint16_t p = 0; p < 4; p++)
+		assert_tx(p, 0);
+	/* a MAC outside the bridge: unknown unicast, flooded */
+	rx(frame(0, mac5, st_a, 0));
+	assert_int_equal(ctr("l2.flooded"), 1);
+	assert_tx(1, 1);
+	assert_tx(2, 1);
+	assert_int_equal(ctr("l2.rx"), 5);
+	for (uint16_t p = 0; p < 6; p++)
+		memset(&tp_iface_table[p].mac, 0, 6);
+}
+
+/* The egress port's MTU bounds what goes out of it: the payload behind the Ethernet
+ * header and the VLAN's tag (frame() carries 20 bytes), checked per egress port in a
+ * flood, on unicast too; the excess dropped into exceeds_mtu. */
+static void test_exceeds_mtu(void **state)
+{
+	tp_iface_table[1].mtu = 20; /* fits exactly */
+	tp_iface_table[2].mtu = 19; /* one byte short, on the trunk (its tag not counted) */
+	rx(frame(0, bcast, st_a, 0));
+	assert_tx(1, 1);
+	assert_tx(2, 0);
+	assert_out(1, 0, bcast, st_a, 0);
+	assert_int_equal(ctr("l2.flooded"), 1);
+	assert_int_equal(ctr("l2.flood_copies"), 1);
+	assert_int_equal(ctr("l2.exceeds_mtu"), 1);
+	/* from the trunk, tagged: its payload is what counts towards p1's 20 */
+	clear();
+	rx(frame(2, bcast, st_c, 10));
+	assert_tx(0, 1);
+	assert_tx(1, 1);
+	assert_out(1, 0, bcast, st_c, 0);
+	assert_int_equal(ctr("l2.exceeds_mtu"), 0);
+	drain();
+	/* unicast to C, learned on the trunk: too long for it */
+	clear();
+	rx(frame(0, st_c, st_a, 0));
+	assert_int_equal(ctr("l2.unicast"), 1);
+	assert_int_equal(ctr("l2.exceeds_mtu"), 1);
+	assert_tx(2, 0);
+	/* 20 fits the trunk again */
+	tp_iface_table[2].mtu = 20;
+	rx(frame(0, st_c, st_a, 0));
+	assert_tx(2, 1);
+	assert_out(2, 0, st_c, st_a, 10);
+	assert_int_equal(ctr("l2.exceeds_mtu"), 1);
+	assert_int_equal(rte_mempool_in_use_count(pool), 1);
+	for (uint16_t p = 0; p < 6; p++)
+		tp_iface_table[p].mtu = 0;
+}
+
+/* The attach of "port set P mode l2 <args>" refused: its error. */
+static const char *port_l2_refused(uint16_t port, const char *args)
+{
+	static char err[256];
+	char line[128], *argv[24];
+	void *ctx = NULL;
+	int argc;
+
+	snprintf(line, sizeof(line), "%s", args);
+	argc = tp_cmd_split(line, argv, 24);
+	err[0] = '\0';
+	assert_int_equal(l2_mode->attach(port, argc, argv, &ctx, err, sizeof(err)), -EINVAL);
+	assert_null(ctx);
+	assert_true(err[0] != '\0');
+	return err;
+}
+
+/* An access port admits untagged and priority-tagged frames only (802.1Q 6.9), unless
+ * it has 'admit all': then its own VLAN's tag too (popped towards access ports, kept
+ * towards the trunk), never another VLAN's, never a second tag behind its own. */
+static void test_access_admit(void **state)
+{
+	struct rte_mbuf *m;
+
+	rx(frame(1, bcast, st_b, 10)); /* by default: refused */
+	assert_int_equal(ctr("l2.vlan_not_member"), 1);
+	port_l2(1, "bridge b0 vlan 10 admit all");
+	assert_true(tp_l2_port(1)->admit_all);
+	rx(frame(1, bcast, st_b, 10));
+	assert_tx(0, 1);
+	assert_tx(2, 1);
+	assert_tx(3, 0);
+	assert_out(0, 0, bcast, st_b, 0);
+	assert_out(2, 0, bcast, st_b, 10);
+	rx(frame(1, bcast, st_b, 20)); /* another VLAN's tag */
+	rx(frame(0, bcast, st_a, 10)); /* p0 admits untagged only */
+	assert_int_equal(ctr("l2.vlan_not_member"), 3);
+	rx(frame(1, bcast, st_b, 0)); /* untagged still */
+	assert_tx(0, 2);
+	/* VLAN 10's tag with a C-tag behind it: the inner one would show */
+	m = frame(1, bcast, st_b, 10);
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	p[16] = 0x81, p[17] = 0x00;
+	rx(m);
+	assert_int_equal(ctr("l2.double_tagged"), 1);
+	assert_tx(0, 2);
+	/* back to the default, and the words the parser refuses */
+	port_l2(1, "bridge b0 vlan 10 admit untagged");
+	assert_false(tp_l2_port(1)->admit_all);
+	rx(frame(1, bcast, st_b, 10));
+	assert_int_equal(ctr("l2.vlan_not_member"), 4);
+	assert_non_null(
+	    strstr(port_l2_refused(4, "bridge b0 vlan 10 admit maybe"), "admit 'maybe'"));
+	assert_non_null(strstr(port_l2_refused(4, "bridge b0 trunk 10 admit all"), "access port"));
+	assert_non_null(strstr(port_l2_refused(4, "bridge b0 admit all trunk 10"), "access port"));
+}
+
 /* A port's mac-limit: past it, new sources are neither learned nor forwarded
  * (mac_limit); known ones still go. */
 static void test_port_mac_limit(void **state)
@@ -525,6 +724,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_station_move, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_flood_vlan_push_pop, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_vlan_drops, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_bpdu, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_to_port_mac, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_exceeds_mtu, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_access_admit, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_port_mac_limit, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_bridge_mac_limit, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_aging, bridge_up, bridge_down),

@@ -31,6 +31,7 @@ class SwitchHost:
     words: str = ""  # after "port set P mode l2 bridge BR"
     host_if: str = "eth0"
     bridge: str = ""  # its bridge: the lab's unless named (then added too)
+    port_words: str = ""  # after "port add P DEVARGS" (e.g. "mtu 1000")
 
     @property
     def router_if(self) -> str:
@@ -97,7 +98,8 @@ class SwitchLab(RouterLab):
         base = len(self.links)
         for i, h in enumerate(self.hosts):
             br = h.bridge or self.bridge
-            lines.append(f"port add {h.port} {port_devargs(self.pmd, base + i, h.router_if)}")
+            dev = port_devargs(self.pmd, base + i, h.router_if)
+            lines.append(f"port add {h.port} {dev} {h.port_words}".rstrip())
             lines.append(f"port set {h.port} mode l2 bridge {br} {h.words}".rstrip())
         # the routed ports (and the caller's extra lines) after the bridge
         return "\n".join(lines + routed) + "\n"
@@ -140,6 +142,32 @@ class SwitchLab(RouterLab):
             if e["mac"].lower() == mac.lower() and (vlan is None or e["vlan"] == vlan):
                 return str(e["port"])
         return None
+
+    def port_mac(self, port: str) -> str:
+        """The MAC of twinplane's port ``port`` (``show ports``)."""
+        for p in self.ctl("show", "ports")["ports"]:
+            if p["name"] == port:
+                return str(p["mac"]).lower()
+        raise KeyError(f"no port {port}")
+
+    def add_kernel_bridge(self, n_hosts: int = 3, words: str = "") -> list[str]:
+        """A Linux bridge ``br0`` (``stp_state 0``, no VLAN filtering; ``words`` after
+        ``type bridge``) in namespace ``kbr``, beside the daemon's, with hosts
+        ``kh1..khN`` on veths (bridge ports ``kb-p0..``): the reference the tests
+        compare the switch's untagged behaviour with. Torn down with the lab; returns
+        the hosts' roles (their interface is ``eth0``)."""
+        from twinplane.lab.netns import veth
+
+        kb = self.add_ns("kbr")
+        kb.run(["ip", "link", "add", "br0", "type", "bridge", "stp_state", "0", *words.split()])
+        roles = []
+        for i in range(n_hosts):
+            role = f"kh{i + 1}"
+            veth(kb, f"kb-p{i}", self.add_ns(role), "eth0")
+            kb.run(["ip", "link", "set", f"kb-p{i}", "master", "br0"])
+            roles.append(role)
+        kb.run(["ip", "link", "set", "br0", "up"])
+        return roles
 
     def port_l2(self, port: str) -> dict[str, Any]:
         """The port's entry in ``show bridge``, whichever bridge it is in."""

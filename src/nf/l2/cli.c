@@ -54,7 +54,7 @@ static int bridge_opts(struct tp_cmd_ctx *ctx, const char *what, int argc, char 
 			if (strcmp(val, "forward") != 0 && strcmp(val, "drop") != 0)
 				return tp_cmd_err(ctx, EINVAL, "%s: bpdu '%s': forward or drop",
 						  what, val);
-			o->bpdu_drop = strcmp(val, "drop") == 0;
+			o->bpdu = strcmp(val, "drop") == 0 ? L2_BPDU_DROP : L2_BPDU_FORWARD;
 			o->has_bpdu = true;
 		} else {
 			return tp_cmd_err(ctx, EINVAL, "%s: unexpected '%s' (%s)", what, k,
@@ -234,6 +234,7 @@ static void out_port_l2(struct tp_node *o, const struct l2_port *lp)
 			tp_out_u64(o, "native", lp->pvid);
 	} else {
 		tp_out_u64(o, "vlan", lp->pvid);
+		tp_out_str(o, "admit", lp->admit_all ? "all" : "untagged");
 	}
 	tp_out_u64(o, "mac_limit", lp->mac_limit);
 	tp_out_u64(o, "macs", tp_l2_port_macs(lp->port));
@@ -274,6 +275,9 @@ static void out_macs(struct tp_node *l, const struct l2_bridge *br)
 	}
 }
 
+/* enum l2_bpdu's names, for show */
+static const char *const l2_bpdu_modes[] = {"forward", "drop", "stp"};
+
 static void out_bridge(struct tp_node *o, const struct l2_bridge *br)
 {
 	const struct l2_members *mb = br->members;
@@ -287,7 +291,7 @@ static void out_bridge(struct tp_node *o, const struct l2_bridge *br)
 	tp_out_u64(o, "dynamic_macs", tp_l2_bridge_macs(br->id));
 	tp_out_u64(o, "mac_limit", tp_l2_bridge_limit(br->id));
 	tp_out_str(o, "mac_limit_set", br->mac_limit ? "given" : "auto");
-	tp_out_str(o, "bpdu", br->bpdu_drop ? "drop" : "forward");
+	tp_out_str(o, "bpdu", l2_bpdu_modes[br->bpdu]);
 	tp_out_u64(o, "learned", br->learned);
 	tp_out_u64(o, "moves", br->moves);
 	tp_out_u64(o, "aged", br->aged);

@@ -72,7 +72,10 @@
 	X(STORM_UNKNOWN, "storm_unknown", DROP)                                                    \
 	X(FLOOD_COPY_FAILED, "flood_copy_failed", DROP)                                            \
 	X(TAG_NO_ROOM, "tag_no_headroom", DROP)                                                    \
-	X(CHAIN_NF_DOWN, "chain_nf_down", DROP)
+	X(CHAIN_NF_DOWN, "chain_nf_down", DROP)                                                    \
+	X(TO_PORT_MAC, "to_port_mac", DROP)                                                        \
+	X(EXCEEDS_MTU, "exceeds_mtu", DROP)                                                        \
+	X(BPDU_TO_CONTROL, "bpdu_to_control", PUNT)
 
 /* clang-format off */
 enum l2_ctr {
@@ -132,6 +135,7 @@ struct l2_port {
 	uint16_t pvid;	    /* access VLAN, or a trunk's native VLAN (0: none) */
 	uint8_t trunk;	    /* tagged VLANs allowed: the bitmap */
 	uint8_t at_limit;   /* control plane: the port reached its MAC limit */
+	uint8_t admit_all;  /* an access port admits frames tagged with its VLAN too */
 	uint32_t mac_limit; /* 0: none */
 	/* per lcore: learn events sent, group-addressed (broadcast, multicast) and
 	 * unknown-unicast frames flooded (storm control) */
@@ -146,11 +150,23 @@ struct l2_members {
 	struct l2_port *by_port[TP_MAX_PORTS];
 };
 
+/* What a bridge does with BPDUs (frames to the bridge group address
+ * 01:80:c2:00:00:00, 802.1Q 8.6.3 Table 8-1). */
+enum l2_bpdu {
+	L2_BPDU_FORWARD, /* no STP of its own (the default): flooded in the ingress port's
+			  * VLAN like any group frame, as the Linux bridge with stp_state 0
+			  * (br_input.c), so that the neighbours' STP sees a loop through it */
+	L2_BPDU_DROP,	 /* filtered, counted as link_local (OVS's default) */
+	L2_BPDU_STP,	 /* the bridge runs STP: consumed, punted in the control class to
+			  * the control plane (bpdu_to_control); set by the RSTP step to come,
+			  * no command sets it yet */
+};
+
 struct l2_bridge {
 	uint16_t id;
 	bool used;
-	uint8_t at_limit;  /* control plane: the bridge holds its share of the table */
-	uint8_t bpdu_drop; /* 01:80:c2:00:00:00 dropped (else flooded: no STP here) */
+	uint8_t at_limit; /* control plane: the bridge holds its share of the table */
+	uint8_t bpdu;	  /* enum l2_bpdu; atomic */
 	char name[L2_NAME_MAX];
 	uint32_t aging_s;
 	uint32_t mac_limit;	    /* its share of the MAC table; 0: the fair share */

@@ -96,8 +96,8 @@ static void rate_set(struct l2_rate *r, uint32_t pps)
 }
 
 #define L2_PORT_USAGE                                                                              \
-	"bridge BR [vlan V | trunk V,V-V [native V]] [mac-limit N] [learn-rate PPS] "              \
-	"[storm-broadcast PPS] [storm-unknown PPS]"
+	"bridge BR [vlan V [admit untagged|all] | trunk V,V-V [native V]] [mac-limit N] "          \
+	"[learn-rate PPS] [storm-broadcast PPS] [storm-unknown PPS]"
 
 static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err, size_t len)
 {
@@ -108,7 +108,7 @@ static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err
 	struct l2_port *lp;
 	struct l2_bridge *br;
 	uint64_t v;
-	bool vlan_set = false, native_set = false;
+	bool vlan_set = false, native_set = false, admit_set = false;
 	int ret;
 
 	if (argc < 2 || strcmp(argv[0], "bridge") != 0) {
@@ -145,7 +145,7 @@ static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err
 			}
 			lp->pvid = (uint16_t)v;
 			vlan_set = true;
-		} else if (strcmp(k, "trunk") == 0 && !vlan_set && !lp->trunk) {
+		} else if (strcmp(k, "trunk") == 0 && !vlan_set && !admit_set && !lp->trunk) {
 			if (vlan_list(val, lp->allowed) < 0) {
 				snprintf(err, len, "bad VLAN list '%s' (e.g. 10,20,30-40; 1-4094)",
 					 val);
@@ -161,6 +161,17 @@ static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err
 			}
 			lp->pvid = (uint16_t)v;
 			native_set = true;
+		} else if (strcmp(k, "admit") == 0 && !lp->trunk) {
+			/* 802.1Q 6.9: an access port's acceptable frame types */
+			if (strcmp(val, "untagged") != 0 && strcmp(val, "all") != 0) {
+				snprintf(err, len,
+					 "admit '%s': untagged (untagged and priority-tagged "
+					 "frames, the default) or all (its VLAN's tag too)",
+					 val);
+				goto bad;
+			}
+			lp->admit_all = strcmp(val, "all") == 0;
+			admit_set = true;
 		} else if (strcmp(k, "mac-limit") == 0) {
 			if (tp_parse_u64(val, 0, l2_mac_cap, &v) < 0) {
 				snprintf(err, len, "bad mac-limit '%s' (0-%u, 0: none)", val,
@@ -178,7 +189,7 @@ static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err
 		} else {
 			snprintf(err, len,
 				 "unexpected '%s' (vlan and trunk exclude each other, native "
-				 "follows trunk); %s",
+				 "follows trunk, admit is an access port's); %s",
 				 k, usage);
 			goto bad;
 		}
@@ -253,7 +264,7 @@ void l2_bridge_apply(struct l2_bridge *br, const struct l2_bridge_opts *o)
 		l2_set_bridge_flag(br->id);
 	}
 	if (o->has_bpdu)
-		__atomic_store_n(&br->bpdu_drop, (uint8_t)o->bpdu_drop, __ATOMIC_RELAXED);
+		__atomic_store_n(&br->bpdu, o->bpdu, __ATOMIC_RELAXED);
 }
 
 int l2_bridge_add(const char *name, const struct l2_bridge_opts *o, struct l2_bridge **out)

@@ -49,7 +49,8 @@ unsigned int l2_mac_flush(uint16_t b, uint16_t port, bool all);
 /* --- bridges (control/bridge.c) --- */
 /* A bridge's settings, as "bridge add" and "bridge set" take them. */
 struct l2_bridge_opts {
-	uint64_t aging, mac_limit, bpdu_drop;
+	uint64_t aging, mac_limit;
+	uint8_t bpdu; /* enum l2_bpdu */
 	bool has_aging, has_mac_limit, has_bpdu;
 };
 const char *l2_port_name(uint16_t id);

@@ -152,9 +152,22 @@ static inline int egress_tag(struct rte_mbuf *m, bool tagged, uint16_t vid,
 	return 0;
 }
 
+/* m (tagged: with one 802.1Q tag now) out on op, tagged as op wants for vid, or
+ * dropped (counted on in): longer than op's MTU (exceeds_mtu), no room for a tag. */
 static inline void send_one(struct tp_worker *w, struct rte_mbuf *m, bool tagged, uint16_t vid,
 			    const struct l2_port *op, uint16_t in)
 {
+	/* the egress port's MTU, as the router's output: the frame's payload behind its
+	 * Ethernet header and the 802.1Q tag of its VLAN (a tagged frame's limit is
+	 * 4 bytes more, 802.3 3.5) must fit; an MTU of 0 is one nobody set (a bare
+	 * test table): no limit */
+	uint16_t mtu = tp_iface_table[op->port].mtu;
+	if (unlikely(mtu != 0 &&
+		     rte_pktmbuf_pkt_len(m) - RTE_ETHER_HDR_LEN - (tagged ? 4u : 0u) > mtu)) {
+		w->ctr[in][L2_CTR(EXCEEDS_MTU)]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	if (unlikely(egress_tag(m, tagged, vid, op) < 0)) {
 		w->ctr[in][L2_CTR(TAG_NO_ROOM)]++;
 		rte_pktmbuf_free(m);
@@ -191,6 +204,16 @@ static void flood(struct tp_worker *w, struct rte_mbuf *m, bool tagged, uint16_t
 		send_one(w, c, tagged, vid, to[i], in);
 	}
 	send_one(w, m, tagged, vid, to[t - 1], in);
+}
+
+/* Whether a is the MAC of one of the bridge's ports (mb): an address of the bridge's
+ * own, as the Linux bridge's local FDB entries (br_fdb.c), in any VLAN. */
+static inline bool port_mac(const struct l2_members *mb, const struct rte_ether_addr *a)
+{
+	for (unsigned int i = 0; i < mb->n; i++)
+		if (rte_is_same_ether_addr(&tp_iface_table[mb->list[i]].mac, a))
+			return true;
+	return false;
 }
 
 /* The 12 bytes of destination and source MAC, as two words: what consecutive frames
@@ -272,19 +295,23 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			}
 			/* 01:80:c2:00:00:0x (STP, LACP, LLDP, 802.1X...): not forwarded
 			 * (802.1Q 8.6.3, Table 8-1), but for the bridge group address
-			 * 01:80:c2:00:00:00 (BPDUs): with no STP of its own the bridge floods
-			 * them like any group frame, so that the neighbours' STP sees a loop
-			 * through it (as the Linux bridge with STP off; 'bridge set BR bpdu
-			 * drop' filters them, as OVS's default) */
+			 * 01:80:c2:00:00:00 (BPDUs), as the bridge's BPDU mode says
+			 * (enum l2_bpdu): flooded like any group frame while it runs no STP
+			 * (the Linux bridge with STP off), dropped with 'bpdu drop',
+			 * consumed by the bridge's own STP */
 			if (unlikely(eh->dst_addr.addr_bytes[0] == 0x01 &&
 				     eh->dst_addr.addr_bytes[1] == 0x80 &&
 				     eh->dst_addr.addr_bytes[2] == 0xc2 &&
 				     eh->dst_addr.addr_bytes[3] == 0 &&
 				     eh->dst_addr.addr_bytes[4] == 0 &&
 				     (eh->dst_addr.addr_bytes[5] & 0xf0) == 0)) {
-				if (eh->dst_addr.addr_bytes[5] != 0 ||
-				    __atomic_load_n(&br->bpdu_drop, __ATOMIC_RELAXED)) {
+				uint8_t mode = __atomic_load_n(&br->bpdu, __ATOMIC_RELAXED);
+				if (eh->dst_addr.addr_bytes[5] != 0 || mode == L2_BPDU_DROP) {
 					tp_drop(w, m, L2_CTR(LINK_LOCAL));
+					continue;
+				}
+				if (mode == L2_BPDU_STP) {
+					tp_punt(w, m, L2_CTR(BPDU_TO_CONTROL), TP_PUNT_CONTROL);
 					continue;
 				}
 				bpdu = true;
@@ -299,19 +326,23 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			uint16_t inner = *(const uint16_t *)((const uint8_t *)(eh + 1) + 2);
 			tag = true;
 			/* a tag that leaves untagged (a priority tag on any port, the native
-			 * VLAN's on a trunk) must not expose a second one (802.1Q C-tag
-			 * 0x8100, 802.1ad S-tag 0x88a8): that frame would come out in the
-			 * inner tag's VLAN, the double-tagging VLAN hop */
-			if (unlikely((inner == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) ||
-				      inner == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ)) &&
-				     (tv == 0 || (lp->trunk && tv == lp->pvid)))) {
+			 * VLAN's on a trunk, the VLAN's on an access port that admits it)
+			 * must not expose a second one (802.1Q C-tag 0x8100, 802.1ad S-tag
+			 * 0x88a8): that frame would come out in the inner tag's VLAN, the
+			 * double-tagging VLAN hop */
+			if (unlikely(
+				(inner == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) ||
+				 inner == rte_cpu_to_be_16(RTE_ETHER_TYPE_QINQ)) &&
+				(tv == 0 || ((lp->trunk || lp->admit_all) && tv == lp->pvid)))) {
 				tp_drop(w, m, L2_CTR(DOUBLE_TAGGED));
 				continue;
 			}
 			if (tv != 0) { /* VID 0: priority-tagged, the port's VLAN */
-				if (unlikely(!lp->trunk || !l2_vlan_allowed(lp, tv))) {
-					/* an access port takes untagged (or priority-
-					 * tagged) frames only */
+				/* an access port admits untagged and priority-tagged frames
+				 * only, or with 'admit all' its own VLAN's tag too (802.1Q
+				 * 6.9, the acceptable frame types) */
+				if (unlikely((!lp->trunk && !lp->admit_all) ||
+					     !l2_vlan_allowed(lp, tv))) {
 					tp_drop(w, m, L2_CTR(VLAN_NOT_MEMBER));
 					continue;
 				}
@@ -409,6 +440,14 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 				continue;
 			}
 			/* the port left the bridge or the VLAN: as unknown */
+		}
+		/* addressed to the bridge itself (one of its ports' MACs, which the MAC
+		 * table never holds unless a loop taught it): not flooded; dropped, as the
+		 * bridge has no interface of its own to take them (README) */
+		if (!rte_is_multicast_ether_addr(&eh->dst_addr) &&
+		    unlikely(port_mac(mb, &eh->dst_addr))) {
+			tp_drop(w, m, L2_CTR(TO_PORT_MAC));
+			continue;
 		}
 		/* storm control: group-addressed and unknown-unicast frames flooded from
 		 * this port, each within its rate on this lcore */
