@@ -4,7 +4,7 @@
  * tp_iotgw.ae_retention_s) the AE's expirationTime, an UPDATE; the same UPDATE again
  * while the agent stays associated (the refresh, registrar.c).
  *
- * Why the expirationTime comes last (decision new-iotae-ae-retention): a child made
+ * Why the expirationTime comes last (decision 0090): a child made
  * under a parent with an expirationTime gets the parent's (ACME caps a child's et at its
  * parent's when it is made), and a container's <latest>/<oldest> keep that et when the
  * container's own is moved on, so once it passes ACME answers 4.04 to every new
