@@ -135,7 +135,7 @@ struct tp_iotgw_conf {
 };
 
 /* 30 days: above any regular use interval of a personal health device (decision
- * decision 0090) */
+ * 0090) */
 #define TP_IOTGW_AE_RETENTION_S (30u * 86400u)
 
 enum tp_iotgw_delivery {
