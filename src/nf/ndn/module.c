@@ -22,6 +22,8 @@ struct ndn_limits ndn_limits = {
     .expiration_max_s = 3600,  /* a remote registration lives an hour unless renewed */
     .pit_face_share = 25,      /* a quarter of a context's PIT for one face */
     .lifetime_max_ms = 120000, /* NFD honours any; a bound, as before */
+    .stream_conns = 128,       /* per listener; NFD has no bound */
+    .stream_sendq = 1 << 20,   /* a MiB: 119 Data of NFD's largest, 8,800 bytes */
 };
 struct ndn_fwd *ndn_fwd[NDN_CTX_MAX];
 uint32_t ndn_tel_every;
