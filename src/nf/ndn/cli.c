@@ -779,9 +779,11 @@ static struct tp_cmd c_tel_show = {"show ndn telemetry", "[raw]",
 static struct tp_cmd c_limits = {
     "ndn limits",
     "[face-idle-timeout S] [face-routes N] [mgmt-rate N] [mgmt-burst N] [expiration-max S] "
-    "[pit-face-share PERCENT] [interest-lifetime-max MS]",
+    "[pit-face-share PERCENT] [interest-lifetime-max MS] [stream-conns N] "
+    "[stream-send-queue BYTES]",
     "what outsiders may hold: on-demand face idle timeout, routes per remote face, "
-    "management commands per second, PIT share per face, InterestLifetime cap",
+    "management commands per second, PIT share per face, InterestLifetime cap, "
+    "connections per stream listener, a stream face's send queue",
     limits, NULL};
 static struct tp_cmd c_localhop = {
     "ndn localhop", "enable key HEX | disable",
