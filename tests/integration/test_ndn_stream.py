@@ -24,8 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_ndn import PEER
 
+from twinplane.api import ApiError
 from twinplane.lab import RouterLab
 
 BASE = ["ndn enable pit-capacity 4096 cs-capacity 1024"]
@@ -257,10 +259,14 @@ def closed(s: socket.socket) -> bool:
 def test_framing_errors_and_cap(daemon_lab: Callable[..., RouterLab]) -> None:
     """An element longer than 8,800 bytes, a TLV-TYPE 0: the connection closes, its face
     goes, counted by reason. A partial element is kept until its last byte. Past the
-    listener's cap, a connection is closed at once, counted."""
+    listener's cap, a connection is closed at once, counted. A socket in use is not
+    taken over."""
     lab = daemon_lab(extra_config=[*BASE, "ndn limits stream-conns 2"])
     path = lab.workdir / "nfd.sock"
     lab.ctl("ndn", "face", "listen", "unix", str(path))
+    # a socket somebody listens on (NFD, or ourselves) is never taken over
+    with pytest.raises(ApiError, match="another process listens on it"):
+        lab.ctl("ndn", "face", "listen", "unix", str(path))
 
     # an Interest (python-ndn's) sent in two parts, a second apart: one packet
     from ndn.encoding import InterestParam, make_interest

@@ -409,11 +409,13 @@ int ndn_stream_listen_unix(const char *path, unsigned int mode, int gid, char *e
 			snprintf(err, errlen, "%s exists and is not a socket", path);
 			return -EEXIST;
 		}
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		/* non-blocking: a listener with a full backlog answers EAGAIN at once */
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		ret = fd < 0 ? -1 : connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+		bool in_use = ret == 0 || (ret < 0 && fd >= 0 && errno == EAGAIN);
 		if (fd >= 0)
 			close(fd);
-		if (ret == 0) {
+		if (in_use) {
 			snprintf(err, errlen, "%s: another process listens on it (NFD?)", path);
 			return -EADDRINUSE;
 		}
