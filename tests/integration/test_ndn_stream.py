@@ -7,9 +7,11 @@ default, ``unix:///run/nfd/nfd.sock``) run in a mount namespace where
 there), with no NFD on the machine; a producer registers its prefix (/localhost/nfd:
 a Unix face is local) and a consumer fetches through twinplane. The same over TCP:
 a producer on the router's loopback (a local face) and a consumer in another
-namespace (``tcp4://10.0.1.1:6363``, through the port's TAP). A face per
+namespace (``tcp4://10.0.1.1:6363``, through the port's TAP), and both from other
+namespaces (the producer's face not local: /localhop/nfd, signed). A face per
 connection, its counters in ``ndn face show``; the route goes when the producer
-exits. Framing errors and the listener's cap close connections, counted.
+exits. Framing errors, the listener's cap and a reader that never reads close
+connections, counted.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from test_ndn import PEER
 
 from twinplane.api import ApiError
 from twinplane.lab import RouterLab
+from twinplane.lab.ndnpeer import LAB_KEY
 
 BASE = ["ndn enable pit-capacity 4096 cs-capacity 1024"]
 DEFAULT_URI = "unix:///run/nfd/nfd.sock"  # python-ndn's platform default on Linux
@@ -337,3 +340,37 @@ def test_slow_reader_closed(daemon_lab: Callable[..., RouterLab]) -> None:
     )
     r = json.loads(out.stdout.splitlines()[-1])
     assert r["result"] == "data" and r["content"].startswith("/tp/slow/again"), r
+
+
+def test_tcp_both_from_other_namespaces(daemon_lab: Callable[..., RouterLab]) -> None:
+    """A producer in h2 and a consumer in h1, both over TCP to the router's addresses:
+    the producer's face is not local, so it registers under /localhop/nfd, signed with
+    the operator's key, on its own face."""
+    lab = daemon_lab(
+        extra_config=[
+            *BASE,
+            f"ndn localhop enable key {LAB_KEY}",
+            "ndn face listen tcp 10.0.1.1",
+            "ndn face listen tcp 10.0.2.1",
+        ]
+    )
+    argv = peer_argv(
+        "producer", "--transport", "tcp4://10.0.2.1:6363", "--prefix", "/tp/far",
+        "--hmac-key", LAB_KEY, "--content", "from h2",
+    )  # fmt: skip
+    prod = App(lab, "h2", argv)
+    ev = prod.next()
+    assert ev.get("event") == "registered" and ev.get("status_code") == 200, ev
+    (pf,) = faces(lab, "tcp")
+    assert pf["local"] is False and pf["uri"].startswith("tcp4://10.0.2.2:"), pf
+    (route,) = routes(lab, "/tp/far")
+    assert route["face"] == pf["id"] and "expires_in_ms" in route, route
+    out = lab.netns("h1").run(
+        peer_argv("consumer", "--transport", "tcp4://10.0.1.1:6363", "--name", "/tp/far/1"),
+        timeout=60,
+    )
+    r = json.loads(out.stdout.splitlines()[-1])
+    assert r == {"result": "data", "name": "/tp/far/1", "content": "from h2"}, r
+    prod.stop()
+    lab.wait_until(lambda: not routes(lab, "/tp/far"), 5.0, what="the route removed")
+    assert faces(lab, "tcp") == []
