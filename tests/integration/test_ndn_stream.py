@@ -16,6 +16,7 @@ connections, counted.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import queue
 import socket
@@ -374,3 +375,30 @@ def test_tcp_both_from_other_namespaces(daemon_lab: Callable[..., RouterLab]) ->
     prod.stop()
     lab.wait_until(lambda: not routes(lab, "/tp/far"), 5.0, what="the route removed")
     assert faces(lab, "tcp") == []
+
+
+def test_segmented_object_over_unix(daemon_lab: Callable[..., RouterLab]) -> None:
+    """python-ndn's segment fetcher over the Unix socket: 300 KB in Data of 8,000-byte
+    segments (elements split across reads both ways), complete and in order."""
+    lab = daemon_lab(extra_config=BASE)
+    path = lab.workdir / "nfd.sock"
+    lab.ctl("ndn", "face", "listen", "unix", str(path))
+    uri = f"unix://{path}"
+    size = 300_000
+    argv = peer_argv(
+        "producer", "--transport", uri, "--prefix", "/tp/obj",
+        "--object-size", str(size), "--segment-size", "8000",
+    )  # fmt: skip
+    prod = App(lab, "h2", argv)
+    assert prod.next().get("event") == "registered"
+    out = lab.netns("h1").run(
+        peer_argv("fetch", "--transport", uri, "--name", "/tp/obj"), timeout=120
+    )
+    r = json.loads(out.stdout.splitlines()[-1])
+    expect = bytes((i * 7 + 3) % 251 for i in range(size))
+    assert r == {
+        "size": size, "sha256": hashlib.sha256(expect).hexdigest(), "segments": 38,
+    }, r  # fmt: skip
+    s = streams(lab)
+    assert s["closed_tlv_too_long"] == 0 and s["closed_malformed_tlv"] == 0, s
+    assert s["rx_handback_ring_full"] == 0 and s["rx_no_mbuf"] == 0, s
