@@ -264,7 +264,7 @@ def test_framing_errors_and_cap(daemon_lab: Callable[..., RouterLab]) -> None:
     """An element longer than 8,800 bytes, a TLV-TYPE 0: the connection closes, its face
     goes, counted by reason. A partial element is kept until its last byte. Past the
     listener's cap, a connection is closed at once, counted. A socket in use is not
-    taken over."""
+    taken over. 'ndn face del' closes the face's connection."""
     lab = daemon_lab(extra_config=[*BASE, "ndn limits stream-conns 2"])
     path = lab.workdir / "nfd.sock"
     lab.ctl("ndn", "face", "listen", "unix", str(path))
@@ -308,6 +308,14 @@ def test_framing_errors_and_cap(daemon_lab: Callable[..., RouterLab]) -> None:
     assert s["closed_tlv_too_long"] == 1 and s["closed_malformed_tlv"] == 1, s
     assert s["listeners"][0]["connections"] == 0, s
     assert fa["id"] not in [f["id"] for f in faces(lab, "unix")]
+
+    # the operator removes a stream face: its connection closes
+    d = raw_client(lab, path)
+    (fd,) = lab.wait_until(lambda: faces(lab, "unix"), 5.0, what="a face")
+    lab.ctl("ndn", "face", "del", str(fd["id"]))
+    assert closed(d)
+    s = streams(lab)
+    assert s["closed_face_removed"] == 1 and s["listeners"][0]["connections"] == 0, s
 
 
 def test_slow_reader_closed(daemon_lab: Callable[..., RouterLab]) -> None:
