@@ -44,6 +44,12 @@ static unsigned int ndn_poll(struct tp_worker *w, void *state)
 	return n;
 }
 
+/* at exit: the stream faces' sockets (the rest is the process's memory) */
+static void ndn_fini(void)
+{
+	ndn_stream_fini();
+}
+
 static int ndn_lcore_init(struct tp_worker *w, void *state)
 {
 	ndn_lp_lcore_init(w, &((struct ndn_lcore *)state)->lp);
@@ -62,6 +68,7 @@ struct tp_nf tp_ndn_nf = {
     .lcore_size = sizeof(struct ndn_lcore),
     .depends_on = ndn_deps,
     .lcore_init = ndn_lcore_init,
+    .fini = ndn_fini,
     .poll = ndn_poll,
 };
 TP_NF_REGISTER(tp_ndn_nf)

@@ -621,6 +621,9 @@ int ndn_stream_listen_unix(const char *path, unsigned int mode, int gid, char *e
 int ndn_stream_listen_tcp(uint32_t addr_be, uint16_t port_be, char *err, size_t errlen);
 /* Read what the lcores sent on stream faces and write it: how many packets. */
 unsigned int ndn_stream_poll(void);
+/* At exit: connections and listeners closed, Unix socket files removed (the faces
+ * are left as they are). */
+void ndn_stream_fini(void);
 /* Face id (a stream face) was removed: its connection is closed (ndn_face_del). */
 void ndn_stream_face_gone(unsigned int id);
 /* For 'ndn face show' and URIs: a stream face's listener (its URI), the bytes its

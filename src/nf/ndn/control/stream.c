@@ -477,6 +477,25 @@ int ndn_stream_listen_tcp(uint32_t addr_be, uint16_t port_be, char *err, size_t 
 	return ret;
 }
 
+void ndn_stream_fini(void)
+{
+	for (unsigned int i = 0; i < NDN_FACES_MAX; i++)
+		if (by_face[i]) {
+			tp_ctl_del_fd(by_face[i]->fd);
+			close(by_face[i]->fd);
+			free(by_face[i]->sq);
+			free(by_face[i]);
+			by_face[i] = NULL;
+		}
+	for (unsigned int i = 0; i < n_listeners; i++) {
+		tp_ctl_del_fd(listeners[i].fd);
+		close(listeners[i].fd);
+		if (listeners[i].path[0]) /* the next forwarder finds no stale socket */
+			unlink(listeners[i].path);
+	}
+	n_listeners = 0;
+}
+
 void ndn_stream_face_info(unsigned int id, char *local_uri, size_t len, uint64_t *sendq, int *fd)
 {
 	const struct conn *c = id < NDN_FACES_MAX ? by_face[id] : NULL;
