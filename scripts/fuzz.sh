@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(mder ndn coap ip4 ndn_fwd l2 fetch netlink api config gen)
+all=(mder ndn ndn_stream coap ip4 ndn_fwd l2 fetch netlink api config gen)
 all+=(iotgw iotgw_forget)
 secs=${1:-60}
 shift || true
@@ -26,6 +26,7 @@ fi
 # dictionary (or none), its own libFuzzer options
 declare -A seeds=(
     [mder]=tests/fuzz/seeds.txt [ndn]=tests/fuzz/ndn_seeds.txt [coap]=tests/fuzz/coap_seeds.txt
+    [ndn_stream]=tests/fuzz/ndn_stream_seeds.txt
     [ip4]=tests/fuzz/ip4_seeds.txt [ndn_fwd]=tests/fuzz/ndn_fwd_seeds.txt
     [l2]=tests/fuzz/l2_seeds.txt [fetch]=tests/fuzz/fetch_seeds.txt
     [netlink]=tests/fuzz/netlink_seeds.txt [api]=tests/fuzz/api_seeds.txt
@@ -35,6 +36,7 @@ seeds[iotgw]=tests/fuzz/iotgw_seeds
 seeds[iotgw_forget]=tests/fuzz/iotgw_seeds
 declare -A dicts=(
     [mder]=tests/fuzz/mder.dict [ndn]=tests/fuzz/ndn.dict [coap]=tests/fuzz/coap.dict
+    [ndn_stream]=tests/fuzz/ndn.dict
     [ip4]=tests/fuzz/ip4.dict [ndn_fwd]=tests/fuzz/ndn.dict [l2]=tests/fuzz/l2.dict
     [fetch]=tests/fuzz/fetch.dict
     [netlink]=tests/fuzz/netlink.dict
@@ -42,7 +44,7 @@ declare -A dicts=(
 )
 dicts[iotgw]=tests/fuzz/iotgw.dict
 dicts[iotgw_forget]=tests/fuzz/iotgw.dict
-declare -A opts=([ip4]="-max_len=9018" [ndn_fwd]="-max_len=8192")
+declare -A opts=([ip4]="-max_len=9018" [ndn_fwd]="-max_len=8192" [ndn_stream]="-max_len=20000")
 declare -A share=([mder]=2 [ndn]=2)
 
 # -O1: ASan's usual level; at -O2 the instrumented build took 6 of a fresh CI run's minutes

@@ -448,6 +448,11 @@ void tp_api_fini(void)
 	listen_fd = -1;
 }
 
+int tp_api_socket_gid(void)
+{
+	return api_gid == (gid_t)-1 ? -1 : (int)api_gid;
+}
+
 unsigned int tp_api_conns(void)
 {
 	return n_conns;

@@ -34,6 +34,8 @@ extern struct tp_api_stats tp_api_stats;
  * negative errno, with err saying why where it is not obvious. */
 int tp_api_init(const char *path, const struct tp_api_opts *o, char *err, size_t errlen);
 void tp_api_fini(void);
+/* The socket's group, -1 if none (other sockets made "like the API's"). */
+int tp_api_socket_gid(void);
 /* Clients connected now. */
 unsigned int tp_api_conns(void);
 

@@ -547,4 +547,45 @@ int tp_ndn_reasm_expire(struct tp_ndn_reasm *r, uint64_t now, void **evicted, ui
 /* The earliest deadline of a partial packet, UINT64_MAX when none is held. */
 uint64_t tp_ndn_reasm_next_deadline(const struct tp_ndn_reasm *r);
 
+/* --- NDN TLV on a byte stream (Unix and TCP faces): the receiver's framing ---
+ * Elements arrive split at any point; a partial one is kept until complete, as NFD's
+ * StreamTransport does (daemon/face/stream-transport.hpp). An element longer than
+ * TP_NDN_STREAM_MAX (NFD's MAX_NDN_PACKET_SIZE, TLV-TYPE and TLV-LENGTH included), a
+ * TLV-TYPE 0 or above 2^32 - 1 (packet format 1.2, 1.3) or a VAR-NUMBER not in its
+ * shortest form is an error as soon as its header is in: the caller closes the
+ * connection (NFD waits for its buffer to fill before it gives up). */
+#define TP_NDN_STREAM_MAX 8800
+
+struct tp_ndn_stream {
+	uint32_t off; /* the first byte not yet yielded */
+	uint32_t len; /* bytes held, from buf[0] */
+	int err;      /* TP_NDN_E_OK, or why the stream broke */
+	uint8_t buf[TP_NDN_STREAM_MAX];
+};
+
+static inline void tp_ndn_stream_init(struct tp_ndn_stream *s)
+{
+	s->off = s->len = 0;
+	s->err = TP_NDN_E_OK;
+}
+/* Where the next bytes received go: *room bytes at the pointer returned (the held
+ * bytes moved to the front first; after an error, nothing: *room is 0). */
+uint8_t *tp_ndn_stream_space(struct tp_ndn_stream *s, size_t *room);
+/* n bytes (at most the room given) were written at the space. */
+static inline void tp_ndn_stream_commit(struct tp_ndn_stream *s, size_t n)
+{
+	s->len += (uint32_t)n;
+}
+/* The next whole element: TP_NDN_E_OK with *elem and *len (its TLV, in s's buffer
+ * until the next tp_ndn_stream_space); TP_NDN_E_TRUNCATED when more bytes are
+ * needed; TP_NDN_E_BAD_VARNUM (a malformed TLV-TYPE or TLV-LENGTH) or
+ * TP_NDN_E_NO_SPACE (longer than TP_NDN_STREAM_MAX): the stream is broken, and every
+ * later call returns the same. */
+int tp_ndn_stream_next(struct tp_ndn_stream *s, const uint8_t **elem, size_t *len);
+/* Bytes held: received, not yet yielded. */
+static inline size_t tp_ndn_stream_held(const struct tp_ndn_stream *s)
+{
+	return s->len - s->off;
+}
+
 #endif

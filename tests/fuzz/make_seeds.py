@@ -34,6 +34,12 @@ and without a Nonce, CanBePrefix, MustBeFresh, HopLimit, ApplicationParameters,
 an empty name), NDNLPv2 packets (PIT tokens, Nacks, fragments) and the
 exchanges the forwarder's faces see: Interest then Data or Nack back with the
 token, aggregation, multicast, expiry, management.
+
+ndn_stream: what a python-ndn application writes on its Unix socket (a prefix
+registration, Interests, a Data of NFD's largest size, a Nack in an LpPacket) as
+fuzz_ndn_stream's records ([length][bytes]; 0: the peer closes), the stream split
+whole, byte by byte, at every element's middle, and followed by the framing errors
+(TLV-TYPE 0, a non-shortest VAR-NUMBER, an element longer than 8,800 bytes).
 """
 
 from __future__ import annotations
@@ -606,7 +612,56 @@ def _linux_bridge() -> dict[str, bytes]:
     return programs(L2_TOPO)
 
 
+def _chunks(stream: bytes, sizes: list[int]) -> bytes:
+    """fuzz_ndn_stream's records: stream cut into chunks of sizes, in turn."""
+    out, i, k = b"", 0, 0
+    while i < len(stream):
+        n = min(sizes[k % len(sizes)], len(stream) - i, 0xFFF)
+        out += bytes([n]) if n < 0xF0 else bytes([0xF0 | n >> 8, n & 0xFF])
+        out += stream[i : i + n]
+        i, k = i + n, k + 1
+    return out
+
+
+def ndn_stream() -> dict[str, bytes]:
+    from ndn.app_support.nfd_mgmt import make_command
+    from ndn.encoding import InterestParam, MetaInfo, make_data, make_interest
+    from ndn.encoding.ndnlp_v2 import make_network_nack
+    from ndn.security import DigestSha256Signer
+
+    signer = DigestSha256Signer()
+    p = InterestParam()
+    p.nonce, p.lifetime = 0x01020304, 4000
+    reg = make_interest(make_command("rib", "register", name="/tp/app"), p, signer=signer)
+    i1 = make_interest("/tp/app/1", p)
+    p2 = InterestParam()
+    p2.can_be_prefix, p2.must_be_fresh, p2.nonce = True, True, 7
+    i2 = make_interest("/tp/app/2", p2, app_param=b"hello")
+    meta = MetaInfo(freshness_period=1000)
+    d1 = make_data("/tp/app/1", meta, b"one", signer=signer)
+    # NFD's largest: 8,800 bytes in all
+    base = len(make_data("/tp/big", meta, b"", signer=signer))
+    big = make_data("/tp/big", meta, b"x" * (8800 - base - 4), signer=signer)
+    big = make_data("/tp/big", meta, b"x" * (8800 - base - 4 + 8800 - len(big)), signer=signer)
+    assert len(big) == 8800, len(big)
+    nack = make_network_nack(i1, 150)
+    app = reg + i1 + i2 + d1 + nack
+    seeds = {
+        "app_whole": _chunks(app, [0xFFF]),
+        "app_bytes": _chunks(app, [1]),
+        "app_odd": _chunks(app, [3, 7, 250, 2]),
+        "big_whole": _chunks(big + d1, [0xFFF]),
+        "big_split": _chunks(big + d1, [1, 4094, 100]),
+        "too_long": _chunks(b"\x06\xfd\x22\x5f" + b"x" * 16, [5]),
+        "type_zero": _chunks(d1 + b"\x00\x01x", [0xFFF]),
+        "not_shortest": _chunks(i1 + b"\x05\xfd\x00\x10" + b"x" * 16, [2]),
+        "close_mid": _chunks(i1[:10], [0xFFF]) + b"\x00" + _chunks(i1, [0xFFF]),
+    }
+    return seeds
+
+
 TARGETS: dict[str, Callable[[], dict[str, bytes]]] = {
+    "ndn_stream": ndn_stream,
     "ip4": ip4,
     "l2": l2,
     "coap": coap,

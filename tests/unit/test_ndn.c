@@ -625,6 +625,71 @@ static void test_reassembly(void **state)
 	assert_true(h > 0 && (size_t)h <= tp_ndn_lp_frag_overhead(0, false));
 }
 
+/* The stream faces' framing: python-ndn's packets, back to back as an application
+ * writes them on its socket, come out whole whether they arrive at once or a byte at
+ * a time; an element announced past 8,800 bytes, or of TLV-TYPE 0, breaks the stream. */
+static void test_stream_framing(void **state)
+{
+	static const struct {
+		const uint8_t *p;
+		size_t n;
+	} pkts[] = {
+	    {v_interest_signed, sizeof(v_interest_signed)},
+	    {v_data_final_block, sizeof(v_data_final_block)},
+	    {v_nack_no_route, sizeof(v_nack_no_route)},
+	    {v_lp_pit_token, sizeof(v_lp_pit_token)},
+	};
+	static struct tp_ndn_stream s;
+	uint8_t all[1024];
+	size_t total = 0;
+	const uint8_t *e;
+	size_t len, room;
+
+	(void)state;
+	for (unsigned int i = 0; i < 4; i++) {
+		memcpy(all + total, pkts[i].p, pkts[i].n);
+		total += pkts[i].n;
+	}
+	for (size_t step = 1; step <= total; step = step == 1 ? total : total + 1) {
+		unsigned int got = 0;
+		tp_ndn_stream_init(&s);
+		for (size_t off = 0; off < total; off += step) {
+			size_t k = total - off < step ? total - off : step;
+			uint8_t *sp = tp_ndn_stream_space(&s, &room);
+			assert_true(room >= k);
+			memcpy(sp, all + off, k);
+			tp_ndn_stream_commit(&s, k);
+			int rc;
+			while ((rc = tp_ndn_stream_next(&s, &e, &len)) == TP_NDN_E_OK) {
+				assert_int_equal(len, pkts[got].n);
+				assert_memory_equal(e, pkts[got].p, len);
+				got++;
+			}
+			assert_int_equal(rc, TP_NDN_E_TRUNCATED);
+		}
+		assert_int_equal(got, 4);
+		assert_int_equal(tp_ndn_stream_held(&s), 0);
+	}
+	/* a partial element waits; the header of one too long breaks the stream */
+	static const uint8_t too_long[] = {0x06, 0xfd, 0x22, 0x5d}; /* 4 + 8,797 */
+	static const uint8_t longest[] = {0x06, 0xfd, 0x22, 0x5c};  /* 4 + 8,796 */
+	tp_ndn_stream_init(&s);
+	memcpy(tp_ndn_stream_space(&s, &room), longest, 4);
+	tp_ndn_stream_commit(&s, 4);
+	assert_int_equal(tp_ndn_stream_next(&s, &e, &len), TP_NDN_E_TRUNCATED);
+	tp_ndn_stream_init(&s);
+	memcpy(tp_ndn_stream_space(&s, &room), too_long, 4);
+	tp_ndn_stream_commit(&s, 4);
+	assert_int_equal(tp_ndn_stream_next(&s, &e, &len), TP_NDN_E_NO_SPACE);
+	assert_int_equal(tp_ndn_stream_next(&s, &e, &len), TP_NDN_E_NO_SPACE);
+	tp_ndn_stream_space(&s, &room);
+	assert_int_equal(room, 0);
+	tp_ndn_stream_init(&s);
+	memcpy(tp_ndn_stream_space(&s, &room), "\x00", 1); /* TLV-TYPE 0 */
+	tp_ndn_stream_commit(&s, 1);
+	assert_int_equal(tp_ndn_stream_next(&s, &e, &len), TP_NDN_E_BAD_VARNUM);
+}
+
 static void test_names_and_uris(void **state)
 {
 	const struct {
@@ -772,6 +837,7 @@ int main(void)
 	    cmocka_unit_test(test_data),
 	    cmocka_unit_test(test_lp),
 	    cmocka_unit_test(test_reassembly),
+	    cmocka_unit_test(test_stream_framing),
 	    cmocka_unit_test(test_names_and_uris),
 	    cmocka_unit_test(test_truncated_and_corrupted),
 	    cmocka_unit_test(test_bytes_eq),

@@ -518,6 +518,72 @@ static void test_ndt_dispatch(void **state)
 	assert_memory_equal(lp.payload, v_data_plain, sizeof(v_data_plain));
 }
 
+/* A stream face (control/stream.c's, Unix or TCP): what the forwarding stage sends on
+ * it goes whole to ndn_stream_ring for the control plane (an LpPacket with our PIT
+ * token, no link header, no fragmentation), counted on the face; what the control
+ * plane hands back from it (the hand-back ring's handler, as stream.c's deliver does)
+ * is the face's packet: its Data satisfies the Interest. A full ring drops, counted. */
+static void test_stream_face(void **state)
+{
+	char err[128];
+	uint8_t want[sizeof(v_interest_flags)];
+	struct tp_ndn_lp lp;
+	struct rte_mbuf *m;
+	int id = ndn_face_add_stream(NDN_FACE_UNIX, true, 0, 0, err, sizeof(err));
+
+	assert_true(id > 3);
+	ndn_stream_ring = rte_ring_create("ndn_stream_test", 2, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	assert_non_null(ndn_stream_ring); /* room for one */
+	route("/a/b", (uint16_t)id);
+	rx(1, v_interest_flags, sizeof(v_interest_flags));
+	assert_int_equal(w->txb[1].n, 0); /* not to /a's face */
+	assert_int_equal(rte_ring_dequeue(ndn_stream_ring, (void **)&m), 0);
+	assert_int_equal(ndn_meta(m)->out_face, id);
+	assert_int_equal(m->nb_segs, 1);
+	assert_int_equal(tp_ndn_lp_decode(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len, &lp),
+			 TP_NDN_E_OK);
+	assert_int_equal(lp.pit_token_len, NDN_TOKEN_LEN);
+	interest_flags(want, 0x01020304, 31);
+	assert_int_equal(lp.payload_len, sizeof(want));
+	assert_memory_equal(lp.payload, want, sizeof(want));
+	assert_int_equal(lc->fctr[id][NDN_FC_TX_INTEREST], 1);
+	assert_int_equal(lc->fctr[id][NDN_FC_TX_BYTES], m->pkt_len);
+	assert_int_equal(lc->fctr[id][NDN_FC_TX_FRAGMENTS], 0);
+	rte_pktmbuf_free(m);
+
+	/* the application's Data, as the control plane hands it back */
+	m = rte_pktmbuf_alloc(pool);
+	assert_non_null(m);
+	memcpy(rte_pktmbuf_append(m, sizeof(v_data_plain)), v_data_plain, sizeof(v_data_plain));
+	m->port = 0;
+	ndn_meta(m)->face = (uint16_t)id;
+	ndn_rx_ring(w, &m, 1, NULL);
+	assert_int_equal(lc->fctr[id][NDN_FC_RX_DATA], 1);
+	assert_int_equal(f->st.pit_satisfied, 1);
+	assert_int_equal(w->txb[0].n, 1);
+	sent(0, 0, 1, &lp);
+	assert_int_equal(lp.payload_len, sizeof(v_data_plain));
+	assert_memory_equal(lp.payload, v_data_plain, sizeof(v_data_plain));
+
+	/* the ring full (a packet the control plane has not taken): the next Interest
+	 * (the cached Data stale 1.1 s later) is dropped, counted */
+	struct rte_mbuf *waiting = rte_pktmbuf_alloc(pool);
+	assert_int_equal(rte_ring_enqueue(ndn_stream_ring, waiting), 0);
+	w->now += tp.tsc_hz * 11 / 10;
+	interest_flags(want, 0x22222222, 32);
+	rx(1, want, sizeof(want));
+	assert_int_equal(ctr("ndn.stream_ring_full"), 1);
+	assert_int_equal(lc->fctr[id][NDN_FC_TX_DROP], 1);
+	assert_int_equal(lc->fctr[id][NDN_FC_TX_INTEREST], 1);
+
+	assert_int_equal(rte_ring_dequeue(ndn_stream_ring, (void **)&m), 0);
+	rte_pktmbuf_free(m);
+	rte_ring_free(ndn_stream_ring);
+	ndn_stream_ring = NULL;
+	assert_int_equal(ndn_face_del((unsigned int)id), 0); /* and its route */
+	tp_rcu_reclaim();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -527,6 +593,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pit_expiry, reset, done),
 	    cmocka_unit_test_setup_teardown(test_nacks, reset, done),
 	    cmocka_unit_test_setup_teardown(test_ndt_dispatch, reset, done),
+	    cmocka_unit_test_setup_teardown(test_stream_face, reset, done),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

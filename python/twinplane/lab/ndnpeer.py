@@ -2,6 +2,12 @@
 """Real NDN applications (python-ndn) for the labs: run as
 ``python -m twinplane.lab.ndnpeer MODE ...`` inside a namespace, talking to a
 forwarder over UDP (``udp4://ROUTER:6363``), exactly as an application would.
+With ``--transport default`` python-ndn chooses the transport itself, as an
+application given no configuration does (its client.conf, else its platform's
+default, ``unix:///run/nfd/nfd.sock``; the first line says which:
+{"event": "transport", "transport": ..., "client_conf": PATH or ""}); with
+``--transport URI`` (``tcp4://HOST:PORT``, ``unix://PATH``) it is python-ndn's
+face for that URI.
 
 Modes:
   producer   register a prefix with the forwarder (NFD's rib/register) and
@@ -35,14 +41,17 @@ import argparse
 import asyncio
 import hashlib
 import json
+import os
 import sys
 import time
 from typing import Any
 
 from ndn.app import NDNApp
 from ndn.app_support.nfd_mgmt import ControlResponse, make_command, make_command_v2, parse_response
+from ndn.client_conf import default_face, read_client_conf
 from ndn.encoding import Component, FormalName, InterestParam, Name
 from ndn.encoding.tlv_var import parse_and_check_tl, parse_tl_num
+from ndn.platform import Platform
 from ndn.security import KeychainDigest
 from ndn.security.signer.sha256_hmac_signer import HmacSha256Signer
 from ndn.transport.udp_face import UdpFace
@@ -113,7 +122,25 @@ class TimedHmacSigner(HmacSha256Signer):
         signature_info.signature_time = t + self.offset
 
 
-def make_app(router: str, port: int, args: argparse.Namespace | None = None) -> NDNApp:
+def make_app(router: str | None, port: int, args: argparse.Namespace | None = None) -> NDNApp:
+    transport = getattr(args, "transport", "udp")
+    if transport == "default":
+        # no face given: python-ndn reads client.conf, else takes its default
+        conf = [p for p in Platform().client_conf_paths() if os.path.exists(p)]
+        emit(
+            {
+                "event": "transport",
+                "transport": read_client_conf()["transport"],
+                "client_conf": conf[0] if conf else "",
+            }
+        )
+        return NDNApp(keychain=KeychainDigest())
+    if transport != "udp":
+        face = default_face(transport)
+        if getattr(args, "local", False):  # claim to be local: /localhost/nfd commands
+            face.isLocalFace = lambda: True  # type: ignore[method-assign]
+        return NDNApp(face=face, keychain=KeychainDigest())
+    assert router is not None
     local_port = getattr(args, "local_port", None)
     local = bool(getattr(args, "local", False))
     return NDNApp(face=PeerUdpFace(router, port, local_port, local), keychain=KeychainDigest())
@@ -294,7 +321,12 @@ def send_command(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="ndnpeer", description=__doc__.split("\n\n")[0])
     p.add_argument("mode", choices=["producer", "consumer", "fetch", "command"])
-    p.add_argument("--router", required=True, help="the forwarder's address")
+    p.add_argument("--router", help="the forwarder's address (UDP)")
+    p.add_argument(
+        "--transport",
+        default="udp",
+        help="udp (to --router), default (python-ndn's own choice), or a face URI",
+    )
     p.add_argument("--port", type=int, default=6363)
     p.add_argument("--prefix", help="producer: the prefix to register")
     p.add_argument("--name", action="append", help="consumer (repeatable), fetch: the name")
@@ -320,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cost", type=int, help="command: Cost")
     p.add_argument("--expiration-period", type=int, help="command: ExpirationPeriod (ms)")
     args = p.parse_args(argv)
+    if args.transport == "udp" and not args.router:
+        p.error("--router is needed with --transport udp")
     modes = {"producer": producer, "consumer": consumer, "fetch": fetch, "command": send_command}
     modes[args.mode](args)
     return 0

@@ -10,6 +10,7 @@
 
 #include <rte_byteorder.h>
 
+#include "../../control/api_server.h"
 #include "../../control/cmd.h"
 #include "../../control/control.h"
 #include "../../control/port.h"
@@ -97,6 +98,8 @@ static const struct {
     {"expiration-max", "s", 1, 86400 * 365, &ndn_limits.expiration_max_s},
     {"pit-face-share", "%", 1, 100, &ndn_limits.pit_face_share},
     {"interest-lifetime-max", "ms", 1, 3600000, &ndn_limits.lifetime_max_ms},
+    {"stream-conns", "connections", 1, 256, &ndn_limits.stream_conns},
+    {"stream-send-queue", "bytes", TP_NDN_STREAM_MAX, 1u << 30, &ndn_limits.stream_sendq},
 };
 
 /* ndn limits [KEY VALUE]...: set (all or nothing), then show them all */
@@ -109,7 +112,8 @@ static int limits(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		return tp_cmd_err(ctx, EINVAL,
 				  "ndn limits: usage: ndn limits [KEY VALUE]... (keys: "
 				  "face-idle-timeout, face-routes, mgmt-rate, mgmt-burst, "
-				  "expiration-max, pit-face-share, interest-lifetime-max)");
+				  "expiration-max, pit-face-share, interest-lifetime-max, "
+				  "stream-conns, stream-send-queue)");
 	for (unsigned int j = 0; j < RTE_DIM(limit_opts); j++)
 		v32[j] = *limit_opts[j].dst;
 	for (int i = 0; i < argc; i += 2) {
@@ -290,8 +294,8 @@ static int face_show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	    NDN_FACE_COUNTERS(X)
 #undef X
 	};
-	static const char *const kinds[] = {"free", "internal", "ether", "udp"};
-	char uri[96];
+	static const char *const kinds[] = {"free", "internal", "ether", "udp", "unix", "tcp"};
+	char uri[128];
 	int ret = need_enabled(ctx);
 
 	(void)argv;
@@ -314,6 +318,13 @@ static int face_show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		if (f->on_demand)
 			tp_out_u64(o, "idle_ms", tp_ctl_now_ms() - f->last_rx_ms);
 		tp_out_u64(o, "mtu", f->mtu);
+		if (ndn_face_is_stream(f->kind)) {
+			uint64_t q;
+			int fd;
+			ndn_stream_face_info(i, uri, sizeof(uri), &q, &fd);
+			tp_out_str(o, "local_uri", uri);
+			tp_out_u64(o, "send_queue_bytes", q);
+		}
 		uint64_t pit = 0; /* the PIT entries it created, which its share bounds */
 		for (unsigned int k = 0; k < ndn_conf.n_fwd; k++)
 			pit += __atomic_load_n(&ndn_fwd[k]->pit_by_face[i], __ATOMIC_RELAXED);
@@ -323,6 +334,66 @@ static int face_show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			tp_out_u64(c, ctr_names[k], face_ctr(i, k));
 	}
 	return 0;
+}
+
+/* ndn face listen unix [PATH] [mode OCTAL] [group GID] | tcp A.B.C.D[:PORT] */
+static int face_listen(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	static const char *const usage =
+	    "usage: ndn face listen unix [PATH] [mode OCTAL] [group GID] | ndn face listen tcp "
+	    "A.B.C.D[:PORT]";
+	char err[192] = "";
+	int ret = need_enabled(ctx);
+
+	if (ret < 0)
+		return ret;
+	if (argc >= 1 && strcmp(argv[0], "unix") == 0) {
+		const char *path = "/run/nfd/nfd.sock"; /* NFD's, python-ndn's and ndn-cxx's */
+		unsigned int mode = 0660;		/* the API socket's */
+		int gid = tp_api_socket_gid();
+		int i = 1;
+		if (i < argc && argv[i][0] == '/')
+			path = argv[i++];
+		for (; i + 1 < argc; i += 2) {
+			char *end;
+			unsigned long v =
+			    strtoul(argv[i + 1], &end, strcmp(argv[i], "mode") ? 10 : 8);
+			if (*end || end == argv[i + 1] ||
+			    (strcmp(argv[i], "mode") == 0 ? v > 0777 : v > INT32_MAX))
+				return tp_cmd_err(ctx, EINVAL, "ndn face listen: bad %s '%s'",
+						  argv[i], argv[i + 1]);
+			if (strcmp(argv[i], "mode") == 0)
+				mode = (unsigned int)v;
+			else if (strcmp(argv[i], "group") == 0)
+				gid = (int)v;
+			else
+				return tp_cmd_err(ctx, EINVAL,
+						  "ndn face listen: unknown keyword '%s'; %s",
+						  argv[i], usage);
+		}
+		if (i != argc)
+			return tp_cmd_err(ctx, EINVAL, "ndn face listen: %s", usage);
+		ret = ndn_stream_listen_unix(path, mode, gid, err, sizeof(err));
+	} else if (argc == 2 && strcmp(argv[0], "tcp") == 0) {
+		char a[32], *colon;
+		uint32_t ip;
+		uint64_t port = NDN_UDP_PORT; /* 6363 for TCP too */
+		snprintf(a, sizeof(a), "%s", argv[1]);
+		if ((colon = strchr(a, ':')) != NULL) {
+			*colon = '\0';
+			if (tp_parse_u64(colon + 1, 1, 65535, &port) < 0)
+				return tp_cmd_err(ctx, EINVAL,
+						  "ndn face listen: bad TCP port in '%s'", argv[1]);
+		}
+		if (tp_ip4_parse_addr(a, &ip) < 0)
+			return tp_cmd_err(ctx, EINVAL, "ndn face listen: bad address '%s'",
+					  argv[1]);
+		ret = ndn_stream_listen_tcp(rte_cpu_to_be_32(ip), rte_cpu_to_be_16((uint16_t)port),
+					    err, sizeof(err));
+	} else {
+		return tp_cmd_err(ctx, EINVAL, "ndn face listen: %s", usage);
+	}
+	return ret < 0 ? tp_cmd_err(ctx, -ret, "ndn face listen: %s", err) : 0;
 }
 
 static int fib_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
@@ -469,6 +540,17 @@ static int strategy_set(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+static void listener_out(const char *uri, unsigned int conns, uint64_t accepted, uint64_t refused,
+			 void *arg)
+{
+	struct tp_node *o = tp_out_obj(arg, NULL);
+
+	tp_out_str(o, "uri", uri);
+	tp_out_u64(o, "connections", conns);
+	tp_out_u64(o, "accepted", accepted);
+	tp_out_u64(o, "refused", refused);
+}
+
 static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	(void)argc;
@@ -523,6 +605,10 @@ static int show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_bool(m, "localhop_enabled", ndn_mgmt_localhop_enabled());
 	for (unsigned int i = 0; i < NDN_M_MAX; i++)
 		tp_out_u64(m, ndn_mgmt_ctr_names[i], ndn_mgmt_ctr[i]);
+	struct tp_node *st = tp_out_obj(ctx->out, "streams");
+	for (unsigned int i = 0; i < NDN_S_MAX; i++)
+		tp_out_u64(st, ndn_stream_ctr_names[i], ndn_stream_ctr[i]);
+	ndn_stream_listeners(listener_out, tp_out_list(st, "listeners"));
 	struct tp_node *lim = tp_out_obj(ctx->out, "limits");
 	for (unsigned int j = 0; j < RTE_DIM(limit_opts); j++)
 		tp_out_u64(lim, limit_opts[j].key, *limit_opts[j].dst);
@@ -661,6 +747,10 @@ static struct tp_cmd c_face_del = {"ndn face del", "ID", "remove a face and its 
 static struct tp_cmd c_face_accept = {"ndn face accept", "udp A.B.C.D/LEN",
 				      "make a UDP face for the first packet from this network",
 				      face_accept, NULL};
+static struct tp_cmd c_face_listen = {
+    "ndn face listen", "unix [PATH] [mode OCTAL] [group GID] | tcp A.B.C.D[:PORT]",
+    "accept NDN applications: a face per connection (PATH: /run/nfd/nfd.sock, PORT: 6363)",
+    face_listen, NULL};
 static struct tp_cmd c_face_show = {"ndn face show", NULL, "faces and their counters", face_show,
 				    NULL};
 static struct tp_cmd c_faces = {"show ndn faces", NULL, "faces and their counters", face_show,
@@ -689,9 +779,11 @@ static struct tp_cmd c_tel_show = {"show ndn telemetry", "[raw]",
 static struct tp_cmd c_limits = {
     "ndn limits",
     "[face-idle-timeout S] [face-routes N] [mgmt-rate N] [mgmt-burst N] [expiration-max S] "
-    "[pit-face-share PERCENT] [interest-lifetime-max MS]",
+    "[pit-face-share PERCENT] [interest-lifetime-max MS] [stream-conns N] "
+    "[stream-send-queue BYTES]",
     "what outsiders may hold: on-demand face idle timeout, routes per remote face, "
-    "management commands per second, PIT share per face, InterestLifetime cap",
+    "management commands per second, PIT share per face, InterestLifetime cap, "
+    "connections per stream listener, a stream face's send queue",
     limits, NULL};
 static struct tp_cmd c_localhop = {
     "ndn localhop", "enable key HEX | disable",
@@ -706,6 +798,7 @@ TP_CMD_REGISTER(c_face_add)
 TP_CMD_REGISTER(c_face_del)
 TP_CMD_REGISTER(c_face_accept)
 TP_CMD_REGISTER(c_face_show)
+TP_CMD_REGISTER(c_face_listen)
 TP_CMD_REGISTER(c_faces)
 TP_CMD_REGISTER(c_fib_add)
 TP_CMD_REGISTER(c_fib_del)

@@ -22,6 +22,8 @@ struct ndn_limits ndn_limits = {
     .expiration_max_s = 3600,  /* a remote registration lives an hour unless renewed */
     .pit_face_share = 25,      /* a quarter of a context's PIT for one face */
     .lifetime_max_ms = 120000, /* NFD honours any; a bound, as before */
+    .stream_conns = 128,       /* per listener; NFD has no bound */
+    .stream_sendq = 1 << 20,   /* a MiB: 119 Data of NFD's largest, 8,800 bytes */
 };
 struct ndn_fwd *ndn_fwd[NDN_CTX_MAX];
 uint32_t ndn_tel_every;
@@ -42,6 +44,12 @@ static unsigned int ndn_poll(struct tp_worker *w, void *state)
 	return n;
 }
 
+/* at exit: the stream faces' sockets (the rest is the process's memory) */
+static void ndn_fini(void)
+{
+	ndn_stream_fini();
+}
+
 static int ndn_lcore_init(struct tp_worker *w, void *state)
 {
 	ndn_lp_lcore_init(w, &((struct ndn_lcore *)state)->lp);
@@ -60,6 +68,7 @@ struct tp_nf tp_ndn_nf = {
     .lcore_size = sizeof(struct ndn_lcore),
     .depends_on = ndn_deps,
     .lcore_init = ndn_lcore_init,
+    .fini = ndn_fini,
     .poll = ndn_poll,
 };
 TP_NF_REGISTER(tp_ndn_nf)

@@ -120,6 +120,7 @@ unsigned int ndn_lp_expire(struct tp_worker *w, struct ndn_lp_lcore *lp);
 	X(MTU, "mtu_exceeded", DROP)                                                               \
 	X(MGMT_FULL, "management_ring_full", DROP)                                                 \
 	X(NEW_FACE_FULL, "new_face_ring_full", DROP)                                               \
+	X(STREAM_FULL, "stream_ring_full", DROP)                                                   \
 	X(NOT_ENABLED, "not_enabled", DROP)
 
 /* clang-format off */
@@ -136,7 +137,20 @@ extern struct tp_nf tp_ndn_nf;
 #define NDN_CTR(c) (tp_ndn_nf.ctr_base + (c))
 
 /* --- faces --- */
-enum ndn_face_kind { NDN_FACE_FREE, NDN_FACE_INTERNAL_KIND, NDN_FACE_ETHER, NDN_FACE_UDP };
+/* UNIX and TCP: stream faces, one per connection to a listener (control/stream.c);
+ * the control plane reads and writes their sockets, the lcores see rings */
+enum ndn_face_kind {
+	NDN_FACE_FREE,
+	NDN_FACE_INTERNAL_KIND,
+	NDN_FACE_ETHER,
+	NDN_FACE_UDP,
+	NDN_FACE_UNIX,
+	NDN_FACE_TCP
+};
+static inline bool ndn_face_is_stream(uint8_t kind)
+{
+	return kind >= NDN_FACE_UNIX;
+}
 
 struct ndn_face {
 	uint8_t kind;			  /* enum ndn_face_kind; FREE: not in use */
@@ -146,8 +160,8 @@ struct ndn_face {
 	uint16_t port;			  /* the DPDK port it sends on (ether; UDP: last route) */
 	uint16_t mtu;			  /* largest NDN packet (LpPacket) it sends */
 	struct rte_ether_addr remote_mac; /* ether: the peer or the group */
-	uint32_t remote_ip, local_ip;	  /* UDP: network order */
-	uint16_t remote_port, local_port; /* UDP: network order */
+	uint32_t remote_ip, local_ip;	  /* UDP, TCP: network order */
+	uint16_t remote_port, local_port; /* UDP, TCP: network order */
 	uint64_t created_ms;
 	/* control plane only: the face's receive counters' sum when last seen, and when
 	 * it last changed (on-demand faces' idle timeout) */
@@ -385,6 +399,8 @@ struct ndn_limits {
 	uint32_t expiration_max_s; /* ExpirationPeriod of a non-local registration, at most */
 	uint32_t pit_face_share;   /* percent of a context's PIT one face may hold */
 	uint32_t lifetime_max_ms;  /* InterestLifetime honoured, at most */
+	uint32_t stream_conns;	   /* connections per stream listener (unix, tcp) */
+	uint32_t stream_sendq;	   /* bytes a stream face's send queue holds, at most */
 };
 extern struct ndn_limits ndn_limits;
 /* Control plane: the contexts' pit_face_max from ndn_limits.pit_face_share. */
@@ -396,6 +412,8 @@ extern struct ndn_fwd *ndn_fwd[NDN_CTX_MAX];
 extern uint8_t *ndn_ndt; /* 1 << ndt_bits context indexes */
 extern struct rte_ring *ndn_mgmt_ring;
 extern struct rte_ring *ndn_newface_ring;
+/* what the lcores send on stream faces, to the control plane (control/stream.c) */
+extern struct rte_ring *ndn_stream_ring;
 
 /* --- per-stage latency telemetry (sampled packets, TSC cycles) --- */
 enum ndn_stage {
@@ -591,6 +609,57 @@ int ndn_faces_init(void);
 bool ndn_udp_accepts(uint32_t remote_ip_be);
 int ndn_udp_accept_add(uint32_t net_be, uint8_t len);
 void ndn_face_uri(unsigned int id, char *buf, size_t len);
+/* A stream face (kind NDN_FACE_UNIX or NDN_FACE_TCP; TCP: its peer, network order):
+ * its id, or negative errno with err saying why. Control plane. */
+int ndn_face_add_stream(uint8_t kind, bool local, uint32_t remote_ip_be, uint16_t remote_port_be,
+			char *err, size_t errlen);
+
+/* --- stream faces (control/stream.c), control plane --- */
+/* Listen for NDN applications: kind NDN_FACE_UNIX on path (mode, gid: -1 none), or
+ * NDN_FACE_TCP on addr:port (network order). 0 or negative errno with err. */
+int ndn_stream_listen_unix(const char *path, unsigned int mode, int gid, char *err, size_t errlen);
+int ndn_stream_listen_tcp(uint32_t addr_be, uint16_t port_be, char *err, size_t errlen);
+/* Read what the lcores sent on stream faces and write it: how many packets. */
+unsigned int ndn_stream_poll(void);
+/* At exit: connections and listeners closed, Unix socket files removed (the faces
+ * are left as they are). */
+void ndn_stream_fini(void);
+/* Face id (a stream face) was removed: its connection is closed (ndn_face_del). */
+void ndn_stream_face_gone(unsigned int id);
+/* For 'ndn face show' and URIs: a stream face's listener (its URI), the bytes its
+ * send queue holds and its socket (-1: no connection). */
+void ndn_stream_face_info(unsigned int id, char *local_uri, size_t len, uint64_t *sendq, int *fd);
+/* Listeners, for show: calls fn for each. */
+void ndn_stream_listeners(void (*fn)(const char *uri, unsigned int conns, uint64_t accepted,
+				     uint64_t refused, void *arg),
+			  void *arg);
+/* Counters of the stream faces' control-plane side ('show ndn' streams). */
+#define NDN_STREAM_COUNTERS(X)                                                                     \
+	X(ACCEPTED, "connections_accepted")                                                        \
+	X(REFUSED_FULL, "connections_refused_listener_full")                                       \
+	X(REFUSED_NO_FACE, "connections_refused_no_face")                                          \
+	X(CLOSED_PEER, "closed_by_peer")                                                           \
+	X(CLOSED_MALFORMED, "closed_malformed_tlv")                                                \
+	X(CLOSED_TOO_LONG, "closed_tlv_too_long")                                                  \
+	X(CLOSED_SLOW, "closed_slow_reader")                                                       \
+	X(CLOSED_OPERATOR, "closed_face_removed")                                                  \
+	X(RX_PACKETS, "rx_packets")                                                                \
+	X(RX_RING_FULL, "rx_handback_ring_full")                                                   \
+	X(RX_NO_MBUF, "rx_no_mbuf")                                                                \
+	X(TX_PACKETS, "tx_packets")                                                                \
+	X(TX_QUEUED, "tx_packets_queued")                                                          \
+	X(TX_FACE_GONE, "tx_face_gone")
+/* clang-format off */
+enum ndn_stream_ctr {
+#define X(e, n) NDN_S_##e,
+	NDN_STREAM_COUNTERS(X)
+#undef X
+	NDN_S_MAX
+};
+/* clang-format on */
+extern uint64_t ndn_stream_ctr[NDN_S_MAX];
+extern const char *const ndn_stream_ctr_names[NDN_S_MAX];
+
 /* rib (mgmt.c) */
 int ndn_rib_add(const uint8_t *name, uint16_t len, uint16_t face, uint64_t origin, uint64_t cost,
 		uint64_t flags, int64_t expires_ms);

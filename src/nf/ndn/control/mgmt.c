@@ -650,12 +650,13 @@ unsigned int ndn_mgmt_poll(void)
 
 	if (!ndn_conf.enabled)
 		return 0;
+	unsigned int s = ndn_stream_poll();
 	n = rte_ring_sc_dequeue_burst(ndn_newface_ring, (void **)pkts, RTE_DIM(pkts), NULL);
 	for (unsigned int i = 0; i < n; i++)
 		new_face(pkts[i]);
 	m = rte_ring_sc_dequeue_burst(ndn_mgmt_ring, (void **)pkts, RTE_DIM(pkts), NULL);
 	if (m == 0)
-		return n;
+		return n + s;
 	/* the token bucket: ndn_limits.mgmt_rate commands a second, mgmt_burst at once;
 	 * the ones beyond are dropped (their requesters time out) */
 	uint64_t now = tp_ctl_now_ms();
@@ -671,7 +672,7 @@ unsigned int ndn_mgmt_poll(void)
 		}
 		rte_pktmbuf_free(pkts[i]);
 	}
-	return n + m;
+	return n + m + s;
 }
 
 int ndn_mgmt_init(void)

@@ -199,6 +199,27 @@ int ndn_face_add_udp(uint32_t remote_ip_be, uint16_t remote_port_be, uint32_t lo
 	return publish(id, &k);
 }
 
+int ndn_face_add_stream(uint8_t kind, bool local, uint32_t remote_ip_be, uint16_t remote_port_be,
+			char *err, size_t errlen)
+{
+	int id = face_alloc(kind, local, err, errlen);
+
+	if (id < 0)
+		return id;
+	struct ndn_face *f = &ndn_faces[id];
+	f->remote_ip = remote_ip_be;
+	f->remote_port = remote_port_be;
+	/* NFD's stream transports: no MTU, so no NDNLPv2 fragmentation (a reader takes
+	 * whole elements of up to TP_NDN_STREAM_MAX bytes) */
+	f->mtu = UINT16_MAX;
+	/* no lookup key: its packets come from the control plane, which knows the face */
+	f->created_ms = f->last_rx_ms = tp_ctl_now_ms();
+	f->rx_seen = rx_sum((unsigned int)id);
+	__atomic_store_n(&f->up, 1, __ATOMIC_RELEASE);
+	bump_gen();
+	return id;
+}
+
 int ndn_face_add_ether(uint16_t port, const struct rte_ether_addr *remote, bool local, char *err,
 		       size_t errlen)
 {
@@ -268,7 +289,9 @@ int ndn_face_del(unsigned int id)
 		return -ENOENT;
 	__atomic_store_n(&f->up, 0, __ATOMIC_RELEASE);
 	struct face_key k = {.kind = f->kind};
-	if (f->kind == NDN_FACE_UDP) {
+	if (ndn_face_is_stream(f->kind)) {
+		ndn_stream_face_gone(id); /* its connection closes */
+	} else if (f->kind == NDN_FACE_UDP) {
 		memcpy(k.addr, &f->remote_ip, 4);
 		k.udp_port = f->remote_port;
 		tp_rcu_hash_del(face_hash, &k, hash_release);
@@ -327,6 +350,18 @@ void ndn_face_uri(unsigned int id, char *buf, size_t len)
 		snprintf(buf, len, "udp4://%u.%u.%u.%u:%u", a[0], a[1], a[2], a[3],
 			 rte_be_to_cpu_16(f->remote_port));
 		break;
+	case NDN_FACE_TCP:
+		snprintf(buf, len, "tcp4://%u.%u.%u.%u:%u", a[0], a[1], a[2], a[3],
+			 rte_be_to_cpu_16(f->remote_port));
+		break;
+	case NDN_FACE_UNIX: { /* NFD names the peer of a Unix socket by its descriptor */
+		char local[8];
+		uint64_t q;
+		int fd;
+		ndn_stream_face_info(id, local, sizeof(local), &q, &fd);
+		snprintf(buf, len, "fd://%d", fd);
+		break;
+	}
 	default:
 		snprintf(buf, len, "none");
 	}
@@ -473,6 +508,17 @@ static bool link_send(struct tp_worker *w, uint16_t face, const struct ndn_face 
 	uint32_t len = m->pkt_len;
 
 	if (f->kind != NDN_FACE_ETHER) {
+		if (unlikely(ndn_face_is_stream(f->kind))) {
+			/* the control plane writes it on the face's socket (control/stream.c) */
+			ndn_meta(m)->out_face = face;
+			if (unlikely(rte_ring_mp_enqueue(ndn_stream_ring, m) != 0)) {
+				ndn_fcount(w, face, NDN_FC_TX_DROP);
+				tp_drop(w, m, NDN_CTR(NDN_C_STREAM_FULL));
+				return false;
+			}
+			ndn_lcore(w)->fctr[face][NDN_FC_TX_BYTES] += len;
+			return true;
+		}
 		/* the face's own address, or (0) the output port's */
 		if (unlikely(
 			tp_udp_send(w, m, rte_be_to_cpu_32(f->local_ip),
