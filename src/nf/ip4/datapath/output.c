@@ -8,6 +8,7 @@
 #include "../../../proto/udp.h"
 #include "../../../tables/iface.h"
 #include "../control/nexthop.h"
+#include "../control/nhg.h"
 #include "../control/route.h"
 #include "../ip4.h"
 #include "../output.h"
@@ -19,12 +20,15 @@ static inline uint16_t charge_port(const struct rte_mbuf *m)
 }
 
 /* Next-hop id of dst (host order), UINT32_MAX for no route; its forwarding word in *v
- * (0 for no route). */
-static inline uint32_t out_lookup(uint32_t dst, uint64_t *v)
+ * (0 for no route). A next-hop group gives its member for the flow of header ip (IHL
+ * 5, total length set) or, with ip NULL, of hash h. */
+static inline uint32_t out_lookup(uint32_t dst, uint64_t *v, const uint8_t *ip, uint32_t h)
 {
 	uint32_t id;
 
 	tp_route_lookup_bulk(&dst, &id, 1);
+	if (unlikely(id != UINT32_MAX && (id & TP_NH_GROUP)))
+		id = tp_nhg_pick(id & TP_NHG_ID_MASK, ip != NULL ? tp_nhg_hash_ip4(ip) : h);
 	*v = id == UINT32_MAX ? 0 : tp_nh_l2_load(id);
 	return id;
 }
@@ -115,7 +119,7 @@ static enum tp_ip4_out out_nh(struct tp_worker *w, struct rte_mbuf *m, uint32_t 
 enum tp_ip4_out tp_ip4_output(struct tp_worker *w, struct rte_mbuf *m, uint32_t dst)
 {
 	uint64_t v;
-	uint32_t id = out_lookup(dst, &v);
+	uint32_t id = out_lookup(dst, &v, rte_pktmbuf_mtod(m, const uint8_t *), 0);
 
 	return out_nh(w, m, dst, id, v);
 }
@@ -133,7 +137,10 @@ enum tp_ip4_out tp_udp_send(struct tp_worker *w, struct rte_mbuf *m, uint32_t sr
 		tp_drop(w, m, IP4_CTR(OUT_NO_HEADROOM));
 		return TP_IP4_OUT_DROPPED;
 	}
-	id = out_lookup(dst, &v);
+	/* the flow as it will be, but for a source not chosen yet (it depends on the port) */
+	id = out_lookup(dst, &v, NULL,
+			tp_nhg_hash(rte_cpu_to_be_32(src), rte_cpu_to_be_32(dst), TP_IPPROTO_UDP,
+				    rte_cpu_to_be_16(sport) ^ rte_cpu_to_be_16(dport)));
 	if (src == 0) /* the address of the port it leaves by (output.h) */
 		src = tp_ip4_port_addr(out_port(m, dst, id, v), NULL);
 	tp_udp_write(ip + TP_IP4_HDR_LEN, sport, dport, (uint16_t)len);
