@@ -17,6 +17,7 @@
 #include "control/neigh.h"
 #include "control/netlink.h"
 #include "control/nexthop.h"
+#include "control/nhg.h"
 #include "control/route.h"
 #include "ip4.h"
 #include "datapath/udp_local.h"
@@ -208,6 +209,34 @@ static const char *port_name(uint16_t id)
  * "not an answer of API version 1"). */
 #define SHOW_ROUTES_MAX 65536
 
+/* A multipath route's group id and hops: gateway, port, weight, whether the kernel
+ * marks it dead, and the buckets it has in the published group (nhg.h). */
+static void show_route_hops(struct tp_node *o, const struct tp_route *r)
+{
+	const struct tp_route_path *p = &r->paths[0];
+	const struct tp_nhg *g = NULL;
+	char a[16];
+
+	if (r->nh & TP_NH_GROUP) {
+		g = tp_nhg_get(r->nh & TP_NHG_ID_MASK);
+		tp_out_u64(o, "group", r->nh & TP_NHG_ID_MASK);
+	}
+	struct tp_node *l = tp_out_list(o, "hops");
+	for (unsigned int i = 0; i < p->n_hops; i++) {
+		const struct tp_route_hop *h = &p->hops[i];
+		struct tp_node *ho = tp_out_obj(l, NULL);
+		int nh = tp_neigh_lookup(h->gw);
+		unsigned int buckets = 0;
+		for (unsigned int b = 0; g != NULL && nh >= 0 && b < TP_NHG_BUCKETS; b++)
+			buckets += g->bucket[b] == (uint32_t)nh;
+		tp_out_str(ho, "via", tp_ip4_fmt(h->gw, a));
+		tp_out_str(ho, "port", port_name(h->port));
+		tp_out_u64(ho, "weight", h->weight);
+		tp_out_str(ho, "state", h->dead ? "dead" : "alive");
+		tp_out_u64(ho, "buckets", buckets);
+	}
+}
+
 /* show routes [offset N] [limit M]: the routes [N, N + M) in the table's order (stable
  * while no route comes or goes), and their total; without a limit all from N, or an
  * error naming the paging when more than SHOW_ROUTES_MAX would be rendered. */
@@ -263,6 +292,8 @@ static int show_routes(struct tp_cmd_ctx *ctx, int argc, char **argv)
 									 : "installed");
 		tp_out_str(o, "reason", tp_route_unfit_name((enum tp_route_unfit)r->unfit));
 		tp_out_u64(o, "unfit_below", r->unfit_below);
+		if (r->type == TP_ROUTE_MULTIPATH && r->n_paths > 0)
+			show_route_hops(o, r);
 	}
 	tp_out_u64(ctx->out, "total", total);
 	tp_out_u64(ctx->out, "offset", offset);

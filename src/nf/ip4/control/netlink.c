@@ -111,6 +111,43 @@ static void addr_msg(const struct nlmsghdr *nlh)
 }
 
 /* --- routes --- */
+/* The next hops of an RTA_MULTIPATH attribute (struct rtnexthop each, its attributes
+ * after it; rtnetlink(7)) into hops[0..TP_NL_MAX_HOPS): how many, or -1 when one is
+ * malformed, has no gateway, is on a device that is not one of our ports, or there
+ * are more than TP_NL_MAX_HOPS (the route is then not ours to mirror: the kernel
+ * forwards its traffic when the data plane punts it, as for any route it ignores). */
+static int multipath_parse(const struct nlattr *mp, struct tp_route_hop *hops)
+{
+	const uint8_t *at = mnl_attr_get_payload(mp);
+	size_t room = mnl_attr_get_payload_len(mp);
+	int n = 0;
+
+	while (room >= sizeof(struct rtnexthop)) {
+		const struct rtnexthop *nh = (const void *)at;
+		const struct nlattr *ntb[ATTR_MAX] = {0};
+		struct tp_port *p;
+		uint32_t gw = 0;
+
+		if (nh->rtnh_len < sizeof(*nh) || nh->rtnh_len > room || n == TP_NL_MAX_HOPS)
+			return -1;
+		if (mnl_attr_parse_payload(RTNH_DATA(nh), nh->rtnh_len - sizeof(*nh), attr_cb,
+					   ntb) < 0 ||
+		    !attr_ip(ntb[RTA_GATEWAY], &gw) || gw == 0 ||
+		    (p = tp_port_by_ifindex(nh->rtnh_ifindex)) == NULL)
+			return -1;
+		hops[n++] = (struct tp_route_hop){
+		    .gw = gw,
+		    .port = p->id,
+		    .weight = (uint16_t)(nh->rtnh_hops + 1), /* rtnh_hops: weight - 1 */
+		    .dead = (nh->rtnh_flags & RTNH_F_DEAD) != 0,
+		};
+		size_t step = RTNH_ALIGN((size_t)nh->rtnh_len);
+		at += step;
+		room = room > step ? room - step : 0;
+	}
+	return n;
+}
+
 static void route_msg(const struct nlmsghdr *nlh)
 {
 	const struct rtmsg *rtm = msg_head(nlh, sizeof(*rtm));
@@ -138,21 +175,17 @@ static void route_msg(const struct nlmsghdr *nlh)
 	attr_ip(tb[RTA_DST], &dst);
 	attr_u32(tb[RTA_OIF], &oif);
 	attr_ip(tb[RTA_GATEWAY], &gw);
-	if (tb[RTA_MULTIPATH] && oif == 0) {
-		/* ECMP: mirrored through its first next hop (one that fits the attribute) */
-		const struct rtnexthop *nh = mnl_attr_get_payload(tb[RTA_MULTIPATH]);
-		uint16_t room = mnl_attr_get_payload_len(tb[RTA_MULTIPATH]);
-		const struct nlattr *ntb[ATTR_MAX] = {0};
-		if (room >= sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) && nh->rtnh_len <= room) {
-			oif = (uint32_t)nh->rtnh_ifindex;
-			mnl_attr_parse_payload(RTNH_DATA(nh), nh->rtnh_len - sizeof(*nh), attr_cb,
-					       ntb);
-			attr_ip(ntb[RTA_GATEWAY], &gw);
-		}
+	struct tp_route_hop hops[TP_NL_MAX_HOPS];
+	int n_hops = 0;
+	if (tb[RTA_MULTIPATH] && oif == 0 && rtm->rtm_type == RTN_UNICAST &&
+	    (n_hops = multipath_parse(tb[RTA_MULTIPATH], hops)) <= 0) {
+		if (nlh->nlmsg_type == RTM_NEWROUTE)
+			tp_nl_stats.routes_ignored++;
+		return;
 	}
 	switch (rtm->rtm_type) {
 	case RTN_UNICAST:
-		type = gw ? TP_ROUTE_GATEWAY : TP_ROUTE_CONNECTED;
+		type = n_hops > 0 ? TP_ROUTE_MULTIPATH : gw ? TP_ROUTE_GATEWAY : TP_ROUTE_CONNECTED;
 		break;
 	case RTN_LOCAL:
 	case RTN_BROADCAST:
@@ -196,6 +229,8 @@ static void route_msg(const struct nlmsghdr *nlh)
 	    .port = port,
 	    .type = (uint8_t)type,
 	    .gen = gen,
+	    .n_hops = (uint16_t)n_hops,
+	    .hops = n_hops > 0 ? hops : NULL,
 	};
 	if (nlh->nlmsg_type == RTM_DELROUTE) {
 		tp_route_del_path(dst, rtm->rtm_dst_len, &path);

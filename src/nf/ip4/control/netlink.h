@@ -27,6 +27,9 @@ struct tp_nl_stats {
 
 /* Messages of the event socket applied per event-loop pass, at most. */
 #define TP_NL_PASS_BUDGET 1024
+/* Next hops of one multipath route mirrored at most (a group takes TP_NHG_MEMBERS of
+ * them alive: a route with more is unfit, counted) */
+#define TP_NL_MAX_HOPS 256
 
 extern struct tp_nl_stats tp_nl_stats;
 
