@@ -508,6 +508,7 @@ static int show_sync(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(ctx->out, "resyncs", tp_nl_stats.resyncs);
 	tp_out_u64(ctx->out, "overruns", tp_nl_stats.overruns);
 	tp_out_u64(ctx->out, "routes_ignored", tp_nl_stats.routes_ignored);
+	tp_out_u64(ctx->out, "nexthops_ignored", tp_nl_stats.nexthops_ignored);
 	tp_out_u64(ctx->out, "foreign", tp_nl_stats.foreign);
 	tp_out_u64(ctx->out, "passes_capped", tp_nl_stats.passes_capped);
 	tp_out_u64(ctx->out, "resync_failures", tp_nl_stats.resync_failures);

@@ -950,6 +950,74 @@ void tp_route_flush_port(uint16_t port)
 	} while (n == RTE_DIM(victims));
 }
 
+/* --- nexthop objects --- */
+static const struct tp_route_hop *nhid_hops;
+static unsigned int nhid_n;
+
+/* A kernel path of object nhid whose hops are not nhid_hops (dead flags included). */
+static bool path_nhid_stale(const struct tp_route_path *p, uint32_t nhid)
+{
+	if (p->table == 0 || p->nhid != nhid)
+		return false;
+	if (p->n_hops != nhid_n)
+		return true;
+	for (unsigned int i = 0; i < nhid_n; i++)
+		if (p->hops[i].gw != nhid_hops[i].gw || p->hops[i].port != nhid_hops[i].port ||
+		    p->hops[i].weight != nhid_hops[i].weight ||
+		    p->hops[i].dead != nhid_hops[i].dead)
+			return true;
+	return false;
+}
+
+static bool route_nhid_stale(const struct tp_route *r, uint32_t nhid)
+{
+	for (unsigned int i = 0; i < r->n_paths; i++)
+		if (path_nhid_stale(&r->paths[i], nhid))
+			return true;
+	return false;
+}
+
+unsigned int tp_route_nhid_update(uint32_t nhid, const struct tp_route_hop *hops, unsigned int n)
+{
+	struct tp_route *batch[256];
+	unsigned int k, total = 0;
+
+	if (nhid == 0 || n > UINT16_MAX)
+		return 0;
+	nhid_hops = hops;
+	nhid_n = n;
+	do {
+		k = routes_collect(batch, RTE_DIM(batch), route_nhid_stale, nhid);
+		for (unsigned int j = 0; j < k; j++) {
+			struct tp_route *r = batch[j];
+			bool first = false;
+			if (n == 0) {
+				route_prune(r, path_nhid_stale, nhid);
+				continue;
+			}
+			for (unsigned int i = 0; i < r->n_paths; i++) {
+				struct tp_route_path *p = &r->paths[i];
+				struct tp_route_hop *h;
+				if (!path_nhid_stale(p, nhid) ||
+				    (h = malloc(n * sizeof(*h))) == NULL)
+					continue;
+				memcpy(h, hops, n * sizeof(*h));
+				free(p->hops);
+				p->hops = h;
+				p->n_hops = (uint16_t)n;
+				p->type = TP_ROUTE_MULTIPATH;
+				p->gw = 0;
+				p->port = TP_ROUTE_NO_PORT;
+				first |= i == 0;
+			}
+			if (first)
+				route_settle(r);
+		}
+		total += k;
+	} while (k == RTE_DIM(batch));
+	return total;
+}
+
 /* --- retries --- */
 bool tp_route_retry_wanted(void)
 {

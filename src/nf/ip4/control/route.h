@@ -77,6 +77,7 @@ struct tp_route_path {
 	uint32_t gen;		   /* resync generation */
 	uint16_t n_hops;	   /* TP_ROUTE_MULTIPATH: its next hops, hops[0..n_hops) */
 	struct tp_route_hop *hops; /* owned by the route (tp_route_add_path copies them) */
+	uint32_t nhid;		   /* the kernel's nexthop object (RTA_NH_ID), 0 for none */
 };
 
 struct tp_route {
@@ -125,6 +126,10 @@ void tp_route_fini(void);
  * tp_route_unfit when the route is known but does not fit (its traffic goes to the
  * kernel: tp_route_unfit_name()); or a negative errno (bad input, no memory). */
 int tp_route_add_path(uint32_t ip, uint8_t depth, const struct tp_route_path *p, bool replace);
+/* The kernel's nexthop object nhid (a group) now has hops[0..n): the kernel paths of
+ * that object get them (n == 0: they are deleted), as the kernel's routes do without
+ * announcing them again. Returns how many routes changed. */
+unsigned int tp_route_nhid_update(uint32_t nhid, const struct tp_route_hop *hops, unsigned int n);
 /* The main table's metric 0 route through hops[0..n) (replacing it), as tp_route_add. */
 int tp_route_add_multipath(uint32_t ip, uint8_t depth, const struct tp_route_hop *hops,
 			   unsigned int n, uint32_t gen);
