@@ -239,7 +239,12 @@ def test_nexthop_object_group(ecmp_lab: RouterLab) -> None:
         lab.run("r", f"ip nexthop add id {11 + k} via {ip} dev {lab.link(h).tap}")
     lab.run("r", "ip nexthop add id 100 group 11/12,2/13")
     lab.run("r", f"ip route add {OBJ_NET} nhid 100")
-    wait_hops(lab, OBJ_NET, {HOPS["h2"]: 1, HOPS["h3"]: 2, HOPS["h4"]: 1})
+    r = wait_hops(lab, OBJ_NET, {HOPS["h2"]: 1, HOPS["h3"]: 2, HOPS["h4"]: 1})
+    assert [h["buckets"] for h in r["hops"]] == [64, 128, 64], r  # type: ignore[index]
+    # the text form: each next hop with its weight, and its port
+    line = next(x for x in lab.twinctl("show", "routes").splitlines() if OBJ_NET in x)
+    print(line)
+    assert "10.0.2.2(1) 10.0.3.2(2) 10.0.4.2(1)" in line and "p1 p2 p3" in line, line
     before = flows_to_hosts(lab, OBJ_NET, ("h2", "h3", "h4"))
     n = spread(before)
     total = sum(n.values())

@@ -209,6 +209,33 @@ static const char *port_name(uint16_t id)
  * "not an answer of API version 1"). */
 #define SHOW_ROUTES_MAX 65536
 
+/* A multipath route's via and port, for the text table too: "A(1) B(2) C(dead)" (each
+ * gateway with its weight) and "p1 p2 p3". */
+static void show_route_vias(struct tp_node *o, const struct tp_route *r)
+{
+	const struct tp_route_path *p = &r->paths[0];
+	char via[512] = "", ports[256] = "", a[16];
+	size_t nv = 0, np = 0;
+
+	for (unsigned int i = 0; i < p->n_hops; i++) {
+		const struct tp_route_hop *h = &p->hops[i];
+		int k = h->dead ? snprintf(via + nv, sizeof(via) - nv, "%s%s(dead)", i ? " " : "",
+					   tp_ip4_fmt(h->gw, a))
+				: snprintf(via + nv, sizeof(via) - nv, "%s%s(%u)", i ? " " : "",
+					   tp_ip4_fmt(h->gw, a), h->weight);
+		if (k < 0 || (size_t)k >= sizeof(via) - nv) {
+			snprintf(via + (nv < sizeof(via) - 4 ? nv : sizeof(via) - 4), 4, "...");
+			break;
+		}
+		nv += (size_t)k;
+		k = snprintf(ports + np, sizeof(ports) - np, "%s%s", i ? " " : "",
+			     port_name(h->port));
+		np = k > 0 && (size_t)k < sizeof(ports) - np ? np + (size_t)k : np;
+	}
+	tp_out_str(o, "via", via);
+	tp_out_str(o, "port", ports);
+}
+
 /* A multipath route's group id and hops: gateway, port, weight, whether the kernel
  * marks it dead, and the buckets it has in the published group (nhg.h). */
 static void show_route_hops(struct tp_node *o, const struct tp_route *r)
@@ -280,8 +307,13 @@ static int show_routes(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		struct tp_node *o = tp_out_obj(l, NULL);
 		tp_out_strf(o, "prefix", "%s/%u", tp_ip4_fmt(r->ip, a), r->depth);
 		tp_out_str(o, "type", tp_route_type_name((enum tp_route_type)r->type));
-		tp_out_str(o, "via", r->gw ? tp_ip4_fmt(r->gw, g) : "");
-		tp_out_str(o, "port", r->port == TP_ROUTE_NO_PORT ? "" : port_name(r->port));
+		if (r->type == TP_ROUTE_MULTIPATH && r->n_paths > 0) {
+			show_route_vias(o, r);
+		} else {
+			tp_out_str(o, "via", r->gw ? tp_ip4_fmt(r->gw, g) : "");
+			tp_out_str(o, "port",
+				   r->port == TP_ROUTE_NO_PORT ? "" : port_name(r->port));
+		}
 		tp_out_u64(o, "nexthop", r->nh);
 		tp_out_u64(o, "metric", r->metric);
 		/* installed; punting (no next hop to be had, or covering routes that do not
