@@ -365,10 +365,10 @@ static void test_hash_symmetric(void **state)
 	struct rte_mbuf *o = frame(IP(10, 0, 1, 2), IP(10, 9, 3, 4), 6, 40001, 443, 0, 0);
 	const uint8_t *fi = rte_pktmbuf_mtod_offset(f, uint8_t *, 14);
 
-	assert_int_equal(tp_nhg_hash_ip4(fi),
-			 tp_nhg_hash_ip4(rte_pktmbuf_mtod_offset(r, uint8_t *, 14)));
-	assert_int_not_equal(tp_nhg_hash_ip4(fi),
-			     tp_nhg_hash_ip4(rte_pktmbuf_mtod_offset(o, uint8_t *, 14)));
+	assert_int_equal(tp_nhg_hash_ip4(fi, 44),
+			 tp_nhg_hash_ip4(rte_pktmbuf_mtod_offset(r, uint8_t *, 14), 44));
+	assert_int_not_equal(tp_nhg_hash_ip4(fi, 44),
+			     tp_nhg_hash_ip4(rte_pktmbuf_mtod_offset(o, uint8_t *, 14), 44));
 	rte_pktmbuf_free(f);
 	rte_pktmbuf_free(r);
 	rte_pktmbuf_free(o);

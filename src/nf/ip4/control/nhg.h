@@ -63,10 +63,11 @@ static inline uint32_t tp_nhg_hash(uint32_t src, uint32_t dst, uint8_t proto, ui
 	return (uint32_t)(x ^ (x >> 31));
 }
 
-/* The flow hash of an IPv4 header of IHL 5 whose total length is in its field (the
- * packet in the mbuf at least that long): addresses, protocol and ports for an
- * unfragmented TCP or UDP packet with 4 bytes of them, addresses only otherwise. */
-static inline uint32_t tp_nhg_hash_ip4(const uint8_t *ip)
+/* The flow hash of an IPv4 header of IHL 5 whose total length is in its field, seg
+ * bytes of the packet from it in its segment: addresses, protocol and ports for an
+ * unfragmented TCP or UDP packet with its 4 bytes of ports in the segment, addresses
+ * only otherwise. */
+static inline uint32_t tp_nhg_hash_ip4(const uint8_t *ip, uint32_t seg)
 {
 	uint32_t s, d;
 	uint16_t ports = 0, sp, dp;
@@ -75,7 +76,7 @@ static inline uint32_t tp_nhg_hash_ip4(const uint8_t *ip)
 	memcpy(&s, ip + 12, 4);
 	memcpy(&d, ip + 16, 4);
 	/* RFC 791 3.1: MF (0x2000) or a fragment offset: a fragment, no ports */
-	if ((ip[9] == 6 || ip[9] == 17) && (ip[6] & 0x3f) == 0 && ip[7] == 0 &&
+	if ((ip[9] == 6 || ip[9] == 17) && (ip[6] & 0x3f) == 0 && ip[7] == 0 && seg >= 24 &&
 	    ((uint32_t)ip[2] << 8 | ip[3]) >= 24) {
 		memcpy(&sp, ip + 20, 2);
 		memcpy(&dp, ip + 22, 2);

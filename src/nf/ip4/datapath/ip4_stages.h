@@ -229,7 +229,9 @@ static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 	 * that is not multipath pays no memory access for it */
 	if (unlikely(e & TP_NH_GROUP))
 		e = (e & ~0x00ffffffu) |
-		    tp_nhg_pick(e & TP_NHG_ID_MASK, tp_nhg_hash_ip4(eth + TP_ETH_HDR_LEN));
+		    tp_nhg_pick(e & TP_NHG_ID_MASK,
+				tp_nhg_hash_ip4(eth + TP_ETH_HDR_LEN,
+						rte_pktmbuf_data_len(m) - TP_ETH_HDR_LEN));
 	if (unlikely(e != s->cur)) {
 		ip4_burst_sync(s);
 		if (!ip4_nh_switch(s->w, m,

@@ -21,14 +21,17 @@ static inline uint16_t charge_port(const struct rte_mbuf *m)
 
 /* Next-hop id of dst (host order), UINT32_MAX for no route; its forwarding word in *v
  * (0 for no route). A next-hop group gives its member for the flow of header ip (IHL
- * 5, total length set) or, with ip NULL, of hash h. */
-static inline uint32_t out_lookup(uint32_t dst, uint64_t *v, const uint8_t *ip, uint32_t h)
+ * 5, total length set) at m's data or, with m NULL, of hash h. */
+static inline uint32_t out_lookup(uint32_t dst, uint64_t *v, const struct rte_mbuf *m, uint32_t h)
 {
 	uint32_t id;
 
 	tp_route_lookup_bulk(&dst, &id, 1);
 	if (unlikely(id != UINT32_MAX && (id & TP_NH_GROUP)))
-		id = tp_nhg_pick(id & TP_NHG_ID_MASK, ip != NULL ? tp_nhg_hash_ip4(ip) : h);
+		id = tp_nhg_pick(id & TP_NHG_ID_MASK,
+				 m != NULL ? tp_nhg_hash_ip4(rte_pktmbuf_mtod(m, const uint8_t *),
+							     rte_pktmbuf_data_len(m))
+					   : h);
 	*v = id == UINT32_MAX ? 0 : tp_nh_l2_load(id);
 	return id;
 }
@@ -119,7 +122,7 @@ static enum tp_ip4_out out_nh(struct tp_worker *w, struct rte_mbuf *m, uint32_t 
 enum tp_ip4_out tp_ip4_output(struct tp_worker *w, struct rte_mbuf *m, uint32_t dst)
 {
 	uint64_t v;
-	uint32_t id = out_lookup(dst, &v, rte_pktmbuf_mtod(m, const uint8_t *), 0);
+	uint32_t id = out_lookup(dst, &v, m, 0);
 
 	return out_nh(w, m, dst, id, v);
 }
