@@ -8,6 +8,7 @@ next hop moves only its flows."""
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import time
 from collections import Counter
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 import pytest
 
 from twinplane.lab import RouterLab
+from twinplane.lab.frr import Frr, frr_available
 from twinplane.lab.router import Link
 from twinplane.lab.traffic import UdpReceiver, ping
 
@@ -28,6 +30,7 @@ LINKS = (
 HOPS = {"h2": "10.0.2.2", "h3": "10.0.3.2", "h4": "10.0.4.2"}
 NET = "10.99.0.0/16"  # the multipath route's prefix
 OBJ_NET = "10.98.0.0/16"  # the nexthop-object group's
+FRR_NET = "10.97.0.0/16"  # the route FRR installs
 PORT = 7001
 FLOWS = 4096  # one datagram each: to 10.99.x.y, one address a flow
 LONG_FLOWS, LONG_LEN = 16, 64  # flows whose order is checked
@@ -104,7 +107,9 @@ def receivers(lab: RouterLab, hosts: Iterable[str]) -> Iterator[dict[str, UdpRec
             r.close()
 
 
-def wait_hops(lab: RouterLab, prefix: str, hops: dict[str, int]) -> dict[str, object]:
+def wait_hops(
+    lab: RouterLab, prefix: str, hops: dict[str, int], timeout: float = ROUTE_SYNC_S
+) -> dict[str, object]:
     """Wait until ``show routes`` has ``prefix`` as a multipath route whose live hops are
     exactly ``hops`` (gateway -> weight), each with buckets; return the route."""
 
@@ -118,7 +123,7 @@ def wait_hops(lab: RouterLab, prefix: str, hops: dict[str, int]) -> dict[str, ob
         return r
 
     try:
-        return lab.wait_until(ready, ROUTE_SYNC_S, 0.02, f"{prefix} via {hops}")
+        return lab.wait_until(ready, timeout, 0.02, f"{prefix} via {hops}")
     except TimeoutError:
         pytest.fail(
             f"{prefix} not a group of {hops}: {lab.route(prefix)}; "
@@ -143,7 +148,7 @@ def ecmp_lab(daemon_lab: Callable[..., RouterLab]) -> RouterLab:
     lab = daemon_lab(links=LINKS)
     for h in HOPS:
         # the hosts accept the test's prefixes as their own
-        for net in (NET, OBJ_NET):
+        for net in (NET, OBJ_NET, FRR_NET):
             lab.run(h, ["ip", "route", "add", "local", net, "dev", "lo"])
     resolve(lab)
     return lab
@@ -260,3 +265,33 @@ def test_nexthop_object_group(ecmp_lab: RouterLab) -> None:
     lab.run("r", f"ip route del {OBJ_NET}")
     lab.run("r", "ip nexthop flush")
     lab.wait_until(lambda: lab.route(OBJ_NET) is None, ROUTE_SYNC_S, what=f"{OBJ_NET} deleted")
+
+
+@pytest.mark.frr
+@pytest.mark.skipif(
+    not frr_available(("zebra", "staticd")) and os.environ.get("CI") != "true",
+    reason="FRR zebra/staticd not installed in /usr/lib/frr",
+)
+def test_frr_ecmp_route(ecmp_lab: RouterLab) -> None:
+    """An ECMP route as FRR's zebra installs it (three static next hops; zebra uses
+    nexthop objects when the kernel has them): a group of three in the data plane; one
+    next hop withdrawn in FRR: only its flows move."""
+    lab = ecmp_lab
+    hops = [HOPS["h2"], HOPS["h3"], HOPS["h4"]]
+    frr = Frr(lab, lab.router, {"staticd": "".join(f"ip route {FRR_NET} {ip}\n" for ip in hops)})
+    frr.start()
+    wait_hops(lab, FRR_NET, dict.fromkeys(hops, 1), timeout=15.0)
+    kernel = lab.run("r", f"ip route show {FRR_NET}")
+    print(f"zebra installed: {kernel.strip()}")
+    before = flows_to_hosts(lab, FRR_NET, ("h2", "h3", "h4"))
+    n = spread(before)
+    assert set(n) == {"h2", "h3", "h4"}, n
+    frr.vtysh("configure terminal", f"no ip route {FRR_NET} {HOPS['h4']}")
+    wait_hops(lab, FRR_NET, dict.fromkeys(hops[:2], 1), timeout=15.0)
+    print(f"zebra then: {lab.run('r', f'ip route show {FRR_NET}').strip()}")
+    after = flows_to_hosts(lab, FRR_NET, ("h2", "h3", "h4"))
+    for i, h in after.items():
+        if i in before and before[i] != "h4":
+            assert h == before[i], f"flow {i} moved from {before[i]} to {h}"
+    print(f"FRR ECMP: {dict(n)}; h4 withdrawn: {dict(spread(after))}")
+    assert "h4" not in spread(after)

@@ -539,6 +539,25 @@ static void test_rcu_group_replacement(void **state)
 	assert_int_equal(tp_rcu_pending(), 0);
 }
 
+/* The tables torn down while a group's release waits for its grace period: the release
+ * that runs later frees nothing twice (tp_nhg_fini freed the group with its slot). */
+static void test_fini_with_release_pending(void **state)
+{
+	const struct tp_route_hop hops[] = {hop_a, hop_b};
+
+	assert_int_equal(add(hops, 2), 0);
+	assert_int_equal(tp_route_del(NET, 16), 0);
+	assert_true(tp_rcu_pending() > 0);
+	tp_route_fini();
+	assert_int_equal(tp_route_init(tp.qs, 1024), 0);
+	tp_rcu_reclaim();
+	assert_int_equal(tp_rcu_pending(), 0);
+	assert_int_equal(tp_nhg_count(), 0);
+	/* the new table works */
+	assert_int_equal(add(hops, 2), 0);
+	assert_int_equal(tp_nhg_count(), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +571,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_dead_hop_and_bound, reset),
 	    cmocka_unit_test_setup(test_delete_frees_group, reset),
 	    cmocka_unit_test_setup(test_rcu_group_replacement, reset),
+	    /* last: it makes the route table anew */
+	    cmocka_unit_test_setup(test_fini_with_release_pending, reset),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

@@ -73,7 +73,7 @@ static void shares(const struct tp_nhg_member *m, unsigned int n, uint32_t *shar
  * it is under its share; the others go round the members still under theirs. */
 static void buckets_fill(struct tp_nhg *g, const struct tp_nhg *old)
 {
-	uint32_t share[TP_NHG_MEMBERS], used[TP_NHG_MEMBERS] = {0};
+	uint32_t share[TP_NHG_MEMBERS] = {0}, used[TP_NHG_MEMBERS] = {0};
 	bool taken[TP_NHG_BUCKETS] = {0};
 	unsigned int k = 0;
 
@@ -140,15 +140,16 @@ const struct tp_nhg *tp_nhg_get(uint32_t gid)
 	return gid < n_max ? tp_nhg_table[gid] : NULL;
 }
 
-/* After the grace period: the table freed and the id free (if the table is the same). */
+/* After the grace period: the table freed and the id free; nothing when the table of
+ * groups went meanwhile (tp_nhg_fini freed what was in the slots). */
 static void group_release(void *g, void *arg)
 {
 	uint64_t v = (uintptr_t)arg;
 	uint32_t gid = (uint32_t)v, gen = (uint32_t)(v >> 32);
 
-	rte_free(g);
 	if (gen != table_gen || gid >= n_max)
-		return;
+		return; /* tp_nhg_fini freed it with its slot's table */
+	rte_free(g);
 	tp_nhg_table[gid] = NULL;
 	free_ids[n_free++] = gid;
 }
