@@ -429,6 +429,42 @@ static void test_dead_hop_and_bound(void **state)
 	assert_int_equal(tp_route_find(NET, 16)->unfit, TP_UNFIT_NONE);
 }
 
+/* Every group id in use: a further multipath route does not fit (counted, its traffic
+ * to the kernel) until a group is freed and its id back after the grace period. */
+static void test_groups_full(void **state)
+{
+	const struct tp_route_hop hops[] = {hop_a, hop_b};
+	uint64_t before = tp_route_stats.unfit[TP_UNFIT_GROUPS];
+	const uint32_t n2 = IP(10, 10, 0, 0), n3 = IP(10, 11, 0, 0);
+
+	assert_int_equal(tp_nhg_count(), 0);
+	tp_nhg_fini();
+	assert_int_equal(tp_nhg_init(2), 0);
+	assert_int_equal(add(hops, 2), 0);
+	assert_int_equal(tp_route_add_multipath(n2, 16, hops, 2, 1), 0);
+	assert_int_equal(tp_route_add_multipath(n3, 16, hops, 2, 1), TP_UNFIT_GROUPS);
+	assert_int_equal(tp_route_stats.unfit[TP_UNFIT_GROUPS], before + 1);
+	struct rte_mbuf *m = frame(IP(10, 0, 1, 2), n3 + 5, 17, 1, 2, 0, 0);
+	int out;
+	assert_int_equal(burst(&m, 1, &out, NULL), 0);
+	assert_int_equal(out, PUNTED);
+	assert_int_equal(ctr(IP4_CTR(ROUTE_UNFIT)), 1);
+	/* one goes: its id is back after the grace period, and the retry installs n3 */
+	assert_int_equal(tp_route_del(n2, 16), 0);
+	tp_rcu_reclaim();
+	assert_true(tp_route_retry_wanted());
+	assert_int_equal(tp_route_retry(256), 1);
+	assert_int_equal(tp_route_find(n3, 16)->unfit, TP_UNFIT_NONE);
+	m = frame(IP(10, 0, 1, 2), n3 + 5, 17, 1, 2, 0, 0);
+	assert_int_equal(burst(&m, 1, &out, NULL), 1);
+	assert_true(out == A || out == B);
+	tp_route_del(n3, 16);
+	tp_route_del(NET, 16);
+	tp_rcu_reclaim();
+	tp_nhg_fini();
+	assert_int_equal(tp_nhg_init(TP_NHG_DEFAULT), 0);
+}
+
 /* Deleting the route gives the group and its members' references back. */
 static void test_delete_frees_group(void **state)
 {
@@ -570,6 +606,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_unresolved_member_punts, reset),
 	    cmocka_unit_test_setup(test_dead_hop_and_bound, reset),
 	    cmocka_unit_test_setup(test_delete_frees_group, reset),
+	    cmocka_unit_test_setup(test_groups_full, reset),
 	    cmocka_unit_test_setup(test_rcu_group_replacement, reset),
 	    /* last: it makes the route table anew */
 	    cmocka_unit_test_setup(test_fini_with_release_pending, reset),
