@@ -415,6 +415,19 @@ static void test_nexthop_objects(void **state)
 	nexthop_msg(&m, RTM_DELNEXTHOP, 9, 0, 0, NULL, 0);
 	input(m.b, m.len);
 	assert_false(route_present(IP(10, 4, 0, 0), 16));
+	/* a route of one next-hop object: through its gateway; the object deleted, it goes */
+	nhid = 1;
+	msg_start(&m, RTM_NEWROUTE, &rtm, sizeof(rtm));
+	put_ip(&m, RTA_DST, IP(10, 4, 0, 0));
+	put(&m, RTA_NH_ID, &nhid, 4);
+	input(m.b, m.len);
+	r = tp_route_find(IP(10, 4, 0, 0), 16);
+	assert_non_null(r);
+	assert_int_equal(r->type, TP_ROUTE_GATEWAY);
+	assert_int_equal(r->gw, a);
+	nexthop_msg(&m, RTM_DELNEXTHOP, 1, 0, 0, NULL, 0);
+	input(m.b, m.len);
+	assert_false(route_present(IP(10, 4, 0, 0), 16));
 	tp_rcu_reclaim();
 	assert_int_equal(tp_nhg_count(), 0);
 }

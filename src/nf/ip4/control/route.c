@@ -954,12 +954,13 @@ void tp_route_flush_port(uint16_t port)
 static const struct tp_route_hop *nhid_hops;
 static unsigned int nhid_n;
 
-/* A kernel path of object nhid whose hops are not nhid_hops (dead flags included). */
+/* A kernel path of object nhid whose hops are not nhid_hops (dead flags included), or
+ * any of its paths when there are none. */
 static bool path_nhid_stale(const struct tp_route_path *p, uint32_t nhid)
 {
 	if (p->table == 0 || p->nhid != nhid)
 		return false;
-	if (p->n_hops != nhid_n)
+	if (nhid_n == 0 || p->n_hops != nhid_n) /* none: every path of the object goes */
 		return true;
 	for (unsigned int i = 0; i < nhid_n; i++)
 		if (p->hops[i].gw != nhid_hops[i].gw || p->hops[i].port != nhid_hops[i].port ||
