@@ -143,15 +143,21 @@ def resolve(lab: RouterLab) -> None:
     lab.wait_until(resolved, 3.0, what="next hops resolved")
 
 
-@pytest.fixture
-def ecmp_lab(daemon_lab: Callable[..., RouterLab]) -> RouterLab:
-    lab = daemon_lab(links=LINKS)
+def make_ecmp_lab(daemon_lab: Callable[..., RouterLab], **kwargs: object) -> RouterLab:
+    """The four-port lab, the hosts accepting the test's prefixes, the next hops
+    resolved."""
+    lab = daemon_lab(links=LINKS, **kwargs)
     for h in HOPS:
         # the hosts accept the test's prefixes as their own
         for net in (NET, OBJ_NET, FRR_NET):
             lab.run(h, ["ip", "route", "add", "local", net, "dev", "lo"])
     resolve(lab)
     return lab
+
+
+@pytest.fixture
+def ecmp_lab(daemon_lab: Callable[..., RouterLab]) -> RouterLab:
+    return make_ecmp_lab(daemon_lab)
 
 
 def spread(where: dict[int, str]) -> Counter[str]:
@@ -295,3 +301,35 @@ def test_frr_ecmp_route(ecmp_lab: RouterLab) -> None:
             assert h == before[i], f"flow {i} moved from {before[i]} to {h}"
     print(f"FRR ECMP: {dict(n)}; h4 withdrawn: {dict(spread(after))}")
     assert "h4" not in spread(after)
+
+
+def test_ecmp_groups_bounded(daemon_lab: Callable[..., RouterLab]) -> None:
+    """With --ecmp-groups 1, a second multipath route does not fit: counted in show sync,
+    its rule punts and the kernel forwards its traffic; once the first goes, it fits."""
+    lab = make_ecmp_lab(daemon_lab, daemon_args=["--ecmp-groups", "1"])
+    two = f"nexthop via {HOPS['h2']} nexthop via {HOPS['h3']}"
+    lab.run("r", f"ip route add {NET} {two}")
+    wait_hops(lab, NET, {HOPS["h2"]: 1, HOPS["h3"]: 1})
+    lab.run("r", f"ip route add {OBJ_NET} {two}")
+
+    def punting() -> dict[str, object] | None:
+        r = lab.route(OBJ_NET)
+        return r if r is not None and r.get("reason") == "nexthop_groups" else None
+
+    r = lab.wait_until(punting, ROUTE_SYNC_S, 0.02, f"{OBJ_NET} unfit")
+    sync = lab.ctl("show", "sync")
+    print(
+        f"second route: {r['state']} ({r['reason']}); show sync: ecmp_groups "
+        f"{sync['ecmp_groups']}/{sync['max_ecmp_groups']}, unfit {sync['unfit']}"
+    )
+    assert r["state"] == "punting" and sync["unfit"]["nexthop_groups"] == 1, (r, sync)
+    assert sync["ecmp_groups"] == 1 and sync["max_ecmp_groups"] == 1, sync
+    c0 = lab.counters()
+    with receivers(lab, ("h2", "h3")) as rx:
+        send(lab, ((flow_dst(OBJ_NET, i), 20000, b"F%06d" % i) for i in range(64)))
+        got = collect(rx, 64)
+    c1 = lab.counters()
+    assert sum(len(v) for v in got.values()) >= 60  # through the kernel
+    assert c1["exception"]["to_kernel"] - c0["exception"]["to_kernel"] >= 60
+    lab.run("r", f"ip route del {NET}")
+    wait_hops(lab, OBJ_NET, {HOPS["h2"]: 1, HOPS["h3"]: 1}, timeout=5.0)

@@ -549,6 +549,8 @@ static int show_sync(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(ctx->out, "routes", tp_route_count());
 	tp_out_u64(ctx->out, "max_routes", tp_route_max_routes());
 	tp_out_u64(ctx->out, "tbl8_groups", tp_route_tbl8_groups());
+	tp_out_u64(ctx->out, "ecmp_groups", tp_nhg_count());
+	tp_out_u64(ctx->out, "max_ecmp_groups", tp_nhg_max());
 	/* routes that did not fit, by reason (each time one became unfit), those still
 	 * waiting (their traffic goes to the kernel), the installed routes punting for
 	 * them, and the retries */

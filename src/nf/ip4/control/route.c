@@ -20,6 +20,7 @@ struct rte_lpm *tp_route_lpm;
 struct tp_route_stats tp_route_stats;
 static struct rte_hash *route_index; /* (ip, depth) -> installed struct tp_route * */
 static unsigned int max_rules, n_tbl8;
+static unsigned int nhg_max = TP_NHG_DEFAULT; /* next-hop groups at the next init */
 
 /* Unfit routes sorted by (ip, depth): those a prefix covers are one run of it. */
 static struct tp_route **unfit;
@@ -142,7 +143,7 @@ int tp_route_init2(struct rte_rcu_qsbr *qs, unsigned int max_routes, unsigned in
 		err = -rte_errno;
 		goto free_lpm;
 	}
-	if ((err = tp_nhg_init(TP_NHG_DEFAULT)) < 0)
+	if ((err = tp_nhg_init(nhg_max)) < 0)
 		goto free_index;
 	max_rules = max_routes;
 	n_tbl8 = tbl8_groups;
@@ -155,6 +156,11 @@ free_lpm:
 	rte_lpm_free(tp_route_lpm);
 	tp_route_lpm = NULL;
 	return err;
+}
+
+void tp_route_set_groups(unsigned int groups)
+{
+	nhg_max = groups;
 }
 
 int tp_route_init(struct rte_rcu_qsbr *qs, unsigned int max_routes)

@@ -114,6 +114,9 @@ extern struct rte_lpm *tp_route_lpm;
 /* max_routes: rte_lpm rules (every installed route is one); tbl8_groups: groups for
  * routes longer than /24 (each /24 holding one needs a group). 0 or negative errno. */
 int tp_route_init2(struct rte_rcu_qsbr *qs, unsigned int max_routes, unsigned int tbl8_groups);
+/* The next-hop groups (ECMP routes) the next tp_route_init2 makes room for (1..65536;
+ * TP_NHG_DEFAULT unless set). */
+void tp_route_set_groups(unsigned int groups);
 /* tp_route_init2 with 4096 tbl8 groups. */
 int tp_route_init(struct rte_rcu_qsbr *qs, unsigned int max_routes);
 void tp_route_fini(void);
