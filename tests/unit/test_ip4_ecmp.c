@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <linux/rtnetlink.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
@@ -465,6 +466,69 @@ static void test_groups_full(void **state)
 	assert_int_equal(tp_nhg_init(TP_NHG_DEFAULT), 0);
 }
 
+/* Routes of kernel nexthop object id through hops[0..n) (as netlink adds them). */
+static int add_object_route(uint32_t net, uint32_t id, const struct tp_route_hop *hops,
+			    unsigned int n)
+{
+	struct tp_route_path p = {.table = RT_TABLE_MAIN,
+				  .port = TP_ROUTE_NO_PORT,
+				  .type = TP_ROUTE_MULTIPATH,
+				  .gen = 1,
+				  .n_hops = (uint16_t)n,
+				  .hops = (struct tp_route_hop *)(uintptr_t)hops,
+				  .nhid = id};
+	return tp_route_add_path(net, 16, &p, true);
+}
+
+/* The routes of one nexthop object share its group: one group for 64 routes; the
+ * object's member removed once for all of them; zebra's move of every route to another
+ * object (a replace, route by route) ends in one group whose surviving members kept
+ * their buckets; the last route gone, the group goes. */
+static void test_object_routes_share_group(void **state)
+{
+	const struct tp_route_hop abc[] = {hop_a, hop_b, hop_c}, ab[] = {hop_a, hop_b};
+	uint16_t before[TP_NHG_BUCKETS];
+	const uint32_t base = IP(10, 64, 0, 0);
+
+	for (uint32_t i = 0; i < 64; i++)
+		assert_int_equal(add_object_route(base + (i << 16), 14, abc, 3), 0);
+	assert_int_equal(tp_nhg_count(), 1);
+	uint32_t g14 = tp_route_find(base, 16)->nh;
+	assert_int_equal(tp_route_find(base + (63 << 16), 16)->nh, g14);
+	memcpy(before, tp_nhg_get(g14 & TP_NHG_ID_MASK)->bucket, sizeof(before));
+	/* zebra: object 21 without c, each route replaced in turn */
+	for (uint32_t i = 0; i < 64; i++)
+		assert_int_equal(add_object_route(base + (i << 16), 21, ab, 2), 0);
+	tp_rcu_reclaim();
+	assert_int_equal(tp_nhg_count(), 1);
+	uint32_t g21 = tp_route_find(base, 16)->nh;
+	for (uint32_t i = 0; i < 64; i++)
+		assert_int_equal(tp_route_find(base + (i << 16), 16)->nh, g21);
+	const struct tp_nhg *g = tp_nhg_get(g21 & TP_NHG_ID_MASK);
+	uint32_t nc = (uint32_t)tp_neigh_lookup(hop_c.gw);
+	for (unsigned int b = 0; b < TP_NHG_BUCKETS; b++)
+		if (before[b] != nc)
+			assert_int_equal(g->bucket[b], before[b]);
+	/* the object loses b: one update for every route (tp_route_nhid_update) */
+	const struct tp_route_hop a_only[] = {hop_a};
+	assert_int_equal(tp_route_nhid_update(21, a_only, 1), 64);
+	g = tp_nhg_get(g21 & TP_NHG_ID_MASK);
+	for (unsigned int b = 0; b < TP_NHG_BUCKETS; b++)
+		assert_int_equal(g->bucket[b], (uint32_t)tp_neigh_lookup(hop_a.gw));
+	/* all but one route gone: the group stays; the last one gone: it goes */
+	for (uint32_t i = 1; i < 64; i++)
+		assert_int_equal(tp_route_del(base + (i << 16), 16), 0);
+	tp_rcu_reclaim();
+	assert_int_equal(tp_nhg_count(), 1);
+	struct rte_mbuf *m = frame(IP(10, 0, 1, 2), base + 9, 17, 1, 2, 0, 0);
+	int out;
+	assert_int_equal(burst(&m, 1, &out, NULL), 1);
+	assert_int_equal(out, A);
+	assert_int_equal(tp_route_del(base, 16), 0);
+	tp_rcu_reclaim();
+	assert_int_equal(tp_nhg_count(), 0);
+}
+
 /* Deleting the route gives the group and its members' references back. */
 static void test_delete_frees_group(void **state)
 {
@@ -606,6 +670,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_unresolved_member_punts, reset),
 	    cmocka_unit_test_setup(test_dead_hop_and_bound, reset),
 	    cmocka_unit_test_setup(test_delete_frees_group, reset),
+	    cmocka_unit_test_setup(test_object_routes_share_group, reset),
 	    cmocka_unit_test_setup(test_groups_full, reset),
 	    cmocka_unit_test_setup(test_rcu_group_replacement, reset),
 	    /* last: it makes the route table anew */

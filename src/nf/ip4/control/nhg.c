@@ -108,6 +108,12 @@ static void table_free(void *g, void *unused)
 
 int tp_nhg_set(uint32_t gid, const struct tp_nhg_member *m, unsigned int n)
 {
+	return tp_nhg_set_from(gid, m, n, NULL);
+}
+
+int tp_nhg_set_from(uint32_t gid, const struct tp_nhg_member *m, unsigned int n,
+		    const struct tp_nhg *from)
+{
 	struct tp_nhg *g, *old;
 
 	if (gid >= n_max || n == 0 || n > TP_NHG_MEMBERS)
@@ -125,7 +131,7 @@ int tp_nhg_set(uint32_t gid, const struct tp_nhg_member *m, unsigned int n)
 	g->n = n;
 	memcpy(g->m, m, n * sizeof(*m));
 	old = tp_nhg_table[gid];
-	buckets_fill(g, old);
+	buckets_fill(g, old != NULL ? old : from);
 	__atomic_store_n(&tp_nhg_table[gid], g, __ATOMIC_RELEASE);
 	if (old != NULL && tp_rcu_defer(table_free, old, NULL) < 0) {
 		/* never expected (a 16k queue emptied every millisecond): leaked, not freed

@@ -107,6 +107,10 @@ int tp_nhg_alloc(void);
  * the members' references: those of the old members must outlive the old table (a
  * neighbour's next hop is freed after a grace period itself). */
 int tp_nhg_set(uint32_t gid, const struct tp_nhg_member *m, unsigned int n);
+/* tp_nhg_set, a group without a table yet built from from's buckets (another group's
+ * table, read at once): the flows of the members both have stay where they were. */
+int tp_nhg_set_from(uint32_t gid, const struct tp_nhg_member *m, unsigned int n,
+		    const struct tp_nhg *from);
 /* Group gid as published (NULL when it has no table). Control plane. */
 const struct tp_nhg *tp_nhg_get(uint32_t gid);
 /* Give gid back: its table freed and its id free again after a grace period (no LPM

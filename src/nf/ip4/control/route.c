@@ -21,6 +21,9 @@ struct tp_route_stats tp_route_stats;
 static struct rte_hash *route_index; /* (ip, depth) -> installed struct tp_route * */
 static unsigned int max_rules, n_tbl8;
 static unsigned int nhg_max = TP_NHG_DEFAULT; /* next-hop groups at the next init */
+/* per group id: the kernel nexthop object it stands for (0: one route's own group) and
+ * the routes holding it */
+static uint32_t *grp_nhid, *grp_refs;
 
 /* Unfit routes sorted by (ip, depth): those a prefix covers are one run of it. */
 static struct tp_route **unfit;
@@ -145,10 +148,21 @@ int tp_route_init2(struct rte_rcu_qsbr *qs, unsigned int max_routes, unsigned in
 	}
 	if ((err = tp_nhg_init(nhg_max)) < 0)
 		goto free_index;
+	grp_nhid = calloc(nhg_max, sizeof(*grp_nhid));
+	grp_refs = calloc(nhg_max, sizeof(*grp_refs));
+	if (grp_nhid == NULL || grp_refs == NULL) {
+		err = -ENOMEM;
+		goto free_groups;
+	}
 	max_rules = max_routes;
 	n_tbl8 = tbl8_groups;
 	freed = freed_seen = 0;
 	return 0;
+free_groups:
+	free(grp_nhid);
+	free(grp_refs);
+	grp_nhid = grp_refs = NULL;
+	tp_nhg_fini();
 free_index:
 	rte_hash_free(route_index);
 	route_index = NULL;
@@ -195,6 +209,9 @@ void tp_route_fini(void)
 	rte_lpm_free(tp_route_lpm);
 	tp_route_lpm = NULL;
 	tp_nhg_fini();
+	free(grp_nhid);
+	free(grp_refs);
+	grp_nhid = grp_refs = NULL;
 }
 
 unsigned int tp_route_max_routes(void)
@@ -453,10 +470,17 @@ static void path_remove(struct tp_route *r, unsigned int i)
 static void nh_put(uint32_t nh)
 {
 	if (nh & TP_NH_GROUP) {
-		const struct tp_nhg *g = tp_nhg_get(nh & TP_NHG_ID_MASK);
+		uint32_t gid = nh & TP_NHG_ID_MASK;
+		const struct tp_nhg *g = tp_nhg_get(gid);
+		if (grp_refs[gid] > 1) { /* other routes of the object hold it */
+			grp_refs[gid]--;
+			return;
+		}
+		grp_refs[gid] = 0;
+		grp_nhid[gid] = 0;
 		for (unsigned int i = 0; g != NULL && i < g->n; i++)
 			tp_neigh_unref(g->m[i].nh);
-		tp_nhg_free(nh & TP_NHG_ID_MASK);
+		tp_nhg_free(gid);
 	} else if (!tp_nh_special(nh)) {
 		tp_neigh_unref(nh);
 	}
@@ -469,15 +493,62 @@ static void members_put(const struct tp_nhg_member *m, unsigned int n)
 		tp_neigh_unref(m[i].nh);
 }
 
+/* The group of kernel nexthop object nhid, or -1. */
+static int group_of_object(uint32_t nhid)
+{
+	for (unsigned int g = 0; g < nhg_max; g++)
+		if (grp_refs[g] > 0 && grp_nhid[g] == nhid)
+			return (int)g;
+	return -1;
+}
+
+/* Group gid's members are m[0..n) (in order, weights too). */
+static bool group_is(uint32_t gid, const struct tp_nhg_member *m, unsigned int n)
+{
+	const struct tp_nhg *g = tp_nhg_get(gid);
+
+	return g != NULL && g->n == n && memcmp(g->m, m, n * sizeof(*m)) == 0;
+}
+
+/* Give group gid the members m[0..n) (their references taken): nothing when it has them
+ * (the references dropped), else a new bucket table (built from its own, or from from's
+ * for a group without one) and the old members' references dropped. 0 or negative
+ * errno (the references of m dropped). */
+static int group_update(uint32_t gid, const struct tp_nhg_member *m, unsigned int n,
+			const struct tp_nhg *from)
+{
+	struct tp_nhg_member old[TP_NHG_MEMBERS];
+	const struct tp_nhg *g = tp_nhg_get(gid);
+	unsigned int n_old = g ? g->n : 0;
+	int ret;
+
+	if (group_is(gid, m, n)) {
+		members_put(m, n);
+		return 0;
+	}
+	memcpy(old, g ? g->m : old, n_old * sizeof(*old));
+	if ((ret = tp_nhg_set_from(gid, m, n, from)) < 0) {
+		members_put(m, n);
+		return ret;
+	}
+	/* the old table's members stay allocated for its readers: a neighbour's next hop
+	 * is freed a grace period after its last reference, the old table too */
+	members_put(old, n_old);
+	return 0;
+}
+
 /* The group a multipath path needs, its members' neighbours referenced: TP_NH_GROUP |
  * id, a special next hop when none of its hops is alive (the kernel decides), or a
- * negative enum tp_route_unfit. A route that has a group keeps its id: the new members
- * replace the old ones in its buckets (nhg.h), the old members' references dropped. */
+ * negative enum tp_route_unfit. The routes of one kernel nexthop object (p->nhid) share
+ * its group; a route's own group (no object) keeps its id when the route changes. A
+ * group made anew for a route that had one starts from that one's buckets: the flows of
+ * the next hops both have stay where they were (zebra replaces a route's object by
+ * another when a next hop goes). */
 static int path_group(const struct tp_route *r, const struct tp_route_path *p)
 {
-	struct tp_nhg_member m[TP_NHG_MEMBERS], old[TP_NHG_MEMBERS];
-	unsigned int n = 0, n_old = 0;
-	bool reuse = r->installed && (r->nh & TP_NH_GROUP);
+	struct tp_nhg_member m[TP_NHG_MEMBERS];
+	unsigned int n = 0;
+	int cur = r->installed && (r->nh & TP_NH_GROUP) ? (int)(r->nh & TP_NHG_ID_MASK) : -1;
 	int gid, ret;
 
 	for (unsigned int i = 0; i < p->n_hops; i++) {
@@ -505,24 +576,32 @@ static int path_group(const struct tp_route *r, const struct tp_route_path *p)
 	}
 	if (n == 0)
 		return TP_NH_UNREACHABLE;
-	if (reuse) {
-		const struct tp_nhg *g = tp_nhg_get(r->nh & TP_NHG_ID_MASK);
-		n_old = g ? g->n : 0;
-		memcpy(old, g ? g->m : old, n_old * sizeof(*old));
-		gid = (int)(r->nh & TP_NHG_ID_MASK);
-	} else if ((gid = tp_nhg_alloc()) < 0) {
-		members_put(m, n);
-		return -TP_UNFIT_GROUPS;
+	/* the group to use: the object's (shared), or the route's own, kept */
+	gid = p->nhid ? group_of_object(p->nhid) : -1;
+	bool fresh = false;
+	if (gid < 0 && cur >= 0 && grp_refs[cur] == 1 && (p->nhid || grp_nhid[cur] == 0)) {
+		gid = cur; /* the route alone holds its group: it becomes the object's, or stays */
+		grp_nhid[gid] = p->nhid;
 	}
-	if ((ret = tp_nhg_set((uint32_t)gid, m, n)) < 0) {
-		members_put(m, n);
-		if (!reuse)
+	if (gid < 0) {
+		if ((gid = tp_nhg_alloc()) < 0) {
+			members_put(m, n);
+			return -TP_UNFIT_GROUPS;
+		}
+		fresh = true;
+	}
+	ret = group_update((uint32_t)gid, m, n, cur >= 0 ? tp_nhg_get((uint32_t)cur) : NULL);
+	if (ret < 0) {
+		if (fresh)
 			tp_nhg_free((uint32_t)gid);
 		return ret == -ENOMEM ? -TP_UNFIT_NOMEM : -TP_UNFIT_GROUPS;
 	}
-	/* the old table's members stay allocated for its readers: a neighbour's next hop
-	 * is freed a grace period after its last reference, the old table too */
-	members_put(old, n_old);
+	if (fresh) {
+		grp_nhid[gid] = p->nhid;
+		grp_refs[gid] = 1;
+	} else if (gid != cur) {
+		grp_refs[gid]++; /* the object's group, one route more */
+	}
 	return (int)(TP_NH_GROUP | (uint32_t)gid);
 }
 
