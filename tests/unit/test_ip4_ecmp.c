@@ -31,6 +31,7 @@
 #include "../../src/nf/ip4/control/route.h"
 #include "../../src/nf/ip4/ip4.h"
 #include "../../src/nf/ip4/l3mode.h"
+#include "../../src/nf/ip4/output.h"
 #include "../../src/proto/ip4.h"
 #include "../../src/tables/iface.h"
 #include "eal_fixture.h"
@@ -157,7 +158,8 @@ static unsigned int burst(struct rte_mbuf **pkts, unsigned int n, int *out, uint
 
 	assert_true(n <= 16);
 	memset(w->src_tb, 0, sizeof(w->src_tb)); /* no per-source limit on the punts */
-	tp_iface_table[0].input(w, pkts, (uint16_t)n);
+	if (n > 0)				 /* none: only what is already in the buffers */
+		tp_iface_table[0].input(w, pkts, (uint16_t)n);
 	for (unsigned int p = 1; p <= 2; p++) {
 		for (unsigned int i = 0; i < w->txb[p].n; i++, k++) {
 			if (out)
@@ -529,6 +531,35 @@ static void test_object_routes_share_group(void **state)
 	assert_int_equal(tp_nhg_count(), 0);
 }
 
+/* What the data plane sends itself (tp_udp_send) through a group: the datagrams of
+ * one flow to one member, the flows to both. */
+static void test_output_through_group(void **state)
+{
+	const struct tp_route_hop hops[] = {hop_a, hop_b};
+	unsigned int n[5] = {0};
+
+	assert_int_equal(add(hops, 2), 0);
+	for (unsigned int i = 0; i < 256; i++) {
+		int first = NONE;
+		for (int k = 0; k < 3; k++) {
+			struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+			assert_non_null(rte_pktmbuf_append(m, 8));
+			m->port = 0;
+			assert_int_equal(tp_udp_send(w, m, IP(10, 0, 2, 1), NET + i,
+						     (uint16_t)(4000 + i), 6024, 0),
+					 TP_IP4_OUT_SENT);
+			int out[2];
+			assert_int_equal(burst(NULL, 0, out, NULL), 1);
+			if (first == NONE)
+				first = out[0];
+			assert_int_equal(out[0], first);
+		}
+		n[first]++;
+	}
+	print_message("tp_udp_send, 256 flows: A %u, B %u\n", n[A], n[B]);
+	assert_true(n[A] > 64 && n[B] > 64);
+}
+
 /* Deleting the route gives the group and its members' references back. */
 static void test_delete_frees_group(void **state)
 {
@@ -671,6 +702,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_dead_hop_and_bound, reset),
 	    cmocka_unit_test_setup(test_delete_frees_group, reset),
 	    cmocka_unit_test_setup(test_object_routes_share_group, reset),
+	    cmocka_unit_test_setup(test_output_through_group, reset),
 	    cmocka_unit_test_setup(test_groups_full, reset),
 	    cmocka_unit_test_setup(test_rcu_group_replacement, reset),
 	    /* last: it makes the route table anew */
