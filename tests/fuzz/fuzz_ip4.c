@@ -44,6 +44,7 @@
 #include "tables/iface.h"
 #include "nf/ip4/control/neigh.h"
 #include "nf/ip4/control/nexthop.h"
+#include "nf/ip4/control/nhg.h"
 #include "nf/ip4/control/route.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
@@ -55,6 +56,7 @@ static struct rte_mempool *pool;
 static struct tp_worker *w;
 static const uint8_t mac_port[2][6] = {{2, 0, 0, 0, 0, 0x10}, {2, 0, 0, 0, 0, 0x11}};
 static const uint8_t mac_h2[6] = {2, 0, 0, 0, 2, 0x02};
+static const uint8_t mac_h4[6] = {2, 0, 0, 0, 2, 0x04};
 static unsigned int pool_base;
 static unsigned long ext_live; /* external buffers not yet freed */
 
@@ -179,6 +181,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	int nh = tp_neigh_learn(IP(10, 0, 2, 2), 1, mac_h2);
 	must(nh >= 0);
 	tp_route_host_update(IP(10, 0, 2, 2), 1, nh);
+	/* ECMP: 10.7/16 through a group of 10.0.2.2, 10.0.2.4 (resolved, weight 2) and the
+	 * unresolved 10.0.2.3 */
+	const struct tp_route_hop hops[] = {
+	    {IP(10, 0, 2, 2), 1, 1, 0, {0}},
+	    {IP(10, 0, 2, 4), 1, 2, 0, {0}},
+	    {IP(10, 0, 2, 3), 1, 1, 0, {0}},
+	};
+	must(tp_neigh_learn(IP(10, 0, 2, 4), 1, mac_h4) >= 0);
+	must(tp_route_add_multipath(IP(10, 7, 0, 0), 16, hops, 3, 1) == 0);
 	pool_base = rte_mempool_in_use_count(pool);
 	return 0;
 }
@@ -249,8 +260,15 @@ static void check_forwarded(const struct rte_mbuf *m, uint16_t p, unsigned int n
 	must(ip[0] == 0x45 && ((uint32_t)ip[2] << 8 | ip[3]) == len - 14);
 	/* its checksum verifies (RFC 1071), unless a NIC said a bad one was good */
 	must(tp_csum_fold_sum(ip, 20) == 0xffff || s->ol == RTE_MBUF_F_RX_IP_CKSUM_GOOD);
-	/* to the next hop, from the output port, the TTL one less (RFC 1812 5.3.1) */
-	must(p == 1 && memcmp(out, mac_h2, 6) == 0 && memcmp(out + 6, mac_port[1], 6) == 0);
+	/* to the next hop, from the output port, the TTL one less (RFC 1812 5.3.1); through
+	 * a group, to the member its flow's hash picks (what it hashes is unchanged) */
+	uint32_t d = (uint32_t)ip[16] << 24 | ip[17] << 16 | ip[18] << 8 | ip[19];
+	uint32_t e = tp_route_entry(tp_route_lpm, d);
+	must(e & RTE_LPM_LOOKUP_SUCCESS);
+	uint64_t v = tp_nh_l2_load(
+	    tp_nhg_resolve(e & 0x00ffffff, tp_nhg_hash_ip4(ip, rte_pktmbuf_data_len(m) - 14)));
+	must(memcmp(out, &v, 6) == 0 && (memcmp(out, mac_h2, 6) == 0 || (d >> 16) == 0x0a07));
+	must(p == tp_nh_l2_port(v) && p == 1 && memcmp(out + 6, mac_port[1], 6) == 0);
 	must(out[12] == 0x08 && out[13] == 0x00);
 	must(ip[8] == in[8] - 1 && in[8] > 1 && ip[9] == in[9]);
 	must(memcmp(ip, in, 8) == 0 && memcmp(ip + 12, in + 12, len - 14 - 12) == 0);

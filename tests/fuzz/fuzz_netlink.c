@@ -26,6 +26,7 @@
 #include "tables/iface.h"
 #include "nf/ip4/control/neigh.h"
 #include "nf/ip4/control/nexthop.h"
+#include "nf/ip4/control/nhg.h"
 #include "nf/ip4/control/route.h"
 #include "nf/ip4/ip4.h"
 
@@ -60,6 +61,31 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* A multipath route: its hops on our ports; installed with a group, every bucket holds
+ * one of the group's members, as many as the live hops (one per gateway). */
+static void check_group(const struct tp_route *r)
+{
+	const struct tp_route_path *p = &r->paths[0];
+	unsigned int live = 0;
+
+	must(p->n_hops > 0 && p->hops != NULL);
+	for (unsigned int i = 0; i < p->n_hops; i++) {
+		must(p->hops[i].port < RTE_DIM(ports));
+		must(p->hops[i].weight >= 1 && p->hops[i].weight <= 256);
+		live += !p->hops[i].dead;
+	}
+	if (!r->installed || !(r->nh & TP_NH_GROUP))
+		return;
+	const struct tp_nhg *g = tp_nhg_get(r->nh & TP_NHG_ID_MASK);
+	must(g != NULL && g->n >= 1 && g->n <= live && g->n <= TP_NHG_MEMBERS);
+	for (unsigned int b = 0; b < TP_NHG_BUCKETS; b++) {
+		unsigned int k = 0;
+		while (k < g->n && g->m[k].nh != g->bucket[b])
+			k++;
+		must(k < g->n && tp_nh_table[g->bucket[b]].in_use);
+	}
+}
+
 static void check_tables(void)
 {
 	uint32_t iter = 0, ip, nh;
@@ -72,7 +98,9 @@ static void check_tables(void)
 		 * when a delete does not match them exactly (another type or metric) */
 		must(r->type <= TP_ROUTE_HOST
 			 ? r->port < RTE_DIM(ports)
-			 : r->type <= TP_ROUTE_THROW && r->port == TP_ROUTE_NO_PORT);
+			 : r->type <= TP_ROUTE_MULTIPATH && r->port == TP_ROUTE_NO_PORT);
+		if (r->type == TP_ROUTE_MULTIPATH)
+			check_group(r);
 		must(r->n_paths > 0 && (r->unfit != TP_UNFIT_NONE) == r->listed);
 		if (!r->installed)
 			continue; /* unfit: not in the LPM (its cover punts) */
@@ -121,7 +149,7 @@ static void tables_empty(uint32_t gen)
 		tp_route_host_update(ips[i], port[i], -ENOENT);
 	}
 	tp_rcu_reclaim();
-	must(tp_neigh_count() == 0 && tp_route_count() == 0);
+	must(tp_neigh_count() == 0 && tp_route_count() == 0 && tp_nhg_count() == 0);
 	for (unsigned int i = 0; i < RTE_DIM(ports); i++) {
 		ports[i].n_addrs = 0;
 		tp_ip4_port_addr_set(i, 0, 0);

@@ -6,7 +6,7 @@
 ip4: frames built by scapy (as the integration tests send them), in fuzz_ip4's
 record format ([flags][split][length][frame]; tests/fuzz/fuzz_ip4.c), on the
 unit test's topology (port 0 02:00:00:00:00:10, 10.0.1.1/24; 10.9/16 via
-10.0.2.2, 10.8/16 via the unresolved 10.0.2.3).
+10.0.2.2, 10.8/16 via the unresolved 10.0.2.3, 10.7/16 a next-hop group).
 
 coap: what a real IN-CSE (ACME, started on loopback) answers to the gateway's
 registration requests (built by coap-tool, the C codec), with the tokens of
@@ -20,7 +20,8 @@ netlink: what the Linux kernel sends: the datagrams of an rtnetlink socket in th
 multicast groups the sync manager joins, and the answers to its dumps, while `ip`
 sets up and tears down a veth pair (ifindex 2 and 3 in a namespace of
 their own, as fuzz_netlink's ports) with addresses, routes (via a gateway,
-multipath, blackhole) and neighbours. Run as root, under flock /tmp/tp-lab.lock.
+multipath, blackhole, a nexthop-object group losing a member) and neighbours.
+Run as root, under flock /tmp/tp-lab.lock.
 
 l2: programs for fuzz_l2 (tests/fuzz/fuzz_l2.c): frames built by scapy (tags,
 double tags, floods, storms, static entries), and a Linux bridge's real traffic
@@ -111,6 +112,17 @@ def ip4() -> dict[str, bytes]:
         "burst": _rec(fwd) * 3 + _rec(eth() / ip("10.0.2.1") / UDP(), flags=0x40),
         "burst_port1_no_tokens": _rec(eth("02:00:00:00:00:11") / ip("10.0.2.1") / UDP(), 0x21)
         + _rec(eth() / ip("10.0.1.1") / UDP()),
+        # ECMP: 10.7/16 is a group of 10.0.2.2, 10.0.2.4 (weight 2) and the unresolved
+        # 10.0.2.3; flows of one burst, a fragmented datagram, TCP, GRE
+        "ecmp_flows": b"".join(
+            _rec(eth() / ip(f"10.7.{i}.{i * 7 % 250}") / UDP(sport=1024 + i, dport=53))
+            for i in range(12)
+        ),
+        "ecmp_fragments": _rec(eth() / ip("10.7.1.2", flags=1) / UDP(dport=53) / Raw(b"a" * 32))
+        + _rec(eth() / ip("10.7.1.2", frag=5) / Raw(b"b" * 32)),
+        "ecmp_tcp_gre": _rec(eth() / ip("10.7.3.4") / TCP(sport=40000, dport=443))
+        + _rec(eth() / ip("10.7.3.4", proto=47) / Raw(b"\0\0\x08\0")),
+        "ecmp_chained_ports": _rec(eth() / ip("10.7.9.9") / UDP() / Raw(b"c" * 600), 0x08, 36),
     }
 
 
@@ -213,6 +225,11 @@ NL_STEPS = [
     "route add 10.9.0.0/16 via 10.0.2.2",
     "route add 10.7.0.0/16 nexthop via 10.0.1.2 nexthop via 10.0.2.2",
     "route add blackhole 10.6.0.0/16",
+    "nexthop add id 1 via 10.0.1.2 dev d0",
+    "nexthop add id 2 via 10.0.2.2 dev d1",
+    "nexthop add id 9 group 1/2,3",
+    "route add 10.4.0.0/16 nhid 9",
+    "nexthop del id 2",
     "route add 10.5.5.5/32 dev d0",
     "route del 10.9.0.0/16",
     "neigh del 10.0.2.2 dev d1",
@@ -221,8 +238,21 @@ NL_STEPS = [
 ]
 
 
+def _nl_done(data: bytes) -> bool:
+    """An NLMSG_DONE in the datagram (Linux 6.9 puts it after a dump's last messages)."""
+    off = 0
+    while off + 16 <= len(data):
+        length, typ = struct.unpack_from("=IH", data, off)
+        if typ == 3:
+            return True
+        if length < 16:
+            return False
+        off += (length + 3) & ~3
+    return False
+
+
 def _nl_capture() -> dict[str, bytes]:
-    """In the namespace: the kernel's datagrams for NL_STEPS, and three dumps."""
+    """In the namespace: the kernel's datagrams for NL_STEPS, and four dumps."""
     import socket
     import subprocess
 
@@ -230,19 +260,27 @@ def _nl_capture() -> dict[str, bytes]:
     out: dict[str, bytes] = {}
     mon = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
     mon.bind((0, groups))
+    # RTNLGRP_NEXTHOP (32), beyond the bind mask: NETLINK_ADD_MEMBERSHIP
+    mon.setsockopt(270, 1, 32)
     mon.setblocking(False)
     for i, step in enumerate(NL_STEPS):
         subprocess.run(["ip", *step.split()], check=True)
         if i == len(NL_STEPS) - 2:  # before the last deletion: the dumps
-            for name, typ, hdr in (("addr", 22, 8), ("neigh", 30, 12), ("route", 26, 12)):
+            for name, typ, hdr in (
+                ("addr", 22, 8),
+                ("neigh", 30, 12),
+                ("nexthop", 106, 8),
+                ("route", 26, 12),
+            ):
                 req = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
-                body = bytes([socket.AF_INET]) + bytes(hdr - 1)
+                family = socket.AF_UNSPEC if name == "nexthop" else socket.AF_INET
+                body = bytes([family]) + bytes(hdr - 1)
                 msg = struct.pack("=IHHII", 16 + len(body), typ, 0x301, 1, 0) + body
                 req.send(msg)
                 for k in range(4):
                     data = req.recv(65536)
                     out[f"dump_{name}_{k}"] = data
-                    if struct.unpack_from("=H", data, 4)[0] == 3:  # NLMSG_DONE
+                    if _nl_done(data):
                         break
                 req.close()
         k = 0

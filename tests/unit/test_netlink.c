@@ -4,6 +4,7 @@
  * followed by an inaccessible one, or, built with ASan, in an exact-size heap block),
  * and the tables they leave. Two ports behind TAPs of ifindex 3 and 2, as in the fuzz target. */
 #include <arpa/inet.h>
+#include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include "../../src/tables/iface.h"
 #include "../../src/nf/ip4/control/neigh.h"
 #include "../../src/nf/ip4/control/nexthop.h"
+#include "../../src/nf/ip4/control/nhg.h"
 #include "../../src/nf/ip4/control/route.h"
 #include "../../src/nf/ip4/ip4.h"
 #include "eal_fixture.h"
@@ -239,6 +241,197 @@ static void test_multipath_and_depth(void **state)
 	assert_int_equal(tp_nl_stats.routes_ignored, ignored + 3);
 }
 
+/* RTM_NEWROUTE/RTM_DELROUTE 10.5.0.0/16 with an RTA_MULTIPATH of n next hops (gateway,
+ * ifindex, weight, flags), as the kernel announces `ip route add ... nexthop via A
+ * weight 1 nexthop via B weight 3`. */
+struct hop {
+	uint32_t gw;
+	int ifindex;
+	uint8_t weight, flags;
+};
+
+static void multipath_msg(struct msg *m, uint16_t type, uint16_t flags, const struct hop *h,
+			  unsigned int n)
+{
+	struct rtmsg rtm = {.rtm_family = AF_INET,
+			    .rtm_dst_len = 16,
+			    .rtm_table = RT_TABLE_MAIN,
+			    .rtm_type = RTN_UNICAST};
+	uint8_t mp[256];
+	size_t len = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct rtnexthop nh = {.rtnh_len = sizeof(nh) + 8,
+				       .rtnh_flags = h[i].flags,
+				       .rtnh_hops = (uint8_t)(h[i].weight - 1),
+				       .rtnh_ifindex = h[i].ifindex};
+		struct nlattr a = {.nla_len = 8, .nla_type = RTA_GATEWAY};
+		uint32_t gw = htonl(h[i].gw);
+		memcpy(mp + len, &nh, sizeof(nh));
+		memcpy(mp + len + sizeof(nh), &a, sizeof(a));
+		memcpy(mp + len + sizeof(nh) + sizeof(a), &gw, 4);
+		len += RTNH_ALIGN(nh.rtnh_len);
+	}
+	msg_start(m, type, &rtm, sizeof(rtm));
+	((struct nlmsghdr *)m->b)->nlmsg_flags = flags;
+	put_ip(m, RTA_DST, IP(10, 5, 0, 0));
+	put(m, RTA_MULTIPATH, mp, (uint16_t)len);
+}
+
+/* The buckets of group gid that hold neighbour gw's next hop. */
+static unsigned int buckets_of(uint32_t gid, uint32_t gw)
+{
+	const struct tp_nhg *g = tp_nhg_get(gid & TP_NHG_ID_MASK);
+	int nh = tp_neigh_lookup(gw);
+	unsigned int n = 0;
+
+	for (unsigned int b = 0; g != NULL && nh >= 0 && b < TP_NHG_BUCKETS; b++)
+		n += g->bucket[b] == (uint32_t)nh;
+	return n;
+}
+
+/* RTA_MULTIPATH: a next-hop group with the kernel's weights (rtnh_hops + 1); a replace
+ * keeps the group (its id) and gives a removed hop's buckets to the others; a dead hop
+ * (RTNH_F_DEAD) has none; a delete takes exactly the route of those hops. */
+static void test_multipath_group(void **state)
+{
+	const uint32_t a = IP(10, 0, 1, 2), b = IP(10, 0, 2, 2), c = IP(10, 0, 2, 3);
+	struct hop two[] = {{a, 3, 1, 0}, {b, 2, 3, 0}},
+		   three[] = {{a, 3, 1, 0}, {b, 2, 3, 0}, {c, 2, 4, 0}};
+	const struct tp_route *r;
+	struct msg m;
+
+	multipath_msg(&m, RTM_NEWROUTE, 0, two, 2);
+	input(m.b, m.len);
+	r = tp_route_find(IP(10, 5, 0, 0), 16);
+	assert_non_null(r);
+	assert_int_equal(r->type, TP_ROUTE_MULTIPATH);
+	assert_int_equal(r->n_paths, 1);
+	assert_int_equal(r->paths[0].n_hops, 2);
+	assert_int_equal(r->paths[0].hops[1].gw, b);
+	assert_int_equal(r->paths[0].hops[1].port, 1);
+	assert_int_equal(r->paths[0].hops[1].weight, 3);
+	assert_true(r->nh & TP_NH_GROUP);
+	uint32_t gid = r->nh;
+	assert_int_equal(buckets_of(gid, a), TP_NHG_BUCKETS / 4);
+	assert_int_equal(buckets_of(gid, b), TP_NHG_BUCKETS * 3 / 4);
+	/* a third hop (NLM_F_REPLACE): the same group, weights 1:3:4 */
+	multipath_msg(&m, RTM_NEWROUTE, NLM_F_REPLACE, three, 3);
+	input(m.b, m.len);
+	r = tp_route_find(IP(10, 5, 0, 0), 16);
+	assert_int_equal(r->n_paths, 1);
+	assert_int_equal(r->nh, gid);
+	assert_int_equal(buckets_of(gid, a), TP_NHG_BUCKETS / 8);
+	assert_int_equal(buckets_of(gid, c), TP_NHG_BUCKETS / 2);
+	/* the kernel marks c dead: its buckets go to the others */
+	three[2].flags = RTNH_F_DEAD;
+	multipath_msg(&m, RTM_NEWROUTE, NLM_F_REPLACE, three, 3);
+	input(m.b, m.len);
+	assert_int_equal(buckets_of(gid, c), 0);
+	assert_int_equal(buckets_of(gid, a) + buckets_of(gid, b), TP_NHG_BUCKETS);
+	/* a delete of another hop set is not this route's; of this one (dead or not) is */
+	multipath_msg(&m, RTM_DELROUTE, 0, two, 2);
+	input(m.b, m.len);
+	assert_true(route_present(IP(10, 5, 0, 0), 16));
+	three[2].flags = 0;
+	multipath_msg(&m, RTM_DELROUTE, 0, three, 3);
+	input(m.b, m.len);
+	assert_false(route_present(IP(10, 5, 0, 0), 16));
+	tp_rcu_reclaim();
+	assert_int_equal(tp_nhg_count(), 0);
+}
+
+/* RTM_NEWNEXTHOP / RTM_DELNEXTHOP: one next hop (gateway, ifindex), or a group of
+ * (id, weight) members. */
+static void nexthop_msg(struct msg *m, uint16_t type, uint32_t id, uint32_t gw, uint32_t oif,
+			const struct nexthop_grp *grp, unsigned int n)
+{
+	struct nhmsg nhm = {.nh_family = grp ? AF_UNSPEC : AF_INET};
+
+	msg_start(m, type, &nhm, sizeof(nhm));
+	put(m, NHA_ID, &id, 4);
+	if (grp != NULL) {
+		put(m, NHA_GROUP, grp, (uint16_t)(n * sizeof(*grp)));
+		return;
+	}
+	if (gw)
+		put_ip(m, NHA_GATEWAY, gw);
+	if (oif)
+		put(m, NHA_OIF, &oif, 4);
+}
+
+/* Nexthop objects as FRR installs them: a route naming group 9 only (RTA_NH_ID, as the
+ * kernel sends it with nexthop_compat_mode 0) is expanded from the objects; a member
+ * deleted, then the group's weights changed, change the route's hops in the same group
+ * (no route message: the kernel sends none); the group deleted takes the route. */
+static void test_nexthop_objects(void **state)
+{
+	const uint32_t a = IP(10, 0, 1, 2), b = IP(10, 0, 2, 2), c = IP(10, 0, 2, 3);
+	struct nexthop_grp g3[] = {{.id = 1}, {.id = 2}, {.id = 3}};
+	struct nexthop_grp g2[] = {{.id = 1}, {.id = 2, .weight = 1}};
+	struct rtmsg rtm = {.rtm_family = AF_INET,
+			    .rtm_dst_len = 16,
+			    .rtm_table = RT_TABLE_MAIN,
+			    .rtm_type = RTN_UNICAST};
+	uint32_t nhid = 9;
+	const struct tp_route *r;
+	struct msg m;
+
+	nexthop_msg(&m, RTM_NEWNEXTHOP, 1, a, 3, NULL, 0);
+	input(m.b, m.len);
+	nexthop_msg(&m, RTM_NEWNEXTHOP, 2, b, 2, NULL, 0);
+	input(m.b, m.len);
+	nexthop_msg(&m, RTM_NEWNEXTHOP, 3, c, 2, NULL, 0);
+	input(m.b, m.len);
+	nexthop_msg(&m, RTM_NEWNEXTHOP, 9, 0, 0, g3, 3);
+	input(m.b, m.len);
+	msg_start(&m, RTM_NEWROUTE, &rtm, sizeof(rtm));
+	put_ip(&m, RTA_DST, IP(10, 4, 0, 0));
+	put(&m, RTA_NH_ID, &nhid, 4);
+	input(m.b, m.len);
+	r = tp_route_find(IP(10, 4, 0, 0), 16);
+	assert_non_null(r);
+	assert_int_equal(r->type, TP_ROUTE_MULTIPATH);
+	assert_int_equal(r->paths[0].n_hops, 3);
+	assert_int_equal(r->paths[0].nhid, 9);
+	uint32_t gid = r->nh;
+	assert_true(gid & TP_NH_GROUP);
+	unsigned int on_a = buckets_of(gid, a), on_b = buckets_of(gid, b);
+	assert_int_equal(on_a + on_b + buckets_of(gid, c), TP_NHG_BUCKETS);
+	/* ip nexthop del id 3: out of group 9, and of the route's group; a and b keep theirs */
+	nexthop_msg(&m, RTM_DELNEXTHOP, 3, 0, 0, NULL, 0);
+	input(m.b, m.len);
+	r = tp_route_find(IP(10, 4, 0, 0), 16);
+	assert_int_equal(r->paths[0].n_hops, 2);
+	assert_int_equal(r->nh, gid);
+	assert_int_equal(buckets_of(gid, c), 0);
+	assert_true(buckets_of(gid, a) >= on_a && buckets_of(gid, b) >= on_b);
+	/* ip nexthop replace id 9 group 1/2,2: weights 1 and 2 */
+	nexthop_msg(&m, RTM_NEWNEXTHOP, 9, 0, 0, g2, 2);
+	input(m.b, m.len);
+	assert_int_equal(tp_route_find(IP(10, 4, 0, 0), 16)->paths[0].hops[1].weight, 2);
+	assert_int_equal(buckets_of(gid, b), 170); /* 256 * 2 / 3, the rest to a */
+	/* the group deleted: its route goes */
+	nexthop_msg(&m, RTM_DELNEXTHOP, 9, 0, 0, NULL, 0);
+	input(m.b, m.len);
+	assert_false(route_present(IP(10, 4, 0, 0), 16));
+	/* a route of one next-hop object: through its gateway; the object deleted, it goes */
+	nhid = 1;
+	msg_start(&m, RTM_NEWROUTE, &rtm, sizeof(rtm));
+	put_ip(&m, RTA_DST, IP(10, 4, 0, 0));
+	put(&m, RTA_NH_ID, &nhid, 4);
+	input(m.b, m.len);
+	r = tp_route_find(IP(10, 4, 0, 0), 16);
+	assert_non_null(r);
+	assert_int_equal(r->type, TP_ROUTE_GATEWAY);
+	assert_int_equal(r->gw, a);
+	nexthop_msg(&m, RTM_DELNEXTHOP, 1, 0, 0, NULL, 0);
+	input(m.b, m.len);
+	assert_false(route_present(IP(10, 4, 0, 0), 16));
+	tp_rcu_reclaim();
+	assert_int_equal(tp_nhg_count(), 0);
+}
+
 /* RTM_NEWROUTE/RTM_DELROUTE for 10.8.0.0/16 dev p0 with a metric and an outgoing
  * interface (ifindex 3: p0, 9: not a TAP). */
 static void route_msg_metric(struct msg *m, uint16_t type, uint32_t metric, uint32_t oif)
@@ -291,6 +484,8 @@ int main(void)
 	    cmocka_unit_test(test_huge_length),
 	    cmocka_unit_test(test_short_header_and_attribute),
 	    cmocka_unit_test(test_multipath_and_depth),
+	    cmocka_unit_test(test_multipath_group),
+	    cmocka_unit_test(test_nexthop_objects),
 	    cmocka_unit_test(test_delete_exactly_the_kernels_route),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -17,6 +17,7 @@
 #include "control/neigh.h"
 #include "control/netlink.h"
 #include "control/nexthop.h"
+#include "control/nhg.h"
 #include "control/route.h"
 #include "ip4.h"
 #include "datapath/udp_local.h"
@@ -208,6 +209,61 @@ static const char *port_name(uint16_t id)
  * "not an answer of API version 1"). */
 #define SHOW_ROUTES_MAX 65536
 
+/* A multipath route's via and port, for the text table too: "A(1) B(2) C(dead)" (each
+ * gateway with its weight) and "p1 p2 p3". */
+static void show_route_vias(struct tp_node *o, const struct tp_route *r)
+{
+	const struct tp_route_path *p = &r->paths[0];
+	char via[512] = "", ports[256] = "", a[16];
+	size_t nv = 0, np = 0;
+
+	for (unsigned int i = 0; i < p->n_hops; i++) {
+		const struct tp_route_hop *h = &p->hops[i];
+		int k = h->dead ? snprintf(via + nv, sizeof(via) - nv, "%s%s(dead)", i ? " " : "",
+					   tp_ip4_fmt(h->gw, a))
+				: snprintf(via + nv, sizeof(via) - nv, "%s%s(%u)", i ? " " : "",
+					   tp_ip4_fmt(h->gw, a), h->weight);
+		if (k < 0 || (size_t)k >= sizeof(via) - nv) {
+			snprintf(via + (nv < sizeof(via) - 4 ? nv : sizeof(via) - 4), 4, "...");
+			break;
+		}
+		nv += (size_t)k;
+		k = snprintf(ports + np, sizeof(ports) - np, "%s%s", i ? " " : "",
+			     port_name(h->port));
+		np = k > 0 && (size_t)k < sizeof(ports) - np ? np + (size_t)k : np;
+	}
+	tp_out_str(o, "via", via);
+	tp_out_str(o, "port", ports);
+}
+
+/* A multipath route's group id and hops: gateway, port, weight, whether the kernel
+ * marks it dead, and the buckets it has in the published group (nhg.h). */
+static void show_route_hops(struct tp_node *o, const struct tp_route *r)
+{
+	const struct tp_route_path *p = &r->paths[0];
+	const struct tp_nhg *g = NULL;
+	char a[16];
+
+	if (r->nh & TP_NH_GROUP) {
+		g = tp_nhg_get(r->nh & TP_NHG_ID_MASK);
+		tp_out_u64(o, "group", r->nh & TP_NHG_ID_MASK);
+	}
+	struct tp_node *l = tp_out_list(o, "hops");
+	for (unsigned int i = 0; i < p->n_hops; i++) {
+		const struct tp_route_hop *h = &p->hops[i];
+		struct tp_node *ho = tp_out_obj(l, NULL);
+		int nh = tp_neigh_lookup(h->gw);
+		unsigned int buckets = 0;
+		for (unsigned int b = 0; g != NULL && nh >= 0 && b < TP_NHG_BUCKETS; b++)
+			buckets += g->bucket[b] == (uint32_t)nh;
+		tp_out_str(ho, "via", tp_ip4_fmt(h->gw, a));
+		tp_out_str(ho, "port", port_name(h->port));
+		tp_out_u64(ho, "weight", h->weight);
+		tp_out_str(ho, "state", h->dead ? "dead" : "alive");
+		tp_out_u64(ho, "buckets", buckets);
+	}
+}
+
 /* show routes [offset N] [limit M]: the routes [N, N + M) in the table's order (stable
  * while no route comes or goes), and their total; without a limit all from N, or an
  * error naming the paging when more than SHOW_ROUTES_MAX would be rendered. */
@@ -251,8 +307,13 @@ static int show_routes(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		struct tp_node *o = tp_out_obj(l, NULL);
 		tp_out_strf(o, "prefix", "%s/%u", tp_ip4_fmt(r->ip, a), r->depth);
 		tp_out_str(o, "type", tp_route_type_name((enum tp_route_type)r->type));
-		tp_out_str(o, "via", r->gw ? tp_ip4_fmt(r->gw, g) : "");
-		tp_out_str(o, "port", r->port == TP_ROUTE_NO_PORT ? "" : port_name(r->port));
+		if (r->type == TP_ROUTE_MULTIPATH && r->n_paths > 0) {
+			show_route_vias(o, r);
+		} else {
+			tp_out_str(o, "via", r->gw ? tp_ip4_fmt(r->gw, g) : "");
+			tp_out_str(o, "port",
+				   r->port == TP_ROUTE_NO_PORT ? "" : port_name(r->port));
+		}
 		tp_out_u64(o, "nexthop", r->nh);
 		tp_out_u64(o, "metric", r->metric);
 		/* installed; punting (no next hop to be had, or covering routes that do not
@@ -263,6 +324,8 @@ static int show_routes(struct tp_cmd_ctx *ctx, int argc, char **argv)
 									 : "installed");
 		tp_out_str(o, "reason", tp_route_unfit_name((enum tp_route_unfit)r->unfit));
 		tp_out_u64(o, "unfit_below", r->unfit_below);
+		if (r->type == TP_ROUTE_MULTIPATH && r->n_paths > 0)
+			show_route_hops(o, r);
 	}
 	tp_out_u64(ctx->out, "total", total);
 	tp_out_u64(ctx->out, "offset", offset);
@@ -477,6 +540,7 @@ static int show_sync(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(ctx->out, "resyncs", tp_nl_stats.resyncs);
 	tp_out_u64(ctx->out, "overruns", tp_nl_stats.overruns);
 	tp_out_u64(ctx->out, "routes_ignored", tp_nl_stats.routes_ignored);
+	tp_out_u64(ctx->out, "nexthops_ignored", tp_nl_stats.nexthops_ignored);
 	tp_out_u64(ctx->out, "foreign", tp_nl_stats.foreign);
 	tp_out_u64(ctx->out, "passes_capped", tp_nl_stats.passes_capped);
 	tp_out_u64(ctx->out, "resync_failures", tp_nl_stats.resync_failures);
@@ -485,6 +549,8 @@ static int show_sync(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(ctx->out, "routes", tp_route_count());
 	tp_out_u64(ctx->out, "max_routes", tp_route_max_routes());
 	tp_out_u64(ctx->out, "tbl8_groups", tp_route_tbl8_groups());
+	tp_out_u64(ctx->out, "ecmp_groups", tp_nhg_count());
+	tp_out_u64(ctx->out, "max_ecmp_groups", tp_nhg_max());
 	/* routes that did not fit, by reason (each time one became unfit), those still
 	 * waiting (their traffic goes to the kernel), the installed routes punting for
 	 * them, and the retries */

@@ -23,6 +23,7 @@
 #include "control/neigh.h"
 #include "control/netlink.h"
 #include "control/nexthop.h"
+#include "control/nhg.h"
 #include "control/route.h"
 #include "l3mode.h"
 #include "ip4.h"
@@ -32,6 +33,7 @@ static const struct tp_ctr_desc ip4_ctrs[] = {IP4_COUNTERS(TP_CTR_DESC)};
 /* --- options --- */
 static unsigned int max_routes = 1 << 16;
 static unsigned int tbl8_groups = 1 << 12;
+static unsigned int nexthop_groups = TP_NHG_DEFAULT;
 static bool no_sysctl;
 
 /* A count of 1 to 2^24 for option name: 0 or -EINVAL, having said why on stderr. */
@@ -57,6 +59,18 @@ static int opt_tbl8_groups(const char *arg)
 	return count_opt("tbl8-groups", arg, &tbl8_groups);
 }
 
+static int opt_nexthop_groups(const char *arg)
+{
+	uint64_t n;
+
+	if (tp_parse_u64(arg, 1, TP_NHG_ID_MASK + 1, &n) < 0) {
+		fprintf(stderr, "twinplane: --ecmp-groups: want 1 to 65536, not '%s'\n", arg);
+		return -EINVAL;
+	}
+	nexthop_groups = (unsigned int)n;
+	return 0;
+}
+
 static int opt_no_sysctl(const char *arg)
 {
 	no_sysctl = true;
@@ -70,6 +84,10 @@ static const struct tp_nf_opt ip4_opts[] = {
      opt_max_routes},
     {"tbl8-groups", true, "LPM groups for routes longer than /24, one a /24 (4096)",
      opt_tbl8_groups},
+    {"ecmp-groups", true,
+     "ECMP next-hop groups the data plane holds (4096), one a\n"
+     "                          multipath route; beyond, they go through the kernel",
+     opt_nexthop_groups},
     {"no-sysctl", false, "leave the namespace's redirects alone", opt_no_sysctl},
 };
 
@@ -112,6 +130,7 @@ static int ip4_init(void)
 
 	if (!no_sysctl)
 		kernel_setup();
+	tp_route_set_groups(nexthop_groups);
 	if ((ret = tp_nh_init()) < 0 || (ret = tp_neigh_init(1 << 16)) < 0 ||
 	    (ret = tp_route_init2(tp.qs, max_routes, tbl8_groups)) < 0) {
 		TP_LOG(ERR, "ip4 tables: %s", rte_strerror(-ret));

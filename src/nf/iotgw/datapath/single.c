@@ -35,6 +35,7 @@
 #include "../../../core/log.h"
 #include "../../../core/tp.h"
 #include "../../ip4/control/nexthop.h"
+#include "../../ip4/control/nhg.h"
 #include "../../ip4/ip4.h"
 #include "../../ip4/control/route.h"
 #include "fast.h"
@@ -261,6 +262,7 @@ static void ping_cse(struct tp_timer *t)
 	uint32_t dst = tp_iotgw.cse_ip, nh;
 
 	tp_route_lookup_bulk(&dst, &nh, 1);
+	nh = tp_nhg_resolve(nh, 0); /* ECMP: one member resolved will do */
 	if (nh != UINT32_MAX && (tp_nh_l2_flags(tp_nh_l2_load(nh)) & TP_NH_F_RESOLVED))
 		return;
 	/* a CoAP ping (RFC 7252 4.3: an empty CON; the CSE answers RST) through the

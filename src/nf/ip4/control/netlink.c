@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <linux/if_addr.h>
 #include <linux/neighbour.h>
+#include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +111,188 @@ static void addr_msg(const struct nlmsghdr *nlh)
 			     p->n_addrs ? p->addrs[0].depth : 0);
 }
 
+/* --- nexthop objects (RTM_NEWNEXTHOP): kept to follow their groups --- */
+/* The kernel announces a route of a nexthop object with the object's next hops
+ * expanded (RTA_MULTIPATH) while net.ipv4.nexthop_compat_mode is 1, but not again
+ * when a member leaves the group (ip nexthop del): the group's routes follow its
+ * RTM_NEWNEXTHOP / RTM_DELNEXTHOP here. Found by id, a linear search: at most NHO_MAX
+ * objects (more are counted in nexthops_ignored). */
+#define NHO_MAX 4096
+
+struct nho {
+	uint32_t id;
+	uint32_t gw; /* one next hop: its gateway (host order), 0 for none */
+	int ifindex;
+	uint8_t dead;
+	uint16_t n;		 /* a group: its members */
+	struct nexthop_grp *grp; /* malloc'd, n entries */
+};
+
+static struct nho nhos[NHO_MAX];
+static unsigned int n_nhos;
+
+static struct nho *nho_find(uint32_t id)
+{
+	for (unsigned int i = 0; i < n_nhos; i++)
+		if (nhos[i].id == id)
+			return &nhos[i];
+	return NULL;
+}
+
+static void nho_forget(struct nho *o)
+{
+	free(o->grp);
+	*o = nhos[--n_nhos];
+}
+
+static void nho_clear(void)
+{
+	while (n_nhos > 0)
+		nho_forget(&nhos[n_nhos - 1]);
+}
+
+/* A group's members as route hops: how many, or -1 when one is unknown, without a
+ * gateway or not on one of our ports (the routes of the group are then not ours). */
+static int nho_hops(const struct nho *g, struct tp_route_hop *hops)
+{
+	int n = 0;
+
+	for (unsigned int i = 0; i < g->n && n < TP_NL_MAX_HOPS; i++) {
+		const struct nho *m = nho_find(g->grp[i].id);
+		struct tp_port *p;
+		if (m == NULL || m->n > 0 || m->gw == 0 ||
+		    (p = tp_port_by_ifindex(m->ifindex)) == NULL)
+			return -1;
+		/* the weight's low byte, and its high byte in what older headers call resvd1
+		 * (Linux 6.12), minus one */
+		uint32_t w = ((uint32_t)g->grp[i].resvd1 << 8 | g->grp[i].weight) + 1;
+		hops[n++] = (struct tp_route_hop){.gw = m->gw,
+						  .port = p->id,
+						  .weight = (uint16_t)RTE_MIN(w, 256u),
+						  .dead = m->dead};
+	}
+	return n;
+}
+
+/* Group g changed: its routes get its hops now (none: they go). */
+static void nho_group_apply(const struct nho *g)
+{
+	struct tp_route_hop hops[TP_NL_MAX_HOPS];
+	int n = nho_hops(g, hops);
+
+	/* a member not known (yet: a dump may list a group before its members) or not
+	 * ours: its routes stay as they are until the kernel announces them */
+	if (n >= 0)
+		tp_route_nhid_update(g->id, hops, (unsigned int)n);
+}
+
+static void nexthop_msg(const struct nlmsghdr *nlh)
+{
+	const struct nhmsg *nhm = msg_head(nlh, sizeof(*nhm));
+	const struct nlattr *tb[ATTR_MAX] = {0};
+	uint32_t id = 0, gw = 0, oif = 0;
+	struct nho *o;
+
+	if (nhm == NULL || (nhm->nh_family != AF_INET && nhm->nh_family != AF_UNSPEC))
+		return;
+	mnl_attr_parse(nlh, sizeof(*nhm), attr_cb, tb);
+	if (!attr_u32(tb[NHA_ID], &id) || id == 0)
+		return;
+	o = nho_find(id);
+	if (nlh->nlmsg_type == RTM_DELNEXTHOP) {
+		if (o == NULL)
+			return;
+		nho_forget(o);
+		/* as the kernel does: out of every group, whose routes follow */
+		for (unsigned int i = 0; i < n_nhos; i++) {
+			struct nho *g = &nhos[i];
+			unsigned int k = 0;
+			for (unsigned int j = 0; j < g->n; j++)
+				if (g->grp[j].id != id)
+					g->grp[k++] = g->grp[j];
+			if (k != g->n) {
+				g->n = (uint16_t)k;
+				nho_group_apply(g);
+			}
+		}
+		tp_route_nhid_update(id, NULL, 0);
+		return;
+	}
+	if (o == NULL) {
+		if (n_nhos == NHO_MAX) {
+			tp_nl_stats.nexthops_ignored++;
+			return;
+		}
+		o = &nhos[n_nhos++];
+		*o = (struct nho){.id = id};
+	}
+	free(o->grp);
+	o->grp = NULL;
+	o->n = 0;
+	attr_ip(tb[NHA_GATEWAY], &gw);
+	attr_u32(tb[NHA_OIF], &oif);
+	o->gw = gw;
+	o->ifindex = (int)oif;
+	o->dead = (nhm->nh_flags & RTNH_F_DEAD) != 0;
+	if (tb[NHA_GROUP] != NULL) {
+		size_t len = mnl_attr_get_payload_len(tb[NHA_GROUP]);
+		unsigned int n = (unsigned int)(len / sizeof(struct nexthop_grp));
+		if (n > TP_NL_MAX_HOPS)
+			n = TP_NL_MAX_HOPS;
+		if (n > 0 && (o->grp = malloc(n * sizeof(*o->grp))) != NULL) {
+			memcpy(o->grp, mnl_attr_get_payload(tb[NHA_GROUP]), n * sizeof(*o->grp));
+			o->n = (uint16_t)n;
+		}
+		nho_group_apply(o);
+		return;
+	}
+	/* a member changed (replaced, dead or alive): the groups holding it follow */
+	for (unsigned int i = 0; i < n_nhos; i++)
+		for (unsigned int j = 0; j < nhos[i].n; j++)
+			if (nhos[i].grp[j].id == id) {
+				nho_group_apply(&nhos[i]);
+				break;
+			}
+}
+
 /* --- routes --- */
+/* The next hops of an RTA_MULTIPATH attribute (struct rtnexthop each, its attributes
+ * after it; rtnetlink(7)) into hops[0..TP_NL_MAX_HOPS): how many, or -1 when one is
+ * malformed, has no gateway, is on a device that is not one of our ports, or there
+ * are more than TP_NL_MAX_HOPS (the route is then not ours to mirror: the kernel
+ * forwards its traffic when the data plane punts it, as for any route it ignores). */
+static int multipath_parse(const struct nlattr *mp, struct tp_route_hop *hops)
+{
+	const uint8_t *at = mnl_attr_get_payload(mp);
+	size_t room = mnl_attr_get_payload_len(mp);
+	int n = 0;
+
+	while (room >= sizeof(struct rtnexthop)) {
+		const struct rtnexthop *nh = (const void *)at;
+		const struct nlattr *ntb[ATTR_MAX] = {0};
+		struct tp_port *p;
+		uint32_t gw = 0;
+
+		if (nh->rtnh_len < sizeof(*nh) || nh->rtnh_len > room || n == TP_NL_MAX_HOPS)
+			return -1;
+		if (mnl_attr_parse_payload(RTNH_DATA(nh), nh->rtnh_len - sizeof(*nh), attr_cb,
+					   ntb) < 0 ||
+		    !attr_ip(ntb[RTA_GATEWAY], &gw) || gw == 0 ||
+		    (p = tp_port_by_ifindex(nh->rtnh_ifindex)) == NULL)
+			return -1;
+		hops[n++] = (struct tp_route_hop){
+		    .gw = gw,
+		    .port = p->id,
+		    .weight = (uint16_t)(nh->rtnh_hops + 1), /* rtnh_hops: weight - 1 */
+		    .dead = (nh->rtnh_flags & RTNH_F_DEAD) != 0,
+		};
+		size_t step = RTNH_ALIGN((size_t)nh->rtnh_len);
+		at += step;
+		room = room > step ? room - step : 0;
+	}
+	return n;
+}
+
 static void route_msg(const struct nlmsghdr *nlh)
 {
 	const struct rtmsg *rtm = msg_head(nlh, sizeof(*rtm));
@@ -138,21 +320,32 @@ static void route_msg(const struct nlmsghdr *nlh)
 	attr_ip(tb[RTA_DST], &dst);
 	attr_u32(tb[RTA_OIF], &oif);
 	attr_ip(tb[RTA_GATEWAY], &gw);
-	if (tb[RTA_MULTIPATH] && oif == 0) {
-		/* ECMP: mirrored through its first next hop (one that fits the attribute) */
-		const struct rtnexthop *nh = mnl_attr_get_payload(tb[RTA_MULTIPATH]);
-		uint16_t room = mnl_attr_get_payload_len(tb[RTA_MULTIPATH]);
-		const struct nlattr *ntb[ATTR_MAX] = {0};
-		if (room >= sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) && nh->rtnh_len <= room) {
-			oif = (uint32_t)nh->rtnh_ifindex;
-			mnl_attr_parse_payload(RTNH_DATA(nh), nh->rtnh_len - sizeof(*nh), attr_cb,
-					       ntb);
-			attr_ip(ntb[RTA_GATEWAY], &gw);
+	struct tp_route_hop hops[TP_NL_MAX_HOPS];
+	int n_hops = 0;
+	uint32_t nhid = 0;
+	attr_u32(tb[RTA_NH_ID], &nhid);
+	const struct nho *obj = nhid ? nho_find(nhid) : NULL;
+	if (obj != NULL && !tb[RTA_MULTIPATH] && gw == 0 && oif == 0) {
+		/* an object's route not expanded (nexthop_compat_mode 0): ours to expand */
+		if (obj->n > 0 && (n_hops = nho_hops(obj, hops)) <= 0) {
+			if (nlh->nlmsg_type == RTM_NEWROUTE)
+				tp_nl_stats.routes_ignored++;
+			return;
 		}
+		if (obj->n == 0) {
+			gw = obj->gw;
+			oif = (uint32_t)obj->ifindex;
+		}
+	}
+	if (tb[RTA_MULTIPATH] && oif == 0 && rtm->rtm_type == RTN_UNICAST &&
+	    (n_hops = multipath_parse(tb[RTA_MULTIPATH], hops)) <= 0) {
+		if (nlh->nlmsg_type == RTM_NEWROUTE)
+			tp_nl_stats.routes_ignored++;
+		return;
 	}
 	switch (rtm->rtm_type) {
 	case RTN_UNICAST:
-		type = gw ? TP_ROUTE_GATEWAY : TP_ROUTE_CONNECTED;
+		type = n_hops > 0 ? TP_ROUTE_MULTIPATH : gw ? TP_ROUTE_GATEWAY : TP_ROUTE_CONNECTED;
 		break;
 	case RTN_LOCAL:
 	case RTN_BROADCAST:
@@ -196,6 +389,9 @@ static void route_msg(const struct nlmsghdr *nlh)
 	    .port = port,
 	    .type = (uint8_t)type,
 	    .gen = gen,
+	    .n_hops = (uint16_t)n_hops,
+	    .hops = n_hops > 0 ? hops : NULL,
+	    .nhid = nhid,
 	};
 	if (nlh->nlmsg_type == RTM_DELROUTE) {
 		tp_route_del_path(dst, rtm->rtm_dst_len, &path);
@@ -253,6 +449,10 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 	case RTM_DELNEIGH:
 		neigh_msg(nlh);
 		break;
+	case RTM_NEWNEXTHOP:
+	case RTM_DELNEXTHOP:
+		nexthop_msg(nlh);
+		break;
 	default:
 		break;
 	}
@@ -300,7 +500,7 @@ static int request(struct nlmsghdr *nlh, mnl_cb_t cb)
 	}
 }
 
-static int dump(uint16_t type, size_t hdrlen)
+static int dump_family(uint16_t type, size_t hdrlen, uint8_t family)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -309,8 +509,24 @@ static int dump(uint16_t type, size_t hdrlen)
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	g = mnl_nlmsg_put_extra_header(nlh, hdrlen);
-	g->rtgen_family = AF_INET;
+	g->rtgen_family = family;
 	return request(nlh, msg_cb);
+}
+
+static int dump(uint16_t type, size_t hdrlen)
+{
+	return dump_family(type, hdrlen, AF_INET);
+}
+
+/* The nexthop objects afresh (before the routes that name them); a kernel without them
+ * (before Linux 5.3) refuses the request, which is no failure. */
+static int nexthop_dump(void)
+{
+	int ret;
+
+	nho_clear();
+	ret = dump_family(RTM_GETNEXTHOP, sizeof(struct nhmsg), AF_UNSPEC);
+	return ret == -EOPNOTSUPP || ret == -EINVAL ? 0 : ret;
 }
 
 /* Neighbours the kernel no longer has after a dump: all of them, in batches (the
@@ -357,7 +573,7 @@ int tp_nl_resync(void)
 	while ((p = tp_port_next(&it)) != NULL)
 		p->n_addrs = 0;
 	if ((ret = dump(RTM_GETADDR, sizeof(struct ifaddrmsg))) < 0 ||
-	    (ret = dump(RTM_GETNEIGH, sizeof(struct ndmsg))) < 0 ||
+	    (ret = dump(RTM_GETNEIGH, sizeof(struct ndmsg))) < 0 || (ret = nexthop_dump()) < 0 ||
 	    (ret = dump(RTM_GETROUTE, sizeof(struct rtmsg))) < 0) {
 		/* the tables may be stale (a half dump sweeps nothing): again later, each
 		 * time waiting twice as long, up to 5 s */
@@ -513,6 +729,13 @@ int tp_nl_init(void)
 			    MNL_SOCKET_AUTOPID) < 0 ||
 	    mnl_socket_bind(req_sk, 0, MNL_SOCKET_AUTOPID) < 0)
 		goto fail;
+	/* nexthop objects and their groups (a group beyond the 32 of the bind mask) */
+	int grp = RTNLGRP_NEXTHOP;
+	if (mnl_socket_setsockopt(ev_sk, NETLINK_ADD_MEMBERSHIP, &grp, sizeof(grp)) < 0)
+		TP_LOG(WARNING,
+		       "netlink: no nexthop object events (%s): groups changed by 'ip "
+		       "nexthop' are followed at the next resync only",
+		       strerror(errno));
 	tp_nl_set_rcvbuf(rcvbuf);
 	if (tp_ctl_add_fd(mnl_socket_get_fd(ev_sk), ev_readable, NULL) < 0)
 		goto fail;
@@ -534,6 +757,7 @@ void tp_nl_fini(void)
 	if (req_sk)
 		mnl_socket_close(req_sk);
 	ev_sk = req_sk = NULL;
+	nho_clear();
 }
 
 /* --- writes --- */

@@ -14,12 +14,13 @@ struct tp_nl_stats {
 	uint64_t events;
 	uint64_t resyncs;
 	uint64_t overruns;
-	uint64_t routes_ignored;  /* not through a TAP, or of a type we do not mirror */
-	uint64_t foreign;	  /* datagrams not from the kernel, ignored */
-	uint64_t passes_capped;	  /* event-loop passes that left messages for the next */
-	uint64_t resync_failures; /* dumps that failed (tried again with backoff) */
-	uint64_t drain_passes;	  /* passes that emptied an overrun queue only in part */
-	uint64_t neigh_swept;	  /* neighbours a resync found gone from the kernel */
+	uint64_t routes_ignored;   /* not through a TAP, or of a type we do not mirror */
+	uint64_t nexthops_ignored; /* nexthop objects beyond the 4096 followed */
+	uint64_t foreign;	   /* datagrams not from the kernel, ignored */
+	uint64_t passes_capped;	   /* event-loop passes that left messages for the next */
+	uint64_t resync_failures;  /* dumps that failed (tried again with backoff) */
+	uint64_t drain_passes;	   /* passes that emptied an overrun queue only in part */
+	uint64_t neigh_swept;	   /* neighbours a resync found gone from the kernel */
 };
 
 /* A request's answer (a dump) waits this long at most for each datagram. */
@@ -27,6 +28,9 @@ struct tp_nl_stats {
 
 /* Messages of the event socket applied per event-loop pass, at most. */
 #define TP_NL_PASS_BUDGET 1024
+/* Next hops of one multipath route mirrored at most (a group takes TP_NHG_MEMBERS of
+ * them alive: a route with more is unfit, counted) */
+#define TP_NL_MAX_HOPS 256
 
 extern struct tp_nl_stats tp_nl_stats;
 

@@ -13,12 +13,17 @@
 #include "../../../tables/keyed_hash.h"
 #include "neigh.h"
 #include "nexthop.h"
+#include "nhg.h"
 #include "route.h"
 
 struct rte_lpm *tp_route_lpm;
 struct tp_route_stats tp_route_stats;
 static struct rte_hash *route_index; /* (ip, depth) -> installed struct tp_route * */
 static unsigned int max_rules, n_tbl8;
+static unsigned int nhg_max = TP_NHG_DEFAULT; /* next-hop groups at the next init */
+/* per group id: the kernel nexthop object it stands for (0: one route's own group) and
+ * the routes holding it */
+static uint32_t *grp_nhid, *grp_refs;
 
 /* Unfit routes sorted by (ip, depth): those a prefix covers are one run of it. */
 static struct tp_route **unfit;
@@ -37,6 +42,7 @@ static const char *const type_names[] = {
     [TP_ROUTE_LOCAL] = "local",		[TP_ROUTE_HOST] = "host",
     [TP_ROUTE_BLACKHOLE] = "blackhole", [TP_ROUTE_UNREACHABLE] = "unreachable",
     [TP_ROUTE_PROHIBIT] = "prohibit",	[TP_ROUTE_THROW] = "throw",
+    [TP_ROUTE_MULTIPATH] = "multipath",
 };
 
 static const char *const unfit_names[] = {
@@ -47,6 +53,8 @@ static const char *const unfit_names[] = {
     [TP_UNFIT_NEXTHOPS] = "nexthops",
     [TP_UNFIT_NEIGHBOURS] = "neighbours",
     [TP_UNFIT_NOMEM] = "nomem",
+    [TP_UNFIT_GROUPS] = "nexthop_groups",
+    [TP_UNFIT_GROUP_SIZE] = "group_size",
 };
 
 static const char *const unfit_texts[] = {
@@ -58,6 +66,8 @@ static const char *const unfit_texts[] = {
     [TP_UNFIT_NEXTHOPS] = "the next-hop table is full",
     [TP_UNFIT_NEIGHBOURS] = "the neighbour table (hash) is full",
     [TP_UNFIT_NOMEM] = "out of memory",
+    [TP_UNFIT_GROUPS] = "the next-hop group table is full",
+    [TP_UNFIT_GROUP_SIZE] = "the route has more live next hops than a group holds (32)",
 };
 
 const char *tp_route_type_name(enum tp_route_type t)
@@ -136,14 +146,35 @@ int tp_route_init2(struct rte_rcu_qsbr *qs, unsigned int max_routes, unsigned in
 		err = -rte_errno;
 		goto free_lpm;
 	}
+	if ((err = tp_nhg_init(nhg_max)) < 0)
+		goto free_index;
+	grp_nhid = calloc(nhg_max, sizeof(*grp_nhid));
+	grp_refs = calloc(nhg_max, sizeof(*grp_refs));
+	if (grp_nhid == NULL || grp_refs == NULL) {
+		err = -ENOMEM;
+		goto free_groups;
+	}
 	max_rules = max_routes;
 	n_tbl8 = tbl8_groups;
 	freed = freed_seen = 0;
 	return 0;
+free_groups:
+	free(grp_nhid);
+	free(grp_refs);
+	grp_nhid = grp_refs = NULL;
+	tp_nhg_fini();
+free_index:
+	rte_hash_free(route_index);
+	route_index = NULL;
 free_lpm:
 	rte_lpm_free(tp_route_lpm);
 	tp_route_lpm = NULL;
 	return err;
+}
+
+void tp_route_set_groups(unsigned int groups)
+{
+	nhg_max = groups;
 }
 
 int tp_route_init(struct rte_rcu_qsbr *qs, unsigned int max_routes)
@@ -153,6 +184,8 @@ int tp_route_init(struct rte_rcu_qsbr *qs, unsigned int max_routes)
 
 static void route_free(struct tp_route *r)
 {
+	for (unsigned int i = 0; i < r->n_paths; i++)
+		free(r->paths[i].hops);
 	free(r->paths);
 	free(r);
 }
@@ -175,6 +208,10 @@ void tp_route_fini(void)
 	n_unfit = cap_unfit = retry_cursor = n_covers = 0;
 	rte_lpm_free(tp_route_lpm);
 	tp_route_lpm = NULL;
+	tp_nhg_fini();
+	free(grp_nhid);
+	free(grp_refs);
+	grp_nhid = grp_refs = NULL;
 }
 
 unsigned int tp_route_max_routes(void)
@@ -354,10 +391,23 @@ static void covers_release(struct tp_route *r)
 }
 
 /* --- paths --- */
+/* The same next hops, in the same order (the kernel keeps its order); dead or not. */
+static bool hops_same(const struct tp_route_path *a, const struct tp_route_path *b)
+{
+	if (a->n_hops != b->n_hops)
+		return false;
+	for (unsigned int i = 0; i < a->n_hops; i++)
+		if (a->hops[i].gw != b->hops[i].gw || a->hops[i].port != b->hops[i].port ||
+		    a->hops[i].weight != b->hops[i].weight)
+			return false;
+	return true;
+}
+
 static bool path_same(const struct tp_route_path *a, const struct tp_route_path *b)
 {
 	return a->table == b->table && a->metric == b->metric && a->type == b->type &&
-	       a->gw == b->gw && a->port == b->port;
+	       a->gw == b->gw && a->port == b->port &&
+	       (a->type != TP_ROUTE_MULTIPATH || hops_same(a, b));
 }
 
 /* Path order, the kernel's: the local table before main (its rule comes first), a
@@ -390,27 +440,179 @@ static int path_insert(struct tp_route *r, const struct tp_route_path *p)
 		r->paths = n;
 		r->cap_paths = cap;
 	}
+	struct tp_route_hop *hops = NULL;
+	if (p->type == TP_ROUTE_MULTIPATH) { /* the route's own copy */
+		hops = malloc(p->n_hops * sizeof(*hops));
+		if (hops == NULL)
+			return -ENOMEM;
+		memcpy(hops, p->hops, p->n_hops * sizeof(*hops));
+	}
 	while (i < r->n_paths && path_rank_cmp(&r->paths[i], p) <= 0)
 		i++;
 	memmove(&r->paths[i + 1], &r->paths[i], (r->n_paths - i) * sizeof(*p));
 	r->paths[i] = *p;
+	r->paths[i].hops = hops;
+	r->paths[i].n_hops = hops ? p->n_hops : 0;
 	r->n_paths++;
 	return 0;
 }
 
 static void path_remove(struct tp_route *r, unsigned int i)
 {
+	free(r->paths[i].hops);
 	memmove(&r->paths[i], &r->paths[i + 1], (r->n_paths - i - 1) * sizeof(*r->paths));
 	r->n_paths--;
 }
 
 /* --- next hops --- */
-/* The next hop p needs, a neighbour's referenced: >= 0, or a negative enum
- * tp_route_unfit when it cannot have one. */
-static int path_nh(const struct tp_route_path *p)
+/* Drop the references nh holds: a neighbour's, or a group's members' and the group
+ * (freed after a grace period). */
+static void nh_put(uint32_t nh)
+{
+	if (nh & TP_NH_GROUP) {
+		uint32_t gid = nh & TP_NHG_ID_MASK;
+		const struct tp_nhg *g = tp_nhg_get(gid);
+		if (grp_refs[gid] > 1) { /* other routes of the object hold it */
+			grp_refs[gid]--;
+			return;
+		}
+		grp_refs[gid] = 0;
+		grp_nhid[gid] = 0;
+		for (unsigned int i = 0; g != NULL && i < g->n; i++)
+			tp_neigh_unref(g->m[i].nh);
+		tp_nhg_free(gid);
+	} else if (!tp_nh_special(nh)) {
+		tp_neigh_unref(nh);
+	}
+}
+
+/* Members m[0..n): the references they hold dropped. */
+static void members_put(const struct tp_nhg_member *m, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		tp_neigh_unref(m[i].nh);
+}
+
+/* The group of kernel nexthop object nhid, or -1. */
+static int group_of_object(uint32_t nhid)
+{
+	for (unsigned int g = 0; g < nhg_max; g++)
+		if (grp_refs[g] > 0 && grp_nhid[g] == nhid)
+			return (int)g;
+	return -1;
+}
+
+/* Group gid's members are m[0..n) (in order, weights too). */
+static bool group_is(uint32_t gid, const struct tp_nhg_member *m, unsigned int n)
+{
+	const struct tp_nhg *g = tp_nhg_get(gid);
+
+	return g != NULL && g->n == n && memcmp(g->m, m, n * sizeof(*m)) == 0;
+}
+
+/* Give group gid the members m[0..n) (their references taken): nothing when it has them
+ * (the references dropped), else a new bucket table (built from its own, or from from's
+ * for a group without one) and the old members' references dropped. 0 or negative
+ * errno (the references of m dropped). */
+static int group_update(uint32_t gid, const struct tp_nhg_member *m, unsigned int n,
+			const struct tp_nhg *from)
+{
+	struct tp_nhg_member old[TP_NHG_MEMBERS];
+	const struct tp_nhg *g = tp_nhg_get(gid);
+	unsigned int n_old = g ? g->n : 0;
+	int ret;
+
+	if (group_is(gid, m, n)) {
+		members_put(m, n);
+		return 0;
+	}
+	memcpy(old, g ? g->m : old, n_old * sizeof(*old));
+	if ((ret = tp_nhg_set_from(gid, m, n, from)) < 0) {
+		members_put(m, n);
+		return ret;
+	}
+	/* the old table's members stay allocated for its readers: a neighbour's next hop
+	 * is freed a grace period after its last reference, the old table too */
+	members_put(old, n_old);
+	return 0;
+}
+
+/* The group a multipath path needs, its members' neighbours referenced: TP_NH_GROUP |
+ * id, a special next hop when none of its hops is alive (the kernel decides), or a
+ * negative enum tp_route_unfit. The routes of one kernel nexthop object (p->nhid) share
+ * its group; a route's own group (no object) keeps its id when the route changes. A
+ * group made anew for a route that had one starts from that one's buckets: the flows of
+ * the next hops both have stay where they were (zebra replaces a route's object by
+ * another when a next hop goes). */
+static int path_group(const struct tp_route *r, const struct tp_route_path *p)
+{
+	struct tp_nhg_member m[TP_NHG_MEMBERS];
+	unsigned int n = 0;
+	int cur = r->installed && (r->nh & TP_NH_GROUP) ? (int)(r->nh & TP_NHG_ID_MASK) : -1;
+	int gid, ret;
+
+	for (unsigned int i = 0; i < p->n_hops; i++) {
+		const struct tp_route_hop *h = &p->hops[i];
+		unsigned int j;
+		int nh;
+		if (h->dead)
+			continue;
+		if (n == TP_NHG_MEMBERS) {
+			members_put(m, n);
+			return -TP_UNFIT_GROUP_SIZE;
+		}
+		if ((nh = tp_neigh_ref(h->gw, h->port)) < 0) {
+			members_put(m, n);
+			return tp_nh_full() ? -TP_UNFIT_NEXTHOPS : -TP_UNFIT_NEIGHBOURS;
+		}
+		for (j = 0; j < n && m[j].nh != (uint32_t)nh; j++)
+			;
+		if (j < n) { /* the same gateway twice: one member, the weights added */
+			m[j].weight = RTE_MIN(m[j].weight + h->weight, 256u);
+			tp_neigh_unref((uint32_t)nh);
+			continue;
+		}
+		m[n++] = (struct tp_nhg_member){(uint32_t)nh, h->weight ? h->weight : 1};
+	}
+	if (n == 0)
+		return TP_NH_UNREACHABLE;
+	/* the group to use: the object's (shared), or the route's own, kept */
+	gid = p->nhid ? group_of_object(p->nhid) : -1;
+	bool fresh = false;
+	if (gid < 0 && cur >= 0 && grp_refs[cur] == 1 && (p->nhid || grp_nhid[cur] == 0)) {
+		gid = cur; /* the route alone holds its group: it becomes the object's, or stays */
+		grp_nhid[gid] = p->nhid;
+	}
+	if (gid < 0) {
+		if ((gid = tp_nhg_alloc()) < 0) {
+			members_put(m, n);
+			return -TP_UNFIT_GROUPS;
+		}
+		fresh = true;
+	}
+	ret = group_update((uint32_t)gid, m, n, cur >= 0 ? tp_nhg_get((uint32_t)cur) : NULL);
+	if (ret < 0) {
+		if (fresh)
+			tp_nhg_free((uint32_t)gid);
+		return ret == -ENOMEM ? -TP_UNFIT_NOMEM : -TP_UNFIT_GROUPS;
+	}
+	if (fresh) {
+		grp_nhid[gid] = p->nhid;
+		grp_refs[gid] = 1;
+	} else if (gid != cur) {
+		grp_refs[gid]++; /* the object's group, one route more */
+	}
+	return (int)(TP_NH_GROUP | (uint32_t)gid);
+}
+
+/* The next hop p needs, a neighbour's referenced (or a group, path_group): >= 0, or a
+ * negative enum tp_route_unfit when it cannot have one. */
+static int path_nh(const struct tp_route *r, const struct tp_route_path *p)
 {
 	int nh;
 
+	if (p->type == TP_ROUTE_MULTIPATH)
+		return path_group(r, p);
 	if (p->type != TP_ROUTE_GATEWAY && p->type != TP_ROUTE_HOST)
 		return (int)route_special_nh((enum tp_route_type)p->type);
 	nh = tp_neigh_ref(p->gw, p->port);
@@ -422,7 +624,7 @@ static int path_nh(const struct tp_route_path *p)
 static void nh_release(uint32_t nh)
 {
 	if (!tp_nh_special(nh)) {
-		tp_neigh_unref(nh);
+		nh_put(nh);
 		freed++;
 	}
 }
@@ -456,7 +658,7 @@ static void route_settle(struct tp_route *r)
 {
 	const struct tp_route_path *p = &r->paths[0];
 	enum tp_route_unfit why = TP_UNFIT_NONE;
-	int nh = path_nh(p);
+	int nh = path_nh(r, p);
 
 	if (nh < 0) {
 		why = (enum tp_route_unfit) - nh;
@@ -465,6 +667,7 @@ static void route_settle(struct tp_route *r)
 	r->type = p->type;
 	r->kernel = p->table != 0;
 	r->gw = p->type == TP_ROUTE_GATEWAY || p->type == TP_ROUTE_HOST ? p->gw : 0;
+	/* a multipath route's port is TP_ROUTE_NO_PORT: its hops have theirs */
 	r->port = p->port;
 	r->gen = p->gen;
 	r->metric = p->metric;
@@ -484,8 +687,7 @@ static void route_settle(struct tp_route *r)
 		}
 		if (ret != 0) {
 			/* without a rule it holds no next hop (this one was not freed space) */
-			if (!tp_nh_special((uint32_t)nh))
-				tp_neigh_unref((uint32_t)nh);
+			nh_put((uint32_t)nh);
 			r->nh = TP_NH_UNFIT;
 			why = ret > 0 ? TP_UNFIT_INDEX : lpm_reason(r, ret);
 			if (!r->listed && unfit_insert(r) < 0) {
@@ -506,7 +708,8 @@ static void route_settle(struct tp_route *r)
 		r->nh = (uint32_t)nh;
 		if (lpm_value(r) != before)
 			lpm_update(r);
-		nh_release(old_nh);
+		if (old_nh != r->nh || !(old_nh & TP_NH_GROUP)) /* a group kept: already done */
+			nh_release(old_nh);
 	}
 	if (why == TP_UNFIT_NONE) {
 		if (r->listed) {
@@ -576,6 +779,19 @@ static struct tp_route *route_new(uint32_t ip, uint8_t depth)
 	return r;
 }
 
+/* Copy p's hops' dead flags into have's (the same hops); true when one changed. */
+static bool hops_dead_update(struct tp_route_path *have, const struct tp_route_path *p)
+{
+	bool changed = false;
+
+	for (unsigned int i = 0; i < have->n_hops && p->hops != NULL; i++)
+		if (have->hops[i].dead != p->hops[i].dead) {
+			have->hops[i].dead = p->hops[i].dead;
+			changed = true;
+		}
+	return changed;
+}
+
 static int route_result(const struct tp_route *r)
 {
 	return r->unfit;
@@ -587,13 +803,15 @@ int tp_route_add_path(uint32_t ip, uint8_t depth, const struct tp_route_path *p,
 	unsigned int i;
 	int ret;
 
-	if (depth > 32 || p->table == 0 || p->type > TP_ROUTE_THROW)
+	if (depth > 32 || p->table == 0 || p->type > TP_ROUTE_MULTIPATH ||
+	    (p->type == TP_ROUTE_MULTIPATH && (p->n_hops == 0 || p->hops == NULL)))
 		return -EINVAL;
 	ip &= mask_of(depth);
 	r = route_get(ip, depth);
 	if (r == NULL) {
 		if ((r = route_new(ip, depth)) == NULL || path_insert(r, p) < 0) {
-			free(r);
+			if (r != NULL)
+				route_free(r);
 			return -ENOMEM;
 		}
 		route_settle(r);
@@ -607,6 +825,8 @@ int tp_route_add_path(uint32_t ip, uint8_t depth, const struct tp_route_path *p,
 		r->paths[i].gen = p->gen; /* the same route again (a dump) */
 		if (i == 0)
 			r->gen = p->gen;
+		if (hops_dead_update(&r->paths[i], p) && i == 0)
+			route_settle(r); /* a hop died or came back: the group without it */
 		return route_result(r);
 	}
 	bool removed = i < r->n_paths;
@@ -619,6 +839,23 @@ int tp_route_add_path(uint32_t ip, uint8_t depth, const struct tp_route_path *p,
 	}
 	route_settle(r);
 	return route_result(r);
+}
+
+int tp_route_add_multipath(uint32_t ip, uint8_t depth, const struct tp_route_hop *hops,
+			   unsigned int n, uint32_t gen)
+{
+	struct tp_route_path p = {
+	    .table = RT_TABLE_MAIN,
+	    .port = TP_ROUTE_NO_PORT,
+	    .type = TP_ROUTE_MULTIPATH,
+	    .gen = gen,
+	    .n_hops = (uint16_t)n,
+	    .hops = (struct tp_route_hop *)(uintptr_t)hops,
+	};
+
+	if (n == 0 || n > UINT16_MAX)
+		return -EINVAL;
+	return tp_route_add_path(ip, depth, &p, true);
 }
 
 int tp_route_add(uint32_t ip, uint8_t depth, enum tp_route_type type, uint32_t gw, uint16_t port,
@@ -768,15 +1005,20 @@ unsigned int tp_route_sweep(uint32_t gen)
 	return total;
 }
 
+/* A path through port: its own, or one of its hops' (the kernel drops a multipath
+ * route when one of its devices goes). */
 static bool path_on_port(const struct tp_route_path *p, uint32_t port)
 {
+	for (unsigned int i = 0; i < p->n_hops; i++)
+		if (p->hops[i].port == port)
+			return true;
 	return p->port == port;
 }
 
 static bool route_on_port(const struct tp_route *r, uint32_t port)
 {
 	for (unsigned int i = 0; i < r->n_paths; i++)
-		if (r->paths[i].port == port)
+		if (path_on_port(&r->paths[i], port))
 			return true;
 	return false;
 }
@@ -791,6 +1033,75 @@ void tp_route_flush_port(uint16_t port)
 		for (unsigned int i = 0; i < n; i++)
 			route_prune(victims[i], path_on_port, port);
 	} while (n == RTE_DIM(victims));
+}
+
+/* --- nexthop objects --- */
+static const struct tp_route_hop *nhid_hops;
+static unsigned int nhid_n;
+
+/* A kernel path of object nhid whose hops are not nhid_hops (dead flags included), or
+ * any of its paths when there are none. */
+static bool path_nhid_stale(const struct tp_route_path *p, uint32_t nhid)
+{
+	if (p->table == 0 || p->nhid != nhid)
+		return false;
+	if (nhid_n == 0 || p->n_hops != nhid_n) /* none: every path of the object goes */
+		return true;
+	for (unsigned int i = 0; i < nhid_n; i++)
+		if (p->hops[i].gw != nhid_hops[i].gw || p->hops[i].port != nhid_hops[i].port ||
+		    p->hops[i].weight != nhid_hops[i].weight ||
+		    p->hops[i].dead != nhid_hops[i].dead)
+			return true;
+	return false;
+}
+
+static bool route_nhid_stale(const struct tp_route *r, uint32_t nhid)
+{
+	for (unsigned int i = 0; i < r->n_paths; i++)
+		if (path_nhid_stale(&r->paths[i], nhid))
+			return true;
+	return false;
+}
+
+unsigned int tp_route_nhid_update(uint32_t nhid, const struct tp_route_hop *hops, unsigned int n)
+{
+	struct tp_route *batch[256];
+	unsigned int k, total = 0;
+
+	if (nhid == 0 || n > UINT16_MAX)
+		return 0;
+	nhid_hops = hops;
+	nhid_n = n;
+	do {
+		k = routes_collect(batch, RTE_DIM(batch), route_nhid_stale, nhid);
+		for (unsigned int j = 0; j < k; j++) {
+			struct tp_route *r = batch[j];
+			bool first = false;
+			if (n == 0) {
+				route_prune(r, path_nhid_stale, nhid);
+				continue;
+			}
+			for (unsigned int i = 0; i < r->n_paths; i++) {
+				struct tp_route_path *p = &r->paths[i];
+				struct tp_route_hop *h;
+				if (!path_nhid_stale(p, nhid) ||
+				    (h = malloc(n * sizeof(*h))) == NULL)
+					continue;
+				memcpy(h, hops, n * sizeof(*h));
+				free(p->hops);
+				p->hops = h;
+				p->n_hops = (uint16_t)n;
+				p->type = TP_ROUTE_MULTIPATH;
+				p->gw = 0;
+				p->port = TP_ROUTE_NO_PORT;
+				first |= i == 0;
+			}
+			if (first)
+				route_settle(r);
+		}
+		total += k;
+	} while (k == RTE_DIM(batch));
+	return total;
 }
 
 /* --- retries --- */

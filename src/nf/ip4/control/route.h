@@ -36,6 +36,7 @@ enum tp_route_type {
 	TP_ROUTE_UNREACHABLE, /* the kernel answers Host Unreachable (RTN_UNREACHABLE) */
 	TP_ROUTE_PROHIBIT,    /* the kernel answers Administratively Prohibited */
 	TP_ROUTE_THROW,	      /* the kernel looks further (RTN_THROW): to the kernel */
+	TP_ROUTE_MULTIPATH,   /* via several gateways (RTA_MULTIPATH): a next-hop group */
 };
 
 /* The port of a route that has none (blackhole, unreachable, prohibit, throw). */
@@ -50,7 +51,18 @@ enum tp_route_unfit {
 	TP_UNFIT_NEXTHOPS,   /* the next-hop table is full: installed, punting */
 	TP_UNFIT_NEIGHBOURS, /* the neighbour hash is full: installed, punting */
 	TP_UNFIT_NOMEM,	     /* no memory for the unfit list itself (not tracked) */
+	TP_UNFIT_GROUPS,     /* the next-hop group table is full: installed, punting */
+	TP_UNFIT_GROUP_SIZE, /* more than TP_NHG_MEMBERS live next hops: installed, punting */
 	TP_UNFIT_REASONS,
+};
+
+/* One next hop of a multipath route (a struct rtnexthop). */
+struct tp_route_hop {
+	uint32_t gw;	 /* gateway, host order */
+	uint16_t port;	 /* the port it is on */
+	uint16_t weight; /* 1..256: rtnh_hops + 1 */
+	uint8_t dead;	 /* RTNH_F_DEAD: left out of the group; not part of the identity */
+	uint8_t pad[3];
 };
 
 /* One kernel route for a prefix, as the kernel identifies it (or the neighbour's
@@ -62,7 +74,10 @@ struct tp_route_path {
 	uint16_t port;	 /* TP_ROUTE_NO_PORT for the types without one */
 	uint8_t type;	 /* enum tp_route_type */
 	uint8_t pad;
-	uint32_t gen; /* resync generation */
+	uint32_t gen;		   /* resync generation */
+	uint16_t n_hops;	   /* TP_ROUTE_MULTIPATH: its next hops, hops[0..n_hops) */
+	struct tp_route_hop *hops; /* owned by the route (tp_route_add_path copies them) */
+	uint32_t nhid;		   /* the kernel's nexthop object (RTA_NH_ID), 0 for none */
 };
 
 struct tp_route {
@@ -77,10 +92,10 @@ struct tp_route {
 	uint8_t installed; /* has an LPM rule (else punted for by its cover) */
 	uint8_t listed;	   /* on the unfit list (unfit != TP_UNFIT_NONE) */
 	uint8_t dying;
-	uint32_t nh;		     /* the next hop it forwards to (TP_NH_UNFIT: punts) */
-	uint32_t gen;		     /* paths[0]'s */
-	uint32_t metric;	     /* paths[0]'s */
-	uint32_t table;		     /* paths[0]'s */
+	uint32_t nh;	 /* the next hop it forwards to (TP_NH_UNFIT: punts), or a group (nhg.h) */
+	uint32_t gen;	 /* paths[0]'s */
+	uint32_t metric; /* paths[0]'s */
+	uint32_t table;	 /* paths[0]'s */
 	uint32_t unfit_below;	     /* unfit routes it covers: while > 0 the LPM punts it */
 	struct tp_route *cover;	     /* unfit: the installed route that punts for it */
 	struct tp_route_path *paths; /* best first */
@@ -99,18 +114,30 @@ extern struct rte_lpm *tp_route_lpm;
 /* max_routes: rte_lpm rules (every installed route is one); tbl8_groups: groups for
  * routes longer than /24 (each /24 holding one needs a group). 0 or negative errno. */
 int tp_route_init2(struct rte_rcu_qsbr *qs, unsigned int max_routes, unsigned int tbl8_groups);
+/* The next-hop groups (ECMP routes) the next tp_route_init2 makes room for (1..65536;
+ * TP_NHG_DEFAULT unless set). */
+void tp_route_set_groups(unsigned int groups);
 /* tp_route_init2 with 4096 tbl8 groups. */
 int tp_route_init(struct rte_rcu_qsbr *qs, unsigned int max_routes);
 void tp_route_fini(void);
 
-/* Add a kernel route path (p->table != 0). replace: it replaces the kernel's first
+/* Add a kernel route path (p->table != 0; a multipath one has 1 to 65535 hops, copied).
+ * replace: it replaces the kernel's first
  * route of the same table and metric (NLM_F_REPLACE); otherwise a path equal in
  * table, metric, type, gateway and port is refreshed (its gen), or it is added.
  * 0 when the prefix's installed path is in the data plane; a positive enum
  * tp_route_unfit when the route is known but does not fit (its traffic goes to the
  * kernel: tp_route_unfit_name()); or a negative errno (bad input, no memory). */
 int tp_route_add_path(uint32_t ip, uint8_t depth, const struct tp_route_path *p, bool replace);
-/* Delete the kernel path equal to p in table, metric, type, gateway and port.
+/* The kernel's nexthop object nhid (a group) now has hops[0..n): the kernel paths of
+ * that object get them (n == 0: they are deleted), as the kernel's routes do without
+ * announcing them again. Returns how many routes changed. */
+unsigned int tp_route_nhid_update(uint32_t nhid, const struct tp_route_hop *hops, unsigned int n);
+/* The main table's metric 0 route through hops[0..n) (replacing it), as tp_route_add. */
+int tp_route_add_multipath(uint32_t ip, uint8_t depth, const struct tp_route_hop *hops,
+			   unsigned int n, uint32_t gen);
+/* Delete the kernel path equal to p in table, metric, type, gateway and port (and, for
+ * a multipath one, hops: gateway, port and weight of each, in order).
  * 0 or -ENOENT. */
 int tp_route_del_path(uint32_t ip, uint8_t depth, const struct tp_route_path *p);
 /* Add or replace the main table's metric 0 route (what tests and tools want). gw is

@@ -27,6 +27,7 @@
 #include "../../../proto/ip4.h"
 #include "../../../tables/iface.h"
 #include "../control/nexthop.h"
+#include "../control/nhg.h"
 #include "../control/route.h"
 #include "../ip4.h"
 
@@ -223,6 +224,14 @@ static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 		return;
 	}
 	e = tp_route_entry(s->lpm, (uint32_t)d);
+	/* a next-hop group (ECMP): the entry of its member for this flow, so that the
+	 * cache below holds members. A bit of what is in a register already: a route
+	 * that is not multipath pays no memory access for it */
+	if (unlikely(e & TP_NH_GROUP))
+		e = (e & ~0x00ffffffu) |
+		    tp_nhg_pick(e & TP_NHG_ID_MASK,
+				tp_nhg_hash_ip4(eth + TP_ETH_HDR_LEN,
+						rte_pktmbuf_data_len(m) - TP_ETH_HDR_LEN));
 	if (unlikely(e != s->cur)) {
 		ip4_burst_sync(s);
 		if (!ip4_nh_switch(s->w, m,

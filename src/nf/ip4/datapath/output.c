@@ -8,6 +8,7 @@
 #include "../../../proto/udp.h"
 #include "../../../tables/iface.h"
 #include "../control/nexthop.h"
+#include "../control/nhg.h"
 #include "../control/route.h"
 #include "../ip4.h"
 #include "../output.h"
@@ -19,12 +20,23 @@ static inline uint16_t charge_port(const struct rte_mbuf *m)
 }
 
 /* Next-hop id of dst (host order), UINT32_MAX for no route; its forwarding word in *v
- * (0 for no route). */
-static inline uint32_t out_lookup(uint32_t dst, uint64_t *v)
+ * (0 for no route). A next-hop group gives its member for the flow of m's IPv4 header
+ * (IHL 5, total length set, at m's data) or, with m NULL, of a UDP datagram from src
+ * (0: not chosen yet) port sport to dport; the hash only then (tp_udp_send's path). */
+static inline uint32_t out_lookup(uint32_t dst, uint64_t *v, const struct rte_mbuf *m, uint32_t src,
+				  uint16_t sport, uint16_t dport)
 {
 	uint32_t id;
 
 	tp_route_lookup_bulk(&dst, &id, 1);
+	if (unlikely(id != UINT32_MAX && (id & TP_NH_GROUP)))
+		id = tp_nhg_pick(
+		    id & TP_NHG_ID_MASK,
+		    m != NULL
+			? tp_nhg_hash_ip4(rte_pktmbuf_mtod(m, const uint8_t *),
+					  rte_pktmbuf_data_len(m))
+			: tp_nhg_hash(rte_cpu_to_be_32(src), rte_cpu_to_be_32(dst), TP_IPPROTO_UDP,
+				      rte_cpu_to_be_16(sport) ^ rte_cpu_to_be_16(dport)));
 	*v = id == UINT32_MAX ? 0 : tp_nh_l2_load(id);
 	return id;
 }
@@ -115,7 +127,7 @@ static enum tp_ip4_out out_nh(struct tp_worker *w, struct rte_mbuf *m, uint32_t 
 enum tp_ip4_out tp_ip4_output(struct tp_worker *w, struct rte_mbuf *m, uint32_t dst)
 {
 	uint64_t v;
-	uint32_t id = out_lookup(dst, &v);
+	uint32_t id = out_lookup(dst, &v, m, 0, 0, 0);
 
 	return out_nh(w, m, dst, id, v);
 }
@@ -133,7 +145,7 @@ enum tp_ip4_out tp_udp_send(struct tp_worker *w, struct rte_mbuf *m, uint32_t sr
 		tp_drop(w, m, IP4_CTR(OUT_NO_HEADROOM));
 		return TP_IP4_OUT_DROPPED;
 	}
-	id = out_lookup(dst, &v);
+	id = out_lookup(dst, &v, NULL, src, sport, dport);
 	if (src == 0) /* the address of the port it leaves by (output.h) */
 		src = tp_ip4_port_addr(out_port(m, dst, id, v), NULL);
 	tp_udp_write(ip + TP_IP4_HDR_LEN, sport, dport, (uint16_t)len);
