@@ -61,5 +61,6 @@ struct tp_nf tp_ndn_nf = {
     .depends_on = ndn_deps,
     .lcore_init = ndn_lcore_init,
     .poll = ndn_poll,
+    .metrics = ndn_metrics,
 };
 TP_NF_REGISTER(tp_ndn_nf)
