@@ -24,7 +24,8 @@ struct mconn {
 	int fd;
 	bool writing;
 	bool close_after;
-	bool kept; /* kept alive, waiting for its next request (the idle timer runs) */
+	bool kept;     /* kept alive, waiting for its next request (the idle timer runs) */
+	bool draining; /* answered, closing: what the client still sends is read away */
 	size_t in_len;
 	char *out; /* the answer: head and body */
 	size_t out_len, out_off;
@@ -62,8 +63,26 @@ static void conn_close(struct mconn *c)
 
 static void on_deadline(struct tp_timer *t)
 {
-	tp_metrics_server_stats.closed_deadline++;
-	conn_close(t->arg);
+	struct mconn *c = t->arg;
+
+	if (!c->draining)
+		tp_metrics_server_stats.closed_deadline++;
+	conn_close(c);
+}
+
+/* The answer is sent and the connection ends: close our side for writing and read away
+ * what the client still sends until it closes too (or the linger ends). Closing with
+ * unread input would reset the connection, and the client could lose the answer
+ * (RFC 9112 9.6). */
+static bool conn_linger(struct mconn *c)
+{
+	c->draining = true;
+	c->in_len = 0;
+	shutdown(c->fd, SHUT_WR);
+	tp_timer_cancel(&c->deadline);
+	tp_timer_arm(&c->deadline, RTE_MIN(tp_metrics_limits.deadline_ms, TP_METRICS_LINGER_MS));
+	tp_ctl_mod_fd(c->fd, true, false);
+	return false;
 }
 
 static void on_idle(struct tp_timer *t)
@@ -91,10 +110,8 @@ static bool conn_flush(struct mconn *c)
 	free(c->out);
 	c->out = NULL;
 	c->out_len = c->out_off = 0;
-	if (c->close_after) {
-		conn_close(c);
-		return false;
-	}
+	if (c->close_after)
+		return conn_linger(c);
 	/* kept alive: the next request, maybe here already (pipelined: the caller reads
 	 * it), with deadline_ms from its first byte */
 	c->writing = false;
@@ -195,6 +212,15 @@ static bool conn_read(struct mconn *c)
 	struct tp_http_req req;
 	int r;
 
+	while (c->draining) {
+		ssize_t n = recv(c->fd, c->in, sizeof(c->in), MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return false;
+		if (n <= 0) {
+			conn_close(c);
+			return false;
+		}
+	}
 	for (;;) {
 		if (c->writing)
 			return true;
@@ -241,6 +267,10 @@ static void conn_event(int fd, void *arg)
 {
 	struct mconn *c = arg;
 
+	if (c->draining) {
+		conn_read(c);
+		return;
+	}
 	if (c->writing && (!conn_flush(c) || c->writing || c->in_len == 0))
 		return;
 	conn_read(c); /* readable, or a pipelined request waits in c->in */

@@ -14,6 +14,9 @@
 
 /* A request's header section may take at most this many bytes. */
 #define TP_METRICS_HDR_MAX 8192u
+/* After a last answer, what the client still sends is read away this long at most
+ * (and never past the deadline). */
+#define TP_METRICS_LINGER_MS 1000u
 
 struct tp_metrics_limits {
 	unsigned int max_conns;	  /* clients at a time; more are closed at once */

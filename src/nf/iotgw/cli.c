@@ -338,7 +338,8 @@ TP_CMD_REGISTER(c_enable)
 TP_CMD_REGISTER(c_show)
 TP_CMD_REGISTER(c_sessions)
 
-/* The metrics page: sessions, the delivery queue towards the IN-CSE ('show iotgw'). */
+/* The metrics page: sessions, the delivery queue towards the IN-CSE ('show iotgw'). The
+ * families are there while the gateway is off (no samples), so dashboards find them. */
 void iotgw_metrics(struct tp_metrics *m)
 {
 	const struct tp_iotgw_delivery_stats *d = &tp_iotgw_deliv;
@@ -361,28 +362,35 @@ void iotgw_metrics(struct tp_metrics *m)
 	    F(server_errors),
 #undef F
 	};
+	const bool on = tp_iotgw.enabled;
 
-	if (!tp_iotgw.enabled)
-		return;
 	tp_metrics_family(m, "twinplane_iotgw_sessions", "gauge", "Agents' sessions (AEs)");
-	tp_metrics_u64(m, "twinplane_iotgw_sessions", tp_ae_count(), NULL);
+	if (on)
+		tp_metrics_u64(m, "twinplane_iotgw_sessions", tp_ae_count(), NULL);
 	tp_metrics_family(m, "twinplane_iotgw_sessions_max", "gauge",
 			  "Sessions the gateway may hold");
-	tp_metrics_u64(m, "twinplane_iotgw_sessions_max", tp_iotgw.max_sessions, NULL);
+	if (on)
+		tp_metrics_u64(m, "twinplane_iotgw_sessions_max", tp_iotgw.max_sessions, NULL);
 	tp_metrics_family(m, "twinplane_iotgw_delivery_pending", "gauge",
 			  "Measurements queued or in flight towards the IN-CSE");
-	tp_metrics_u64(m, "twinplane_iotgw_delivery_pending", tp_iotgw_delivery_pending(), NULL);
+	if (on)
+		tp_metrics_u64(m, "twinplane_iotgw_delivery_pending", tp_iotgw_delivery_pending(),
+			       NULL);
 	tp_metrics_family(m, "twinplane_iotgw_delivery_pending_max", "gauge",
 			  "Measurements the delivery queue may hold");
-	tp_metrics_u64(m, "twinplane_iotgw_delivery_pending_max", tp_iotgw.max_pending, NULL);
+	if (on)
+		tp_metrics_u64(m, "twinplane_iotgw_delivery_pending_max", tp_iotgw.max_pending,
+			       NULL);
 	tp_metrics_family(m, "twinplane_iotgw_cse_up", "gauge", "1 while the IN-CSE answers");
-	tp_metrics_u64(m, "twinplane_iotgw_cse_up", tp_iotgw_delivery_cse_up(), NULL);
+	if (on)
+		tp_metrics_u64(m, "twinplane_iotgw_cse_up", tp_iotgw_delivery_cse_up(), NULL);
 	tp_metrics_family(m, "twinplane_iotgw_early_holding", "gauge",
 			  "Reports held until their agent's AE is ready");
-	tp_metrics_u64(m, "twinplane_iotgw_early_holding", tp_iotgw_early_held(), NULL);
+	if (on)
+		tp_metrics_u64(m, "twinplane_iotgw_early_holding", tp_iotgw_early_held(), NULL);
 	tp_metrics_family(m, "twinplane_iotgw_delivery_total", "counter",
 			  "What became of the measurements on their way to the IN-CSE, by event");
-	for (size_t k = 0; k < RTE_DIM(ev); k++)
+	for (size_t k = 0; on && k < RTE_DIM(ev); k++)
 		tp_metrics_u64(m, "twinplane_iotgw_delivery_total",
 			       *(const uint64_t *)((const char *)d + ev[k].off), "event",
 			       ev[k].event, NULL);
