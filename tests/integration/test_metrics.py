@@ -372,3 +372,21 @@ def test_dashboard_asks_only_for_served_metrics(metrics_lab: RouterLab) -> None:
     # families (HELP/TYPE), even with no sample yet
     missing = {n for n in used if n not in page.types}
     assert not missing, f"the dashboard asks for metrics the page does not serve: {missing}"
+
+
+def test_clear_counters_leaves_the_page_counting(metrics_lab: RouterLab) -> None:
+    """The page serves raw counters: `clear counters` zeroes `show counters`, never a
+    Prometheus counter (docs/decisions/new-metrics-raw-counters.md)."""
+    lab = metrics_lab
+    ping(lab, 20)
+    time.sleep(0.3)
+    _, before = scrape(lab)
+    lab.ctl("clear", "counters")
+    assert lab.ctl("show", "counters")["ports"]["p0"]["rx"] < 20
+    ping(lab, 10)
+    time.sleep(0.3)
+    _, after = scrape(lab)
+    for name in ("twinplane_lcore_rx_packets_total", "twinplane_lcore_tx_packets_total"):
+        for port in ("p0", "p1"):
+            assert after.value(name, port=port) >= before.value(name, port=port) + 10, name
+    assert after.value("twinplane_drops_total") >= before.value("twinplane_drops_total")
