@@ -205,7 +205,7 @@ static bool handle(struct mconn *c, const struct tp_http_req *req)
 	return respond(c, 200, "OK", NULL, m.buf, m.len, true, head, req->keep_alive);
 }
 
-/* Read what is there; answer a complete request. False when closed. */
+/* Read what is there; answer one complete request. False when closed. */
 static bool conn_read(struct mconn *c)
 {
 	struct tp_metrics_server_stats *s = &tp_metrics_server_stats;
@@ -221,46 +221,49 @@ static bool conn_read(struct mconn *c)
 			return false;
 		}
 	}
-	for (;;) {
-		if (c->writing)
+	if (c->writing)
+		return true;
+	if (c->in_len < sizeof(c->in)) {
+		ssize_t n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && c->in_len == 0)
 			return true;
-		if (c->in_len < sizeof(c->in)) {
-			ssize_t n =
-			    recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
-			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && c->in_len == 0)
-				return true;
-			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-				conn_close(c);
-				return false;
-			}
-			if (n > 0) {
-				if (c->kept) {
-					/* a kept-alive connection's next request: deadline_ms */
-					c->kept = false;
-					tp_timer_cancel(&c->idle);
-					tp_timer_arm(&c->deadline, tp_metrics_limits.deadline_ms);
-				}
-				c->in_len += (size_t)n;
-			}
-		}
-		r = tp_http_req_parse((const uint8_t *)c->in, c->in_len, &req);
-		if (r == 0) {
-			if (c->in_len < sizeof(c->in))
-				return true; /* more to come, within the deadline */
-			/* RFC 6585 5 */
-			return respond_error(c, 431, "Request Header Fields Too Large",
-					     &s->too_large, NULL, false);
-		}
-		if (r == -TP_HTTP_E_VERSION)
-			return respond_error(c, 505, "HTTP Version Not Supported", &s->bad_version,
-					     NULL, false);
-		if (r < 0)
-			return respond_error(c, 400, "Bad Request", &s->bad_request, NULL, false);
-		c->in_len -= (size_t)r;
-		memmove(c->in, c->in + r, c->in_len);
-		if (!handle(c, &req))
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+			conn_close(c);
 			return false;
+		}
+		if (n > 0) {
+			if (c->kept) {
+				/* a kept-alive connection's next request: deadline_ms */
+				c->kept = false;
+				tp_timer_cancel(&c->idle);
+				tp_timer_arm(&c->deadline, tp_metrics_limits.deadline_ms);
+			}
+			c->in_len += (size_t)n;
+		}
 	}
+	r = tp_http_req_parse((const uint8_t *)c->in, c->in_len, &req);
+	if (r == 0) {
+		if (c->in_len < sizeof(c->in))
+			return true; /* more to come, within the deadline */
+		/* RFC 6585 5 */
+		return respond_error(c, 431, "Request Header Fields Too Large", &s->too_large, NULL,
+				     false);
+	}
+	if (r == -TP_HTTP_E_VERSION)
+		return respond_error(c, 505, "HTTP Version Not Supported", &s->bad_version, NULL,
+				     false);
+	if (r < 0)
+		return respond_error(c, 400, "Bad Request", &s->bad_request, NULL, false);
+	c->in_len -= (size_t)r;
+	memmove(c->in, c->in + r, c->in_len);
+	if (!handle(c, &req))
+		return false;
+	/* one request a call: a pipelined one waits for the loop's next pass (the socket's
+	 * writability wakes it), so a client that queues many holds the control thread
+	 * for one page at a time */
+	if (!c->writing && c->in_len > 0)
+		tp_ctl_mod_fd(c->fd, true, true);
+	return true;
 }
 
 static void conn_event(int fd, void *arg)
