@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 APT_PKGS=(dpdk libdpdk-dev dpdk-dev dpdk-doc meson ninja-build pkg-config gcc libc6-dev
           libmnl-dev libcmocka-dev frr iproute2 ethtool libpcap-dev libelf-dev
           python3-venv python3-dev iputils-ping procps curl wget clang libclang-rt-14-dev tcpdump
-          clang-format openvswitch-switch-dpdk iperf3 nginx nftables)
+          clang-format openvswitch-switch-dpdk iperf3 nginx nftables prometheus)
 # The Python dependencies are pyproject.toml's, the one list: the package is installed
 # from it (editable, with [dev]) below.
 

@@ -23,6 +23,7 @@
 #include "../control/cmd.h"
 #include "../control/control.h"
 #include "../control/exception.h"
+#include "../control/metrics_server.h"
 #include "../control/port.h"
 #include "eal.h"
 #include "lcore.h"
@@ -40,6 +41,7 @@ struct opts {
 	const char *lcores;
 	const char *log_file;
 	const char *eal_extra;
+	const char *metrics;
 	int no_huge;
 	unsigned int mem_mb;
 	uint64_t exc_rate, exc_burst, exc_rate_signaling;
@@ -63,6 +65,8 @@ static void usage(FILE *f)
 		"  -l, --lcores LIST       lcores: the first runs the control plane, the others\n"
 		"                          are data-plane lcores (default: all, e.g. 0,1)\n"
 		"      --log-file PATH     write the log there instead of stderr\n"
+		"      --metrics A.B.C.D:PORT  serve Prometheus metrics at /metrics there\n"
+		"                          (off unless given; 'metrics listen' at run time)\n"
 		"      --no-backoff        lcores never sleep when idle (benchmarks)\n"
 		"      --no-huge           use ordinary memory even if hugepages are there\n"
 		"  -m, --mem MB            memory without hugepages (512)\n"
@@ -86,6 +90,7 @@ static int parse_opts(int argc, char **argv)
 	    {"config", required_argument, NULL, 'c'},
 	    {"lcores", required_argument, NULL, 'l'},
 	    {"log-file", required_argument, NULL, 'L'},
+	    {"metrics", required_argument, NULL, 'M'},
 	    {"no-backoff", no_argument, NULL, 'B'},
 	    {"no-huge", no_argument, NULL, 'H'},
 	    {"mem", required_argument, NULL, 'm'},
@@ -146,6 +151,9 @@ static int parse_opts(int argc, char **argv)
 			break;
 		case 'L':
 			o.log_file = optarg;
+			break;
+		case 'M':
+			o.metrics = optarg;
 			break;
 		case 'B':
 			tp.backoff = false;
@@ -226,6 +234,13 @@ static void start_api(int ret, void *arg)
 		TP_LOG(ERR, "API socket %s: %s", o.socket, err[0] ? err : strerror(-ret));
 		fprintf(stderr, "twinplane: API socket %s: %s\n", o.socket,
 			err[0] ? err : strerror(-ret));
+		tp.running = false;
+		return;
+	}
+	/* the same path as the 'metrics listen' command */
+	if (o.metrics && (ret = tp_metrics_listen(o.metrics, err, sizeof(err))) < 0) {
+		TP_LOG(ERR, "--metrics: %s", err[0] ? err : strerror(-ret));
+		fprintf(stderr, "twinplane: --metrics: %s\n", err[0] ? err : strerror(-ret));
 		tp.running = false;
 		return;
 	}
@@ -323,6 +338,7 @@ int main(int argc, char **argv)
 	TP_LOG(INFO, "shutting down");
 	tp_lcores_join();
 	tp_api_fini();
+	tp_metrics_stop();
 	tp_port_del_all();
 	tp_nf_fini_all();
 ctl_fini:

@@ -252,6 +252,13 @@ void tp_nf_show_all(struct tp_node *out)
 			order[k]->show(out);
 }
 
+void tp_nf_metrics_all(struct tp_metrics *m)
+{
+	for (unsigned int k = 0; k < n_started; k++)
+		if (order[k]->metrics)
+			order[k]->metrics(m);
+}
+
 void tp_nf_fini_all(void)
 {
 	/* what the modules deferred (a hash's deleted keys, their slots) runs while

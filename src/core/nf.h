@@ -28,6 +28,7 @@
 
 #include "limits.h"
 
+struct tp_metrics;
 struct tp_node;
 struct tp_worker;
 
@@ -72,6 +73,11 @@ struct tp_nf {
 	/* Control plane, optional: the module's registries in 'show modules', written
 	 * into its top-level object out (e.g. a table other modules register into). */
 	void (*show)(struct tp_node *out);
+	/* Control plane, optional: the module's gauges and counters beyond its named
+	 * counters (table sizes, sessions, queues) on the metrics page, each family
+	 * named twinplane_<module>_... (control/metrics.h). Reads what the lcores
+	 * publish; never waits for them. */
+	void (*metrics)(struct tp_metrics *m);
 	/* Control plane, once per data-plane lcore before it starts: fill state. */
 	int (*lcore_init)(struct tp_worker *w, void *state);
 	/* Data plane, optional: once per pass of every data-plane lcore's loop, after
@@ -121,12 +127,13 @@ int tp_nf_init_all(void);
 int tp_nf_order(void);
 struct tp_nf *tp_nf_ordered(unsigned int i);
 void tp_nf_fini_all(void);
-/* Every module's start, port_add, port_del, show (those that have one), in
+/* Every module's start, port_add, port_del, show, metrics (those that have one), in
  * registration order. */
 void tp_nf_start_all(void);
 void tp_nf_port_add(uint16_t port);
 void tp_nf_port_del(uint16_t port);
 void tp_nf_show_all(struct tp_node *out);
+void tp_nf_metrics_all(struct tp_metrics *m);
 
 #include "worker.h"
 

@@ -287,6 +287,12 @@ const char *tp_http_strerror(int err)
 		return "connection closed before the end of the body (short body)";
 	case TP_HTTP_E_TRAILING:
 		return "unexpected bytes after the response";
+	case TP_HTTP_E_REQUEST:
+		return "malformed request line";
+	case TP_HTTP_E_VERSION:
+		return "HTTP version not supported";
+	case TP_HTTP_E_HOST:
+		return "an HTTP/1.1 request needs exactly one Host field";
 	}
 	return "unknown HTTP error";
 }
@@ -376,6 +382,39 @@ static int parse_content_range(struct tp_http_resp *r, const char *b, const char
 	return 0;
 }
 
+/* The field line at *pp (RFC 9112 5): its name [line, line + *nl) (*pp on entry), its
+ * value [*vb, *ve) without the whitespace around it; *pp moves past the line. 1 for a
+ * field line, 0 for the empty line that ends the section, -1 for a malformed line. The
+ * section [*pp, end) ends with a line feed. */
+static int field_line(const char **pp, const char *end, size_t *nl, const char **vb,
+		      const char **ve)
+{
+	const char *p = *pp, *le = memchr(p, '\n', (size_t)(end - p));
+	const char *fe = le, *colon;
+
+	if (le == NULL)
+		return 0;
+	*pp = le + 1;
+	if (fe > p && fe[-1] == '\r')
+		fe--;
+	if (fe == p)
+		return 0; /* the empty line */
+	/* obs-fold (RFC 9112 5.2): refused, as a field line must start with a name */
+	if (*p == ' ' || *p == '\t')
+		return -1;
+	colon = memchr(p, ':', (size_t)(fe - p));
+	if (colon == NULL || colon == p)
+		return -1;
+	for (const char *q = p; q < colon; q++)
+		if (*q <= ' ' || *q == 0x7f) /* no whitespace before the colon (5.1) */
+			return -1;
+	*nl = (size_t)(colon - p);
+	*vb = colon + 1;
+	*ve = fe;
+	trim_ows(vb, ve);
+	return 1;
+}
+
 /* The header section hdr[0, hlen) is complete: read the status line and the fields. */
 static int parse_header_section(struct tp_http_resp *r)
 {
@@ -404,26 +443,15 @@ static int parse_header_section(struct tp_http_resp *r)
 	r->location[0] = '\0';
 	r->has_range = r->range_unsat = false;
 
-	for (p = le + 1; p < end; p = le + 1) {
-		le = memchr(p, '\n', (size_t)(end - p));
-		const char *fe = le;
-		if (fe > p && fe[-1] == '\r')
-			fe--;
-		if (fe == p)
-			break; /* the empty line */
-		/* obs-fold (RFC 9112 5.2): refused, as a field line must start with a name */
-		if (*p == ' ' || *p == '\t')
+	for (p = le + 1;;) {
+		size_t nl;
+		const char *nb = p, *vb, *ve;
+		int k = field_line(&p, end, &nl, &vb, &ve);
+		if (k < 0)
 			return fail(r, TP_HTTP_E_HEADER);
-		const char *colon = memchr(p, ':', (size_t)(fe - p));
-		if (colon == NULL || colon == p)
-			return fail(r, TP_HTTP_E_HEADER);
-		for (const char *q = p; q < colon; q++)
-			if (*q <= ' ' || *q == 0x7f) /* no whitespace before the colon (5.1) */
-				return fail(r, TP_HTTP_E_HEADER);
-		size_t nl = (size_t)(colon - p);
-		const char *vb = colon + 1, *ve = fe;
-		trim_ows(&vb, &ve);
-#define IS(name) (nl == sizeof(name) - 1 && strncasecmp(p, name, nl) == 0)
+		if (k == 0)
+			break;
+#define IS(name) (nl == sizeof(name) - 1 && strncasecmp(nb, name, nl) == 0)
 		if (IS("content-length")) {
 			/* RFC 9110 8.6: a list of identical values is one value */
 			for (const char *b = vb; b < ve;) {
@@ -673,4 +701,118 @@ int tp_http_resp_eof(struct tp_http_resp *r)
 	default:
 		return fail(r, TP_HTTP_E_SHORT_BODY);
 	}
+}
+
+/* --- the request-head parser (servers) ------------------------------------------ */
+
+/* tchar (RFC 9110 5.6.2) */
+static bool is_tchar(char c)
+{
+	return isalnum((unsigned char)c) || (c && strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+int tp_http_req_parse(const uint8_t *in, size_t n, struct tp_http_req *req)
+{
+	const char *p = (const char *)in, *end = p + n, *le, *sp1, *sp2, *t, *te;
+	bool conn_close = false, conn_ka = false, have_cl = false;
+	unsigned int hosts = 0;
+	struct tp_http_req r = {0};
+	uint64_t cl = 0;
+	size_t ml;
+
+	/* RFC 9112 2.2: empty lines before the request line are ignored */
+	while (p < end && (*p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n')))
+		p += *p == '\n' ? 1 : 2;
+	/* complete once an empty line follows the request line: LF (CR) LF */
+	for (le = p; (le = memchr(le, '\n', (size_t)(end - le))) != NULL; le++) {
+		const char *q = le + 1;
+		if (q < end && *q == '\r')
+			q++;
+		if (q < end && *q == '\n') {
+			end = q + 1;
+			break;
+		}
+		if (q >= end)
+			return 0;
+	}
+	if (le == NULL)
+		return 0;
+
+	/* request-line = method SP request-target SP HTTP-version (RFC 9112 3) */
+	le = memchr(p, '\n', (size_t)(end - p));
+	te = le > p && le[-1] == '\r' ? le - 1 : le;
+	sp1 = memchr(p, ' ', (size_t)(te - p));
+	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(te - sp1 - 1)) : NULL;
+	if (sp1 == NULL || sp2 == NULL || sp1 == p || sp2 == sp1 + 1)
+		return -TP_HTTP_E_REQUEST;
+	ml = (size_t)(sp1 - p);
+	if (ml >= sizeof(r.method))
+		return -TP_HTTP_E_REQUEST;
+	for (const char *q = p; q < sp1; q++)
+		if (!is_tchar(*q))
+			return -TP_HTTP_E_REQUEST;
+	memcpy(r.method, p, ml);
+	/* HTTP-version = "HTTP/" DIGIT "." DIGIT (RFC 9112 2.3) */
+	if (te - sp2 != 9 || memcmp(sp2 + 1, "HTTP/", 5) != 0 || !isdigit((unsigned char)sp2[6]) ||
+	    sp2[7] != '.' || !isdigit((unsigned char)sp2[8]))
+		return -TP_HTTP_E_REQUEST;
+	if (sp2[6] != '1')
+		return -TP_HTTP_E_VERSION;
+	r.minor = sp2[8] - '0';
+	/* request-target: origin-form, or absolute-form which a server must accept too
+	 * (RFC 9112 3.2.1, 3.2.2); no whitespace or control characters in it */
+	t = sp1 + 1;
+	for (const char *q = t; q < sp2; q++)
+		if ((unsigned char)*q <= ' ' || *q == 0x7f)
+			return -TP_HTTP_E_REQUEST;
+	if (sp2 - t > 7 && strncasecmp(t, "http://", 7) == 0) {
+		t = memchr(t + 7, '/', (size_t)(sp2 - t - 7));
+		if (t == NULL)
+			t = sp2; /* an empty path is "/" (RFC 9112 3.2.2) */
+	} else if (*t != '/') {
+		return -TP_HTTP_E_REQUEST; /* authority-form, asterisk-form: not for us */
+	}
+	const char *pe = t;
+	while (pe < sp2 && *pe != '?' && *pe != '#')
+		pe++;
+	if (pe - t >= (ptrdiff_t)sizeof(r.path))
+		return -TP_HTTP_E_REQUEST;
+	if (pe == t)
+		r.path[0] = '/';
+	else
+		memcpy(r.path, t, (size_t)(pe - t));
+
+	for (p = le + 1;;) {
+		size_t nl;
+		const char *nb = p, *vb, *ve;
+		int k = field_line(&p, end, &nl, &vb, &ve);
+		if (k < 0)
+			return -TP_HTTP_E_HEADER;
+		if (k == 0)
+			break;
+#define IS(name) (nl == sizeof(name) - 1 && strncasecmp(nb, name, nl) == 0)
+		if (IS("host")) {
+			hosts++;
+		} else if (IS("connection")) {
+			conn_close |= list_has(vb, ve, "close", NULL);
+			conn_ka |= list_has(vb, ve, "keep-alive", NULL);
+		} else if (IS("content-length")) {
+			uint64_t v;
+			if (parse_dec(vb, ve, &v) < 0 || (have_cl && v != cl))
+				return -TP_HTTP_E_LENGTH;
+			have_cl = true;
+			cl = v;
+		} else if (IS("transfer-encoding")) {
+			r.has_body = true;
+		}
+#undef IS
+	}
+	/* RFC 9112 3.2: a 1.1 request without a Host field, or with more than one, is a
+	 * 400 */
+	if (r.minor >= 1 && hosts != 1)
+		return -TP_HTTP_E_HOST;
+	r.has_body |= cl > 0;
+	r.keep_alive = r.minor >= 1 ? !conn_close : conn_ka && !conn_close;
+	*req = r;
+	return (int)(end - (const char *)in);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* HTTP/1.1 client codec (RFC 9110, RFC 9112): URLs, GET requests and an incremental
- * response parser (status line, headers, Content-Length, chunked) on plain buffers,
- * no allocation. The body comes out as spans of the input: nothing is copied. */
+/* HTTP/1.1 codec (RFC 9110, RFC 9112): URLs, GET requests and an incremental response
+ * parser (status line, headers, Content-Length, chunked) for clients, a request-head
+ * parser for servers; on plain buffers, no allocation. The body comes out as spans of
+ * the input: nothing is copied. */
 #ifndef TP_PROTO_HTTP_H
 #define TP_PROTO_HTTP_H
 
@@ -52,6 +53,9 @@ enum tp_http_err {
 	TP_HTTP_E_NO_RESPONSE,	    /* connection closed before a whole header section */
 	TP_HTTP_E_SHORT_BODY,	    /* connection closed before the body's end */
 	TP_HTTP_E_TRAILING,	    /* bytes after a complete response (not asked for) */
+	TP_HTTP_E_REQUEST,	    /* request line not "METHOD SP target SP HTTP/1.x" */
+	TP_HTTP_E_VERSION,	    /* a request of another major version than 1 */
+	TP_HTTP_E_HOST,		    /* an HTTP/1.1 request without one Host field */
 };
 
 /* What one call of tp_http_resp_feed() produced. */
@@ -109,5 +113,23 @@ int tp_http_resp_eof(struct tp_http_resp *r);
 bool tp_http_resp_done(const struct tp_http_resp *r);
 /* A message for a tp_http_err. */
 const char *tp_http_strerror(int err);
+
+/* A request's head, as a server reads it (RFC 9112 3). */
+#define TP_HTTP_METHOD_MAX 16
+struct tp_http_req {
+	char method[TP_HTTP_METHOD_MAX]; /* "GET", case-sensitive (RFC 9110 9.1) */
+	char path[TP_HTTP_PATH_MAX];	 /* the target's path, without the query */
+	int minor;			 /* HTTP/1.minor */
+	bool keep_alive;		 /* HTTP/1.1 without "Connection: close" */
+	bool has_body; /* Content-Length above 0, or Transfer-Encoding: not read here */
+};
+
+/* Parse the request head at the start of p[0, n): request line and field lines up to
+ * the empty line (empty lines before the request line are skipped, RFC 9112 2.2).
+ * Returns the head's length (the body or the next request follows), 0 when the head
+ * is not complete yet (the caller bounds how much it buffers), or a negative
+ * tp_http_err: TP_HTTP_E_REQUEST, TP_HTTP_E_VERSION, TP_HTTP_E_HEADER, TP_HTTP_E_HOST,
+ * TP_HTTP_E_LENGTH. req is written only on success. */
+int tp_http_req_parse(const uint8_t *p, size_t n, struct tp_http_req *req);
 
 #endif

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target for what twinplane-fetch parses from the network: HTTP responses,
- * redirect locations, TCP headers and options, ARP. Properties: a response fed whole
+ * redirect locations, TCP headers and options, ARP; and the HTTP requests the metrics
+ * server parses (a head is complete at no shorter prefix, and more bytes after it do
+ * not change it). Properties: a response fed whole
  * and fed in pieces (split where the input's first byte says) gives the same events,
  * body bytes and error; the body never exceeds Content-Length; body spans point inside
  * the input; TCP options written by the codec parse back to themselves; the error is
@@ -170,6 +172,31 @@ static void fuzz_tcp(const uint8_t *p, size_t n)
 	}
 }
 
+/* The server side: tp_http_req_parse. */
+static void fuzz_req(const uint8_t *p, size_t n)
+{
+	struct tp_http_req a, b;
+	int r = tp_http_req_parse(p, n, &a);
+
+	if (r < 0) {
+		must(-r >= TP_HTTP_E_HDR_TOO_LONG && -r <= TP_HTTP_E_HOST);
+		return;
+	}
+	must((size_t)r <= n);
+	if (r == 0)
+		return;
+	/* the head: a method of tchars, a path from '/', both terminated */
+	must(a.method[0] != '\0' && memchr(a.method, '\0', sizeof(a.method)) != NULL);
+	must(a.path[0] == '/' && memchr(a.path, '\0', sizeof(a.path)) != NULL);
+	must(a.minor >= 0 && a.minor <= 9);
+	/* it was not complete one byte earlier */
+	must(tp_http_req_parse(p, (size_t)r - 1, &b) == 0);
+	/* the bytes after it (a body, the next request) change nothing */
+	must(tp_http_req_parse(p, (size_t)r, &b) == r);
+	must(strcmp(a.method, b.method) == 0 && strcmp(a.path, b.path) == 0);
+	must(a.keep_alive == b.keep_alive && a.has_body == b.has_body && a.minor == b.minor);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -177,12 +204,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	/* the first byte picks the parser */
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0:
 		fuzz_http(data + 1, size - 1);
 		break;
 	case 1:
 		fuzz_url(data + 1, size - 1);
+		break;
+	case 3:
+		fuzz_req(data + 1, size - 1);
 		break;
 	default:
 		fuzz_tcp(data + 1, size - 1);

@@ -16,6 +16,7 @@
 #include "../../src/api/io.h"
 #include "../../src/control/cmd.h"
 #include "../../src/control/control.h"
+#include "../../src/control/metrics.h"
 #include "../../src/control/timer.h"
 #include "../../src/control/out.h"
 #include "../../src/proto/json.h"
@@ -258,13 +259,59 @@ static void test_config_file_lines(void **state)
 	assert_int_equal(run_config("nosuchcommand\n", 14), -ENOENT);
 }
 
+/* The exposition format 0.0.4's own example of escaping (Prometheus docs, "Text format
+ * example"), HELP escaping, and the page's bound. */
+static void test_metrics_writer(void **state)
+{
+	struct tp_metrics m;
+
+	assert_int_equal(tp_metrics_init(&m, 1 << 20), 0);
+	tp_metrics_family(&m, "msdos_file_access_time_seconds", "gauge", "a \\ and a\nline");
+	tp_metrics_u64(&m, "msdos_file_access_time_seconds", 1458255915, "path",
+		       "C:\\DIR\\FILE.TXT", "error", "Cannot find file:\n\"FILE.TXT\"", NULL);
+	tp_metrics_u64(&m, "metric_without_timestamp_and_labels", 12, NULL);
+	tp_metrics_dbl(&m, "x_seconds_total", 0.5, "lcore", "1", NULL);
+	assert_int_equal(m.err, 0);
+	assert_string_equal(m.buf, "# HELP msdos_file_access_time_seconds a \\\\ and a\\nline\n"
+				   "# TYPE msdos_file_access_time_seconds gauge\n"
+				   "msdos_file_access_time_seconds{path=\"C:\\\\DIR\\\\FILE.TXT\","
+				   "error=\"Cannot find file:\\n\\\"FILE.TXT\\\"\"} 1458255915\n"
+				   "metric_without_timestamp_and_labels 12\n"
+				   "x_seconds_total{lcore=\"1\"} 0.5\n");
+	tp_metrics_free(&m);
+
+	/* over the bound: the page fails, never more than the bound */
+	assert_int_equal(tp_metrics_init(&m, 100), 0);
+	for (int i = 0; i < 20; i++)
+		tp_metrics_u64(&m, "twinplane_something_total", (uint64_t)i, "port", "p0", NULL);
+	assert_int_equal(m.err, -EFBIG);
+	assert_true(m.len < 100);
+	tp_metrics_free(&m);
+}
+
+static void test_metrics_commands(void **state)
+{
+	char err[512];
+
+	assert_int_equal(exec_line("metrics listen 1.2.3:9100", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not an IPv4 address"));
+	assert_int_equal(exec_line("metrics listen 127.0.0.1:0", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "A.B.C.D:PORT"));
+	assert_int_equal(exec_line("metrics listen 127.0.0.1", err, sizeof(err)), -EINVAL);
+	assert_int_equal(exec_line("metrics stop", err, sizeof(err)), -ENOENT);
+	assert_int_equal(exec_line("set metrics deadline 5", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "deadline 10-600000 ms"));
+	assert_int_equal(exec_line("set metrics max-clients", err, sizeof(err)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_malformed_commands),	 cmocka_unit_test(test_parse_decimal),
 	    cmocka_unit_test(test_render_json_and_text), cmocka_unit_test(test_answer_reader),
 	    cmocka_unit_test(test_config_file_lines),	 cmocka_unit_test(test_json_writer),
-	    cmocka_unit_test(test_hex_decode),
+	    cmocka_unit_test(test_hex_decode),		 cmocka_unit_test(test_metrics_writer),
+	    cmocka_unit_test(test_metrics_commands),
 	};
 	return cmocka_run_group_tests_name("control", tests, NULL, NULL);
 }

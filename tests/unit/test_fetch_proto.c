@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* twinplane-fetch's codecs: HTTP responses captured from nginx parsed whole, byte by
  * byte and truncated; RFC 9110/9112/3986 examples; TCP segments captured from Linux;
- * TCP checksums against DPDK's own. */
+ * TCP checksums against DPDK's own. The server side of the HTTP codec (the metrics
+ * server's): requests captured from Prometheus and curl, RFC 9112's request rules. */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <setjmp.h>
@@ -450,6 +451,97 @@ static void test_tcp_bad_options(void **state)
 	assert_true(tp_seq_gt(0x10, 0xfffffff0u));
 }
 
+/* Captured on loopback from Prometheus 2.42.0 (Debian 12) scraping, and curl 7.88.1. */
+static const char prom_req[] =
+    "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:19188\r\nUser-Agent: Prometheus/2.42.0+ds\r\n"
+    "Accept: application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+    "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n"
+    "Accept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 1\r\n\r\n";
+static const char curl_req[] =
+    "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:19188\r\nUser-Agent: curl/7.88.1\r\n"
+    "Accept: */*\r\n\r\n";
+
+static int req(const char *s, struct tp_http_req *q)
+{
+	return tp_http_req_parse((const uint8_t *)s, strlen(s), q);
+}
+
+static void test_requests_of_prometheus_and_curl(void **state)
+{
+	const char *reqs[] = {prom_req, curl_req};
+	struct tp_http_req q;
+
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(reqs[i]);
+		/* every prefix is incomplete, the whole head is taken, nothing more */
+		for (size_t k = 0; k < n; k++)
+			assert_int_equal(tp_http_req_parse((const uint8_t *)reqs[i], k, &q), 0);
+		memset(&q, 0, sizeof(q));
+		assert_int_equal(req(reqs[i], &q), (int)n);
+		assert_string_equal(q.method, "GET");
+		assert_string_equal(q.path, "/metrics");
+		assert_int_equal(q.minor, 1);
+		assert_true(q.keep_alive);
+		assert_false(q.has_body);
+	}
+	/* two pipelined: the first head's length, then the second */
+	char two[1024];
+	snprintf(two, sizeof(two), "%s%s", curl_req, prom_req);
+	assert_int_equal(req(two, &q), (int)strlen(curl_req));
+	assert_int_equal(req(two + strlen(curl_req), &q), (int)strlen(prom_req));
+}
+
+static void test_rfc9112_request_rules(void **state)
+{
+	struct tp_http_req q;
+
+	/* 2.2: empty lines before the request line are skipped; a bare LF ends lines */
+	assert_int_equal(req("\r\n\nGET /metrics HTTP/1.1\nHost: a\n\n", &q), 34);
+	/* 3.2.2: absolute-form; the query is not part of the path */
+	assert_int_equal(req("GET http://a:9/metrics?x=1 HTTP/1.1\r\nHost: a:9\r\n\r\n", &q), 50);
+	assert_string_equal(q.path, "/metrics");
+	assert_true(req("GET http://a HTTP/1.1\r\nHost: a\r\n\r\n", &q) > 0);
+	assert_string_equal(q.path, "/");
+	/* HTTP/1.0: closes unless it asks for keep-alive; no Host needed */
+	assert_true(req("GET / HTTP/1.0\r\n\r\n", &q) > 0);
+	assert_false(q.keep_alive);
+	assert_true(req("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", &q) > 0);
+	assert_true(q.keep_alive);
+	assert_true(req("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", &q) > 0);
+	assert_false(q.keep_alive);
+	/* a body is announced (the server refuses it) */
+	assert_true(req("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\n", &q) > 0);
+	assert_true(q.has_body);
+	assert_string_equal(q.method, "POST");
+	assert_true(req("GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n", &q) > 0);
+	assert_true(q.has_body);
+	/* malformed request lines (3) */
+	assert_int_equal(req("GET /metrics\r\n\r\n", &q), -TP_HTTP_E_REQUEST);
+	assert_int_equal(req("GET  /metrics HTTP/1.1\r\nHost: a\r\n\r\n", &q), -TP_HTTP_E_REQUEST);
+	assert_int_equal(req("G(T / HTTP/1.1\r\nHost: a\r\n\r\n", &q), -TP_HTTP_E_REQUEST);
+	assert_int_equal(req("GET metrics HTTP/1.1\r\nHost: a\r\n\r\n", &q), -TP_HTTP_E_REQUEST);
+	assert_int_equal(req("GET * HTTP/1.1\r\nHost: a\r\n\r\n", &q), -TP_HTTP_E_REQUEST);
+	assert_int_equal(req("GET / HTTP/1.10\r\nHost: a\r\n\r\n", &q), -TP_HTTP_E_REQUEST);
+	assert_int_equal(req("GET / http/1.1\r\nHost: a\r\n\r\n", &q), -TP_HTTP_E_REQUEST);
+	assert_int_equal(req("GET /\x01 HTTP/1.1\r\nHost: a\r\n\r\n", &q), -TP_HTTP_E_REQUEST);
+	assert_int_equal(req("AVERYLONGMETHODNAME / HTTP/1.1\r\nHost: a\r\n\r\n", &q),
+			 -TP_HTTP_E_REQUEST);
+	/* 2.6: another major version */
+	assert_int_equal(req("GET / HTTP/2.0\r\nHost: a\r\n\r\n", &q), -TP_HTTP_E_VERSION);
+	/* 3.2: HTTP/1.1 needs exactly one Host */
+	assert_int_equal(req("GET / HTTP/1.1\r\n\r\n", &q), -TP_HTTP_E_HOST);
+	assert_int_equal(req("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", &q), -TP_HTTP_E_HOST);
+	/* 5.1, 5.2: whitespace before the colon, obs-fold, no colon */
+	assert_int_equal(req("GET / HTTP/1.1\r\nHost : a\r\n\r\n", &q), -TP_HTTP_E_HEADER);
+	assert_int_equal(req("GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n", &q),
+			 -TP_HTTP_E_HEADER);
+	assert_int_equal(req("GET / HTTP/1.1\r\nHost a\r\n\r\n", &q), -TP_HTTP_E_HEADER);
+	/* conflicting Content-Length (RFC 9112 6.3 item 5) */
+	assert_int_equal(
+	    req("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", &q),
+	    -TP_HTTP_E_LENGTH);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +557,8 @@ int main(void)
 	    cmocka_unit_test(test_linux_segments),
 	    cmocka_unit_test(test_tcp_write_cksum_matches_dpdk),
 	    cmocka_unit_test(test_tcp_bad_options),
+	    cmocka_unit_test(test_requests_of_prometheus_and_curl),
+	    cmocka_unit_test(test_rfc9112_request_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

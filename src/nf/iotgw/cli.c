@@ -6,6 +6,7 @@
 
 #include "../../control/cmd.h"
 #include "../../control/control.h"
+#include "../../control/metrics.h"
 #include "../../control/port.h"
 #include "../../core/tp.h"
 #include "../../proto/ip4.h"
@@ -336,3 +337,61 @@ static struct tp_cmd c_sessions = {"show iotgw sessions", NULL, "associated agen
 TP_CMD_REGISTER(c_enable)
 TP_CMD_REGISTER(c_show)
 TP_CMD_REGISTER(c_sessions)
+
+/* The metrics page: sessions, the delivery queue towards the IN-CSE ('show iotgw'). The
+ * families are there while the gateway is off (no samples), so dashboards find them. */
+void iotgw_metrics(struct tp_metrics *m)
+{
+	const struct tp_iotgw_delivery_stats *d = &tp_iotgw_deliv;
+	static const struct {
+		const char *event;
+		size_t off;
+	} ev[] = {
+#define F(x) {#x, offsetof(struct tp_iotgw_delivery_stats, x)}
+	    F(reports),
+	    F(cin_queued),
+	    F(cin_stored),
+	    F(cin_refused),
+	    F(cin_lost),
+	    F(retransmissions),
+	    F(answered),
+	    F(reports_refused_full),
+	    F(reports_refused_share),
+	    F(went_down),
+	    F(came_back),
+	    F(server_errors),
+#undef F
+	};
+	const bool on = tp_iotgw.enabled;
+
+	tp_metrics_family(m, "twinplane_iotgw_sessions", "gauge", "Agents' sessions (AEs)");
+	if (on)
+		tp_metrics_u64(m, "twinplane_iotgw_sessions", tp_ae_count(), NULL);
+	tp_metrics_family(m, "twinplane_iotgw_sessions_max", "gauge",
+			  "Sessions the gateway may hold");
+	if (on)
+		tp_metrics_u64(m, "twinplane_iotgw_sessions_max", tp_iotgw.max_sessions, NULL);
+	tp_metrics_family(m, "twinplane_iotgw_delivery_pending", "gauge",
+			  "Measurements queued or in flight towards the IN-CSE");
+	if (on)
+		tp_metrics_u64(m, "twinplane_iotgw_delivery_pending", tp_iotgw_delivery_pending(),
+			       NULL);
+	tp_metrics_family(m, "twinplane_iotgw_delivery_pending_max", "gauge",
+			  "Measurements the delivery queue may hold");
+	if (on)
+		tp_metrics_u64(m, "twinplane_iotgw_delivery_pending_max", tp_iotgw.max_pending,
+			       NULL);
+	tp_metrics_family(m, "twinplane_iotgw_cse_up", "gauge", "1 while the IN-CSE answers");
+	if (on)
+		tp_metrics_u64(m, "twinplane_iotgw_cse_up", tp_iotgw_delivery_cse_up(), NULL);
+	tp_metrics_family(m, "twinplane_iotgw_early_holding", "gauge",
+			  "Reports held until their agent's AE is ready");
+	if (on)
+		tp_metrics_u64(m, "twinplane_iotgw_early_holding", tp_iotgw_early_held(), NULL);
+	tp_metrics_family(m, "twinplane_iotgw_delivery_total", "counter",
+			  "What became of the measurements on their way to the IN-CSE, by event");
+	for (size_t k = 0; on && k < RTE_DIM(ev); k++)
+		tp_metrics_u64(m, "twinplane_iotgw_delivery_total",
+			       *(const uint64_t *)((const char *)d + ev[k].off), "event",
+			       ev[k].event, NULL);
+}

@@ -69,5 +69,6 @@ struct tp_nf tp_iotgw_nf = {
     .n_opts = RTE_DIM(iotgw_opts),
     .depends_on = iotgw_deps,
     .fini = iotgw_fini,
+    .metrics = iotgw_metrics,
 };
 TP_NF_REGISTER(tp_iotgw_nf)

@@ -11,6 +11,7 @@
 
 #include <rte_errno.h>
 
+#include "../../control/metrics.h"
 #include "../../control/out.h"
 #include "../../control/port.h"
 #include "../../core/input.h"
@@ -211,6 +212,15 @@ static void ip4_show(struct tp_node *out)
 	}
 }
 
+/* The metrics page: the sizes of the tables the kernel and the commands fill. */
+static void ip4_metrics(struct tp_metrics *m)
+{
+	tp_metrics_family(m, "twinplane_ip4_routes", "gauge", "Routes in the IPv4 FIB");
+	tp_metrics_u64(m, "twinplane_ip4_routes", tp_route_count(), NULL);
+	tp_metrics_family(m, "twinplane_ip4_neighbours", "gauge", "Entries of the neighbour table");
+	tp_metrics_u64(m, "twinplane_ip4_neighbours", tp_neigh_count(), NULL);
+}
+
 struct tp_nf tp_ip4_nf = {
     .name = "ip4",
     .help = "IPv4 router: RFC 1812 checks, LPM, neighbours, local UDP functions",
@@ -224,5 +234,6 @@ struct tp_nf tp_ip4_nf = {
     .port_add = ip4_port_add,
     .port_del = ip4_port_del,
     .show = ip4_show,
+    .metrics = ip4_metrics,
 };
 TP_NF_REGISTER(tp_ip4_nf)

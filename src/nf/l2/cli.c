@@ -10,6 +10,7 @@
 #include <rte_hash.h>
 
 #include "../../control/cmd.h"
+#include "../../control/metrics.h"
 #include "../../control/port.h"
 #include "../../core/tp.h"
 #include "control/control.h"
@@ -576,3 +577,48 @@ TP_CMD_REGISTER(c_show_nf)
 TP_CMD_REGISTER(c_chain_add)
 TP_CMD_REGISTER(c_chain_del)
 TP_CMD_REGISTER(c_show_chain)
+
+/* The metrics page: each bridge's MAC table (read as 'show bridge' does). */
+void l2_metrics(struct tp_metrics *m)
+{
+	static const struct {
+		const char *event;
+		size_t off;
+	} ev[] = {
+	    {"learned", offsetof(struct l2_bridge, learned)},
+	    {"moves", offsetof(struct l2_bridge, moves)},
+	    {"aged", offsetof(struct l2_bridge, aged)},
+	    {"limit_refused", offsetof(struct l2_bridge, limit_refused)},
+	    {"bridge_limit_refused", offsetof(struct l2_bridge, bridge_limit_refused)},
+	    {"table_full", offsetof(struct l2_bridge, table_full)},
+	};
+
+	tp_metrics_family(m, "twinplane_l2_mac_entries", "gauge",
+			  "MAC entries of a bridge (static and learned)");
+	for (unsigned int b = 0; b < L2_BRIDGES_MAX; b++) {
+		unsigned int macs = 0;
+		if (!l2_bridges[b].used)
+			continue;
+		for (uint32_t i = 0; i < l2_mac_hiwater; i++)
+			macs += l2_mac_table[i].used == 1 && l2_mac_table[i].key.bridge == b;
+		tp_metrics_u64(m, "twinplane_l2_mac_entries", macs, "bridge", l2_bridges[b].name,
+			       NULL);
+	}
+	tp_metrics_family(m, "twinplane_l2_mac_limit", "gauge",
+			  "Learned MAC entries a bridge may hold");
+	for (unsigned int b = 0; b < L2_BRIDGES_MAX; b++)
+		if (l2_bridges[b].used)
+			tp_metrics_u64(m, "twinplane_l2_mac_limit", tp_l2_bridge_limit((uint16_t)b),
+				       "bridge", l2_bridges[b].name, NULL);
+	tp_metrics_family(m, "twinplane_l2_mac_events_total", "counter",
+			  "What became of a bridge's MAC entries, by event");
+	for (unsigned int b = 0; b < L2_BRIDGES_MAX; b++) {
+		if (!l2_bridges[b].used)
+			continue;
+		for (size_t k = 0; k < RTE_DIM(ev); k++)
+			tp_metrics_u64(
+			    m, "twinplane_l2_mac_events_total",
+			    *(const uint64_t *)((const char *)&l2_bridges[b] + ev[k].off), "bridge",
+			    l2_bridges[b].name, "event", ev[k].event, NULL);
+	}
+}

@@ -223,6 +223,9 @@ uint32_t tp_l2_bridge_macs(uint16_t b);
 /* Control plane: bridge b's share of the MAC table (its mac-limit, or the fair
  * share: the table's size over the number of bridges). */
 uint32_t tp_l2_bridge_limit(uint16_t b);
+struct tp_metrics;
+/* The module's metrics (struct tp_nf's metrics callback, cli.c). */
+void l2_metrics(struct tp_metrics *m);
 /* Control plane: the configuration of port, if it is in a bridge, else NULL. */
 const struct l2_port *tp_l2_port(uint16_t port);
 

@@ -85,5 +85,6 @@ struct tp_nf tp_l2_nf = {
     .init = l2_init,
     .fini = l2_fini,
     .lcore_init = l2_lcore_init,
+    .metrics = l2_metrics,
 };
 TP_NF_REGISTER(tp_l2_nf)

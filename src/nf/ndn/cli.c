@@ -13,6 +13,7 @@
 #include "../../control/api_server.h"
 #include "../../control/cmd.h"
 #include "../../control/control.h"
+#include "../../control/metrics.h"
 #include "../../control/port.h"
 #include "../../core/tp.h"
 #include "../../proto/ip4.h"
@@ -807,3 +808,57 @@ TP_CMD_REGISTER(c_rib_show)
 TP_CMD_REGISTER(c_strategy)
 TP_CMD_REGISTER(c_show)
 TP_CMD_REGISTER(c_chains)
+
+/* The metrics page: the forwarding contexts' tables (read as 'show ndn' does), the FIB,
+ * the faces, what each forwarding lcore counted. */
+void ndn_metrics(struct tp_metrics *m)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} tables[] = {
+	    {"twinplane_ndn_pit_entries", "PIT entries of a forwarding lcore",
+	     offsetof(struct ndn_fwd, pit_used)},
+	    {"twinplane_ndn_cs_entries", "CS entries of a forwarding lcore",
+	     offsetof(struct ndn_fwd, cs_used)},
+	    {"twinplane_ndn_pcct_entries", "PCCT entries (PIT and CS) of a forwarding lcore",
+	     offsetof(struct ndn_fwd, pcc_used)},
+	};
+	unsigned int faces = 0;
+	char lc[16];
+
+	for (size_t k = 0; k < RTE_DIM(tables); k++) {
+		tp_metrics_family(m, tables[k].name, "gauge", tables[k].help);
+		for (unsigned int i = 0; i < ndn_conf.n_fwd; i++) {
+			const struct ndn_fwd *f = ndn_fwd[i];
+			const uint32_t *v = (const uint32_t *)((const char *)f + tables[k].off);
+			snprintf(lc, sizeof(lc), "%u", tp.workers[f->worker]->lcore);
+			tp_metrics_u64(m, tables[k].name, __atomic_load_n(v, __ATOMIC_RELAXED),
+				       "lcore", lc, NULL);
+		}
+	}
+	tp_metrics_family(m, "twinplane_ndn_pit_capacity", "gauge",
+			  "PIT entries a forwarding lcore may hold");
+	tp_metrics_u64(m, "twinplane_ndn_pit_capacity", ndn_conf.pit_capacity, NULL);
+	tp_metrics_family(m, "twinplane_ndn_cs_capacity", "gauge",
+			  "CS entries a forwarding lcore may hold");
+	tp_metrics_u64(m, "twinplane_ndn_cs_capacity", ndn_conf.cs_capacity, NULL);
+	tp_metrics_family(m, "twinplane_ndn_fib_entries", "gauge", "Entries of the NDN FIB");
+	tp_metrics_u64(m, "twinplane_ndn_fib_entries", ndn_fib_count(), NULL);
+	for (unsigned int i = 0; i < NDN_FACES_MAX; i++)
+		faces += ndn_faces[i].up;
+	tp_metrics_family(m, "twinplane_ndn_faces", "gauge", "NDN faces up");
+	tp_metrics_u64(m, "twinplane_ndn_faces", faces, NULL);
+	tp_metrics_family(m, "twinplane_ndn_forwarding_total", "counter",
+			  "What a forwarding lcore did, by event ('show ndn' totals)");
+	for (unsigned int i = 0; i < ndn_conf.n_fwd; i++) {
+		const struct ndn_fwd *f = ndn_fwd[i];
+		snprintf(lc, sizeof(lc), "%u", tp.workers[f->worker]->lcore);
+#define X(x)                                                                                       \
+	tp_metrics_u64(m, "twinplane_ndn_forwarding_total",                                        \
+		       __atomic_load_n(&f->st.x, __ATOMIC_RELAXED), "lcore", lc, "event", #x,      \
+		       NULL);
+		NDN_FWD_STATS(X)
+#undef X
+	}
+}

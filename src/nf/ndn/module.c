@@ -70,5 +70,6 @@ struct tp_nf tp_ndn_nf = {
     .lcore_init = ndn_lcore_init,
     .fini = ndn_fini,
     .poll = ndn_poll,
+    .metrics = ndn_metrics,
 };
 TP_NF_REGISTER(tp_ndn_nf)

@@ -254,6 +254,9 @@ int ndn_fib_strategy_set(const uint8_t *name, uint16_t len, enum ndn_strategy s)
 typedef void (*ndn_fib_walk_fn)(const struct ndn_fib_entry *e, void *arg);
 void ndn_fib_walk(ndn_fib_walk_fn fn, void *arg);
 unsigned int ndn_fib_count(void);
+struct tp_metrics;
+/* The module's metrics (struct tp_nf's metrics callback, cli.c). */
+void ndn_metrics(struct tp_metrics *m);
 extern const char *const ndn_strategy_names[];
 
 /* --- PIT-CS (pcct.c): per forwarding context --- */

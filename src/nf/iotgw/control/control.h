@@ -152,6 +152,9 @@ bool tp_iotgw_delivery_cse_up(void);
 uint64_t tp_iotgw_delivery_counter(enum tp_iotgw_ctr c);
 /* Fire-and-forget: NONs the workers sent while the IN-CSE was known down (so far). */
 uint64_t tp_iotgw_delivery_forget_lost(void);
+struct tp_metrics;
+/* The module's metrics (struct tp_nf's metrics callback, cli.c). */
+void iotgw_metrics(struct tp_metrics *m);
 
 /* --- reports before the AE is ready (early.c): the dual plane's control side --- */
 struct tp_iotgw_early_stats {
