@@ -376,7 +376,7 @@ def test_dashboard_asks_only_for_served_metrics(metrics_lab: RouterLab) -> None:
 
 def test_clear_counters_leaves_the_page_counting(metrics_lab: RouterLab) -> None:
     """The page serves raw counters: `clear counters` zeroes `show counters`, never a
-    Prometheus counter (docs/decisions/new-metrics-raw-counters.md)."""
+    Prometheus counter (docs/decisions/0097.md)."""
     lab = metrics_lab
     ping(lab, 20)
     time.sleep(0.3)
