@@ -22,9 +22,11 @@ struct op {
 	uint32_t release; /* next hop to release once both copies have the change */
 };
 
+/* 20 bytes, all written: rte_jhash reads whole 32-bit words */
 struct key {
 	uint8_t ip[16];
 	uint8_t depth;
+	uint8_t pad[3];
 };
 
 struct rte_lpm6 *tp_route6_lpm;

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The IPv6 router as a module: its counters and options, its tables (routes on two
+ * rte_lpm6 copies, neighbours; next hops in ip4's shared table), the poller that
+ * publishes route changes, IPv6 on the TAPs, 0x86DD on l3 ports. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+
+#include "../../control/control.h"
+#include "../../control/port.h"
+#include "../../core/log.h"
+#include "../../core/rcu.h"
+#include "../../proto/ip6.h"
+#include "../../proto/parse.h"
+#include "../ip4/l3mode.h"
+#include "control/neigh6.h"
+#include "control/route6.h"
+#include "ip6.h"
+
+static const struct tp_ctr_desc ip6_ctrs[] = {IP6_COUNTERS(TP_CTR_DESC)};
+
+/* --- options --- */
+static unsigned int max_routes = 1 << 14;
+static unsigned int tbl8_groups = 1 << 12;
+static bool no_sysctl;
+
+static int count_opt(const char *name, const char *arg, unsigned int *v)
+{
+	uint64_t n;
+
+	if (tp_parse_u64(arg, 1, 1u << 20, &n) < 0) {
+		fprintf(stderr, "twinplane: --%s: want 1 to 1048576, not '%s'\n", name, arg);
+		return -EINVAL;
+	}
+	*v = (unsigned int)n;
+	return 0;
+}
+
+static int opt_max_routes(const char *arg)
+{
+	return count_opt("max-routes6", arg, &max_routes);
+}
+
+static int opt_tbl8_groups(const char *arg)
+{
+	return count_opt("tbl8-groups6", arg, &tbl8_groups);
+}
+
+static int opt_no_sysctl(const char *arg)
+{
+	no_sysctl = true;
+	return 0;
+}
+
+static const struct tp_nf_opt ip6_opts[] = {
+    {"max-routes6", true, "IPv6 routes the data plane holds (16384), in each of two copies",
+     opt_max_routes},
+    {"tbl8-groups6", true, "IPv6 LPM groups of 256 entries (4096), in each of two copies",
+     opt_tbl8_groups},
+    {"no-sysctl6", false, "leave the namespace's IPv6 forwarding and the TAPs' IPv6 alone",
+     opt_no_sysctl},
+};
+
+/* --- the kernel behind the TAPs --- */
+static void sysctl_set(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, val, strlen(val)) < 0)
+		TP_LOG(WARNING, "cannot set %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The kernel forwards what the lcores punt (unresolved neighbours) and answers the
+ * rest with ICMPv6 errors only as a router: Linux's ip6_forward checks
+ * conf/all/forwarding (IPv6 has no per-device switch in 6.x before force_forwarding),
+ * so the namespace routes IPv6; no redirects for what it forwards back out. */
+static void kernel_setup(void)
+{
+	sysctl_set("/proc/sys/net/ipv6/conf/all/forwarding", "1");
+}
+
+/* --- life cycle --- */
+int tp_ip6_datapath_register(void)
+{
+	return tp_ethertype_register(TP_ETHERTYPE_IP6, tp_ip6_input, "ip6");
+}
+
+static int ip6_init(void)
+{
+	static bool polling;
+	int ret;
+
+	if (!no_sysctl)
+		kernel_setup();
+	ret = tp_ip6_tables_init(1 << 16, max_routes, tbl8_groups);
+	if (ret < 0) {
+		TP_LOG(ERR, "ip6 tables (%u routes, %u tbl8 groups, twice): %s", max_routes,
+		       tbl8_groups, rte_strerror(-ret));
+		return ret;
+	}
+	/* route changes made during a grace period are published by the poller */
+	if (!polling && (ret = tp_ctl_add_poller(tp_route6_poll)) < 0)
+		goto fini;
+	polling = true;
+	if ((ret = tp_ip6_datapath_register()) < 0)
+		goto fini;
+	return 0;
+fini:
+	tp_ip6_tables_fini();
+	return ret;
+}
+
+static void ip6_fini(void)
+{
+	tp_rcu_reclaim(); /* what the tables deferred, before they go */
+	tp_ip6_tables_fini();
+}
+
+/* A new port's TAP: IPv6 on (the lab's namespaces, and hosts that set
+ * net.ipv6.conf.default.disable_ipv6, create it off), so that the kernel answers
+ * Neighbor Discovery and ICMPv6 for the port. */
+static void ip6_port_add(uint16_t port)
+{
+	struct tp_port *p = tp_port_by_id(port);
+	char path[128];
+
+	if (p == NULL || no_sysctl)
+		return;
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", p->tap_name);
+	sysctl_set(path, "0");
+}
+
+/* The port goes: its neighbours now (their host routes with them). */
+static void ip6_port_del(uint16_t port)
+{
+	tp_neigh6_flush_port(port);
+}
+
+static const char *const ip6_deps[] = {"ip4", NULL};
+
+struct tp_nf tp_ip6_nf = {
+    .name = "ip6",
+    .help = "IPv6 router: RFC 8200 checks, LPM on two RCU copies, ND through the kernel",
+    .ctrs = ip6_ctrs,
+    .n_ctrs = RTE_DIM(ip6_ctrs),
+    .opts = ip6_opts,
+    .n_opts = RTE_DIM(ip6_opts),
+    .depends_on = ip6_deps,
+    .init = ip6_init,
+    .fini = ip6_fini,
+    .port_add = ip6_port_add,
+    .port_del = ip6_port_del,
+};
+TP_NF_REGISTER(tp_ip6_nf)
