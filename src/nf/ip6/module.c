@@ -11,6 +11,7 @@
 #include <rte_errno.h>
 
 #include "../../control/control.h"
+#include "../../control/out.h"
 #include "../../control/port.h"
 #include "../../core/log.h"
 #include "../../core/rcu.h"
@@ -142,6 +143,21 @@ static void ip6_port_del(uint16_t port)
 	tp_neigh6_flush_port(port);
 }
 
+/* 'show modules': the route table's two copies at work. */
+static void ip6_show(struct tp_node *out)
+{
+	struct tp_node *o = tp_out_obj(out, "ip6_routes");
+
+	tp_out_u64(o, "routes", tp_route6_count());
+	tp_out_u64(o, "neighbours", tp_neigh6_count());
+	tp_out_u64(o, "unpublished", tp_route6_unpublished());
+	tp_out_u64(o, "pending", tp_route6_pending());
+	tp_out_u64(o, "publishes", tp_route6_stats.publishes);
+	tp_out_u64(o, "grace_waits", tp_route6_stats.deferred);
+	tp_out_u64(o, "unfit", tp_route6_stats.unfit);
+	tp_out_u64(o, "log_max", tp_route6_stats.log_max);
+}
+
 static const char *const ip6_deps[] = {"ip4", NULL};
 
 struct tp_nf tp_ip6_nf = {
@@ -156,5 +172,6 @@ struct tp_nf tp_ip6_nf = {
     .fini = ip6_fini,
     .port_add = ip6_port_add,
     .port_del = ip6_port_del,
+    .show = ip6_show,
 };
 TP_NF_REGISTER(tp_ip6_nf)

@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""IPv6 through the real daemon (issue 35, first step): the module and its counters are
+shown, malformed packets are dropped into their named counters and not forwarded, and
+Neighbor Discovery reaches the kernel behind the TAP, which answers on the wire."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from scapy.compat import raw
+from scapy.layers.inet import UDP
+from scapy.layers.inet6 import ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, IPv6
+from scapy.layers.l2 import Ether
+from scapy.packet import Packet, Raw
+
+from twinplane.lab import RouterLab
+from twinplane.lab.traffic import Sniffer, l2_socket
+
+DROPS = [
+    "ip6.too_short",
+    "ip6.bad_version",
+    "ip6.len_exceeds_frame",
+    "ip6.martian_address",
+    "ip6.blackhole",
+]
+PUNTS = [
+    "ip6.neighbor_discovery",
+    "ip6.local_destination",
+    "ip6.multicast",
+    "ip6.link_local",
+    "ip6.hop_limit_expired",
+    "ip6.extension_header",
+    "ip6.unresolved_neighbour",
+    "ip6.no_route",
+    "ip6.exceeds_mtu",
+]
+
+
+def _bad_version(f: bytes) -> bytes:
+    return f[:14] + bytes([0x40 | (f[14] & 0x0F)]) + f[15:]  # RFC 8200 3: version 4
+
+
+def _len_exceeds_frame(f: bytes) -> bytes:
+    return f[:18] + (len(f) - 14 - 40 + 1).to_bytes(2, "big") + f[20:]  # one byte too many
+
+
+def _martian(f: bytes) -> bytes:
+    return f[:22] + bytes.fromhex("ff020000000000000000000000000001") + f[38:]  # RFC 4291 2.7
+
+
+def _too_short(f: bytes) -> bytes:
+    return f[: 14 + 30]
+
+
+BAD_PACKETS: dict[str, Callable[[bytes], bytes]] = {
+    "ip6.bad_version": _bad_version,
+    "ip6.len_exceeds_frame": _len_exceeds_frame,
+    "ip6.martian_address": _martian,
+    "ip6.too_short": _too_short,
+}
+
+
+def test_module_and_counters_listed(router_lab: RouterLab) -> None:
+    mods = router_lab.ctl("show", "modules")
+    assert {"ethertype": "0x86dd", "module": "ip6"} in mods["ethertypes"], mods["ethertypes"]
+    assert {"ethertype": "0x0800", "module": "ip4"} in mods["ethertypes"]
+    assert mods["ip6_routes"]["pending"] == 0, mods["ip6_routes"]
+    drops = router_lab.drops()
+    assert not [r for r in DROPS if r not in drops], sorted(drops)
+    punts = router_lab.counters()["exception"]["reasons"]
+    assert not [r for r in PUNTS if r not in punts], sorted(punts)
+
+
+@pytest.mark.parametrize("reason", list(BAD_PACKETS))
+def test_bad_packet_dropped_and_counted(router_lab: RouterLab, reason: str) -> None:
+    lab = router_lab
+    h1_mac = lab.ns["h1"].mac("eth0")
+    r_mac = lab.port("p0")["mac"]
+    marker = b"TPBAD6-" + reason.encode()
+    base = (
+        Ether(src=h1_mac, dst=r_mac)
+        / IPv6(src="2001:db8:1::2", dst="2001:db8:2::2", hlim=64)
+        / UDP(sport=4000, dport=7001)
+        / Raw(marker)
+    )
+    frame = BAD_PACKETS[reason](raw(base))
+    count = 3
+    before = lab.drops()
+
+    def leaked_bad(p: Packet) -> bool:
+        return marker in raw(p)
+
+    with Sniffer(lab.ns["h2"], "eth0", leaked_bad) as sniffer:
+        sock = l2_socket(lab.ns["h1"], "eth0")
+        try:
+            for _ in range(count):
+                sock.send(Raw(frame))
+        finally:
+            sock.close()
+        lab.wait_until(
+            lambda: lab.drops()[reason] - before[reason] >= count, 2.0, what=f"{reason} +{count}"
+        )
+        leaked = sniffer.wait(1, timeout=0.3)
+    after = lab.drops()
+    assert after[reason] - before[reason] == count
+    others = {k: after[k] - before[k] for k in DROPS if k != reason and after[k] != before[k]}
+    assert not others, f"other IPv6 drop reasons moved too: {others}"
+    assert not leaked, f"bad packet forwarded to h2: {leaked[0]!r}"
+
+
+def tap_link_local(lab: RouterLab, port: str) -> str | None:
+    """The TAP's link-local address once duplicate address detection is over."""
+    out = lab.router.run(
+        ["ip", "-6", "-o", "addr", "show", "dev", lab.link(port).tap, "scope", "link"],
+        check=False,
+    ).stdout
+    for line in out.splitlines():
+        m = re.search(r"inet6 (fe80::[0-9a-f:]+)/64", line)
+        if m and "tentative" not in line:
+            return m.group(1)
+    return None
+
+
+def test_neighbor_solicitation_answered_by_kernel(router_lab: RouterLab) -> None:
+    """An NS for the TAP's link-local address from h1, hop limit 255 (RFC 4861 7.1.1), is
+    the control class; the kernel behind the TAP answers it with an NA that leaves
+    through p0, from the port's MAC, to h1."""
+    lab = router_lab
+    ll = lab.wait_until(lambda: tap_link_local(lab, "p0"), 5.0, 0.1, "the TAP's link-local address")
+    h1_mac = lab.ns["h1"].mac("eth0")
+    r_mac = lab.port("p0")["mac"]
+    ns = (
+        Ether(src=h1_mac, dst=r_mac)
+        / IPv6(src="fe80::2", dst=ll, hlim=255)
+        / ICMPv6ND_NS(tgt=ll)
+        / ICMPv6NDOptSrcLLAddr(lladdr=h1_mac)
+    )
+    before = lab.counters()["exception"]["reasons"]["ip6.neighbor_discovery"]
+
+    def na(p: Packet) -> bool:
+        return p.haslayer(ICMPv6ND_NA) and p[ICMPv6ND_NA].tgt == ll
+
+    with Sniffer(lab.ns["h1"], "eth0", na) as sniffer:
+        sock = l2_socket(lab.ns["h1"], "eth0")
+        try:
+            sock.send(ns)
+        finally:
+            sock.close()
+        got = sniffer.wait(1, timeout=3.0)
+    assert got, "no Neighbor Advertisement from the router's kernel"
+    reply = got[0]
+    assert reply[Ether].src == r_mac and reply[Ether].dst == h1_mac
+    assert reply[IPv6].src == ll and reply[IPv6].dst == "fe80::2"
+    assert reply[IPv6].hlim == 255
+    after = lab.counters()["exception"]["reasons"]["ip6.neighbor_discovery"]
+    assert after - before == 1
