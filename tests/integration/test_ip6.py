@@ -110,6 +110,22 @@ def test_bad_packet_dropped_and_counted(router_lab: RouterLab, reason: str) -> N
     assert not leaked, f"bad packet forwarded to h2: {leaked[0]!r}"
 
 
+def test_tap_runs_ipv6_and_forwards(router_lab: RouterLab) -> None:
+    """The TAPs have IPv6 (the kernel answers for the ports) and forward it: per device
+    where the kernel can (force_forwarding), leaving the namespace's switch alone."""
+    r = router_lab.router
+
+    def sysctl(path: str) -> str:
+        return r.run(["cat", f"/proc/sys/net/ipv6/conf/{path}"], check=False).stdout.strip()
+
+    for link in router_lab.links:
+        assert sysctl(f"{link.tap}/disable_ipv6") == "0", link.tap
+        if sysctl("all/force_forwarding") != "":
+            assert sysctl(f"{link.tap}/force_forwarding") == "1", link.tap
+        else:
+            assert sysctl("all/forwarding") == "1"
+
+
 def tap_link_local(lab: RouterLab, port: str) -> str | None:
     """The TAP's link-local address once duplicate address detection is over."""
     out = lab.router.run(
@@ -156,3 +172,38 @@ def test_neighbor_solicitation_answered_by_kernel(router_lab: RouterLab) -> None
     assert reply[IPv6].hlim == 255
     after = lab.counters()["exception"]["reasons"]["ip6.neighbor_discovery"]
     assert after - before == 1
+
+
+def enable_ipv6(lab: RouterLab) -> None:
+    """IPv6 on the hosts (their namespaces start with it off) and the TAPs: 2001:db8:1::/64
+    on p0's side, 2001:db8:2::/64 on p1's, each host's default route via the router."""
+    for host, net in (("h1", 1), ("h2", 2)):
+        ns = lab.ns[host]
+        ns.sysctl({"net.ipv6.conf.eth0.disable_ipv6": "0", "net.ipv6.conf.eth0.accept_dad": "0"})
+        ns.run(["ip", "-6", "addr", "add", f"2001:db8:{net}::2/64", "dev", "eth0", "nodad"])
+        ns.run(["ip", "-6", "route", "add", "default", "via", f"2001:db8:{net}::1"])
+        tap = lab.link(host).tap
+        lab.router.run(["ip", "-6", "addr", "add", f"2001:db8:{net}::1/64", "dev", tap, "nodad"])
+
+
+def test_ping6_and_hop_limit_through_the_kernel(router_lab: RouterLab) -> None:
+    """With no IPv6 route in the data plane yet (no netlink sync: issue 35 item 3), the
+    lcores hand IPv6 to the kernel behind the TAP, which forwards it: ping6 h1 -> h2
+    gets its replies, counted as punts; a hop limit of 1 is expired by the data plane
+    (RFC 8200 3) and the kernel answers Time Exceeded from the router's address."""
+    lab = router_lab
+    enable_ipv6(lab)
+    before = lab.counters()["exception"]["reasons"]
+    res = lab.ns["h1"].run(
+        ["ping", "-6", "-n", "-c", "3", "-i", "0.2", "-W", "6", "2001:db8:2::2"], check=False
+    )
+    assert " 3 received" in res.stdout, res.stdout + res.stderr
+    mid = lab.counters()["exception"]["reasons"]
+    punted = sum(mid[k] - before[k] for k in PUNTS)
+    assert punted >= 6, {k: mid[k] - before[k] for k in PUNTS}  # 3 requests, 3 replies
+    res = lab.ns["h1"].run(
+        ["ping", "-6", "-n", "-c", "1", "-t", "1", "-W", "3", "2001:db8:2::2"], check=False
+    )
+    assert "From 2001:db8:1::1" in res.stdout and "Time exceeded" in res.stdout, res.stdout
+    after = lab.counters()["exception"]["reasons"]
+    assert after["ip6.hop_limit_expired"] - mid["ip6.hop_limit_expired"] == 1

@@ -77,12 +77,22 @@ static void sysctl_set(const char *path, const char *val)
 		close(fd);
 }
 
-/* The kernel forwards what the lcores punt (unresolved neighbours) and answers the
- * rest with ICMPv6 errors only as a router: Linux's ip6_forward checks
- * conf/all/forwarding (IPv6 has no per-device switch in 6.x before force_forwarding),
- * so the namespace routes IPv6; no redirects for what it forwards back out. */
+/* Whether the kernel forwards IPv6 per device (conf/<dev>/force_forwarding, Linux
+ * 6.17 and later): then only the TAPs forward, as for IPv4 (control/kpolicy.c). */
+static bool per_device_forwarding;
+
+/* The kernel forwards what the lcores punt (unresolved neighbours) and answers hop
+ * limit expiry only where IPv6 forwarding is on for the receiving device: Linux's
+ * ip6_forward checks conf/all/forwarding, or the device's force_forwarding. Without
+ * the per-device switch the namespace routes IPv6 (which also stops its interfaces
+ * from taking Router Advertisements: say so). */
 static void kernel_setup(void)
 {
+	per_device_forwarding = access("/proc/sys/net/ipv6/conf/all/force_forwarding", F_OK) == 0;
+	if (per_device_forwarding)
+		return;
+	TP_LOG(WARNING, "no per-device IPv6 forwarding in this kernel: "
+			"net.ipv6.conf.all.forwarding=1 (--no-sysctl6 leaves it alone)");
 	sysctl_set("/proc/sys/net/ipv6/conf/all/forwarding", "1");
 }
 
@@ -125,7 +135,8 @@ static void ip6_fini(void)
 
 /* A new port's TAP: IPv6 on (the lab's namespaces, and hosts that set
  * net.ipv6.conf.default.disable_ipv6, create it off), so that the kernel answers
- * Neighbor Discovery and ICMPv6 for the port. */
+ * Neighbor Discovery and ICMPv6 for the port; forwarding on for it alone where the
+ * kernel allows. */
 static void ip6_port_add(uint16_t port)
 {
 	struct tp_port *p = tp_port_by_id(port);
@@ -135,6 +146,11 @@ static void ip6_port_add(uint16_t port)
 		return;
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", p->tap_name);
 	sysctl_set(path, "0");
+	if (per_device_forwarding) {
+		snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/force_forwarding",
+			 p->tap_name);
+		sysctl_set(path, "1");
+	}
 }
 
 /* The port goes: its neighbours now (their host routes with them). */
