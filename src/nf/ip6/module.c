@@ -4,6 +4,7 @@
  * publishes route changes, IPv6 on the TAPs, 0x86DD on l3 ports. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,8 +18,10 @@
 #include "../../core/rcu.h"
 #include "../../proto/ip6.h"
 #include "../../proto/parse.h"
+#include "../ip4/control/netlink.h"
 #include "../ip4/l3mode.h"
 #include "control/neigh6.h"
+#include "control/netlink6.h"
 #include "control/route6.h"
 #include "ip6.h"
 
@@ -119,16 +122,24 @@ static int ip6_init(void)
 	if (!polling && (ret = tp_ctl_add_poller(tp_route6_poll)) < 0)
 		goto fini;
 	polling = true;
+	/* the kernel's routes and neighbours, from ip4's sync manager (its first dump
+	 * at ip4's start) */
+	if ((ret = tp_ip6_nl_init(max_routes * 2)) < 0 || (ret = tp_ip6_nl_register()) < 0)
+		goto fini;
 	if ((ret = tp_ip6_datapath_register()) < 0)
 		goto fini;
 	return 0;
 fini:
+	tp_nl_family_unregister(AF_INET6);
+	tp_ip6_nl_fini();
 	tp_ip6_tables_fini();
 	return ret;
 }
 
 static void ip6_fini(void)
 {
+	tp_nl_family_unregister(AF_INET6);
+	tp_ip6_nl_fini();
 	tp_rcu_reclaim(); /* what the tables deferred, before they go */
 	tp_ip6_tables_fini();
 }
@@ -153,9 +164,11 @@ static void ip6_port_add(uint16_t port)
 	}
 }
 
-/* The port goes: its neighbours now (their host routes with them). */
+/* The port goes: its routes and neighbours now (packets to them go to the kernel
+ * until it removes them too). */
 static void ip6_port_del(uint16_t port)
 {
+	tp_ip6_nl_flush_port(port);
 	tp_neigh6_flush_port(port);
 }
 
@@ -172,6 +185,10 @@ static void ip6_show(struct tp_node *out)
 	tp_out_u64(o, "grace_waits", tp_route6_stats.deferred);
 	tp_out_u64(o, "unfit", tp_route6_stats.unfit);
 	tp_out_u64(o, "log_max", tp_route6_stats.log_max);
+	tp_out_u64(o, "kernel_routes_ignored", tp_ip6_nl_stats.routes_ignored);
+	tp_out_u64(o, "kernel_paths_swept", tp_ip6_nl_stats.paths_swept);
+	tp_out_u64(o, "kernel_neighbours_swept", tp_ip6_nl_stats.neigh_swept);
+	tp_out_u64(o, "add_failed", tp_ip6_nl_stats.add_failed);
 }
 
 static const char *const ip6_deps[] = {"ip4", NULL};

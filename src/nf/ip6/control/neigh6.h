@@ -28,13 +28,16 @@ enum tp_route6_type {
 int tp_ip6_tables_init(unsigned int max_neigh, unsigned int max_routes, unsigned int tbl8_groups);
 void tp_ip6_tables_fini(void);
 
-/* Next-hop id of neighbour ip, or -ENOENT. Lock-free. */
-int tp_neigh6_lookup(const uint8_t ip[16]);
+/* Next-hop id of neighbour ip on port, or -ENOENT. Lock-free. */
+int tp_neigh6_lookup(const uint8_t ip[16], uint16_t port);
 /* The kernel resolved ip to mac on port (mac != NULL): its next hop forwards, and a
  * /128 host route points to it; or forgot it (mac == NULL). The next-hop id, -ENOENT
  * when forgotten, or a negative errno. */
 int tp_neigh6_learn(const uint8_t ip[16], uint16_t port, const uint8_t *mac);
 unsigned int tp_neigh6_count(void);
+/* Forget every neighbour the kernel taught us whose next hop's gen is not gen (a
+ * resync did not see it). Returns how many. */
+unsigned int tp_neigh6_sweep(uint32_t gen);
 /* Forget every neighbour the kernel taught us on port. */
 void tp_neigh6_flush_port(uint16_t port);
 
