@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* IPv6 neighbours and routes as the control plane sets them: neighbour address ->
- * next-hop id (an rte_hash of 16-byte keys with lock-free reads), the next hops in
+/* IPv6 neighbours and routes as the control plane sets them: neighbour (address,
+ * port) -> next-hop id (an rte_hash with lock-free reads), the next hops in
  * ip4's shared table (control/nexthop.h: the fast path's word does not depend on the
  * family), and routes by type onto route6.h's table.
  *
