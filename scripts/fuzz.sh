@@ -6,11 +6,11 @@
 # SECONDS is each target's time; mder and ndn, the oldest, get twice theirs. Exits
 # non-zero when a fuzzer finds a crash, a sanitizer report, a leak or a broken
 # property; the input that did it is left in build/fuzz/<target>/artifacts/.
-# The DPDK targets (ip4, ndn_fwd, l2, netlink, gen) start an EAL without hugepages or devices.
+# The DPDK targets (ip4, ip6, ndn_fwd, l2, netlink, gen) start an EAL without hugepages or devices.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(mder ndn ndn_stream coap ip4 ndn_fwd l2 fetch netlink api config gen)
+all=(mder ndn ndn_stream coap ip4 ip6 ndn_fwd l2 fetch netlink api config gen)
 all+=(iotgw iotgw_forget)
 secs=${1:-60}
 shift || true
@@ -33,6 +33,7 @@ declare -A seeds=(
     [config]=tests/fuzz/config_seeds [gen]=tests/fuzz/gen_seeds
 )
 seeds[iotgw]=tests/fuzz/iotgw_seeds
+seeds[ip6]=tests/fuzz/ip6_seeds.txt
 seeds[iotgw_forget]=tests/fuzz/iotgw_seeds
 declare -A dicts=(
     [mder]=tests/fuzz/mder.dict [ndn]=tests/fuzz/ndn.dict [coap]=tests/fuzz/coap.dict
@@ -43,8 +44,10 @@ declare -A dicts=(
     [api]=tests/fuzz/api.dict [config]=tests/fuzz/config.dict [gen]=tests/fuzz/gen.dict
 )
 dicts[iotgw]=tests/fuzz/iotgw.dict
+dicts[ip6]=tests/fuzz/ip6.dict
 dicts[iotgw_forget]=tests/fuzz/iotgw.dict
-declare -A opts=([ip4]="-max_len=9018" [ndn_fwd]="-max_len=8192" [ndn_stream]="-max_len=20000")
+declare -A opts=([ip4]="-max_len=9018" [ip6]="-max_len=9018" [ndn_fwd]="-max_len=8192"
+    [ndn_stream]="-max_len=20000")
 declare -A share=([mder]=2 [ndn]=2)
 
 # -O1: ASan's usual level; at -O2 the instrumented build took 6 of a fresh CI run's minutes

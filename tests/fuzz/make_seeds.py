@@ -2,11 +2,17 @@
 """Seed corpora of the fuzz targets that come from real implementations.
 
     python tests/fuzz/make_seeds.py ip4 > tests/fuzz/ip4_seeds.txt
+    python tests/fuzz/make_seeds.py ip6 > tests/fuzz/ip6_seeds.txt
 
 ip4: frames built by scapy (as the integration tests send them), in fuzz_ip4's
 record format ([flags][split][length][frame]; tests/fuzz/fuzz_ip4.c), on the
 unit test's topology (port 0 02:00:00:00:00:10, 10.0.1.1/24; 10.9/16 via
 10.0.2.2, 10.8/16 via the unresolved 10.0.2.3, 10.7/16 a next-hop group).
+
+ip6: frames built by scapy, in fuzz_ip6's record format (the same as ip4's; its
+flag bits 1-2 change the tables), on its topology (port 0 2001:db8:1::1/64,
+2001:db8:9::/48 via the resolved 2001:db8:2::2, 2001:db8:8::/48 via the unresolved
+2001:db8:2::3, blackhole, unreachable and prohibit /48s at 66, 67 and 68).
 
 coap: what a real IN-CSE (ACME, started on loopback) answers to the gateway's
 registration requests (built by coap-tool, the C codec), with the tokens of
@@ -123,6 +129,82 @@ def ip4() -> dict[str, bytes]:
         "ecmp_tcp_gre": _rec(eth() / ip("10.7.3.4") / TCP(sport=40000, dport=443))
         + _rec(eth() / ip("10.7.3.4", proto=47) / Raw(b"\0\0\x08\0")),
         "ecmp_chained_ports": _rec(eth() / ip("10.7.9.9") / UDP() / Raw(b"c" * 600), 0x08, 36),
+    }
+
+
+def ip6() -> dict[str, bytes]:
+    from scapy.all import (  # type: ignore[import-untyped]
+        UDP,
+        Ether,
+        ICMPv6EchoRequest,
+        ICMPv6ND_NA,
+        ICMPv6ND_NS,
+        ICMPv6ND_RS,
+        ICMPv6NDOptSrcLLAddr,
+        IPv6,
+        IPv6ExtHdrFragment,
+        IPv6ExtHdrHopByHop,
+        IPv6ExtHdrRouting,
+        Padding,
+        Raw,
+    )
+
+    def eth(dst: str = P0) -> object:
+        return Ether(dst=dst, src=H1)
+
+    def ip(dst: str, **kw: object) -> object:
+        return IPv6(src=kw.pop("src", "2001:db8:1::2"), dst=dst, **kw)
+
+    fwd = eth() / ip("2001:db8:9::4", hlim=64) / UDP(sport=12345, dport=53) / Raw(b"x" * 18)
+    sn = "ff02::1:ff00:1"
+    ns = ICMPv6ND_NS(tgt="2001:db8:1::1") / ICMPv6NDOptSrcLLAddr(lladdr=H1)
+    return {
+        "udp_fwd": _rec(fwd),
+        "udp_chained": _rec(eth() / ip("2001:db8:9::4") / UDP() / Raw(b"y" * 3000), 0x18, 200),
+        "jumbo_chained": _rec(eth() / ip("2001:db8:9::4") / UDP() / Raw(b"j" * 8000), 0x08, 0),
+        "padded": _rec(eth() / ip("2001:db8:2::2") / Padding(b"\0" * 20)),
+        "padded_chained": _rec(
+            eth() / ip("2001:db8:2::2") / UDP() / Padding(b"\0" * 200), 0x10, 60
+        ),
+        "hop_limit_1": _rec(eth() / ip("2001:db8:9::1", hlim=1) / UDP()),
+        "hop_limit_1_local": _rec(eth() / ip("2001:db8:1::1", hlim=1) / UDP()),
+        "echo_router": _rec(eth() / ip("2001:db8:1::1") / ICMPv6EchoRequest()),
+        "ns_multicast": _rec(eth("33:33:ff:00:00:01") / ip(sn, src="fe80::2", hlim=255) / ns),
+        "ns_off_link": _rec(eth("33:33:ff:00:00:01") / ip(sn, src="fe80::2", hlim=64) / ns),
+        "na_unicast": _rec(
+            eth() / ip("fe80::1", src="fe80::2", hlim=255) / ICMPv6ND_NA(tgt="fe80::2")
+        ),
+        "rs": _rec(
+            eth("33:33:00:00:00:02") / ip("ff02::2", src="fe80::2", hlim=255) / ICMPv6ND_RS()
+        ),
+        "ospf3_hello": _rec(
+            eth("33:33:00:00:00:05")
+            / ip("ff02::5", src="fe80::2", hlim=1, nh=89)
+            / Raw(b"\x03\x01\x00\x24")
+        ),
+        "hop_by_hop": _rec(eth() / ip("2001:db8:9::1") / IPv6ExtHdrHopByHop() / UDP()),
+        "routing": _rec(
+            eth() / ip("2001:db8:9::1") / IPv6ExtHdrRouting(addresses=["2001:db8:9::2"]) / UDP()
+        ),
+        "fragment": _rec(
+            eth() / ip("2001:db8:9::1") / IPv6ExtHdrFragment(m=1) / UDP() / Raw(b"f" * 64)
+        ),
+        "link_local_dst": _rec(eth() / ip("fe80::99") / UDP()),
+        "link_local_src": _rec(eth() / ip("2001:db8:9::1", src="fe80::2") / UDP()),
+        "multicast_src": _rec(eth() / ip("2001:db8:9::1", src="ff02::1") / UDP()),
+        "loopback_dst": _rec(eth() / ip("::1") / UDP()),
+        "unresolved": _rec(eth() / ip("2001:db8:8::1") / UDP()),
+        "no_route": _rec(eth() / ip("3fff::1") / UDP()),
+        "blackhole": _rec(eth() / ip("2001:db8:66::1") / UDP()),
+        "unreachable": _rec(eth() / ip("2001:db8:67::1") / UDP()),
+        "prohibit": _rec(eth() / ip("2001:db8:68::1") / UDP()),
+        "too_big": _rec(eth() / ip("2001:db8:9::1") / UDP() / Raw(b"b" * 1500)),
+        "ipv4_in_v6_frame": _rec(Ether(dst=P0, src=H1, type=0x86DD) / Raw(bytes(range(60)))),
+        "other_host": _rec(eth("02:00:00:00:00:99") / ip("2001:db8:9::1") / UDP()),
+        "burst_neighbour_forgotten": _rec(fwd, flags=0x02) * 3 + _rec(fwd, flags=0x42),
+        "burst_route_unreachable": _rec(fwd, flags=0x04) + _rec(fwd) + _rec(fwd, flags=0x44),
+        "burst_port1_no_tokens": _rec(eth("02:00:00:00:00:11") / ip("2001:db8:2::1") / UDP(), 0x21)
+        + _rec(eth() / ip("2001:db8:1::1") / UDP()),
     }
 
 
@@ -701,6 +783,7 @@ def ndn_stream() -> dict[str, bytes]:
 TARGETS: dict[str, Callable[[], dict[str, bytes]]] = {
     "ndn_stream": ndn_stream,
     "ip4": ip4,
+    "ip6": ip6,
     "l2": l2,
     "coap": coap,
     "netlink": netlink,

@@ -433,9 +433,29 @@ static void neigh_msg(const struct nlmsghdr *nlh)
 	tp_route_host_update(ip, p->id, nh);
 }
 
+/* IPv6's mirror (nf/ip6), when registered. */
+static const struct tp_nl_family_ops *v6_ops;
+
 static int msg_cb(const struct nlmsghdr *nlh, void *data)
 {
 	tp_nl_stats.events++;
+	/* ifaddrmsg, rtmsg and ndmsg all start with the family */
+	if (v6_ops != NULL && mnl_nlmsg_get_payload_len(nlh) >= 1 &&
+	    *(const uint8_t *)mnl_nlmsg_get_payload(nlh) == AF_INET6) {
+		switch (nlh->nlmsg_type) {
+		case RTM_NEWADDR:
+		case RTM_DELADDR:
+		case RTM_NEWROUTE:
+		case RTM_DELROUTE:
+		case RTM_NEWNEIGH:
+		case RTM_DELNEIGH:
+			v6_ops->msg(nlh, gen);
+			break;
+		default:
+			break;
+		}
+		return MNL_CB_OK;
+	}
 	switch (nlh->nlmsg_type) {
 	case RTM_NEWADDR:
 	case RTM_DELADDR:
@@ -574,7 +594,11 @@ int tp_nl_resync(void)
 		p->n_addrs = 0;
 	if ((ret = dump(RTM_GETADDR, sizeof(struct ifaddrmsg))) < 0 ||
 	    (ret = dump(RTM_GETNEIGH, sizeof(struct ndmsg))) < 0 || (ret = nexthop_dump()) < 0 ||
-	    (ret = dump(RTM_GETROUTE, sizeof(struct rtmsg))) < 0) {
+	    (ret = dump(RTM_GETROUTE, sizeof(struct rtmsg))) < 0 ||
+	    (v6_ops != NULL &&
+	     ((ret = dump_family(RTM_GETADDR, sizeof(struct ifaddrmsg), AF_INET6)) < 0 ||
+	      (ret = dump_family(RTM_GETNEIGH, sizeof(struct ndmsg), AF_INET6)) < 0 ||
+	      (ret = dump_family(RTM_GETROUTE, sizeof(struct rtmsg), AF_INET6)) < 0))) {
 		/* the tables may be stale (a half dump sweeps nothing): again later, each
 		 * time waiting twice as long, up to 5 s */
 		resync_backoff_ms =
@@ -589,6 +613,8 @@ int tp_nl_resync(void)
 	}
 	neigh_sweep();
 	tp_route_sweep(gen);
+	if (v6_ops != NULL)
+		v6_ops->sweep(gen);
 	tp_nl_stats.resyncs++;
 	resync_backoff_ms = 0;
 	tp_timer_cancel(&resync_timer);
@@ -744,6 +770,30 @@ fail:
 	TP_LOG(ERR, "netlink: %s", strerror(errno));
 	tp_nl_fini();
 	return -errno;
+}
+
+int tp_nl_family_register(uint8_t family, const struct tp_nl_family_ops *ops,
+			  const unsigned int *groups, unsigned int n_groups)
+{
+	if (family != AF_INET6 || ops == NULL || ops->msg == NULL || ops->sweep == NULL)
+		return -EINVAL;
+	if (v6_ops != NULL)
+		return -EEXIST;
+	if (ev_sk == NULL)
+		return -ENOTCONN;
+	for (unsigned int i = 0; i < n_groups; i++) {
+		unsigned int g = groups[i];
+		if (mnl_socket_setsockopt(ev_sk, NETLINK_ADD_MEMBERSHIP, &g, sizeof(g)) < 0)
+			return -errno;
+	}
+	v6_ops = ops;
+	return 0;
+}
+
+void tp_nl_family_unregister(uint8_t family)
+{
+	if (family == AF_INET6)
+		v6_ops = NULL;
 }
 
 void tp_nl_fini(void)

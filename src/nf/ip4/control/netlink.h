@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct nlmsghdr;
+
 struct tp_nl_stats {
 	uint64_t events;
 	uint64_t resyncs;
@@ -52,6 +54,22 @@ void tp_nl_set_pass_budget(unsigned int messages);
 /* Receive buffer of the event socket, in bytes (a smaller one overruns sooner). */
 int tp_nl_set_rcvbuf(int bytes);
 
+/* Another address family's mirror (IPv6: nf/ip6), fed by the same sockets: its
+ * messages (addresses, routes, neighbours of the family), the same dumps at every
+ * resync, its sweep after a complete one. */
+struct tp_nl_family_ops {
+	/* One message of the family (RTM_NEW/DEL ADDR, ROUTE, NEIGH); gen is the resync
+	 * generation a dump's entries carry. */
+	void (*msg)(const struct nlmsghdr *nlh, uint32_t gen);
+	/* After a complete dump: forget what does not carry gen. */
+	void (*sweep)(uint32_t gen);
+};
+/* Register ops for family (AF_INET6 only) and join its n_groups multicast groups
+ * (RTNLGRP_* numbers). Control plane, after tp_nl_init. 0, -EINVAL, -EEXIST,
+ * -ENOTCONN or a negative errno. */
+int tp_nl_family_register(uint8_t family, const struct tp_nl_family_ops *ops,
+			  const unsigned int *groups, unsigned int n_groups);
+void tp_nl_family_unregister(uint8_t family);
 /* Kernel writes: 0 or negative errno (the kernel's answer). Addresses in host order. */
 int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth);
 /* A route of the main table: unicast (rtn_type RTN_UNICAST, via gw and/or out of

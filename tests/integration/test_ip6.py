@@ -1,0 +1,253 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""IPv6 through the real daemon (issue 35, first step): the module and its counters are
+shown, malformed packets are dropped into their named counters and not forwarded, and
+Neighbor Discovery reaches the kernel behind the TAP, which answers on the wire."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from scapy.compat import raw
+from scapy.layers.inet import UDP
+from scapy.layers.inet6 import ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, IPv6
+from scapy.layers.l2 import Ether
+from scapy.packet import Packet, Raw
+
+from twinplane.lab import RouterLab
+from twinplane.lab.traffic import Sniffer, l2_socket
+
+DROPS = [
+    "ip6.too_short",
+    "ip6.bad_version",
+    "ip6.len_exceeds_frame",
+    "ip6.martian_address",
+    "ip6.blackhole",
+]
+PUNTS = [
+    "ip6.neighbor_discovery",
+    "ip6.local_destination",
+    "ip6.multicast",
+    "ip6.link_local",
+    "ip6.hop_limit_expired",
+    "ip6.extension_header",
+    "ip6.unresolved_neighbour",
+    "ip6.no_route",
+    "ip6.exceeds_mtu",
+]
+
+
+def _bad_version(f: bytes) -> bytes:
+    return f[:14] + bytes([0x40 | (f[14] & 0x0F)]) + f[15:]  # RFC 8200 3: version 4
+
+
+def _len_exceeds_frame(f: bytes) -> bytes:
+    return f[:18] + (len(f) - 14 - 40 + 1).to_bytes(2, "big") + f[20:]  # one byte too many
+
+
+def _martian(f: bytes) -> bytes:
+    return f[:22] + bytes.fromhex("ff020000000000000000000000000001") + f[38:]  # RFC 4291 2.7
+
+
+def _too_short(f: bytes) -> bytes:
+    return f[: 14 + 30]
+
+
+BAD_PACKETS: dict[str, Callable[[bytes], bytes]] = {
+    "ip6.bad_version": _bad_version,
+    "ip6.len_exceeds_frame": _len_exceeds_frame,
+    "ip6.martian_address": _martian,
+    "ip6.too_short": _too_short,
+}
+
+
+def test_module_and_counters_listed(router_lab: RouterLab) -> None:
+    mods = router_lab.ctl("show", "modules")
+    assert {"ethertype": "0x86dd", "module": "ip6"} in mods["ethertypes"], mods["ethertypes"]
+    assert {"ethertype": "0x0800", "module": "ip4"} in mods["ethertypes"]
+    assert mods["ip6_routes"]["pending"] == 0, mods["ip6_routes"]
+    drops = router_lab.drops()
+    assert not [r for r in DROPS if r not in drops], sorted(drops)
+    punts = router_lab.counters()["exception"]["reasons"]
+    assert not [r for r in PUNTS if r not in punts], sorted(punts)
+
+
+@pytest.mark.parametrize("reason", list(BAD_PACKETS))
+def test_bad_packet_dropped_and_counted(router_lab: RouterLab, reason: str) -> None:
+    lab = router_lab
+    h1_mac = lab.ns["h1"].mac("eth0")
+    r_mac = lab.port("p0")["mac"]
+    marker = b"TPBAD6-" + reason.encode()
+    base = (
+        Ether(src=h1_mac, dst=r_mac)
+        / IPv6(src="2001:db8:1::2", dst="2001:db8:2::2", hlim=64)
+        / UDP(sport=4000, dport=7001)
+        / Raw(marker)
+    )
+    frame = BAD_PACKETS[reason](raw(base))
+    count = 3
+    before = lab.drops()
+
+    def leaked_bad(p: Packet) -> bool:
+        return marker in raw(p)
+
+    with Sniffer(lab.ns["h2"], "eth0", leaked_bad) as sniffer:
+        sock = l2_socket(lab.ns["h1"], "eth0")
+        try:
+            for _ in range(count):
+                sock.send(Raw(frame))
+        finally:
+            sock.close()
+        lab.wait_until(
+            lambda: lab.drops()[reason] - before[reason] >= count, 2.0, what=f"{reason} +{count}"
+        )
+        leaked = sniffer.wait(1, timeout=0.3)
+    after = lab.drops()
+    assert after[reason] - before[reason] == count
+    others = {k: after[k] - before[k] for k in DROPS if k != reason and after[k] != before[k]}
+    assert not others, f"other IPv6 drop reasons moved too: {others}"
+    assert not leaked, f"bad packet forwarded to h2: {leaked[0]!r}"
+
+
+def test_tap_runs_ipv6_and_forwards(router_lab: RouterLab) -> None:
+    """The TAPs have IPv6 (the kernel answers for the ports) and forward it: per device
+    where the kernel can (force_forwarding), leaving the namespace's switch alone."""
+    r = router_lab.router
+
+    def sysctl(path: str) -> str:
+        return r.run(["cat", f"/proc/sys/net/ipv6/conf/{path}"], check=False).stdout.strip()
+
+    for link in router_lab.links:
+        assert sysctl(f"{link.tap}/disable_ipv6") == "0", link.tap
+        if sysctl("all/force_forwarding") != "":
+            assert sysctl(f"{link.tap}/force_forwarding") == "1", link.tap
+        else:
+            assert sysctl("all/forwarding") == "1"
+
+
+def tap_link_local(lab: RouterLab, port: str) -> str | None:
+    """The TAP's link-local address once duplicate address detection is over."""
+    out = lab.router.run(
+        ["ip", "-6", "-o", "addr", "show", "dev", lab.link(port).tap, "scope", "link"],
+        check=False,
+    ).stdout
+    for line in out.splitlines():
+        m = re.search(r"inet6 (fe80::[0-9a-f:]+)/64", line)
+        if m and "tentative" not in line:
+            return m.group(1)
+    return None
+
+
+def test_neighbor_solicitation_answered_by_kernel(router_lab: RouterLab) -> None:
+    """An NS for the TAP's link-local address from h1, hop limit 255 (RFC 4861 7.1.1), is
+    the control class; the kernel behind the TAP answers it with an NA that leaves
+    through p0, from the port's MAC, to h1."""
+    lab = router_lab
+    ll = lab.wait_until(lambda: tap_link_local(lab, "p0"), 5.0, 0.1, "the TAP's link-local address")
+    h1_mac = lab.ns["h1"].mac("eth0")
+    r_mac = lab.port("p0")["mac"]
+    ns = (
+        Ether(src=h1_mac, dst=r_mac)
+        / IPv6(src="fe80::2", dst=ll, hlim=255)
+        / ICMPv6ND_NS(tgt=ll)
+        / ICMPv6NDOptSrcLLAddr(lladdr=h1_mac)
+    )
+    before = lab.counters()["exception"]["reasons"]["ip6.neighbor_discovery"]
+
+    def na(p: Packet) -> bool:
+        return p.haslayer(ICMPv6ND_NA) and p[ICMPv6ND_NA].tgt == ll
+
+    with Sniffer(lab.ns["h1"], "eth0", na) as sniffer:
+        sock = l2_socket(lab.ns["h1"], "eth0")
+        try:
+            sock.send(ns)
+        finally:
+            sock.close()
+        got = sniffer.wait(1, timeout=3.0)
+    assert got, "no Neighbor Advertisement from the router's kernel"
+    reply = got[0]
+    assert reply[Ether].src == r_mac and reply[Ether].dst == h1_mac
+    assert reply[IPv6].src == ll and reply[IPv6].dst == "fe80::2"
+    assert reply[IPv6].hlim == 255
+    after = lab.counters()["exception"]["reasons"]["ip6.neighbor_discovery"]
+    assert after - before == 1
+
+
+def enable_ipv6(lab: RouterLab) -> None:
+    """IPv6 on the hosts (their namespaces start with it off) and the TAPs: 2001:db8:1::/64
+    on p0's side, 2001:db8:2::/64 on p1's, each host's default route via the router."""
+    for host, net in (("h1", 1), ("h2", 2)):
+        ns = lab.ns[host]
+        ns.sysctl({"net.ipv6.conf.eth0.disable_ipv6": "0", "net.ipv6.conf.eth0.accept_dad": "0"})
+        ns.run(["ip", "-6", "addr", "add", f"2001:db8:{net}::2/64", "dev", "eth0", "nodad"])
+        ns.run(["ip", "-6", "route", "add", "default", "via", f"2001:db8:{net}::1"])
+        tap = lab.link(host).tap
+        lab.router.run(["ip", "-6", "addr", "add", f"2001:db8:{net}::1/64", "dev", tap, "nodad"])
+
+
+def test_ping6_and_hop_limit_through_the_kernel(router_lab: RouterLab) -> None:
+    """The first packets, before the kernel has resolved h2, go to the kernel behind
+    the TAP (unresolved_neighbour), which resolves and forwards them: ping6 h1 -> h2
+    gets every reply. A hop limit of 1 is expired by the data plane (RFC 8200 3) and
+    the kernel answers Time Exceeded from the router's address."""
+    lab = router_lab
+    enable_ipv6(lab)
+    before = lab.counters()["exception"]["reasons"]
+    res = lab.ns["h1"].run(
+        ["ping", "-6", "-n", "-c", "3", "-i", "0.2", "-W", "6", "2001:db8:2::2"], check=False
+    )
+    assert " 3 received" in res.stdout, res.stdout + res.stderr
+    mid = lab.counters()["exception"]["reasons"]
+    assert mid["ip6.unresolved_neighbour"] - before["ip6.unresolved_neighbour"] >= 1
+    res = lab.ns["h1"].run(
+        ["ping", "-6", "-n", "-c", "1", "-t", "1", "-W", "3", "2001:db8:2::2"], check=False
+    )
+    assert "From 2001:db8:1::1" in res.stdout and "Time exceeded" in res.stdout, res.stdout
+    after = lab.counters()["exception"]["reasons"]
+    assert after["ip6.hop_limit_expired"] - mid["ip6.hop_limit_expired"] == 1
+
+
+def test_ping6_forwarded_by_data_plane(router_lab: RouterLab) -> None:
+    """The kernel's IPv6 routes (the TAPs' connected /64s, their local /128s) and its
+    neighbours reach the data plane through netlink: once the first ping has had the
+    kernel resolve h1 and h2, ping6 h1 -> h2 is forwarded by the lcores, no packet
+    of it punted."""
+    lab = router_lab
+    enable_ipv6(lab)
+    res = lab.ns["h1"].run(
+        ["ping", "-6", "-n", "-c", "2", "-i", "0.2", "-W", "6", "2001:db8:2::2"], check=False
+    )
+    assert " 2 received" in res.stdout, res.stdout + res.stderr
+    lab.wait_until(
+        lambda: lab.ctl("show", "modules")["ip6_routes"]["neighbours"] >= 2,
+        3.0,
+        0.05,
+        "h1 and h2 as IPv6 neighbours",
+    )
+    mods = lab.ctl("show", "modules")["ip6_routes"]
+    assert mods["routes"] >= 4, mods  # two /64s, two local /128s (and the hosts' /128s)
+    routes = {r["prefix"]: r for r in lab.ctl("show", "routes6")["routes"]}
+    want = {
+        "2001:db8:1::/64": ("connected", ""),
+        "2001:db8:2::/64": ("connected", ""),
+        "2001:db8:1::1/128": ("local", ""),
+        "2001:db8:2::2/128": ("neighbour", "p1"),
+    }
+    for prefix, (kind, port) in want.items():
+        r = routes.get(prefix)
+        assert r is not None and r["type"] == kind and r["state"] == "installed", (prefix, routes)
+        assert not port or r["port"] == port, r
+    before = lab.counters()["exception"]["reasons"]
+    res = lab.ns["h1"].run(
+        ["ping", "-6", "-n", "-c", "20", "-i", "0.05", "-W", "6", "2001:db8:2::2"], check=False
+    )
+    assert " 20 received" in res.stdout, res.stdout + res.stderr
+    after = lab.counters()["exception"]["reasons"]
+    moved = {
+        k: after[k] - before[k] for k in after if k.startswith("ip6.") and after[k] != before[k]
+    }
+    # the hosts' own ND and MLD may go to the kernel meanwhile; an echo request or
+    # reply punted would be counted under one of these (the only way past the lcores)
+    echo_reasons = [k for k in PUNTS if k not in ("ip6.neighbor_discovery", "ip6.multicast")]
+    assert not [k for k in echo_reasons if k in moved], moved
