@@ -4,7 +4,7 @@
  * DPDK 22.11's rte_lpm6 has no RCU integration: a change made in place rewrites
  * entries a reader may be walking and hands freed tbl8 groups to the next add at
  * once. So there are two copies and a log of changes (decision
- * docs/decisions/new-ip6-module-and-table.md). Readers use the published copy
+ * docs/decisions/0098.md). Readers use the published copy
  * (tp_route6_reader) between two quiescent-state reports; the control plane, the
  * only writer, changes the other copy only when a grace period has passed since it
  * was last published, publishes it, and applies the same changes to the first copy
