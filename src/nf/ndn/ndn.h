@@ -528,7 +528,8 @@ static inline uint32_t ndn_pcc_find(const struct ndn_fwd *f, const uint8_t *key,
 	}
 	return 0;
 }
-/* Insert an entry the caller knows is absent; 0 when full. */
+/* Insert an entry the caller knows is absent (it has just walked the chain with
+ * ndn_pcc_find), at the tail of its chain; 0 when full. */
 uint32_t ndn_pcc_insert(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uint8_t n_comps,
 			uint32_t h);
 /* Remove it if nothing refers to it any more. */
