@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 /* The state: v0..v3 (paper, section 2) */
@@ -211,9 +212,16 @@ static inline TP_AES_TARGET void tp_aeshash_prefixes(const struct tp_aeshash_key
 	}
 }
 
+/* Whether the CPU has AES-NI and SSE4.1: CPUID leaf 1, ECX (as proto/sha256.c asks
+ * for SHA), not __builtin_cpu_supports, which links libgcc's CPU model constructor
+ * (4.5 KB at the head of .text) into the daemon, and out of a build that does not
+ * call this, so that every function of the two builds' fast paths lay at other
+ * addresses (decision new-pcct-hash-cost). */
 static inline bool tp_aeshash_usable(void)
 {
-	return __builtin_cpu_supports("aes") && __builtin_cpu_supports("sse4.1");
+	unsigned int a, b, c, d;
+
+	return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_AES) && (c & bit_SSE4_1);
 }
 
 /* The process's table key: drawn by tp_hash_key_init(), zero before. */

@@ -7,7 +7,8 @@
  * the CS; a CS hit; PIT expiry on the timer wheel; Nacks (NoRoute from us; an
  * upstream's, forwarded down once every upstream said no; one whose Interest is not
  * the one we sent refused); the NDT sending an Interest to another lcore's forwarding
- * context through its ring. The packets are python-ndn's (ndn_vectors.h). Asserts
+ * context through its ring; the PCCT's chains in insertion order, the CS's LRU victim
+ * unlinked at its chain's head. The packets are python-ndn's (ndn_vectors.h). Asserts
  * the bytes of the frames in the transmit buffers, the counters by name
  * ("ndn.<counter>"), the PIT-CS's contents, and every mbuf back in its pool. */
 #include <setjmp.h>
@@ -584,6 +585,57 @@ static void test_stream_face(void **state)
 	tp_rcu_reclaim();
 }
 
+/* A PCCT chain is in insertion order, so the entry leaving first unlinks at its
+ * head: 17 names in one bucket (one hash, as if they collided), each with a CS copy
+ * in the CS of 16; the 17th copy evicts the first (the LRU tail), whose entry was
+ * the chain's head. Then, on a chain without CS copies, unlinks in the middle, at
+ * the tail and at the head. */
+static void test_pcct_chain_order(void **state)
+{
+	uint8_t key[17][4];
+	uint32_t idx[17], h = 0x12345, h2 = 0x777;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *d;
+
+	assert_non_null(m);
+	d = (uint8_t *)rte_pktmbuf_append(m, sizeof(v_data_plain));
+	assert_non_null(d);
+	memcpy(d, v_data_plain, sizeof(v_data_plain));
+	for (unsigned int i = 0; i < 17; i++) {
+		memcpy(key[i], (uint8_t[]){TP_NDN_T_GENERIC, 2, 'k', (uint8_t)i}, 4);
+		assert_int_equal(ndn_pcc_find(f, key[i], 4, h), 0);
+		idx[i] = ndn_pcc_insert(f, key[i], 4, 1, h);
+		assert_int_not_equal(idx[i], 0);
+		assert_int_equal(f->bucket[h & f->bucket_mask], idx[0]);
+		assert_int_equal(f->pcc[idx[i]].next, 0);
+		if (i)
+			assert_int_equal(f->pcc[idx[i - 1]].next, idx[i]);
+		assert_int_not_equal(ndn_cs_insert(f, idx[i], m, 0), 0);
+	}
+	rte_pktmbuf_free(m);
+	assert_int_equal(f->st.cs_evictions, 1);
+	assert_int_equal(f->cs_used, 16);
+	assert_int_equal(f->pcc_used, 16);
+	assert_int_equal(f->bucket[h & f->bucket_mask], idx[1]);
+	assert_int_equal(ndn_pcc_find(f, key[0], 4, h), 0);
+	for (unsigned int i = 1; i < 17; i++)
+		assert_int_equal(ndn_pcc_find(f, key[i], 4, h), idx[i]);
+
+	/* a, b, c in one bucket, no PIT or CS entry: b, then c, then a */
+	for (unsigned int i = 0; i < 3; i++)
+		idx[i] = ndn_pcc_insert(f, key[i], 4, 1, h2);
+	assert_int_equal(f->bucket[h2 & f->bucket_mask], idx[0]);
+	ndn_pcc_release(f, idx[1]);
+	assert_int_equal(f->pcc[idx[0]].next, idx[2]);
+	ndn_pcc_release(f, idx[2]);
+	assert_int_equal(f->pcc[idx[0]].next, 0);
+	assert_int_equal(ndn_pcc_find(f, key[0], 4, h2), idx[0]);
+	assert_int_equal(ndn_pcc_find(f, key[1], 4, h2), 0);
+	ndn_pcc_release(f, idx[0]);
+	assert_int_equal(f->bucket[h2 & f->bucket_mask], 0);
+	assert_int_equal(f->pcc_used, 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +646,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_nacks, reset, done),
 	    cmocka_unit_test_setup_teardown(test_ndt_dispatch, reset, done),
 	    cmocka_unit_test_setup_teardown(test_stream_face, reset, done),
+	    cmocka_unit_test_setup_teardown(test_pcct_chain_order, reset, done),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

@@ -242,8 +242,12 @@ struct ndn_fib_ctr {
  * hashes[i] is the hash of the first i+1 components (ndn_name_hashes). Data plane,
  * inside an RCU read section (the lcore's loop). */
 const struct ndn_fib_entry *ndn_fib_lpm(const struct tp_ndn_name *n, const uint32_t *hashes);
-/* Hash of the first i+1 components for every i: the FIB's and PCCT's key. */
+/* Hash of the first i+1 components for every i: the FIB's and PCCT's key
+ * (name_hash.c). */
 void ndn_name_hashes(const struct tp_ndn_name *n, uint32_t *hashes);
+/* Control plane, once before any ndn_name_hashes (ndn_fib_init calls it): the keys,
+ * from the kernel. 0 or negative errno. */
+int ndn_name_hash_init(void);
 
 /* Control plane. */
 int ndn_fib_init(void);
@@ -545,7 +549,8 @@ static inline uint32_t ndn_pcc_find(const struct ndn_fwd *f, const uint8_t *key,
 	}
 	return 0;
 }
-/* Insert an entry the caller knows is absent; 0 when full. */
+/* Insert an entry the caller knows is absent (it has just walked the chain with
+ * ndn_pcc_find), at the tail of its chain; 0 when full. */
 uint32_t ndn_pcc_insert(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uint8_t n_comps,
 			uint32_t h);
 /* Remove it if nothing refers to it any more. */

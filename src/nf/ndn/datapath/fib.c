@@ -13,7 +13,6 @@
 #include <rte_malloc.h>
 
 #include "../../../core/rcu.h"
-#include "../../../tables/keyed_hash.h"
 #include "../ndn.h"
 
 #define FIB_BUCKETS 4096
@@ -24,11 +23,6 @@ static uint64_t depths;		   /* bit k-1: an entry of k components */
 static unsigned int depth_count[TP_NDN_NAME_MAX_COMPS + 1];
 static struct ndn_fib_entry *by_id[NDN_FIB_MAX];
 static unsigned int n_entries;
-/* the name hashes' keys, from the kernel at start (ndn_fib_init): keyed AES rounds
- * where the CPU has AES-NI, else SipHash-1-3 (tables/keyed_hash.h) */
-static struct tp_aeshash_key aes_key;
-static uint64_t sip_key[2];
-static bool use_aes;
 
 const char *const ndn_strategy_names[] = {"best-route", "multicast"};
 
@@ -40,23 +34,6 @@ struct choice {
 };
 static struct choice *choices;
 static unsigned int n_choices;
-
-/* Keyed: colliding names cannot be computed offline. The CRC32C chained from a random
- * seed this replaces was affine in the seed, so names made to collide with seed 0
- * collided with every seed (review N4). Each prefix's hash is of its bytes alone,
- * the words absorbed once for all prefixes: linear in the name's length. */
-static __attribute__((noinline)) void name_hashes_sip(const struct tp_ndn_name *n, uint32_t *hashes)
-{
-	tp_siphash13_prefixes(sip_key, n->value, n->comp_end, n->n_comps, hashes);
-}
-
-void ndn_name_hashes(const struct tp_ndn_name *n, uint32_t *hashes)
-{
-	if (likely(use_aes)) /* a branch and a jump: neither saves a register */
-		tp_aeshash_prefixes(&aes_key, n->value, n->comp_end, n->n_comps, hashes);
-	else
-		name_hashes_sip(n, hashes);
-}
 
 const struct ndn_fib_entry *ndn_fib_lpm(const struct tp_ndn_name *n, const uint32_t *hashes)
 {
@@ -94,12 +71,10 @@ void ndn_fib_chains(struct ndn_chain_stats *s)
 
 int ndn_fib_init(void)
 {
-	int ret;
+	int ret = ndn_name_hash_init();
 
-	if ((ret = tp_random_bytes(&aes_key, sizeof(aes_key))) < 0 ||
-	    (ret = tp_random_bytes(sip_key, sizeof(sip_key))) < 0)
+	if (ret < 0)
 		return ret;
-	use_aes = tp_aeshash_usable();
 	choices = calloc(64, sizeof(*choices));
 	return choices ? 0 : -ENOMEM;
 }
