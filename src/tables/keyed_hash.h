@@ -216,7 +216,7 @@ static inline TP_AES_TARGET void tp_aeshash_prefixes(const struct tp_aeshash_key
  * for SHA), not __builtin_cpu_supports, which links libgcc's CPU model constructor
  * (4.5 KB at the head of .text) into the daemon, and out of a build that does not
  * call this, so that every function of the two builds' fast paths lay at other
- * addresses (decision new-pcct-hash-cost). */
+ * addresses (decision 0099). */
 static inline bool tp_aeshash_usable(void)
 {
 	unsigned int a, b, c, d;

@@ -8,7 +8,7 @@
  * function's size (the CRC32C it replaced, built for bench/ndn_ab.py's "before")
  * moves no other code of the NDN fast path, whose alignment would otherwise differ
  * between the two builds and be measured with the hash (decision
- * new-pcct-hash-cost). */
+ * 0099). */
 #include <stdbool.h>
 
 #include "../../../tables/keyed_hash.h"

@@ -148,7 +148,7 @@ uint32_t ndn_pcc_insert(struct ndn_fwd *f, const uint8_t *key, uint16_t len, uin
 	/* at the chain's tail: a chain is in insertion order, and entries mostly leave
 	 * in that order (the CS's LRU victim, expired PIT entries), so the one leaving
 	 * is at the head and its unlink (ndn_pcc_release) reads no other entry, a cache
-	 * miss each under a keyed hash's chains (decision new-pcct-hash-cost). The walk
+	 * miss each under a keyed hash's chains (decision 0099). The walk
 	 * reads the lines the caller's ndn_pcc_find just read. */
 	uint32_t *p = &f->bucket[h & f->bucket_mask];
 	while (*p)
