@@ -640,6 +640,7 @@ static void mode_switch(void *a, void *b)
 	p->mode = mc->m;
 	p->busy = false;
 	TP_LOG(INFO, "port %s: mode %s %s", p->name, p->mode->name, p->mode_args);
+	tp_nf_port_mode(p->id, p->mode->name);
 	port_done_call(mc->d, 0);
 	free(mc);
 }

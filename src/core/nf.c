@@ -245,6 +245,13 @@ void tp_nf_port_del(uint16_t port)
 			order[k]->port_del(port);
 }
 
+void tp_nf_port_mode(uint16_t port, const char *mode)
+{
+	for (unsigned int k = 0; k < n_started; k++)
+		if (order[k]->port_mode)
+			order[k]->port_mode(port, mode);
+}
+
 void tp_nf_show_all(struct tp_node *out)
 {
 	for (unsigned int k = 0; k < n_started; k++)

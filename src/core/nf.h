@@ -70,6 +70,9 @@ struct tp_nf {
 	/* Control plane, optional: port is being removed; no lcore receives from it any
 	 * more, its TAP still exists. Forget what refers to it (routes, neighbours). */
 	void (*port_del)(uint16_t port);
+	/* Control plane, optional: port entered mode `mode` (its old mode detached; a
+	 * port added is in the default mode, with no call). */
+	void (*port_mode)(uint16_t port, const char *mode);
 	/* Control plane, optional: the module's registries in 'show modules', written
 	 * into its top-level object out (e.g. a table other modules register into). */
 	void (*show)(struct tp_node *out);
@@ -127,11 +130,12 @@ int tp_nf_init_all(void);
 int tp_nf_order(void);
 struct tp_nf *tp_nf_ordered(unsigned int i);
 void tp_nf_fini_all(void);
-/* Every module's start, port_add, port_del, show, metrics (those that have one), in
- * registration order. */
+/* Every module's start, port_add, port_del, port_mode, show, metrics (those that
+ * have one), in registration order. */
 void tp_nf_start_all(void);
 void tp_nf_port_add(uint16_t port);
 void tp_nf_port_del(uint16_t port);
+void tp_nf_port_mode(uint16_t port, const char *mode);
 void tp_nf_show_all(struct tp_node *out);
 void tp_nf_metrics_all(struct tp_metrics *m);
 

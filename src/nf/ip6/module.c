@@ -144,11 +144,12 @@ static void ip6_fini(void)
 	tp_ip6_tables_fini();
 }
 
-/* A new port's TAP: IPv6 on (the lab's namespaces, and hosts that set
+/* A routed (l3) port's TAP: IPv6 on (the lab's namespaces, and hosts that set
  * net.ipv6.conf.default.disable_ipv6, create it off), so that the kernel answers
  * Neighbor Discovery and ICMPv6 for the port; forwarding on for it alone where the
- * kernel allows. */
-static void ip6_port_add(uint16_t port)
+ * kernel allows. A port in another mode (an L2 bridge port, a chain's NF port): IPv6
+ * off, so that the kernel sends no RS, DAD or MLD of its own through the port. */
+static void tap_ipv6(uint16_t port, bool on)
 {
 	struct tp_port *p = tp_port_by_id(port);
 	char path[128];
@@ -156,12 +157,23 @@ static void ip6_port_add(uint16_t port)
 	if (p == NULL || no_sysctl)
 		return;
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", p->tap_name);
-	sysctl_set(path, "0");
+	sysctl_set(path, on ? "0" : "1");
 	if (per_device_forwarding) {
 		snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/force_forwarding",
 			 p->tap_name);
-		sysctl_set(path, "1");
+		sysctl_set(path, on ? "1" : "0");
 	}
+}
+
+/* A new port is in the default mode, the router's l3 */
+static void ip6_port_add(uint16_t port)
+{
+	tap_ipv6(port, true);
+}
+
+static void ip6_port_mode(uint16_t port, const char *mode)
+{
+	tap_ipv6(port, strcmp(mode, "l3") == 0);
 }
 
 /* The port goes: its routes and neighbours now (packets to them go to the kernel
@@ -204,6 +216,7 @@ struct tp_nf tp_ip6_nf = {
     .init = ip6_init,
     .fini = ip6_fini,
     .port_add = ip6_port_add,
+    .port_mode = ip6_port_mode,
     .port_del = ip6_port_del,
     .show = ip6_show,
 };
