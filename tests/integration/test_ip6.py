@@ -174,25 +174,13 @@ def test_neighbor_solicitation_answered_by_kernel(router_lab: RouterLab) -> None
     assert after - before == 1
 
 
-def enable_ipv6(lab: RouterLab) -> None:
-    """IPv6 on the hosts (their namespaces start with it off) and the TAPs: 2001:db8:1::/64
-    on p0's side, 2001:db8:2::/64 on p1's, each host's default route via the router."""
-    for host, net in (("h1", 1), ("h2", 2)):
-        ns = lab.ns[host]
-        ns.sysctl({"net.ipv6.conf.eth0.disable_ipv6": "0", "net.ipv6.conf.eth0.accept_dad": "0"})
-        ns.run(["ip", "-6", "addr", "add", f"2001:db8:{net}::2/64", "dev", "eth0", "nodad"])
-        ns.run(["ip", "-6", "route", "add", "default", "via", f"2001:db8:{net}::1"])
-        tap = lab.link(host).tap
-        lab.router.run(["ip", "-6", "addr", "add", f"2001:db8:{net}::1/64", "dev", tap, "nodad"])
-
-
 def test_ping6_and_hop_limit_through_the_kernel(router_lab: RouterLab) -> None:
     """The first packets, before the kernel has resolved h2, go to the kernel behind
     the TAP (unresolved_neighbour), which resolves and forwards them: ping6 h1 -> h2
     gets every reply. A hop limit of 1 is expired by the data plane (RFC 8200 3) and
     the kernel answers Time Exceeded from the router's address."""
     lab = router_lab
-    enable_ipv6(lab)
+    lab.enable_ipv6()
     before = lab.counters()["exception"]["reasons"]
     res = lab.ns["h1"].run(
         ["ping", "-6", "-n", "-c", "3", "-i", "0.2", "-W", "6", "2001:db8:2::2"], check=False
@@ -214,7 +202,7 @@ def test_ping6_forwarded_by_data_plane(router_lab: RouterLab) -> None:
     kernel resolve h1 and h2, ping6 h1 -> h2 is forwarded by the lcores, no packet
     of it punted."""
     lab = router_lab
-    enable_ipv6(lab)
+    lab.enable_ipv6()
     res = lab.ns["h1"].run(
         ["ping", "-6", "-n", "-c", "2", "-i", "0.2", "-W", "6", "2001:db8:2::2"], check=False
     )

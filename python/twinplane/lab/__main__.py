@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -37,6 +38,7 @@ from twinplane.lab.daemon import build_dir
 from twinplane.lab.ndnpeer import LAB_KEY
 from twinplane.lab.router import PMDS, RouterLab, lab_pmd
 from twinplane.lab.traffic import UdpReceiver, ping, udp_send
+from twinplane.metrics import get, parse
 from twinplane.proc import Process, tail
 
 
@@ -110,6 +112,54 @@ NDN_CONFIG = [
     # remote applications register under /localhop/nfd, signed with the lab's key
     f"ndn localhop enable key {LAB_KEY}",
 ]
+
+
+METRICS = "127.0.0.1:9464"  # in the router's namespace
+
+
+def router_more_demo(lab: RouterLab) -> bool:
+    """IPv6 forwarded by the lcores, an ECMP route from the kernel, and the
+    Prometheus page of the counters."""
+    print("\nIPv6: 2001:db8:1::/64 (h1) and 2001:db8:2::/64 (h2) on the router's TAPs")
+    lab.enable_ipv6()
+    print("$ ping -6 -c 3 2001:db8:2::2   (in h1)", flush=True)
+    args = ["ping", "-6", "-n", "-c", "3", "-i", "0.2", "-W", "6", "2001:db8:2::2"]
+    res = lab.ns["h1"].run(args, check=False)
+    print(res.stdout.rstrip())
+    ok6 = " 3 received" in res.stdout
+    routes6 = lab.ctl("show", "routes6")["routes"]
+    print(f"  twinctl show routes6: {len(routes6)} routes from the kernel, e.g.")
+    for r in routes6[:4]:
+        print(f"    {r['prefix']:<22} {r['type']:<10} {r['state']}")
+
+    print("\nECMP: a kernel route with two next hops becomes a next-hop group")
+    print("$ ip route add 10.99.0.0/16 nexthop via 10.0.1.2 nexthop via 10.0.2.2   (router)")
+    lab.router.run(["ip", "route", "add", "10.99.0.0/16", "nexthop", "via", "10.0.1.2",
+                    "nexthop", "via", "10.0.2.2"])  # fmt: skip
+
+    def group() -> dict[str, Any] | None:
+        r = lab.route("10.99.0.0/16")
+        return r if r and r.get("type") == "multipath" and r.get("state") == "installed" else None
+
+    try:
+        r = lab.wait_until(group, 3.0, 0.05, "10.99.0.0/16 as a group")
+    except TimeoutError:
+        r = None
+    line = next((x for x in lab.twinctl("show", "routes").splitlines() if "10.99.0.0" in x), "")
+    print(f"  twinctl show routes: {line.strip()}")
+    okm = r is not None and len(r.get("hops", [])) == 2
+
+    print(f"\nPrometheus: $ twinctl metrics listen {METRICS}", flush=True)
+    lab.ctl("metrics", "listen", METRICS)
+    resp = get(lambda: lab.router.socket(socket.AF_INET, socket.SOCK_STREAM), METRICS)
+    page = parse(resp.body.decode()) if resp.status == 200 else None
+    if page is not None:
+        fams = [n for n, t in page.types.items() if t == "counter"]
+        print(f"  GET /metrics: {resp.status}, {len(page.types)} families ({len(fams)} counters)")
+        for name in ("twinplane_port_rx_packets_total", "twinplane_port_tx_packets_total"):
+            v = {ls.get("port"): int(x) for ls, x in page.samples.get(name, [])}
+            print(f"    {name} {v}")
+    return ok6 and okm and page is not None and page.value("twinplane_port_rx_packets_total") > 0
 
 
 def ndn_demo(lab: RouterLab) -> bool:
@@ -318,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
             print(lab.ctl_text("show", "counters").rstrip())
 
         ok = ping_ok and got == args.count and fwd >= args.count
+        ok = router_more_demo(lab) and ok
         ok = ndn_demo(lab) and ok
         if iotgw:
             ok = gateway_demo(lab) and ok

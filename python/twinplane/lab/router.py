@@ -310,6 +310,22 @@ class RouterLab(Lab):
         """The data-plane route for exactly ``prefix``, or None."""
         return next((r for r in self.routes() if r.get("prefix") == prefix), None)
 
+    def enable_ipv6(self) -> None:
+        """IPv6 on h1 and h2 (their namespaces start with it off) and on their TAPs:
+        2001:db8:1::/64 on h1's side, 2001:db8:2::/64 on h2's, each host's default
+        route via the router (::1 on its TAP)."""
+        for host, net in (("h1", 1), ("h2", 2)):
+            ns = self.ns[host]
+            ns.sysctl(
+                {"net.ipv6.conf.eth0.disable_ipv6": "0", "net.ipv6.conf.eth0.accept_dad": "0"}
+            )
+            ns.run(["ip", "-6", "addr", "add", f"2001:db8:{net}::2/64", "dev", "eth0", "nodad"])
+            ns.run(["ip", "-6", "route", "add", "default", "via", f"2001:db8:{net}::1"])
+            tap = self.link(host).tap
+            self.router.run(
+                ["ip", "-6", "addr", "add", f"2001:db8:{net}::1/64", "dev", tap, "nodad"]
+            )
+
     def neighbours(self) -> list[dict[str, Any]]:
         n: list[dict[str, Any]] = self.ctl("show", "neigh")["neighbours"]
         return n
