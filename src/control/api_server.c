@@ -20,70 +20,60 @@
 #include "../core/log.h"
 #include "api_server.h"
 #include "cmd.h"
+#include "conn.h"
 #include "control.h"
 #include "timer.h"
 
 enum conn_state { C_HDR, C_BODY, C_EXEC, C_WRITE };
 
 struct conn {
-	int fd;
+	struct tp_conn base; /* first: conn.h's table */
 	enum conn_state st;
 	struct tp_api_hdr h;
 	size_t got; /* bytes of the header or body read so far */
 	char *body;
-	char *out; /* the answer: header and body */
-	size_t out_len, out_off;
 	bool close_after;	/* a framing error: answer, then close */
 	struct tp_cmd_ctx *ctx; /* while C_EXEC */
-	struct tp_timer deadline, idle;
-	struct conn *next;
 };
 
 static int listen_fd = -1;
 static char sock_path[108];
-static struct conn *conns;
-static unsigned int n_conns;
 static gid_t api_gid = (gid_t)-1;
-struct tp_api_limits tp_api_limits = {
+struct tp_conn_limits tp_api_limits = {
     .max_conns = 64,
     .deadline_ms = 5000,
     .idle_ms = 600000,
 };
 struct tp_api_stats tp_api_stats;
 
-static void conn_close(struct conn *c)
+static bool peer_allowed(int fd);
+static void conn_event(struct tp_conn *tc);
+static void conn_accepted(struct tp_conn *tc);
+static void conn_release(struct tp_conn *tc);
+
+struct tp_conn_server tp_api_server = {
+    .name = "api",
+    .conn_size = sizeof(struct conn),
+    .limits = &tp_api_limits,
+    .stats = &tp_api_stats.conn,
+    .admit = peer_allowed,
+    .event = conn_event,
+    .accepted = conn_accepted,
+    .release = conn_release,
+};
+
+static void conn_release(struct tp_conn *tc)
 {
-	for (struct conn **pp = &conns; *pp; pp = &(*pp)->next)
-		if (*pp == c) {
-			*pp = c->next;
-			break;
-		}
-	n_conns--;
-	tp_timer_cancel(&c->deadline);
-	tp_timer_cancel(&c->idle);
-	tp_ctl_del_fd(c->fd);
-	close(c->fd);
+	struct conn *c = (struct conn *)tc;
+
 	if (c->ctx)
 		c->ctx->owner = NULL; /* the pending command frees it when it finishes */
 	free(c->body);
-	free(c->out);
-	free(c);
 }
 
-static void on_deadline(struct tp_timer *t)
+static void conn_accepted(struct tp_conn *tc)
 {
-	struct conn *c = t->arg;
-
-	tp_api_stats.deadline_closed++;
-	conn_close(c);
-}
-
-static void on_idle(struct tp_timer *t)
-{
-	struct conn *c = t->arg;
-
-	tp_api_stats.idle_closed++;
-	conn_close(c);
+	tp_timer_arm(&tc->idle, tp_api_limits.idle_ms);
 }
 
 /* Back to waiting for a request. */
@@ -93,32 +83,21 @@ static void conn_rest(struct conn *c)
 	c->got = 0;
 	free(c->body);
 	c->body = NULL;
-	tp_timer_cancel(&c->deadline);
-	tp_timer_arm(&c->idle, tp_api_limits.idle_ms);
-	tp_ctl_mod_fd(c->fd, true, false);
+	tp_timer_cancel(&c->base.deadline);
+	tp_timer_arm(&c->base.idle, tp_api_limits.idle_ms);
+	tp_ctl_mod_fd(c->base.fd, true, false);
 }
 
-/* Write what is left of the answer; false when the connection was closed. */
-static bool conn_flush(struct conn *c)
+/* The answer went out (sent is tp_conn_send's or tp_conn_flush's result): close
+ * after a framing error, else wait for the next request. False when closed. */
+static bool conn_sent(struct conn *c, int sent)
 {
-	while (c->out_off < c->out_len) {
-		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			tp_ctl_mod_fd(c->fd, false, true);
-			return true;
-		}
-		if (n <= 0) {
-			conn_close(c);
-			return false;
-		}
-		c->out_off += (size_t)n;
-	}
-	free(c->out);
-	c->out = NULL;
-	c->out_len = c->out_off = 0;
+	if (sent < 0)
+		return false;
+	if (sent == 0)
+		return true;
 	if (c->close_after) {
-		conn_close(c);
+		tp_conn_close(&c->base);
 		return false;
 	}
 	conn_rest(c);
@@ -136,22 +115,17 @@ static bool respond(struct conn *c, int status, const char *body)
 	    .status = status,
 	    .len = (uint32_t)len,
 	};
+	char *out = malloc(sizeof(h) + len);
 
-	free(c->out);
-	c->out = malloc(sizeof(h) + len);
-	if (c->out == NULL) {
-		conn_close(c);
+	if (out == NULL) {
+		tp_conn_close(&c->base);
 		return false;
 	}
-	memcpy(c->out, &h, sizeof(h));
+	memcpy(out, &h, sizeof(h));
 	if (len)
-		memcpy(c->out + sizeof(h), body, len);
-	c->out_len = sizeof(h) + len;
-	c->out_off = 0;
+		memcpy(out + sizeof(h), body, len);
 	c->st = C_WRITE;
-	/* the client has deadline_ms to take the answer */
-	tp_timer_arm(&c->deadline, tp_api_limits.deadline_ms);
-	return conn_flush(c);
+	return conn_sent(c, tp_conn_send(&c->base, out, sizeof(h) + len));
 }
 
 static bool respond_ctx(struct conn *c, struct tp_cmd_ctx *ctx, int ret)
@@ -208,13 +182,13 @@ static bool dispatch(struct conn *c)
 	ctx->done = exec_done;
 	ctx->owner = c;
 	/* the request is in: how long the command takes is not the client's doing */
-	tp_timer_cancel(&c->deadline);
+	tp_timer_cancel(&c->base.deadline);
 	ret = tp_cmd_exec(ctx, argc, argv);
 	if (ret == TP_CMD_PENDING) {
 		/* no more reading until it is answered */
 		c->st = C_EXEC;
 		c->ctx = ctx;
-		tp_ctl_mod_fd(c->fd, false, false);
+		tp_ctl_mod_fd(c->base.fd, false, false);
 		return true;
 	}
 	bool ok = respond_ctx(c, ctx, ret);
@@ -238,18 +212,18 @@ static bool conn_read(struct conn *c)
 		} else {
 			return true;
 		}
-		ssize_t n = want ? recv(c->fd, dst, want, MSG_DONTWAIT) : 0;
+		ssize_t n = want ? recv(c->base.fd, dst, want, MSG_DONTWAIT) : 0;
 		if (want && n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return true;
 		if (want && n <= 0) {
-			conn_close(c);
+			tp_conn_close(&c->base);
 			return false;
 		}
 		if (c->got == 0 && c->st == C_HDR) {
 			/* the first byte of a request: it has deadline_ms to arrive and be answered
 			 */
-			tp_timer_cancel(&c->idle);
-			tp_timer_arm(&c->deadline, tp_api_limits.deadline_ms);
+			tp_timer_cancel(&c->base.idle);
+			tp_timer_arm(&c->base.deadline, tp_api_limits.deadline_ms);
 		}
 		c->got += (size_t)n;
 		if (c->st == C_HDR && c->got == sizeof(c->h)) {
@@ -264,7 +238,7 @@ static bool conn_read(struct conn *c)
 			}
 			c->body = malloc(c->h.len + 1);
 			if (c->body == NULL) {
-				conn_close(c);
+				tp_conn_close(&c->base);
 				return false;
 			}
 			c->st = C_BODY;
@@ -280,18 +254,18 @@ static bool conn_read(struct conn *c)
 	}
 }
 
-static void conn_event(int fd, void *arg)
+static void conn_event(struct tp_conn *tc)
 {
-	struct conn *c = arg;
+	struct conn *c = (struct conn *)tc;
 
 	if (c->st == C_WRITE)
-		conn_flush(c);
+		conn_sent(c, tp_conn_flush(tc));
 	else if (c->st == C_HDR || c->st == C_BODY)
 		conn_read(c);
 }
 
 /* root, our own user, or a member of the API group */
-static bool peer_allowed(int fd, uid_t *uid_out)
+static bool peer_ok(int fd, uid_t *uid_out)
 {
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
@@ -314,49 +288,18 @@ static bool peer_allowed(int fd, uid_t *uid_out)
 	return false;
 }
 
-static void listen_readable(int fd, void *arg)
+/* conn.h's admit: peer_ok, the refusals counted and logged */
+static bool peer_allowed(int fd)
 {
-	/* a bounded number per pass: the loop has other work */
-	for (int budget = 16; budget > 0; budget--) {
-		int s = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		uid_t uid = (uid_t)-1;
-		struct conn *c;
+	uid_t uid = (uid_t)-1;
 
-		if (s < 0)
-			return;
-		if (!peer_allowed(s, &uid)) {
-			tp_api_stats.refused_peer++;
-			TP_LOG(WARNING,
-			       "API: refused a client of uid %d (root, our user or the "
-			       "socket's group only)",
-			       (int)uid);
-			close(s);
-			continue;
-		}
-		if (n_conns >= tp_api_limits.max_conns) {
-			tp_api_stats.refused_full++;
-			close(s);
-			continue;
-		}
-		c = calloc(1, sizeof(*c));
-		if (c == NULL) {
-			close(s);
-			continue;
-		}
-		c->fd = s;
-		tp_timer_init(&c->deadline, "api-deadline", on_deadline, c);
-		tp_timer_init(&c->idle, "api-idle", on_idle, c);
-		if (tp_ctl_add_fd(s, conn_event, c) < 0) {
-			close(s);
-			free(c);
-			continue;
-		}
-		c->next = conns;
-		conns = c;
-		n_conns++;
-		tp_api_stats.accepted++;
-		tp_timer_arm(&c->idle, tp_api_limits.idle_ms);
-	}
+	if (peer_ok(fd, &uid))
+		return true;
+	tp_api_stats.refused_peer++;
+	TP_LOG(WARNING,
+	       "API: refused a client of uid %d (root, our user or the socket's group only)",
+	       (int)uid);
+	return false;
 }
 
 /* Make way for the socket at path: nothing there, or a stale socket we may remove.
@@ -433,17 +376,14 @@ int tp_api_init(const char *path, const struct tp_api_opts *o, char *err, size_t
 		return ret;
 	}
 	strcpy(sock_path, path);
-	return tp_ctl_add_fd(listen_fd, listen_readable, NULL);
+	return tp_conn_listen(&tp_api_server, listen_fd);
 }
 
 void tp_api_fini(void)
 {
-	while (conns)
-		conn_close(conns);
+	tp_conn_close_all(&tp_api_server, listen_fd);
 	if (listen_fd < 0)
 		return;
-	tp_ctl_del_fd(listen_fd);
-	close(listen_fd);
 	unlink(sock_path);
 	listen_fd = -1;
 }
@@ -455,5 +395,5 @@ int tp_api_socket_gid(void)
 
 unsigned int tp_api_conns(void)
 {
-	return n_conns;
+	return tp_api_server.n_conns;
 }

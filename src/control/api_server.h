@@ -11,23 +11,23 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "conn.h"
+
 struct tp_api_opts {
 	gid_t gid;	       /* group of the socket and of allowed clients; -1: none */
 	bool may_remove_stale; /* a socket nobody listens on at path is ours to remove */
 };
 
-struct tp_api_limits {
-	unsigned int max_conns;	  /* clients at a time; more are closed at once */
-	unsigned int deadline_ms; /* to receive a request, and to send its answer */
-	unsigned int idle_ms;	  /* a connection with no request for this long is closed */
-};
+extern struct tp_conn_limits tp_api_limits;
 
 struct tp_api_stats {
-	uint64_t accepted, requests, refused_peer, refused_full, deadline_closed, idle_closed;
+	struct tp_conn_stats conn; /* accepted, refused_full, closed by deadline and idle */
+	uint64_t requests, refused_peer;
 };
 
-extern struct tp_api_limits tp_api_limits;
 extern struct tp_api_stats tp_api_stats;
+/* The connection table (conn.h): `set api`, `show api`. */
+extern struct tp_conn_server tp_api_server;
 
 /* Listen on path (its directory is created). A file already at path is never
  * removed unless it is a socket nobody listens on and o->may_remove_stale. 0 or

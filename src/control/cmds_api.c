@@ -15,46 +15,14 @@
 
 static int set_api(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	struct tp_api_limits l = tp_api_limits;
-	uint64_t v;
-
-	if (argc == 0 || argc % 2)
-		return tp_cmd_err(ctx, EINVAL,
-				  "set api: usage: set api [deadline MS] [idle S] "
-				  "[max-clients N]");
-	for (int i = 0; i < argc; i += 2) {
-		if (strcmp(argv[i], "deadline") == 0 &&
-		    tp_parse_u64(argv[i + 1], 10, 600000, &v) == 0)
-			l.deadline_ms = (unsigned int)v;
-		else if (strcmp(argv[i], "idle") == 0 &&
-			 tp_parse_u64(argv[i + 1], 1, 86400, &v) == 0)
-			l.idle_ms = (unsigned int)v * 1000;
-		else if (strcmp(argv[i], "max-clients") == 0 &&
-			 tp_parse_u64(argv[i + 1], 1, 256, &v) == 0)
-			l.max_conns = (unsigned int)v;
-		else
-			return tp_cmd_err(
-			    ctx, EINVAL,
-			    "set api: bad '%s %s' (deadline 10-600000 ms, idle 1-86400 s, "
-			    "max-clients 1-256)",
-			    argv[i], argv[i + 1]);
-	}
-	tp_api_limits = l;
-	return 0;
+	return tp_conn_limits_set(ctx, &tp_api_server, argc, argv);
 }
 
 static int show_api(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	tp_out_u64(ctx->out, "clients", tp_api_conns());
-	tp_out_u64(ctx->out, "max_clients", tp_api_limits.max_conns);
-	tp_out_u64(ctx->out, "deadline_ms", tp_api_limits.deadline_ms);
-	tp_out_u64(ctx->out, "idle_s", tp_api_limits.idle_ms / 1000);
-	tp_out_u64(ctx->out, "accepted", tp_api_stats.accepted);
+	tp_conn_show(ctx, &tp_api_server);
 	tp_out_u64(ctx->out, "requests", tp_api_stats.requests);
 	tp_out_u64(ctx->out, "refused_peer", tp_api_stats.refused_peer);
-	tp_out_u64(ctx->out, "refused_full", tp_api_stats.refused_full);
-	tp_out_u64(ctx->out, "closed_deadline", tp_api_stats.deadline_closed);
-	tp_out_u64(ctx->out, "closed_idle", tp_api_stats.idle_closed);
 	tp_out_u64(ctx->out, "timers", tp_timer_count());
 	return 0;
 }

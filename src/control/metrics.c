@@ -436,12 +436,12 @@ static void control_stats(struct tp_metrics *m)
 			  "API clients refused or closed, by reason");
 	tp_metrics_u64(m, "twinplane_api_closed_total", tp_api_stats.refused_peer, "reason",
 		       "refused_peer", NULL);
-	tp_metrics_u64(m, "twinplane_api_closed_total", tp_api_stats.refused_full, "reason",
+	tp_metrics_u64(m, "twinplane_api_closed_total", tp_api_stats.conn.refused_full, "reason",
 		       "refused_full", NULL);
-	tp_metrics_u64(m, "twinplane_api_closed_total", tp_api_stats.deadline_closed, "reason",
+	tp_metrics_u64(m, "twinplane_api_closed_total", tp_api_stats.conn.closed_deadline, "reason",
 		       "deadline", NULL);
-	tp_metrics_u64(m, "twinplane_api_closed_total", tp_api_stats.idle_closed, "reason", "idle",
-		       NULL);
+	tp_metrics_u64(m, "twinplane_api_closed_total", tp_api_stats.conn.closed_idle, "reason",
+		       "idle", NULL);
 	tp_metrics_server_page(m);
 }
 

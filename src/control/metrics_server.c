@@ -15,59 +15,56 @@
 #include "../proto/http.h"
 #include "../proto/ip4.h"
 #include "cmd.h"
+#include "conn.h"
 #include "control.h"
 #include "metrics.h"
 #include "metrics_server.h"
 #include "timer.h"
 
 struct mconn {
-	int fd;
+	struct tp_conn base; /* first: conn.h's table */
 	bool writing;
 	bool close_after;
 	bool kept;     /* kept alive, waiting for its next request (the idle timer runs) */
 	bool draining; /* answered, closing: what the client still sends is read away */
 	size_t in_len;
-	char *out; /* the answer: head and body */
-	size_t out_len, out_off;
-	struct tp_timer deadline, idle;
-	struct mconn *next;
 	char in[TP_METRICS_HDR_MAX];
 };
 
 static int listen_fd = -1;
 static char listen_addr[48];
-static struct mconn *conns;
-static unsigned int n_conns;
-struct tp_metrics_limits tp_metrics_limits = {
+struct tp_conn_limits tp_metrics_limits = {
     .max_conns = 16,
     .deadline_ms = 5000,
     .idle_ms = 120000, /* Prometheus keeps its connection between scrapes */
 };
 struct tp_metrics_server_stats tp_metrics_server_stats;
 
-static void conn_close(struct mconn *c)
+static void conn_event(struct tp_conn *tc);
+static void conn_accepted(struct tp_conn *tc);
+static void conn_deadline(struct tp_conn *tc);
+
+static struct tp_conn_server server = {
+    .name = "metrics",
+    .conn_size = sizeof(struct mconn),
+    .limits = &tp_metrics_limits,
+    .stats = &tp_metrics_server_stats.conn,
+    .event = conn_event,
+    .accepted = conn_accepted,
+    .deadline = conn_deadline,
+};
+
+static void conn_deadline(struct tp_conn *tc)
 {
-	for (struct mconn **pp = &conns; *pp; pp = &(*pp)->next)
-		if (*pp == c) {
-			*pp = c->next;
-			break;
-		}
-	n_conns--;
-	tp_timer_cancel(&c->deadline);
-	tp_timer_cancel(&c->idle);
-	tp_ctl_del_fd(c->fd);
-	close(c->fd);
-	free(c->out);
-	free(c);
+	if (!((struct mconn *)tc)->draining)
+		tp_metrics_server_stats.conn.closed_deadline++;
+	tp_conn_close(tc);
 }
 
-static void on_deadline(struct tp_timer *t)
+static void conn_accepted(struct tp_conn *tc)
 {
-	struct mconn *c = t->arg;
-
-	if (!c->draining)
-		tp_metrics_server_stats.closed_deadline++;
-	conn_close(c);
+	/* the first request must arrive within the deadline: an idle client is closed */
+	tp_timer_arm(&tc->deadline, tp_metrics_limits.deadline_ms);
 }
 
 /* The answer is sent and the connection ends: close our side for writing and read away
@@ -78,50 +75,32 @@ static bool conn_linger(struct mconn *c)
 {
 	c->draining = true;
 	c->in_len = 0;
-	shutdown(c->fd, SHUT_WR);
-	tp_timer_cancel(&c->deadline);
-	tp_timer_arm(&c->deadline, RTE_MIN(tp_metrics_limits.deadline_ms, TP_METRICS_LINGER_MS));
-	tp_ctl_mod_fd(c->fd, true, false);
+	shutdown(c->base.fd, SHUT_WR);
+	tp_timer_cancel(&c->base.deadline);
+	tp_timer_arm(&c->base.deadline,
+		     RTE_MIN(tp_metrics_limits.deadline_ms, TP_METRICS_LINGER_MS));
+	tp_ctl_mod_fd(c->base.fd, true, false);
 	return false;
 }
 
-static void on_idle(struct tp_timer *t)
+/* The answer went out as far as it could (sent: tp_conn_send's or tp_conn_flush's
+ * result); false when the connection was closed or is closing. */
+static bool conn_sent(struct mconn *c, int sent)
 {
-	tp_metrics_server_stats.closed_idle++;
-	conn_close(t->arg);
-}
-
-/* Send what is left of the answer; false when the connection was closed. */
-static bool conn_flush(struct mconn *c)
-{
-	while (c->out_off < c->out_len) {
-		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			tp_ctl_mod_fd(c->fd, false, true);
-			return true;
-		}
-		if (n <= 0) {
-			conn_close(c);
-			return false;
-		}
-		c->out_off += (size_t)n;
-	}
-	free(c->out);
-	c->out = NULL;
-	c->out_len = c->out_off = 0;
+	if (sent <= 0)
+		return sent == 0;
 	if (c->close_after)
 		return conn_linger(c);
 	/* kept alive: the next request, maybe here already (pipelined: the caller reads
 	 * it), with deadline_ms from its first byte */
 	c->writing = false;
-	tp_timer_cancel(&c->deadline);
-	tp_ctl_mod_fd(c->fd, true, false);
+	tp_timer_cancel(&c->base.deadline);
+	tp_ctl_mod_fd(c->base.fd, true, false);
 	if (c->in_len > 0) {
-		tp_timer_arm(&c->deadline, tp_metrics_limits.deadline_ms);
+		tp_timer_arm(&c->base.deadline, tp_metrics_limits.deadline_ms);
 	} else {
 		c->kept = true;
-		tp_timer_arm(&c->idle, tp_metrics_limits.idle_ms);
+		tp_timer_arm(&c->base.idle, tp_metrics_limits.idle_ms);
 	}
 	return true;
 }
@@ -131,7 +110,7 @@ static bool conn_flush(struct mconn *c)
 static bool respond(struct mconn *c, int status, const char *reason, const char *extra, char *body,
 		    size_t len, bool owned, bool head_only, bool keep_alive)
 {
-	char h[256];
+	char h[256], *out;
 	int hl;
 
 	c->close_after = !keep_alive;
@@ -144,26 +123,20 @@ static bool respond(struct mconn *c, int status, const char *reason, const char 
 		      status == 200 ? "text/plain; version=0.0.4; charset=utf-8"
 				    : "text/plain; charset=utf-8",
 		      len, extra ? extra : "", keep_alive ? "" : "Connection: close\r\n");
-	free(c->out);
-	c->out = malloc((size_t)hl + (head_only ? 0 : len));
-	if (c->out == NULL) {
+	out = malloc((size_t)hl + (head_only ? 0 : len));
+	if (out == NULL) {
 		if (owned)
 			free(body);
-		conn_close(c);
+		tp_conn_close(&c->base);
 		return false;
 	}
-	memcpy(c->out, h, (size_t)hl);
+	memcpy(out, h, (size_t)hl);
 	if (!head_only)
-		memcpy(c->out + hl, body, len);
+		memcpy(out + hl, body, len);
 	if (owned)
 		free(body);
-	c->out_len = (size_t)hl + (head_only ? 0 : len);
-	c->out_off = 0;
 	c->writing = true;
-	/* the client has deadline_ms to take the answer */
-	tp_timer_cancel(&c->deadline);
-	tp_timer_arm(&c->deadline, tp_metrics_limits.deadline_ms);
-	return conn_flush(c);
+	return conn_sent(c, tp_conn_send(&c->base, out, (size_t)hl + (head_only ? 0 : len)));
 }
 
 static bool respond_error(struct mconn *c, int status, const char *reason, uint64_t *ctr,
@@ -213,30 +186,31 @@ static bool conn_read(struct mconn *c)
 	int r;
 
 	while (c->draining) {
-		ssize_t n = recv(c->fd, c->in, sizeof(c->in), MSG_DONTWAIT);
+		ssize_t n = recv(c->base.fd, c->in, sizeof(c->in), MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return false;
 		if (n <= 0) {
-			conn_close(c);
+			tp_conn_close(&c->base);
 			return false;
 		}
 	}
 	if (c->writing)
 		return true;
 	if (c->in_len < sizeof(c->in)) {
-		ssize_t n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
+		ssize_t n =
+		    recv(c->base.fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && c->in_len == 0)
 			return true;
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-			conn_close(c);
+			tp_conn_close(&c->base);
 			return false;
 		}
 		if (n > 0) {
 			if (c->kept) {
 				/* a kept-alive connection's next request: deadline_ms */
 				c->kept = false;
-				tp_timer_cancel(&c->idle);
-				tp_timer_arm(&c->deadline, tp_metrics_limits.deadline_ms);
+				tp_timer_cancel(&c->base.idle);
+				tp_timer_arm(&c->base.deadline, tp_metrics_limits.deadline_ms);
 			}
 			c->in_len += (size_t)n;
 		}
@@ -262,57 +236,21 @@ static bool conn_read(struct mconn *c)
 	 * writability wakes it), so a client that queues many holds the control thread
 	 * for one page at a time */
 	if (!c->writing && c->in_len > 0)
-		tp_ctl_mod_fd(c->fd, true, true);
+		tp_ctl_mod_fd(c->base.fd, true, true);
 	return true;
 }
 
-static void conn_event(int fd, void *arg)
+static void conn_event(struct tp_conn *tc)
 {
-	struct mconn *c = arg;
+	struct mconn *c = (struct mconn *)tc;
 
 	if (c->draining) {
 		conn_read(c);
 		return;
 	}
-	if (c->writing && (!conn_flush(c) || c->writing || c->in_len == 0))
+	if (c->writing && (!conn_sent(c, tp_conn_flush(tc)) || c->writing || c->in_len == 0))
 		return;
 	conn_read(c); /* readable, or a pipelined request waits in c->in */
-}
-
-static void listen_readable(int fd, void *arg)
-{
-	/* a bounded number per pass: the loop has other work */
-	for (int budget = 16; budget > 0; budget--) {
-		int s = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		struct mconn *c;
-
-		if (s < 0)
-			return;
-		if (n_conns >= tp_metrics_limits.max_conns) {
-			tp_metrics_server_stats.refused_full++;
-			close(s);
-			continue;
-		}
-		c = calloc(1, sizeof(*c));
-		if (c == NULL) {
-			close(s);
-			continue;
-		}
-		c->fd = s;
-		tp_timer_init(&c->deadline, "metrics-deadline", on_deadline, c);
-		tp_timer_init(&c->idle, "metrics-idle", on_idle, c);
-		if (tp_ctl_add_fd(s, conn_event, c) < 0) {
-			close(s);
-			free(c);
-			continue;
-		}
-		c->next = conns;
-		conns = c;
-		n_conns++;
-		tp_metrics_server_stats.accepted++;
-		/* the first request must arrive within the deadline: an idle client is closed */
-		tp_timer_arm(&c->deadline, tp_metrics_limits.deadline_ms);
-	}
 }
 
 int tp_metrics_listen(const char *addr, char *err, size_t errlen)
@@ -354,7 +292,7 @@ int tp_metrics_listen(const char *addr, char *err, size_t errlen)
 		listen_fd = -1;
 		return ret;
 	}
-	if ((ret = tp_ctl_add_fd(listen_fd, listen_readable, NULL)) < 0) {
+	if ((ret = tp_conn_listen(&server, listen_fd)) < 0) {
 		close(listen_fd);
 		listen_fd = -1;
 		return ret;
@@ -366,12 +304,7 @@ int tp_metrics_listen(const char *addr, char *err, size_t errlen)
 
 void tp_metrics_stop(void)
 {
-	while (conns)
-		conn_close(conns);
-	if (listen_fd < 0)
-		return;
-	tp_ctl_del_fd(listen_fd);
-	close(listen_fd);
+	tp_conn_close_all(&server, listen_fd);
 	listen_fd = -1;
 	listen_addr[0] = '\0';
 }
@@ -394,7 +327,7 @@ void tp_metrics_server_page(struct tp_metrics *m)
 
 	tp_metrics_family(m, "twinplane_metrics_clients", "gauge",
 			  "Clients of the metrics server now");
-	tp_metrics_u64(m, "twinplane_metrics_clients", n_conns, NULL);
+	tp_metrics_u64(m, "twinplane_metrics_clients", server.n_conns, NULL);
 	tp_metrics_family(m, "twinplane_metrics_responses_total", "counter",
 			  "Answers of the metrics server, by HTTP status (this one not counted)");
 	for (size_t i = 0; i < RTE_DIM(codes); i++)
@@ -403,11 +336,12 @@ void tp_metrics_server_page(struct tp_metrics *m)
 			       codes[i].code, NULL);
 	tp_metrics_family(m, "twinplane_metrics_closed_total", "counter",
 			  "Clients of the metrics server refused or closed, by reason");
-	tp_metrics_u64(m, "twinplane_metrics_closed_total", s->refused_full, "reason",
+	tp_metrics_u64(m, "twinplane_metrics_closed_total", s->conn.refused_full, "reason",
 		       "refused_full", NULL);
-	tp_metrics_u64(m, "twinplane_metrics_closed_total", s->closed_deadline, "reason",
+	tp_metrics_u64(m, "twinplane_metrics_closed_total", s->conn.closed_deadline, "reason",
 		       "deadline", NULL);
-	tp_metrics_u64(m, "twinplane_metrics_closed_total", s->closed_idle, "reason", "idle", NULL);
+	tp_metrics_u64(m, "twinplane_metrics_closed_total", s->conn.closed_idle, "reason", "idle",
+		       NULL);
 	tp_metrics_family(m, "twinplane_metrics_page_bytes", "gauge",
 			  "Size of the last page served");
 	tp_metrics_u64(m, "twinplane_metrics_page_bytes", s->page_bytes, NULL);
@@ -439,31 +373,7 @@ static int metrics_stop(struct tp_cmd_ctx *ctx, int argc, char **argv)
 
 static int set_metrics(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
-	struct tp_metrics_limits l = tp_metrics_limits;
-	uint64_t v;
-
-	if (argc == 0 || argc % 2)
-		return tp_cmd_err(ctx, EINVAL,
-				  "set metrics: usage: set metrics [deadline MS] [idle S] "
-				  "[max-clients N]");
-	for (int i = 0; i < argc; i += 2) {
-		if (strcmp(argv[i], "deadline") == 0 &&
-		    tp_parse_u64(argv[i + 1], 10, 600000, &v) == 0)
-			l.deadline_ms = (unsigned int)v;
-		else if (strcmp(argv[i], "idle") == 0 &&
-			 tp_parse_u64(argv[i + 1], 1, 86400, &v) == 0)
-			l.idle_ms = (unsigned int)v * 1000;
-		else if (strcmp(argv[i], "max-clients") == 0 &&
-			 tp_parse_u64(argv[i + 1], 1, 256, &v) == 0)
-			l.max_conns = (unsigned int)v;
-		else
-			return tp_cmd_err(ctx, EINVAL,
-					  "set metrics: bad '%s %s' (deadline 10-600000 ms, idle "
-					  "1-86400 s, max-clients 1-256)",
-					  argv[i], argv[i + 1]);
-	}
-	tp_metrics_limits = l;
-	return 0;
+	return tp_conn_limits_set(ctx, &server, argc, argv);
 }
 
 static int show_metrics(struct tp_cmd_ctx *ctx, int argc, char **argv)
@@ -471,11 +381,7 @@ static int show_metrics(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	const struct tp_metrics_server_stats *s = &tp_metrics_server_stats;
 
 	tp_out_str(ctx->out, "listen", listen_addr);
-	tp_out_u64(ctx->out, "clients", n_conns);
-	tp_out_u64(ctx->out, "max_clients", tp_metrics_limits.max_conns);
-	tp_out_u64(ctx->out, "deadline_ms", tp_metrics_limits.deadline_ms);
-	tp_out_u64(ctx->out, "idle_s", tp_metrics_limits.idle_ms / 1000);
-	tp_out_u64(ctx->out, "accepted", s->accepted);
+	tp_conn_show(ctx, &server);
 	tp_out_u64(ctx->out, "scrapes", s->scrapes);
 	tp_out_u64(ctx->out, "page_bytes", s->page_bytes);
 	tp_out_u64(ctx->out, "bad_request", s->bad_request);
@@ -484,9 +390,6 @@ static int show_metrics(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	tp_out_u64(ctx->out, "header_too_large", s->too_large);
 	tp_out_u64(ctx->out, "bad_version", s->bad_version);
 	tp_out_u64(ctx->out, "page_failed", s->page_failed);
-	tp_out_u64(ctx->out, "refused_full", s->refused_full);
-	tp_out_u64(ctx->out, "closed_deadline", s->closed_deadline);
-	tp_out_u64(ctx->out, "closed_idle", s->closed_idle);
 	return 0;
 }
 

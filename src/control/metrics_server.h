@@ -12,27 +12,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conn.h"
+
 /* A request's header section may take at most this many bytes. */
 #define TP_METRICS_HDR_MAX 8192u
 /* After a last answer, what the client still sends is read away this long at most
  * (and never past the deadline). */
 #define TP_METRICS_LINGER_MS 1000u
 
-struct tp_metrics_limits {
-	unsigned int max_conns;	  /* clients at a time; more are closed at once */
-	unsigned int deadline_ms; /* to receive a request, and to send its answer */
-	unsigned int idle_ms;	  /* a kept-alive connection with no request is closed */
-};
-
 struct tp_metrics_server_stats {
-	uint64_t accepted, refused_full, closed_deadline, closed_idle;
-	uint64_t scrapes;					/* pages served (200) */
+	struct tp_conn_stats conn; /* accepted, refused_full, closed by deadline and idle */
+	uint64_t scrapes;	   /* pages served (200) */
 	uint64_t bad_request, not_found, bad_method, too_large; /* 400, 404, 405, 431 */
 	uint64_t bad_version, page_failed;			/* 505, 500 */
 	uint64_t page_bytes;					/* of the last page */
 };
 
-extern struct tp_metrics_limits tp_metrics_limits;
+extern struct tp_conn_limits tp_metrics_limits; /* idle: of a kept-alive connection */
 extern struct tp_metrics_server_stats tp_metrics_server_stats;
 
 struct tp_metrics;
