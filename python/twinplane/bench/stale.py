@@ -41,7 +41,13 @@ _COMMON = [
 ]
 
 DEFAULT_PATHS: dict[str, list[str]] = {
-    "fwd_cost": [*_COMMON, "src/nf/ip4", "bench/fwd_cost.py", "scripts/build-l3fwd.sh"],
+    "fwd_cost": [
+        *_COMMON,
+        "src/nf/ip4",
+        "src/nf/ip6",
+        "bench/fwd_cost.py",
+        "scripts/build-l3fwd.sh",
+    ],
     "rfc2544_ip4": [*_COMMON, "src/nf/ip4", "bench/rfc2544_ip4.py"],
     "ndn": [*_COMMON, "src/nf/ndn", "bench/ndn.py"],
     "ndn-ab": [*_COMMON, "src/nf/ndn", "bench/ndn_ab.py"],
