@@ -263,6 +263,7 @@ def test_route6_and_address6_commands(router_lab: RouterLab) -> None:
     lab.ns["h2"].run(["ip", "-6", "addr", "add", "2001:db8:50::1/128", "dev", "eth0", "nodad"])
     lab.ctl("address6", "add", "2001:db8:9::1/64", "dev", "p1")
     lab.ctl("route6", "add", "2001:db8:50::/48", "via", "2001:db8:2::2")
+    lab.ctl("route6", "add", "2001:db8:70::/64", "dev", "p1")  # on-link, no gateway
     for kind, prefix in KINDS.items():
         lab.ctl("route6", "add", prefix, kind)
     lab.wait_until(
@@ -279,6 +280,7 @@ def test_route6_and_address6_commands(router_lab: RouterLab) -> None:
         "2001:db8:9::1/128": ("local", "", "p1"),
         "2001:db8:9::/64": ("connected", "", "p1"),
         "2001:db8:50::/48": ("gateway", "2001:db8:2::2", "p1"),
+        "2001:db8:70::/64": ("connected", "", "p1"),
         **{prefix: (kind, "", "") for kind, prefix in KINDS.items()},
     }
     for prefix, (kind, via, port) in want.items():
