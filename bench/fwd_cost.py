@@ -15,6 +15,11 @@ Mpps per placement and pooled (goal >= 1.05, 95 % interval above 1.0), and
 overhead_twinplane_over_l3fwd, (twinplane - floor) / (l3fwd - floor) in cycles
 per packet within each pair. How and why: docs/bench/fwd_cost.md.
 
+IPv6 (issue 35): each pair then runs the three again on 82-byte IPv6/UDP frames (the
+generator's ip6-udp, to l3fwd's built-in LPM6 route; l3fwd with ``--ipv6``). Headline
+ip6_twinplane_over_l3fwd_mpps, paired the same way (goal >= 0.95). ``--families ip4``
+leaves it out.
+
 Usage (root; takes the lab lock): .venv/bin/python bench/fwd_cost.py [--quick]
 """
 
@@ -40,6 +45,7 @@ from twinplane.bench import paired, report, stale
 NAME = "fwd_cost"
 SIDES = {"A": "l3fwd", "B": "twinplane"}
 BAR = report.Bar(">=", 1.05, ci_edge=1.0)  # issue 34: router in-memory
+BAR6 = report.Bar(">=", 0.95)  # issue 35: IPv6 at least 95 % of l3fwd's LPM6
 MPPS_DEF = "twinplane Mpps / l3fwd Mpps (port 1 opackets rate), within each pair"
 OVER_DEF = (
     "(twinplane - testpmd io) / (l3fwd - testpmd io) in TSC cycles per packet, "
@@ -61,6 +67,11 @@ def build(ap: argparse.ArgumentParser) -> None:
         help="seconds from the first packet out to the window (2; --quick 1)",
     )
     ap.add_argument("--frames", type=int, default=1024, help="distinct frames in the input")
+    ap.add_argument(
+        "--families",
+        default="ip4,ip6",
+        help="inputs, in this order within each pair: ip4, ip6 or both (default)",
+    )
     bins = B.Binaries()
     ap.add_argument("--l3fwd", type=Path, default=bins.l3fwd)
     ap.add_argument("--twinplane", type=Path, default=bins.twinplane)
@@ -74,8 +85,8 @@ def probe() -> tuple[str, float | None]:
     return D.placement(rtt) or "unprobed", rtt
 
 
-def rules(ctx: report.Context, bed: B.Bed, inp: dict[str, Any]) -> dict:
-    return {
+def rules(ctx: report.Context, bed: B.Bed, inp: dict[str, Any], inp6: dict | None) -> dict:
+    r = {
         "pairs": f"{ctx.pairs}, ABBA: A = l3fwd, B = twinplane (pair 0 AB, pair 1 BA, ...); "
         "testpmd io after each pair, in every pair",
         "trial": f"start, wait for port 1 to transmit, {bed.warmup:g} s warm-up, "
@@ -101,6 +112,15 @@ def rules(ctx: report.Context, bed: B.Bed, inp: dict[str, Any]) -> dict:
         "--parse-ptype`, offloads masked, busy counters)",
         "testpmd": f"`{bed.bins.testpmd}` (Debian dpdk-dev, `--forward-mode=io`)",
     }
+    if inp6 is not None:
+        r["IPv6 input"] = (
+            f"after the IPv4 trials of each pair, the same three (same order) on "
+            f"{inp6['frames']} distinct {inp6['frame_len']} B IPv6/UDP frames (ip6-udp, hop "
+            f"limit 64, valid UDP checksum) to {inp6['dst_net']}, l3fwd's built-in LPM6 route "
+            "to port 1; l3fwd `--ipv6` (it does not decrement the hop limit, twinplane does); "
+            "headline `ip6_twinplane_over_l3fwd_mpps` paired as IPv4's"
+        )
+    return r
 
 
 def measure(ctx: report.Context) -> report.Report:
@@ -108,55 +128,86 @@ def measure(ctx: report.Context) -> report.Report:
     seconds = a.seconds if a.seconds is not None else (2.0 if a.quick else 5.0)
     warmup = a.warmup if a.warmup is not None else (1.0 if a.quick else 2.0)
     bins = B.Binaries(a.l3fwd, a.twinplane, a.testpmd)
-    bed = B.Bed(ctx.workdir, ctx.tsc_hz, seconds, warmup, a.frames, bins)
-    inp = bed.prepare()
-    rep = report.Report(NAME, rules(ctx, bed, inp))
-    print(f"bench/{NAME}.py: {ctx.pairs} pairs x 3 trials of {warmup:g}+{seconds:g} s", flush=True)
+    fams = [f for f in a.families.split(",") if f]
+    if not fams or set(fams) - {"ip4", "ip6"}:
+        raise SystemExit(f"--families {a.families!r}: ip4, ip6 or ip4,ip6")
+    beds = {
+        f: B.Bed(ctx.workdir, ctx.tsc_hz, seconds, warmup, a.frames, bins, family=f) for f in fams
+    }
+    inps = {f: b.prepare() for f, b in beds.items()}
+    bed, inp, inp6 = next(iter(beds.values())), inps.get("ip4", {}), inps.get("ip6")
+    rep = report.Report(NAME, rules(ctx, bed, inp or inp6 or {}, inp6))
+    print(
+        f"bench/{NAME}.py: {ctx.pairs} pairs x {3 * len(fams)} trials of {warmup:g}+{seconds:g} s",
+        flush=True,
+    )
     trials = rep.trials
     for i, order in enumerate(paired.abba_order(ctx.pairs)):
         where, rtt = probe()
-        for pos, dut in enumerate([*(SIDES[s] for s in order), "testpmd"]):
-            if ctx.iso is not None:
-                ctx.iso.sweep()
-            t = bed.trial(dut)
-            t.update(pair=i, order="".join(order), position=pos, placement=where, xcpu_rtt_ns=rtt)
-            trials.append(t)
+        for fam, fbed in beds.items():
+            for pos, dut in enumerate([*(SIDES[s] for s in order), "testpmd"]):
+                if ctx.iso is not None:
+                    ctx.iso.sweep()
+                t = fbed.trial(dut)
+                t.update(pair=i, order="".join(order), position=pos, placement=where)
+                t.update(xcpu_rtt_ns=rtt, family=fam)
+                trials.append(t)
         after = probe()[1]
-        for t in trials[-3:]:
+        for t in trials[-3 * len(fams) :]:
             t["xcpu_rtt_ns_after"] = after
-        got = {t["dut"]: t for t in trials[-3:]}
-        print(
-            f"  pair {i + 1}/{ctx.pairs} {''.join(order)} {where}: "
-            + ", ".join(
-                f"{d} {got[d]['mpps']:.2f} Mpps {got[d]['cycles_per_pkt']:.1f} cyc" for d in B.DUTS
+        for fam in fams:
+            got = {t["dut"]: t for t in trials[-3 * len(fams) :] if t["family"] == fam}
+            print(
+                f"  pair {i + 1}/{ctx.pairs} {fam} {''.join(order)} {where}: "
+                + ", ".join(
+                    f"{d} {got[d]['mpps']:.2f} Mpps {got[d]['cycles_per_pkt']:.1f} cyc"
+                    for d in B.DUTS
+                )
+                + f", ratio {got['twinplane']['mpps'] / got['l3fwd']['mpps']:.3f}",
+                flush=True,
             )
-            + f", ratio {got['twinplane']['mpps'] / got['l3fwd']['mpps']:.3f}",
-            flush=True,
-        )
-    mpps, over = B.make_pairs(trials)
+    rep.extra = {"input": inp}
+    md6, h6 = "", None
+    if "ip6" in fams:
+        t6 = B.of_family(trials, "ip6")
+        mpps6, over6 = B.make_pairs(t6)
+        h6 = paired.headline(mpps6, MPPS_DEF)
+        rep.add("ip6_twinplane_over_l3fwd_mpps", h6, BAR6)
+        rep.add("ip6_overhead_twinplane_over_l3fwd", paired.headline(over6, OVER_DEF))
+        by6 = B.medians_by_placement(t6)
+        rep.extra.update(input6=inp6, pairs6=[p.to_json() for p in mpps6], medians6=by6)
+        md6 = "# IPv6\n\n" + markdown(h6, mpps6, over6, t6, by6, BAR6, "ip6_")
+    if "ip4" not in fams:
+        rep.extra["measured_paths"] = stale.DEFAULT_PATHS[NAME]
+        rep.markdown = md6
+        rep.figure = lambda path: plot(path, t6, mpps6, h6)
+        return rep
+    trials4 = B.of_family(trials, "ip4")
+    mpps, over = B.make_pairs(trials4)
     h_mpps = paired.headline(mpps, MPPS_DEF)
     rep.add("twinplane_over_l3fwd_mpps", h_mpps, BAR)
     rep.add("overhead_twinplane_over_l3fwd", paired.headline(over, OVER_DEF))
-    by_place = B.medians_by_placement(trials)
-    rep.extra = {
-        "input": inp,
-        "pairs": [p.to_json() for p in mpps],
-        "overhead_pairs": [p.to_json() for p in over],
-        "medians_by_placement": by_place,
-        "measured_paths": stale.DEFAULT_PATHS[NAME],
-    }
-    rep.markdown = markdown(h_mpps, mpps, over, trials, by_place)
-    rep.figure = lambda path: plot(path, trials, mpps, h_mpps)
+    by_place = B.medians_by_placement(trials4)
+    rep.extra.update(
+        {
+            "pairs": [p.to_json() for p in mpps],
+            "overhead_pairs": [p.to_json() for p in over],
+            "medians_by_placement": by_place,
+            "measured_paths": stale.DEFAULT_PATHS[NAME],
+        }
+    )
+    rep.markdown = markdown(h_mpps, mpps, over, trials4, by_place) + md6
+    rep.figure = lambda path: plot(path, trials4, mpps, h_mpps)
     return rep
 
 
-def goal_text(h: paired.Headline) -> str:
+def goal_text(h: paired.Headline, bar: report.Bar = BAR, key: str = "") -> str:
     s = h.pooled
-    met = BAR.met(s.ratio, list(s.ci95) if s.ci95 else None)
+    met = bar.met(s.ratio, list(s.ci95) if s.ci95 else None)
     word = "is met" if met else "is **not met**"
     parts = [f"{k} {paired.describe(v, '{:.3f}')}" for k, v in sorted(h.by_placement.items())]
     return (
-        f"Goal `twinplane_over_l3fwd_mpps` {BAR.text()} {word}: pooled paired median "
+        f"Goal `{key}twinplane_over_l3fwd_mpps` {bar.text()} {word}: pooled paired median "
         f"{paired.describe(s, '{:.3f}')}; by placement: {'; '.join(parts)}."
     )
 
@@ -167,11 +218,13 @@ def markdown(
     over: list[paired.Pair],
     trials: list[dict[str, Any]],
     by_place: dict[str, Any],
+    bar: report.Bar = BAR,
+    key: str = "",
 ) -> str:
     lines = [
         "## Against the goal",
         "",
-        goal_text(h),
+        goal_text(h, bar, key),
         "",
         "## Medians by placement",
         "",

@@ -252,6 +252,8 @@ void gen_stream_frame(struct gen_stream *s, uint8_t *buf, uint8_t trial, uint64_
 	if (s->tmpl->update)
 		s->tmpl->update(s->state, s->id, s->life_frames, buf, s->frame_len);
 	memcpy(buf + s->sig_off, &sig, sizeof(sig));
+	if (s->tmpl->finish)
+		s->tmpl->finish(s->state, buf, s->frame_len, s->sig_off);
 	if (++s->next_frame == s->n_frames)
 		s->next_frame = 0;
 	s->seq++;

@@ -78,6 +78,10 @@ struct tp_gen_template {
 	 * the worker for every frame received during a trial of such a stream: it
 	 * must reject other frames in a few instructions, and never fails loudly. */
 	int (*rx_decode)(const uint8_t *frame, uint32_t len, struct tp_gen_rx *rx);
+	/* Optional: called on every frame after the engine wrote its signature at
+	 * sig_off, for fields that cover it (IPv6's mandatory UDP checksum). A few
+	 * instructions: it runs for every frame sent. */
+	void (*finish)(const void *state, uint8_t *buf, uint32_t frame_len, uint32_t sig_off);
 	struct tp_gen_template *next;
 };
 

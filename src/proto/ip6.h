@@ -86,4 +86,13 @@ static inline void tp_ip6_write(uint8_t *ip, const uint8_t src[16], const uint8_
 	memcpy(ip + 24, dst, 16);
 }
 
+/* Text forms (proto/addr.c). */
+#define TP_IP6_STRLEN 46 /* INET6_ADDRSTRLEN */
+/* An address (RFC 4291 2.2 text forms) into ip, network order. 0 or -EINVAL. */
+int tp_ip6_parse_addr(const char *s, uint8_t ip[16]);
+/* ADDR/LEN, LEN 0-128 (required), into ip masked to LEN and *depth. 0 or -EINVAL. */
+int tp_ip6_parse_prefix(const char *s, uint8_t ip[16], uint8_t *depth);
+/* RFC 5952's form of ip into buf (TP_IP6_STRLEN bytes); returns buf. */
+char *tp_ip6_fmt(const uint8_t ip[16], char *buf);
+
 #endif

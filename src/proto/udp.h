@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ip4.h" /* tp_csum_fold, tp_csum_fold_sum: the one checksum fold */
+
 #define TP_UDP_HDR_LEN 8
 #define TP_IPPROTO_UDP 17
 
@@ -26,6 +28,20 @@ static inline size_t tp_udp_write(uint8_t *udp, uint16_t sport, uint16_t dport,
 	udp[5] = (uint8_t)dgram_len;
 	udp[6] = udp[7] = 0;
 	return TP_UDP_HDR_LEN;
+}
+
+/* The UDP checksum of a datagram over IPv6 (RFC 8200 8.1: mandatory; the
+ * pseudo-header of source, destination, upper-layer length and next header 17), as it
+ * belongs in the header (network order; a computed 0 is sent as 0xffff, RFC 768): ip6
+ * is the IPv6 header (its addresses are read), udp the len-byte datagram, whose
+ * checksum field must be zero. */
+static inline uint16_t tp_udp6_cksum(const uint8_t *ip6, const uint8_t *udp, uint16_t len)
+{
+	uint64_t sum = tp_csum_fold_sum(ip6 + 8, 32); /* source, destination */
+
+	sum += htons(len) + htons(TP_IPPROTO_UDP) + tp_csum_fold_sum(udp, len);
+	uint16_t ck = (uint16_t)~tp_csum_fold(sum);
+	return ck ? ck : 0xffff;
 }
 
 /* The header's fields, host order. */

@@ -2,6 +2,7 @@
 """fwd_cost's pure parts: a window's rates, the busy share, pairs from recorded trials."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -122,3 +123,19 @@ def test_cpu_busy_share():
     b = {"user": 40, "nice": 0, "system": 15, "idle": 160, "iowait": 0, "irq": 0, "softirq": 0}
     assert B.cpu_busy_share(a, b) == pytest.approx(0.4)  # 40 of 100 ticks busy
     assert B.cpu_busy_share(a, a) is None
+
+
+def test_ipv6_bed_routes_l3fwd_s_lpm6_prefix():
+    """The IPv6 side: l3fwd in its IPv6 mode, twinplane given l3fwd's built-in LPM6
+    route to port 1, and each family's trials kept apart for their pairs."""
+    assert B.l3fwd_argv(Path("l3fwd"), "x", "a", "b", ipv6=True)[-1] == "--ipv6"
+    assert "--ipv6" not in B.l3fwd_argv(Path("l3fwd"), "x", "a", "b")
+    conf = B.twinplane_config6("a", "b")
+    assert "route6 add 2001:200:0:1::/64 via 2001:db8:1::2" in conf
+    assert f"neigh6 add 2001:db8:1::2 lladdr {B.NEIGH_MAC} dev p1" in conf
+    ts = trials([(0, "AB", "near", 40.0, 44.0, 60.0)])
+    t6 = [dict(t, family="ip6", mpps=t["mpps"] / 2) for t in ts]
+    assert B.of_family(ts + t6, "ip4") == ts
+    assert B.of_family(ts + t6, "ip6") == t6
+    mpps6, _ = B.make_pairs(B.of_family(ts + t6, "ip6"))
+    assert mpps6[0].a == pytest.approx(20.0) and mpps6[0].ratio() == pytest.approx(1.1)

@@ -310,6 +310,74 @@ def test_pcap_mode_writes_the_template(workdir: Path) -> None:
     assert dsts[200] == dsts[0]  # 100 x 2 variants, then round again
 
 
+@pytest.mark.parametrize("size", [82, 83, 128, 1518])
+def test_pcap_mode_ip6_udp_matches_scapy(workdir: Path, size: int) -> None:
+    """ip6-udp's frames, byte for byte, are scapy's Ether/IPv6/UDP with the same fields
+    and payload: scapy computes the payload length, the UDP length and the UDP checksum
+    (RFC 8200 8.1), which covers the generator's signature (odd sizes put it at an odd
+    offset); the destinations' last 32 bits and the ports vary, the last fastest."""
+    _need(GEN)
+    from scapy.layers.inet import UDP
+    from scapy.layers.inet6 import IPv6
+    from scapy.layers.l2 import Ether
+    from scapy.packet import Raw
+    from scapy.utils import rdpcap
+
+    out = workdir / "x6.pcap"
+    res = subprocess.run(
+        [str(GEN), "--pcap", str(out), "--count", "50", "--stream",
+         f"template ip6-udp size {size} src 2001:db8:1::2 dst 2001:db8:2::fffe-2001:db8:2::1:1 "
+         "sport 5000-5001 hlim 9 dmac 02:70:63:61:70:00 smac 02:00:00:00:00:07"],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    pkts = rdpcap(str(out))
+    assert len(pkts) == 50
+    seen = []
+    for i, p in enumerate(pkts):
+        frame = bytes(p)
+        assert len(frame) == size - 4
+        sig = frame[-16:]
+        assert sig[0] == 0x74 and int.from_bytes(sig[4:8], "little") == i
+        ip, udp = p[IPv6], p[UDP]
+        want = (
+            Ether(dst="02:70:63:61:70:00", src="02:00:00:00:00:07")
+            / IPv6(src="2001:db8:1::2", dst=ip.dst, hlim=9)
+            / UDP(sport=udp.sport, dport=1024)
+            / Raw(frame[14 + 40 + 8 :])
+        )
+        assert bytes(want) == frame, (i, bytes(want).hex(), frame.hex())
+        seen.append((ip.dst, udp.sport))
+    # 3 destinations (fffe, ffff, 1:0 ... 1:1: the carry into the upper 16 bits) x 2 ports
+    assert seen[:6] == [
+        ("2001:db8:2::fffe", 5000),
+        ("2001:db8:2::fffe", 5001),
+        ("2001:db8:2::ffff", 5000),
+        ("2001:db8:2::ffff", 5001),
+        ("2001:db8:2::1:0", 5000),
+        ("2001:db8:2::1:0", 5001),
+    ]
+    assert seen[8] == seen[0]  # 4 destinations x 2 ports, then round again
+
+
+def test_pcap_mode_ip6_udp_errors_name_the_word(workdir: Path) -> None:
+    _need(GEN)
+    for spec, msg in [
+        ("size 81", "size 81: ip6-udp frames are 82 to 9004 bytes"),
+        ("size 128 dst 2001:db8::1-2001:db9::1", "bad dst '2001:db8::1-2001:db9::1'"),
+        ("size 128 dst 2001:db8::9-2001:db8::1", "bad dst '2001:db8::9-2001:db8::1'"),
+        ("size 128 src 10.0.0.1", "bad src '10.0.0.1'"),
+        ("size 128 hlim 0", "bad hlim '0'"),
+        ("size 128 ttl 9", "unknown ip6-udp option 'ttl'"),
+    ]:
+        res = subprocess.run(
+            [str(GEN), "--pcap", str(workdir / "e.pcap"), "--count", "1", "--stream",
+             f"template ip6-udp {spec}"],
+            capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+        assert res.returncode != 0 and msg in res.stderr, (spec, res.stderr)
+
+
 # load-sensitive (zero loss at the streams' rates): reruns once
 @pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_weighted_streams_share_the_rate(loop_gen: Gen) -> None:

@@ -5,6 +5,7 @@ Neighbor Discovery reaches the kernel behind the TAP, which answers on the wire.
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Callable
 
@@ -15,6 +16,7 @@ from scapy.layers.inet6 import ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, I
 from scapy.layers.l2 import Ether
 from scapy.packet import Packet, Raw
 
+from twinplane.api import ApiError
 from twinplane.lab import RouterLab
 from twinplane.lab.traffic import Sniffer, l2_socket
 
@@ -239,3 +241,134 @@ def test_ping6_forwarded_by_data_plane(router_lab: RouterLab) -> None:
     # reply punted would be counted under one of these (the only way past the lcores)
     echo_reasons = [k for k in PUNTS if k not in ("ip6.neighbor_discovery", "ip6.multicast")]
     assert not [k for k in echo_reasons if k in moved], moved
+
+
+# show routes' fields (IPv4), which show routes6 answers with too
+ROUTE_FIELDS = {"prefix", "type", "via", "port", "nexthop", "metric", "state", "reason"}
+KINDS = {
+    "blackhole": "2001:db8:61::/64",
+    "unreachable": "2001:db8:62::/64",
+    "prohibit": "2001:db8:63::/64",
+}
+
+
+def test_route6_and_address6_commands(router_lab: RouterLab) -> None:
+    """twinctl's IPv6 commands write through the kernel and the data plane follows:
+    an address gives its /128 (local) and /64 (connected); a route via h2 is shown with
+    show routes' fields and forwarded by the lcores; the route types without a next
+    hop; deletes take each away again."""
+    lab = router_lab
+    lab.enable_ipv6()
+    # h2 answers for an address beyond its link: the route via h2 reaches it
+    lab.ns["h2"].run(["ip", "-6", "addr", "add", "2001:db8:50::1/128", "dev", "eth0", "nodad"])
+    lab.ctl("address6", "add", "2001:db8:9::1/64", "dev", "p1")
+    lab.ctl("route6", "add", "2001:db8:50::/48", "via", "2001:db8:2::2")
+    lab.ctl("route6", "add", "2001:db8:70::/64", "dev", "p1")  # on-link, no gateway
+    for kind, prefix in KINDS.items():
+        lab.ctl("route6", "add", prefix, kind)
+    lab.wait_until(
+        lambda: lab.ctl("show", "routes6")["unpublished"] == 0, 2.0, 0.05, "routes published"
+    )
+    show = lab.ctl("show", "routes6")
+    routes = {r["prefix"]: r for r in show["routes"]}
+    assert show["total"] == len(routes) and show["offset"] == 0
+    four = lab.ctl("show", "routes")["routes"]
+    assert four and ROUTE_FIELDS <= set(four[0]), four[0]
+    for r in routes.values():
+        assert ROUTE_FIELDS <= set(r), r
+    want = {
+        "2001:db8:9::1/128": ("local", "", "p1"),
+        "2001:db8:9::/64": ("connected", "", "p1"),
+        "2001:db8:50::/48": ("gateway", "2001:db8:2::2", "p1"),
+        "2001:db8:70::/64": ("connected", "", "p1"),
+        **{prefix: (kind, "", "") for kind, prefix in KINDS.items()},
+    }
+    for prefix, (kind, via, port) in want.items():
+        r = routes.get(prefix)
+        assert r is not None, (prefix, sorted(routes))
+        assert (r["type"], r["via"], r["port"], r["state"]) == (kind, via, port, "installed"), r
+        assert r["kernel_paths"] == 1, r
+    # the kernel has them as twinplane shows them
+    assert "2001:db8:50::/48 via 2001:db8:2::2" in lab.run("r", "ip -6 route show 2001:db8:50::/48")
+    assert "2001:db8:9::1/64" in lab.run("r", "ip -6 addr show dev tp-p1")
+    # paging, as show routes
+    page = lab.ctl("show", "routes6", "offset", "1", "limit", "2")
+    assert page["routes"] == show["routes"][1:3] and page["total"] == show["total"]
+
+    # forwarded by the lcores through the new route (h2 resolved by the first pings)
+    res = lab.ns["h1"].run(
+        ["ping", "-6", "-n", "-c", "3", "-i", "0.2", "-W", "6", "2001:db8:50::1"], check=False
+    )
+    assert " 3 received" in res.stdout, res.stdout + res.stderr
+    c0 = lab.counters()
+    res = lab.ns["h1"].run(
+        ["ping", "-6", "-n", "-c", "20", "-i", "0.02", "-W", "6", "2001:db8:50::1"], check=False
+    )
+    c1 = lab.counters()
+    assert " 20 received" in res.stdout, res.stdout + res.stderr
+    assert c1["ports"]["p1"]["tx"] - c0["ports"]["p1"]["tx"] >= 20
+    assert c1["exception"]["to_kernel"] - c0["exception"]["to_kernel"] < 5
+
+    lab.ctl("route6", "del", "2001:db8:50::/48")
+    lab.ctl("route6", "del", "2001:db8:61::/64")
+    lab.ctl("address6", "del", "2001:db8:9::1/64", "dev", "p1")
+    lab.wait_until(
+        lambda: (
+            not {"2001:db8:50::/48", "2001:db8:61::/64", "2001:db8:9::1/128"}
+            & {r["prefix"] for r in lab.ctl("show", "routes6")["routes"]}
+        ),
+        2.0,
+        0.05,
+        "deleted routes and address gone from show routes6",
+    )
+    assert lab.route6("2001:db8:62::/64") is not None  # the others stay
+
+
+# (words, errno, what the message must say)
+BAD_COMMANDS = [
+    (("route6", "add", "2001:db8::/129", "via", "2001:db8:2::2"), errno.EINVAL,
+     "route6 add: bad IPv6 prefix '2001:db8::/129' (want ADDR/LEN, LEN 0-128)"),
+    (("route6", "add", "2001:db8::", "via", "2001:db8:2::2"), errno.EINVAL,
+     "bad IPv6 prefix '2001:db8::'"),
+    (("route6", "add", "10.0.0.0/8", "via", "2001:db8:2::2"), errno.EINVAL,
+     "bad IPv6 prefix '10.0.0.0/8'"),
+    (("route6", "add", "2001:db8::/32", "via", "2001:db8:zz::2"), errno.EINVAL,
+     "route6 add: bad gateway '2001:db8:zz::2'"),
+    (("route6", "add", "2001:db8::/32", "via", "ff02::1"), errno.EINVAL,
+     "bad gateway 'ff02::1'"),
+    (("route6", "add", "2001:db8::/32", "via", "fe80::1"), errno.EINVAL,
+     "the link-local gateway 'fe80::1' needs 'dev PORT'"),
+    (("route6", "add", "2001:db8::/32", "through", "2001:db8:2::2"), errno.EINVAL,
+     "unknown keyword 'through'"),
+    (("route6", "add", "2001:db8::/32", "nowhere"), errno.EINVAL,
+     "unknown route type 'nowhere'"),
+    (("route6", "add", "2001:db8::/32", "dev", "p9"), errno.ENODEV, "no port named 'p9'"),
+    (("route6", "add", "2001:db8::/32"), errno.EINVAL, "usage: route6 add"),
+    (("route6", "del", "2001:db8:77::/64"), errno.ESRCH, "route6 del: the kernel refused"),
+    (("address6", "add", "2001:db8:9::1/64", "dev", "p7"), errno.ENODEV,
+     "address6 add: no port named 'p7'"),
+    (("address6", "add", "ff02::1/64", "dev", "p1"), errno.EINVAL,
+     "'ff02::1/64' is a multicast, unspecified or loopback address"),
+    (("address6", "add", "2001:db8:9::1", "dev", "p1"), errno.EINVAL,
+     "address6 add: bad IPv6 prefix '2001:db8:9::1'"),
+    (("neigh6", "add", "2001:db8:2::9", "lladdr", "02:00:00:00:00", "dev", "p1"),
+     errno.EINVAL, "neigh6 add: bad MAC '02:00:00:00:00'"),
+    (("show", "routes6", "limit", "0"), errno.EINVAL, "show routes6: bad limit '0'"),
+    (("route", "add", "2001:db8::/32", "via", "2001:db8:2::2"), errno.EINVAL,
+     "route add: '2001:db8::/32' is an IPv6 prefix: use 'route6 add'"),
+    (("address", "add", "2001:db8:9::1/64", "dev", "p1"), errno.EINVAL,
+     "use 'address6 add'"),
+]  # fmt: skip
+
+
+def test_ip6_commands_name_what_is_wrong(router_lab: RouterLab) -> None:
+    """Malformed IPv6 commands fail with an error naming the bad word (one lab for all)."""
+    router_lab.enable_ipv6()
+    wrong = []
+    for words, status, needle in BAD_COMMANDS:
+        with pytest.raises(ApiError) as exc:
+            router_lab.ctl(*words)
+        if exc.value.status != -status or needle not in exc.value.message:
+            wrong.append((words, exc.value.status, exc.value.message))
+    assert not wrong, wrong
+    assert not [r for r in router_lab.routes6() if r["prefix"].startswith("2001:db8::")]

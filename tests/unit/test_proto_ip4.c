@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* IPv4 codec: checks of RFC 1812 5.2.2, checksum and RFC 1624 arithmetic against DPDK's own. */
+/* IPv4 codec: checks of RFC 1812 5.2.2, checksum and RFC 1624 arithmetic against DPDK's own;
+ * beside it the IPv6 text forms and the UDP checksum over IPv6 (against DPDK's). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,8 @@
 #include <rte_ip.h>
 
 #include "../../src/proto/ip4.h"
+#include "../../src/proto/ip6.h"
+#include "../../src/proto/udp.h"
 
 static void random_header(uint8_t *ip, unsigned int seed)
 {
@@ -147,6 +150,53 @@ static void test_text_forms(void **state)
 	assert_int_equal(tp_mac_parse("02:00:00:00:01:0a:ff", mac), -EINVAL);
 }
 
+/* tp_udp6_cksum against DPDK's rte_ipv6_udptcp_cksum (RFC 8200 8.1), odd and even
+ * lengths, random addresses and payloads. */
+static void test_udp6_cksum_matches_dpdk(void **state)
+{
+	uint8_t pkt[40 + 1500];
+
+	for (unsigned int seed = 1; seed <= 300; seed++) {
+		uint8_t src[16], dst[16];
+		uint16_t len = (uint16_t)(8 + seed * 7 % 1400), ck;
+		srand(seed);
+		for (int i = 0; i < 16; i++)
+			src[i] = (uint8_t)rand(), dst[i] = (uint8_t)rand();
+		tp_ip6_write(pkt, src, dst, TP_IP6_NH_UDP, 64, len);
+		for (unsigned int i = 8; i < len; i++)
+			pkt[40 + i] = (uint8_t)rand();
+		tp_udp_write(pkt + 40, (uint16_t)rand(), (uint16_t)rand(), (uint16_t)(len - 8));
+		ck = tp_udp6_cksum(pkt, pkt + 40, len);
+		assert_int_equal(ck,
+				 rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)pkt, pkt + 40));
+		memcpy(pkt + 46, &ck, 2); /* and the datagram with it verifies */
+		assert_int_equal(
+		    rte_ipv6_udptcp_cksum_verify((const struct rte_ipv6_hdr *)pkt, pkt + 40), 0);
+	}
+}
+
+static void test_ip6_text_forms(void **state)
+{
+	static const uint8_t net[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x50};
+	uint8_t ip[16], depth;
+	char buf[TP_IP6_STRLEN];
+
+	/* masked to the length, as the kernel keys its routes */
+	assert_int_equal(tp_ip6_parse_prefix("2001:db8:50:ff::1/44", ip, &depth), 0);
+	assert_memory_equal(ip, net, 16);
+	assert_int_equal(depth, 44);
+	assert_string_equal(tp_ip6_fmt(ip, buf), "2001:db8:50::");
+	assert_int_equal(tp_ip6_parse_prefix("::/0", ip, &depth), 0);
+	assert_int_equal(depth, 0);
+	assert_int_equal(tp_ip6_parse_prefix("2001:db8::/129", ip, &depth), -EINVAL);
+	assert_int_equal(tp_ip6_parse_prefix("2001:db8::", ip, &depth), -EINVAL);
+	assert_int_equal(tp_ip6_parse_prefix("2001:db8::/", ip, &depth), -EINVAL);
+	assert_int_equal(tp_ip6_parse_prefix("10.0.0.0/8", ip, &depth), -EINVAL);
+	assert_int_equal(tp_ip6_parse_addr("2001:db8::zz", ip), -EINVAL);
+	assert_int_equal(tp_ip6_parse_addr("fe80::1", ip), 0);
+	assert_string_equal(tp_ip6_fmt(ip, buf), "fe80::1"); /* RFC 5952 */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +206,8 @@ int main(void)
 	    cmocka_unit_test(test_ttl_dec_edge_checksums),
 	    cmocka_unit_test(test_check_verdicts),
 	    cmocka_unit_test(test_text_forms),
+	    cmocka_unit_test(test_udp6_cksum_matches_dpdk),
+	    cmocka_unit_test(test_ip6_text_forms),
 	};
 	return cmocka_run_group_tests_name("proto_ip4", tests, NULL, NULL);
 }

@@ -89,6 +89,23 @@ def twinplane_config(p0: str, p1: str) -> str:
     )
 
 
+def twinplane_config6(p0: str, p1: str) -> str:
+    """IPv6 (issue 35): the same shape, l3fwd's built-in LPM6 route to port 1 through
+    one permanent neighbour (a /64 and a /128 in twinplane's rte_lpm6)."""
+    return "\n".join(
+        [
+            "# bench/fwd_cost.py: twinplane as the IPv6 router",
+            f"port add p0 {p0}",
+            f"port add p1 {p1}",
+            "address6 add 2001:200::1/64 dev p0",
+            "address6 add 2001:db8:1::1/64 dev p1",
+            f"neigh6 add 2001:db8:1::2 lladdr {NEIGH_MAC} dev p1",
+            f"route6 add {pcapgen.DEFAULT_DST_NET6} via 2001:db8:1::2",
+            "",
+        ]
+    )
+
+
 def eal_args(prefix: str, p0: str, p1: str, lcores: str = LCORES) -> list[str]:
     return [
         "--lcores",
@@ -104,9 +121,11 @@ def eal_args(prefix: str, p0: str, p1: str, lcores: str = LCORES) -> list[str]:
     ]
 
 
-def l3fwd_argv(binary: Path, prefix: str, p0: str, p1: str) -> list[str]:
+def l3fwd_argv(binary: Path, prefix: str, p0: str, p1: str, ipv6: bool = False) -> list[str]:
     """Both ports polled by the one lcore (twinplane polls every port); ``--parse-ptype``
-    because net_pcap reports no packet types."""
+    because net_pcap reports no packet types. ``--ipv6``: l3fwd's IPv6 mode; with
+    ``--lookup lpm`` it looks IPv6 packets up in its LPM6 table (rte_lpm6, the built-in
+    2001:200:0:{0-f}::/64 routes) by packet type, IPv4 or not."""
     q = f"({IN_PORT},0,{WORKER_LCORE}),({OUT_PORT},0,{WORKER_LCORE})"
     return [
         str(binary),
@@ -119,6 +138,7 @@ def l3fwd_argv(binary: Path, prefix: str, p0: str, p1: str) -> list[str]:
         "--lookup",
         "lpm",
         "--parse-ptype",
+        *(["--ipv6"] if ipv6 else []),
     ]
 
 
@@ -222,7 +242,7 @@ class L3fwd(Forwarder):
 
     def launch(self) -> Process:
         b = self.bed
-        argv = l3fwd_argv(b.bins.l3fwd, self.prefix, *b.ports)
+        argv = l3fwd_argv(b.bins.l3fwd, self.prefix, *b.ports, ipv6=b.family == "ip6")
         return D.dpdk_process(argv, self.prefix, b.log("l3fwd"), "l3fwd", None)
 
     def busy(self) -> dict[str, int]:
@@ -251,7 +271,7 @@ class Twinplane(Forwarder):
             self.ns,
             self.prefix,
             b.trial_dir(),
-            twinplane_config(*b.ports),
+            (twinplane_config6 if b.family == "ip6" else twinplane_config)(*b.ports),
             lcores=LCORES,
             binary=b.bins.twinplane,
             extra_args=["--no-backoff", "--eal", "--no-pci"],
@@ -299,6 +319,7 @@ class Bed:
     tag: str = field(default_factory=lambda: f"{D.NS_PREFIX}{os.getpid()}-{secrets.token_hex(2)}")
     ports: tuple[str, str] = ("", "")
     trials_started: int = 0
+    family: str = "ip4"  # or "ip6": the input and the routers' tables
 
     def prepare(self) -> dict[str, Any]:
         """Hugepages, the input and the empty capture; what the input is."""
@@ -307,21 +328,28 @@ class Bed:
                 raise D.DutError(f"{what}: {path} is not built (bench/README.md)")
         D.reap_stale_namespaces()
         D.ensure_hugepages()
-        inp, empty = self.workdir / "in.pcap", self.workdir / "empty.pcap"
-        frames = pcapgen.generate(str(inp), count=self.frames, dst_mac=pcapgen.PCAP_PORT0_MAC)
-        pcapgen.check_frames(frames)
+        v6 = self.family == "ip6"
+        inp = self.workdir / ("in6.pcap" if v6 else "in.pcap")
+        empty = self.workdir / "empty.pcap"
+        if v6:
+            frames = pcapgen.generate6(str(inp), self.frames, pcapgen.PCAP_PORT0_MAC)
+            pcapgen.check_frames6(frames)
+        else:
+            frames = pcapgen.generate(str(inp), self.frames, pcapgen.PCAP_PORT0_MAC)
+            pcapgen.check_frames(frames)
         pcapgen.write_empty_pcap(str(empty))
         self.ports = port_devargs(inp, empty)
         return {
+            "family": self.family,
             "frames": self.frames,
-            "frame_len": pcapgen.FRAME_LEN + 4,
-            "dst_net": pcapgen.DEFAULT_DST_NET,
+            "frame_len": (pcapgen.FRAME_LEN6 if v6 else pcapgen.FRAME_LEN) + 4,
+            "dst_net": pcapgen.DEFAULT_DST_NET6 if v6 else pcapgen.DEFAULT_DST_NET,
             "dst_mac": pcapgen.PCAP_PORT0_MAC,
             "ports": [p.replace(f"{self.workdir}/", "") for p in self.ports],
         }
 
     def trial_dir(self) -> Path:
-        d = self.workdir / f"trial{self.trials_started:03d}"
+        d = self.workdir / f"{'ip6-' if self.family == 'ip6' else ''}trial{self.trials_started:03d}"
         d.mkdir(exist_ok=True)
         return d
 
@@ -417,6 +445,11 @@ def busy_share(b0: dict[str, int], b1: dict[str, int]) -> dict[str, Any]:
         "busy_cycles_per_rx": d["busy_cycles"] / d["rx"] if d["rx"] else None,
         **d,
     }
+
+
+def of_family(trials: list[dict[str, Any]], family: str) -> list[dict[str, Any]]:
+    """The trials of one family's input (trials without the key are IPv4's)."""
+    return [t for t in trials if t.get("family", "ip4") == family]
 
 
 def make_pairs(trials: list[dict[str, Any]]) -> tuple[list[paired.Pair], list[paired.Pair]]:

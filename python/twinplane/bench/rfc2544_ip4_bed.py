@@ -183,11 +183,13 @@ def run_side(
     sizes: Sequence[int],
     body: Callable[[D.Testbed], dict[str, Any]],
     memif_rsize: int | None = 12,
+    testbed: type[D.Testbed] = D.Testbed,
 ) -> dict[str, Any]:
-    """Start a fresh testbed, run ``body`` on it, tear it down; a set-up error or a DUT
-    that dies is returned as ``{"error": ...}`` (the pair then has no figure)."""
+    """Start a fresh testbed (``testbed``: rfc2544_ip6_bed.Testbed6 for IPv6), run
+    ``body`` on it, tear it down; a set-up error or a DUT that dies is returned as
+    ``{"error": ...}`` (the pair then has no figure)."""
     try:
-        with D.Testbed(wire, dut, workdir, bins=bins, tsc=tsc, memif_rsize=memif_rsize) as tb:
+        with testbed(wire, dut, workdir, bins=bins, tsc=tsc, memif_rsize=memif_rsize) as tb:
             tb.start(sizes)
             return body(tb)
     except (D.DutError, OSError, RuntimeError) as e:

@@ -41,8 +41,21 @@ _COMMON = [
 ]
 
 DEFAULT_PATHS: dict[str, list[str]] = {
-    "fwd_cost": [*_COMMON, "src/nf/ip4", "bench/fwd_cost.py", "scripts/build-l3fwd.sh"],
+    "fwd_cost": [
+        *_COMMON,
+        "src/nf/ip4",
+        "src/nf/ip6",
+        "bench/fwd_cost.py",
+        "scripts/build-l3fwd.sh",
+    ],
     "rfc2544_ip4": [*_COMMON, "src/nf/ip4", "bench/rfc2544_ip4.py"],
+    "rfc2544_ip6": [
+        *_COMMON,
+        "src/nf/ip4",
+        "src/nf/ip6",
+        "bench/rfc2544_ip4.py",
+        "bench/rfc2544_ip6.py",
+    ],
     "ndn": [*_COMMON, "src/nf/ndn", "bench/ndn.py"],
     "ndn-ab": [*_COMMON, "src/nf/ndn", "bench/ndn_ab.py"],
     "ndn_ab": [*_COMMON, "src/nf/ndn", "bench/ndn_ab.py"],

@@ -118,7 +118,7 @@ METRICS = "127.0.0.1:9464"  # in the router's namespace
 
 
 def router_more_demo(lab: RouterLab) -> bool:
-    """IPv6 forwarded by the lcores, an ECMP route from the kernel, and the
+    """IPv6 (ping6 and a UDP stream) forwarded by the lcores, an ECMP route from the kernel, and the
     Prometheus page of the counters."""
     print("\nIPv6: 2001:db8:1::/64 (h1) and 2001:db8:2::/64 (h2) on the router's TAPs")
     lab.enable_ipv6()
@@ -127,6 +127,13 @@ def router_more_demo(lab: RouterLab) -> bool:
     res = lab.ns["h1"].run(args, check=False)
     print(res.stdout.rstrip())
     ok6 = " 3 received" in res.stdout
+    n6, tx0 = 200, lab.counters()["ports"]["p1"]["tx"]
+    with UdpReceiver(lab.ns["h2"], 7006, "::") as rx:
+        udp_send(lab.ns["h1"], "2001:db8:2::2", 7006, lambda i: b"v6 %04d" % i, n6, 0.002)
+        got6 = len(rx.wait(n6, timeout=5.0))
+    tx6 = lab.counters()["ports"]["p1"]["tx"] - tx0
+    print(f"$ {n6} UDP datagrams h1 -> [2001:db8:2::2]:7006: {got6} arrived, p1 sent {tx6}")
+    ok6 = ok6 and got6 == n6 and tx6 >= n6
     routes6 = lab.ctl("show", "routes6")["routes"]
     print(f"  twinctl show routes6: {len(routes6)} routes from the kernel, e.g.")
     for r in routes6[:4]:

@@ -69,6 +69,56 @@ def ospf_config(
     return "\n".join(lines)
 
 
+def ospf6_config(
+    hostname: str,
+    router_id: str,
+    interfaces: Sequence[OspfInterface],
+    hello: int = 1,
+    dead: int = 4,
+) -> str:
+    """An ospf6d (OSPFv3, RFC 5340) configuration with ospf_config's fast timers: every
+    interface in area 0, the passive ones announced without hellos (FRR 8 syntax)."""
+    lines = [f"hostname {hostname}", "!"]
+    for itf in interfaces:
+        lines.append(f"interface {itf.name}")
+        lines.append(" ipv6 ospf6 area 0")
+        if itf.point_to_point:
+            lines.append(" ipv6 ospf6 network point-to-point")
+        if itf.passive:
+            lines.append(" ipv6 ospf6 passive")
+        lines.append(f" ipv6 ospf6 hello-interval {hello}")
+        lines.append(f" ipv6 ospf6 dead-interval {dead}")
+        lines.append(f" ipv6 ospf6 retransmit-interval {hello}")
+        lines.append("!")
+    lines += ["router ospf6", f" ospf6 router-id {router_id}"]
+    lines += [" timers throttle spf 0 50 500", "!", ""]
+    return "\n".join(lines)
+
+
+def bgp6_config(
+    hostname: str, asn: int, router_id: str, peer: str, peer_asn: int, networks: Sequence[str] = ()
+) -> str:
+    """A bgpd configuration of one eBGP session over IPv6 carrying IPv6 unicast only,
+    with lab timers (keepalive 1 s, hold 3 s, connect retry 1 s, no advertisement
+    interval) and no policy required (RFC 8212 is FRR's default)."""
+    lines = [
+        f"hostname {hostname}",
+        "!",
+        f"router bgp {asn}",
+        f" bgp router-id {router_id}",
+        " no bgp ebgp-requires-policy",
+        " no bgp default ipv4-unicast",
+        f" neighbor {peer} remote-as {peer_asn}",
+        f" neighbor {peer} timers 1 3",
+        f" neighbor {peer} timers connect 1",
+        f" neighbor {peer} advertisement-interval 0",
+        " address-family ipv6 unicast",
+    ]
+    lines += [f"  network {net}" for net in networks]
+    lines += [f"  neighbor {peer} activate", " exit-address-family", "!", ""]
+    return "\n".join(lines)
+
+
 class Frr:
     """FRR daemons of one namespace: zebra first, then the protocol daemons."""
 

@@ -310,6 +310,14 @@ class RouterLab(Lab):
         """The data-plane route for exactly ``prefix``, or None."""
         return next((r for r in self.routes() if r.get("prefix") == prefix), None)
 
+    def routes6(self) -> list[dict[str, Any]]:
+        r: list[dict[str, Any]] = self.ctl("show", "routes6")["routes"]
+        return r
+
+    def route6(self, prefix: str) -> dict[str, Any] | None:
+        """The data-plane IPv6 route for exactly ``prefix`` (RFC 5952 form), or None."""
+        return next((r for r in self.routes6() if r.get("prefix") == prefix), None)
+
     def enable_ipv6(self) -> None:
         """IPv6 on h1 and h2 (their namespaces start with it off) and on their TAPs:
         2001:db8:1::/64 on h1's side, 2001:db8:2::/64 on h2's, each host's default

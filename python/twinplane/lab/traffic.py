@@ -37,10 +37,13 @@ def udp_send(
     ``payload`` may be a function of the sequence number. ``interval`` paces
     the datagrams so a polling data plane with idle back-off is not overrun.
     """
-    with ns.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+    v6 = ":" in dst  # an IPv6 destination: an AF_INET6 socket, hop limit for ttl
+    with ns.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM) as s:
         if sport:
-            s.bind(("0.0.0.0", sport))
-        if ttl is not None:
+            s.bind(("::" if v6 else "0.0.0.0", sport))
+        if ttl is not None and v6:
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, ttl)
+        elif ttl is not None:
             s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, ttl)
         sent = 0
         for i in range(count):
@@ -56,7 +59,8 @@ class UdpReceiver(Closing):
     """A UDP socket bound in a namespace; collects datagrams on demand."""
 
     def __init__(self, ns: Netns, port: int, addr: str = "0.0.0.0") -> None:
-        self.sock = ns.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        """``addr`` "::" or an IPv6 address: an AF_INET6 socket."""
+        self.sock = ns.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
         self.sock.bind((addr, port))
         self.sock.setblocking(False)

@@ -33,6 +33,11 @@ static int need_port(struct tp_cmd_ctx *ctx, const char *cmd, const char *name, 
 static int prefix_arg(struct tp_cmd_ctx *ctx, const char *cmd, const char *s, uint32_t *ip,
 		      uint8_t *depth)
 {
+	const char *sp = strchr(cmd, ' ');
+
+	if (strchr(s, ':') != NULL && sp != NULL) /* the family is in the name (nf/ip6/cli.c) */
+		return tp_cmd_err(ctx, EINVAL, "%s: '%s' is an IPv6 prefix: use '%.*s6%s'", cmd, s,
+				  (int)(sp - cmd), cmd, sp);
 	if (tp_ip4_parse_prefix(s, ip, depth) < 0 || strchr(s, '/') == NULL)
 		return tp_cmd_err(ctx, EINVAL, "%s: bad prefix '%s' (want A.B.C.D/LEN, LEN 0-32)",
 				  cmd, s);

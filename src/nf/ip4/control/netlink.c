@@ -811,6 +811,11 @@ void tp_nl_fini(void)
 }
 
 /* --- writes --- */
+int tp_nl_write(struct nlmsghdr *nlh)
+{
+	return request(nlh, NULL);
+}
+
 int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];

@@ -70,6 +70,10 @@ struct tp_nl_family_ops {
 int tp_nl_family_register(uint8_t family, const struct tp_nl_family_ops *ops,
 			  const unsigned int *groups, unsigned int n_groups);
 void tp_nl_family_unregister(uint8_t family);
+/* Send one request (NLM_F_REQUEST | NLM_F_ACK, built by the caller, another family's
+ * writes: nf/ip6) on the request socket and wait for the kernel's answer: 0 or the
+ * negative errno the kernel answered. The sequence number is set here. */
+int tp_nl_write(struct nlmsghdr *nlh);
 /* Kernel writes: 0 or negative errno (the kernel's answer). Addresses in host order. */
 int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth);
 /* A route of the main table: unicast (rtn_type RTN_UNICAST, via gw and/or out of
