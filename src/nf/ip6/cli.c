@@ -4,7 +4,7 @@
  * sync manager mirrors what it took), and the route table as the data plane has it.
  * The family is in the command's name (address6, route6, show routes6), as iproute2's
  * "-6", FRR's "ipv6 route" and grout's and VPP's ip6 commands keep the families apart
- * (decision docs/decisions/new-ip6ctl-ipv6-commands.md). */
+ * (decision docs/decisions/0100-ipv6-commands.md). */
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/rtnetlink.h>
