@@ -23,6 +23,7 @@ DROPS = [
     "ip6.bad_version",
     "ip6.len_exceeds_frame",
     "ip6.martian_address",
+    "ip6.martian_source",
     "ip6.blackhole",
 ]
 PUNTS = [

@@ -46,10 +46,12 @@ static const uint8_t *A(uint16_t net, uint16_t host)
 	return p;
 }
 
-/* fe80::<host>, ff02::1:ff00:<host> (RFC 4291 2.7.1), ::1, ff02::5 */
+/* fe80::<host>, ff02::1:ff00:<host> (RFC 4291 2.7.1), ::1, ::, ff02::1, ff02::5 */
 static const uint8_t ll_h1[16] = {0xfe, 0x80, [15] = 0x02};
 static const uint8_t sn_2[16] = {0xff, 0x02, [11] = 1, [12] = 0xff, [15] = 2};
 static const uint8_t loopback[16] = {[15] = 1};
+static const uint8_t unspecified[16];
+static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
 static const uint8_t all_spf[16] = {0xff, 0x02, [15] = 5};
 
 static int setup(void **state)
@@ -277,6 +279,10 @@ static void test_every_drop_reason(void **state)
 	expect_drop(frame_nh(all_spf, A(2, 2), 64, 10, NULL, TP_IP6_NH_UDP), IP6_CTR(MARTIAN));
 	expect_drop(frame_nh(loopback, A(2, 2), 64, 10, NULL, TP_IP6_NH_UDP), IP6_CTR(MARTIAN));
 	expect_drop(frame(loopback, 64, 10), IP6_CTR(MARTIAN));
+	/* 2.5.2: the unspecified source, to be forwarded or to us (only DAD sends it, to
+	 * a group: test_every_punt_reason) */
+	expect_drop(frame_nh(unspecified, A(2, 2), 64, 10, NULL, TP_IP6_NH_UDP), IP6_CTR(MARTIAN));
+	expect_drop(frame_nh(unspecified, A(1, 1), 64, 10, NULL, TP_IP6_NH_UDP), IP6_CTR(MARTIAN));
 
 	expect_drop(frame(A(0x66, 1), 64, 10), IP6_CTR(BLACKHOLE));
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
@@ -320,6 +326,10 @@ static void test_every_punt_reason(void **state)
 		    IP6_CTR(EXT_HEADER), TP_PUNT_OTHER);
 	expect_punt(frame_nh(NULL, A(2, 2), 64, 10, NULL, TP_IP6_NH_ROUTING), IP6_CTR(EXT_HEADER),
 		    TP_PUNT_OTHER);
+	/* :: as the destination (RFC 4291 2.5.2): Linux answers no route, so does the
+	 * kernel behind the TAP; :: as the source of DAD's NS to a group (RFC 4862 5.4.2) */
+	expect_punt(frame(unspecified, 64, 10), IP6_CTR(NO_ROUTE), TP_PUNT_ERROR);
+	expect_punt(icmp6(unspecified, sn_2, 255, 135, mac_sn), IP6_CTR(ND), TP_PUNT_CONTROL);
 	/* link-local destination, or source with a global destination (RFC 4291 2.5.6) */
 	expect_punt(frame(ll_h1, 64, 10), IP6_CTR(LINK_LOCAL), TP_PUNT_OTHER);
 	expect_punt(frame_nh(ll_h1, A(2, 2), 64, 10, NULL, TP_IP6_NH_UDP), IP6_CTR(LINK_LOCAL),
@@ -331,6 +341,27 @@ static void test_every_punt_reason(void **state)
 	tp_iface_table[1].mtu = 1280;
 	expect_punt(frame(A(2, 2), 64, 1300), IP6_CTR(EXCEEDS_MTU), TP_PUNT_ERROR);
 	tp_iface_table[1].mtu = 1500;
+	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
+}
+
+/* One of our own addresses as the source of a packet that would go to the kernel is a
+ * spoof: dropped (martian_source), whatever the reason it would have been punted
+ * for, except Neighbor Discovery (a duplicate of our address defends it from it, RFC
+ * 4862 5.4.4). Forwarded, it goes on, as Linux forwards it (test_conformance6.py). */
+static void test_own_source(void **state)
+{
+	expect_drop(frame_nh(A(1, 1), A(0x99, 1), 64, 10, NULL, TP_IP6_NH_UDP),
+		    IP6_CTR(MARTIAN_SRC)); /* no route */
+	expect_drop(frame_nh(A(2, 1), A(2, 2), 1, 10, NULL, TP_IP6_NH_UDP),
+		    IP6_CTR(MARTIAN_SRC));					   /* hop limit */
+	expect_drop(icmp6(A(1, 1), A(1, 1), 64, 128, NULL), IP6_CTR(MARTIAN_SRC)); /* ours */
+	expect_drop(frame_nh(A(1, 1), A(0x67, 1), 64, 10, NULL, TP_IP6_NH_HOP_BY_HOP),
+		    IP6_CTR(MARTIAN_SRC)); /* an extension header */
+	expect_punt(icmp6(A(1, 1), all_nodes, 255, 136, (const uint8_t[6]){0x33, 0x33, 0, 0, 0, 1}),
+		    IP6_CTR(ND), TP_PUNT_CONTROL);
+	struct rte_mbuf *m = frame_nh(A(1, 1), A(2, 2), 64, 10, NULL, TP_IP6_NH_UDP);
+	expect_forward(m, 1, mac_h2);
+	assert_int_equal(ctr(IP6_CTR(MARTIAN_SRC)), 0);
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
 }
 
@@ -397,6 +428,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_forward, reset),
 	    cmocka_unit_test_setup(test_padding_and_chains, reset),
 	    cmocka_unit_test_setup(test_every_drop_reason, reset),
+	    cmocka_unit_test_setup(test_own_source, reset),
 	    cmocka_unit_test_setup(test_every_punt_reason, reset),
 	    cmocka_unit_test_setup(test_control_class, reset),
 	    cmocka_unit_test_setup(test_neighbour_and_burst, reset),
