@@ -59,11 +59,7 @@ static int setup(void **state)
 	w = tp_test_l3_worker("test6", 1023, &pool);
 	if (w == NULL || tp_ip6_tables_init(1024, 1024, 256) < 0 || tp_ip6_datapath_register() < 0)
 		return -1;
-	memcpy(&tp_iface_table[0].mac, mac_p0, 6);
-	memcpy(&tp_iface_table[1].mac, mac_p1, 6);
-	tp_iface_table[0].up = tp_iface_table[1].up = 1;
-	tp_iface_table[0].mtu = tp_iface_table[1].mtu = 1500;
-	tp_iface_table[0].input = tp_iface_table[1].input = tp_l3_input;
+	tp_test_l3_ports(mac_p0, mac_p1);
 	/* p0: 2001:db8:1::1/64, p1: 2001:db8:2::1/64, h2 = 2001:db8:2::2 resolved,
 	 * 2001:db8:9::/48 via h2, 2001:db8:3::/64 via 2001:db8:2::3 (not resolved) */
 	tp_ip6_route_add(A(1, 0), 64, TP_ROUTE6_CONNECTED, NULL, 0);
@@ -88,38 +84,20 @@ static int teardown(void **state)
 {
 	tp_rcu_reclaim();
 	tp_ip6_tables_fini();
-	tp_route_fini();
-	tp_neigh_fini();
-	tp_nh_fini();
+	tp_test_tables_fini();
 	return 0;
 }
 
 /* Counters, rings and buffers back to zero; every mbuf back in the pool. */
 static int reset(void **state)
 {
-	void *m;
-
-	memset(&w->st, 0, sizeof(w->st));
-	memset(w->ctr, 0, sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX);
-	memset(w->src_tb, 0, sizeof(w->src_tb));
-	for (int k = 0; k < 2; k++)
-		while (rte_ring_dequeue(w->exc_ring[k], &m) == 0)
-			rte_pktmbuf_free(m);
-	for (unsigned int p = 0; p < TP_MAX_PORTS; p++) {
-		rte_pktmbuf_free_bulk(w->txb[p].pkts, w->txb[p].n);
-		w->txb[p].n = 0;
-	}
-	w->tx_dirty = 0;
-	tp_test_buckets_open(w);
+	tp_test_worker_reset(w);
 	return 0;
 }
 
 static uint64_t ctr(unsigned int id)
 {
-	uint64_t v = 0;
-	for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
-		v += w->ctr[p][id];
-	return v;
+	return tp_test_ctr(w, id);
 }
 
 /* An Ethernet/IPv6/UDP frame from h1 (2001:db8:1::2) on port 0, with the shared
@@ -180,7 +158,7 @@ static uint32_t copy_out(const struct rte_mbuf *m, uint8_t *buf)
 
 static void run(struct rte_mbuf *m)
 {
-	tp_iface_table[m->port].input(w, &m, 1);
+	tp_test_run(w, m);
 }
 
 /* m leaves on port 1 to h2 with hop limit hl - 1 and every other byte after the MACs
@@ -251,12 +229,7 @@ static void test_padding_and_chains(void **state)
 /* m is dropped into counter id and nothing else happens */
 static void expect_drop(struct rte_mbuf *m, unsigned int id)
 {
-	run(m);
-	for (unsigned int i = 0; i < TP_CTR_MAX; i++)
-		assert_int_equal(ctr(i), i == id ? 1 : 0);
-	assert_int_equal(w->tx_dirty, 0);
-	assert_int_equal(rte_ring_count(w->exc_ring[0]) + rte_ring_count(w->exc_ring[1]), 0);
-	reset(NULL);
+	tp_test_expect_drop(w, m, id);
 }
 
 static void test_every_drop_reason(void **state)
@@ -291,20 +264,7 @@ static void test_every_drop_reason(void **state)
 /* m is handed to the control plane for reason id, in class cls (its ring) */
 static void expect_punt(struct rte_mbuf *m, unsigned int id, enum tp_punt_class cls)
 {
-	struct rte_ring *r = w->exc_ring[tp_punt_ring(cls)];
-	void *out;
-
-	run(m);
-	assert_int_equal(rte_ring_count(w->exc_ring[0]) + rte_ring_count(w->exc_ring[1]), 1);
-	assert_int_equal(rte_ring_dequeue(r, &out), 0);
-	assert_ptr_equal(out, m);
-	assert_int_equal(tp_mbuf_priv(m)->punt_reason, id);
-	assert_int_equal(tp_mbuf_priv(m)->punt_class, cls);
-	assert_int_equal(ctr(id), 1);
-	assert_int_equal(w->st.exc, 1);
-	assert_int_equal(w->tx_dirty, 0);
-	rte_pktmbuf_free(m);
-	reset(NULL);
+	tp_test_expect_punt(w, m, id, cls);
 }
 
 static void test_every_punt_reason(void **state)
