@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import socket
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from scapy.compat import raw
@@ -389,14 +389,15 @@ def normalised(frame: bytes) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def kernel_reference() -> Iterator[dict[str, Probe]]:
+def kernel_reference() -> dict[str, Probe]:
     """The probes through the Linux kernel as the router (once for every port type)."""
-    lab = RouterLab(links=LINKS, start_daemon=False, kernel_forwarding=True)
-    try:
+
+    def run(lab: RouterLab) -> list[Probe]:
         setup_kernel_router(lab)
-        yield {p.name: p for p in run_probes(lab)}
-    finally:
-        lab.close()
+        return run_probes(lab)
+
+    lab = RouterLab(links=LINKS, start_daemon=False, kernel_forwarding=True)
+    return conformance.through_kernel(lab, run)
 
 
 @pytest.mark.parametrize("pmd", PMDS)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -510,13 +510,10 @@ def normalised(frame: bytes) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def kernel_reference() -> Iterator[dict[str, Probe]]:
+def kernel_reference() -> dict[str, Probe]:
     """The probes through the Linux kernel as the router (once for every port type)."""
     lab = Lab6(links=LINKS, start_daemon=False, kernel_forwarding=True)
-    try:
-        yield {p.name: p for p in run_probes(lab)}
-    finally:
-        lab.close()
+    return conformance.through_kernel(lab, run_probes)
 
 
 # the drops each run makes, by probe (the rest is forwarded, punted or ignored by the

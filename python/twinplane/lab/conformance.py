@@ -86,6 +86,15 @@ def run_probes(
     return probes
 
 
+def through_kernel(lab: RouterLab, run: Callable[[RouterLab], list[Probe]]) -> dict[str, Probe]:
+    """The probes ``run`` sends through ``lab`` with the Linux kernel as the router (no
+    daemon), by name; the lab closed after."""
+    try:
+        return {p.name: p for p in run(lab)}
+    finally:
+        lab.close()
+
+
 def within_one(a: list[bytes], b: list[bytes], normalised: Normaliser) -> bool:
     """The same frames but one: the one more answers a packet the other let go (a subset,
     not equal sets)."""
