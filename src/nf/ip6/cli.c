@@ -43,7 +43,13 @@ static int show_routes6(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_u64(o, "nexthop", r->nh);
 		tp_out_str(o, "port",
 			   r->nh >= TP_NH_FIRST ? port_name(tp_nh_table[r->nh].port) : "");
-		tp_out_str(o, "state", r->fit ? "installed" : r->unfit ? "unfit" : "waiting");
+		/* punting: installed, but it covers a route that does not fit, so its
+		 * packets go to the kernel (route6.h) */
+		tp_out_str(o, "state",
+			   r->fit     ? (r->unfit_below ? "punting" : "installed")
+			   : r->unfit ? "unfit"
+				      : "waiting");
+		tp_out_u64(o, "unfit_below", r->unfit_below);
 		tp_out_u64(o, "kernel_paths", tp_ip6_nl_paths(r->ip, r->depth));
 	}
 	tp_out_u64(ctx->out, "total", tp_route6_count());
