@@ -33,18 +33,11 @@ from scapy.layers.inet import ICMP, IP, TCP, UDP, IPerror
 from scapy.layers.l2 import Ether
 from scapy.packet import Packet, Raw
 
-from twinplane.lab import Link, RouterLab, conformance
+from twinplane.lab import RouterLab, conformance
 from twinplane.lab.conformance import Builder, Known, Probe, describe
 from twinplane.lab.router import PMDS
 
-LINKS = (
-    Link("p0", "h1", "10.0.1.1/24", "10.0.1.2/24",
-         router_mac="02:00:00:00:01:01", host_mac="02:00:00:00:01:02"),
-    Link("p1", "h2", "10.0.2.1/24", "10.0.2.2/24",
-         router_mac="02:00:00:00:02:01", host_mac="02:00:00:00:02:02"),
-    Link("p2", "h3", "10.0.3.1/24", "10.0.3.2/24", mtu=1280,
-         router_mac="02:00:00:00:03:01", host_mac="02:00:00:00:03:02"),
-)  # fmt: skip
+LINKS = conformance.LINKS
 ROUTER_ADDRS = {link.router_ip for link in LINKS}
 R_MAC, H1_MAC = LINKS[0].router_mac, LINKS[0].host_mac
 H1, H2, H3 = (link.host_ip for link in LINKS)

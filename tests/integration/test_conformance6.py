@@ -63,15 +63,8 @@ from twinplane.lab import Link, RouterLab, conformance
 from twinplane.lab.conformance import Builder, Known, Probe, describe, describe_all
 from twinplane.lab.router import PMDS
 
-# IPv4 addresses too: the lab's ports are configured and checked by them
-LINKS = (
-    Link("p0", "h1", "10.0.1.1/24", "10.0.1.2/24",
-         router_mac="02:00:00:00:01:01", host_mac="02:00:00:00:01:02"),
-    Link("p1", "h2", "10.0.2.1/24", "10.0.2.2/24",
-         router_mac="02:00:00:00:02:01", host_mac="02:00:00:00:02:02"),
-    Link("p2", "h3", "10.0.3.1/24", "10.0.3.2/24", mtu=1280,
-         router_mac="02:00:00:00:03:01", host_mac="02:00:00:00:03:02"),
-)  # fmt: skip
+# the IPv4 test's links (the lab configures and checks ports by their IPv4 address)
+LINKS = conformance.LINKS
 NETS = {"h1": "2001:db8:1", "h2": "2001:db8:2", "h3": "2001:db8:3"}
 R0, R1, R2 = (f"{n}::1" for n in NETS.values())
 H2, H3 = f"{NETS['h2']}::2", f"{NETS['h3']}::2"

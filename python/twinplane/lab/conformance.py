@@ -17,10 +17,20 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from twinplane.lab.router import RouterLab
+from twinplane.lab.router import Link, RouterLab
 from twinplane.lab.traffic import FrameCapture
 
 HOSTS = ("h1", "h2", "h3")
+# Both tests' topology: h1 sends, h2 and h3 receive; h3's link has a 1280-byte MTU
+# (IPv6's minimum). Fixed MACs, so that both routers' frames compare byte for byte.
+LINKS = (
+    Link("p0", "h1", "10.0.1.1/24", "10.0.1.2/24",
+         router_mac="02:00:00:00:01:01", host_mac="02:00:00:00:01:02"),
+    Link("p1", "h2", "10.0.2.1/24", "10.0.2.2/24",
+         router_mac="02:00:00:00:02:01", host_mac="02:00:00:00:02:02"),
+    Link("p2", "h3", "10.0.3.1/24", "10.0.3.2/24", mtu=1280,
+         router_mac="02:00:00:00:03:01", host_mac="02:00:00:00:03:02"),
+)  # fmt: skip
 
 
 @dataclass
