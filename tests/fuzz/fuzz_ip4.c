@@ -39,6 +39,7 @@
 #include "core/rcu.h"
 #include "core/tp.h"
 #include "fuzz_dpdk.h"
+#include "fuzz_l3.h"
 #include "nf/ip4/ip4.h"
 #include "proto/ip4.h"
 #include "tables/iface.h"
@@ -48,95 +49,11 @@
 #include "nf/ip4/control/route.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
-#define EXC_RING 16	 /* small: a burst can fill it */
-#define FIRST_SEG_MIN 64 /* the room a port's mbuf has, at least */
-#define MAX_FRAME 16384
+#define EXC_RING 16 /* small: a burst can fill it */
 
-static struct rte_mempool *pool;
-static struct tp_worker *w;
 static const uint8_t mac_port[2][6] = {{2, 0, 0, 0, 0, 0x10}, {2, 0, 0, 0, 0, 0x11}};
 static const uint8_t mac_h2[6] = {2, 0, 0, 0, 2, 0x02};
 static const uint8_t mac_h4[6] = {2, 0, 0, 0, 2, 0x04};
-static unsigned int pool_base;
-static unsigned long ext_live; /* external buffers not yet freed */
-
-/* One frame of the burst: its mbuf and the bytes it came with. */
-struct sent {
-	struct rte_mbuf *m;
-	uint64_t ol; /* the NIC's checksum verdict */
-	uint32_t len;
-	uint8_t bytes[MAX_FRAME];
-};
-static struct sent sent[TP_BURST];
-
-static void ext_free(void *addr, void *opaque)
-{
-	free(addr);
-	free(opaque);
-	ext_live--;
-}
-
-/* A segment of len bytes (room bytes of buffer) holding data. */
-static struct rte_mbuf *segment(const uint8_t *data, uint32_t len, uint32_t room)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	struct rte_mbuf_ext_shared_info *sh = malloc(sizeof(*sh));
-	uint8_t *buf = malloc(room ? room : 1);
-
-	must(m != NULL && sh != NULL && buf != NULL);
-	memset(buf, 0xa5, room);
-	memcpy(buf, data, len);
-	sh->free_cb = ext_free;
-	sh->fcb_opaque = sh;
-	rte_mbuf_ext_refcnt_set(sh, 1);
-	rte_pktmbuf_attach_extbuf(m, buf, (rte_iova_t)(uintptr_t)buf, (uint16_t)room, sh);
-	m->data_off = 0;
-	m->data_len = (uint16_t)len;
-	m->pkt_len = len;
-	ext_live++;
-	return m;
-}
-
-/* The frame as a chain of nseg segments of split bytes each (the last takes the rest). */
-static struct rte_mbuf *frame(const uint8_t *data, uint32_t len, unsigned int nseg, uint32_t split,
-			      uint16_t port, uint64_t ol)
-{
-	struct rte_mbuf *head = NULL, *tail = NULL;
-	uint32_t off = 0;
-
-	if (split == 0)
-		split = (len + nseg - 1) / nseg;
-	for (unsigned int k = 0; k < nseg; k++) {
-		uint32_t n = k + 1 == nseg ? len - off : RTE_MIN(split, len - off);
-		if (n == 0 && head != NULL)
-			break; /* no empty segment after the first */
-		struct rte_mbuf *s = segment(data + off, n, head ? n : RTE_MAX(n, FIRST_SEG_MIN));
-		if (head == NULL) {
-			head = s;
-		} else {
-			tail->next = s;
-			head->nb_segs++;
-			head->pkt_len += n;
-		}
-		tail = s;
-		off += n;
-	}
-	head->port = port;
-	head->ol_flags |= ol; /* beside RTE_MBUF_F_EXTERNAL */
-	return head;
-}
-
-static void buckets(bool empty)
-{
-	for (unsigned int p = 0; p < 2; p++)
-		for (unsigned int c = 0; c < TP_PUNT_CLASSES; c++)
-			w->tb[p][c] = (struct tp_tbucket){
-			    .tokens = empty ? 0 : UINT64_MAX / 4,
-			    .cost = empty ? UINT64_MAX / 8 : 1,
-			    .max_tokens = empty ? 0 : UINT64_MAX / 4,
-			    .last_tsc = rte_rdtsc(),
-			};
-}
 
 /* At exit, the tables give back what they hold (in DPDK memory that LeakSanitizer does
  * not scan, so it would take it for leaked). */
@@ -145,24 +62,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	fuzz_eal_init("fuzz-ip4", 256);
 	fuzz_tables_init();
-	pool = rte_pktmbuf_pool_create("fuzz", 4095, 0, TP_MBUF_PRIV_SIZE, 0, SOCKET_ID_ANY);
-	w = rte_zmalloc("w", sizeof(*w), RTE_CACHE_LINE_SIZE);
-	must(pool != NULL && w != NULL);
-	w->ctr = rte_zmalloc("ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX, 0);
-	w->exc_ring[0] =
-	    rte_ring_create("exc0", EXC_RING, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	w->exc_ring[1] =
-	    rte_ring_create("exc1", EXC_RING, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	must(w->ctr != NULL && w->exc_ring[0] != NULL && w->exc_ring[1] != NULL);
-	tp.n_workers = 1;
-	tp.workers[0] = w;
+	fuzz_l3_init(mac_port, EXC_RING);
 	/* the router registers IPv4 and ARP in the l3 mode's ethertype table */
 	must(tp_ip4_datapath_register() == 0);
 	for (unsigned int p = 0; p < 2; p++) {
-		memcpy(&tp_iface_table[p].mac, mac_port[p], 6);
-		/* down: a full transmit buffer is flushed into port_down (no device here) */
-		tp_iface_table[p].up = 0;
-		tp_iface_table[p].input = tp_l3_input;
 		/* the subnets the control class's single-hop protocols come from */
 		tp_ip4_port_addr_set(p, IP(10, 0, p + 1, 1), 24);
 	}
@@ -190,21 +93,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	};
 	must(tp_neigh_learn(IP(10, 0, 2, 4), 1, mac_h4) >= 0);
 	must(tp_route_add_multipath(IP(10, 7, 0, 0), 16, hops, 3, 1) == 0);
-	pool_base = rte_mempool_in_use_count(pool);
+	fl3.pool_base = rte_mempool_in_use_count(fl3.pool);
 	return 0;
-}
-
-/* Every drop and punt reason (a packet's fate, counted once); events (the control
- * class's demotions) are not fates. */
-static uint64_t ctr_total(void)
-{
-	uint64_t v = 0;
-
-	for (unsigned int p = 0; p < 2; p++)
-		for (unsigned int i = 0; i < TP_CTR_MAX; i++)
-			if (tp_ctr_kind(i) != TP_CTR_EVENT)
-				v += w->ctr[p][i];
-	return v;
 }
 
 /* The control class's demotions (events), all ports and reasons. */
@@ -213,47 +103,17 @@ static uint64_t demoted_total(void)
 	uint64_t v = 0;
 
 	for (unsigned int p = 0; p < 2; p++)
-		v += w->ctr[p][IP4_CTR(CTL_DEMOTED_TTL)] + w->ctr[p][IP4_CTR(CTL_DEMOTED_SOURCE)] +
-		     w->ctr[p][IP4_CTR(CTL_DEMOTED_DESTINATION)];
+		v += fl3.w->ctr[p][IP4_CTR(CTL_DEMOTED_TTL)] +
+		     fl3.w->ctr[p][IP4_CTR(CTL_DEMOTED_SOURCE)] +
+		     fl3.w->ctr[p][IP4_CTR(CTL_DEMOTED_DESTINATION)];
 	return v;
 }
 
-static int sent_index(const struct rte_mbuf *m, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		if (sent[i].m == m)
-			return (int)i;
-	return -1;
-}
-
-/* The packet's bytes, all segments, into buf (at most cap). */
-static uint32_t flat(const struct rte_mbuf *m, uint8_t *buf, uint32_t cap)
-{
-	const void *p = rte_pktmbuf_read(m, 0, RTE_MIN(m->pkt_len, cap), buf);
-
-	must(p != NULL);
-	if (p != buf)
-		memcpy(buf, p, RTE_MIN(m->pkt_len, cap));
-	return m->pkt_len;
-}
-
-static void check_chain(const struct rte_mbuf *m)
-{
-	const char *why = NULL;
-
-	must(rte_mbuf_check(m, 1, &why) == 0);
-}
-
 /* A frame waiting to go out on port p. */
-static void check_forwarded(const struct rte_mbuf *m, uint16_t p, unsigned int n)
+static void check_forwarded(const struct rte_mbuf *m, uint16_t p, const struct fuzz_l3_sent *s)
 {
-	static uint8_t out[MAX_FRAME];
-	int i = sent_index(m, n);
-
-	must(i >= 0);
-	check_chain(m);
-	const struct sent *s = &sent[i];
-	uint32_t len = flat(m, out, sizeof(out));
+	static uint8_t out[FUZZ_L3_MAX_FRAME];
+	uint32_t len = fuzz_l3_flat(m, out, sizeof(out));
 	const uint8_t *ip = out + 14, *in = s->bytes + 14;
 	must(len >= 14 + 20 && len <= s->len);
 	/* RFC 1812 5.2.2: what leaves was a well-formed IPv4 packet */
@@ -274,96 +134,45 @@ static void check_forwarded(const struct rte_mbuf *m, uint16_t p, unsigned int n
 	must(memcmp(ip, in, 8) == 0 && memcmp(ip + 12, in + 12, len - 14 - 12) == 0);
 }
 
-/* A frame handed to the control plane: as it came, the padding perhaps cut off. */
-static void check_punted(const struct rte_mbuf *m, unsigned int n)
+/* Only an IPv4 packet loses its Ethernet padding. */
+static bool padding_cut(const uint8_t *out, uint32_t len)
 {
-	static uint8_t out[MAX_FRAME];
-	int i = sent_index(m, n);
-
-	must(i >= 0);
-	check_chain(m);
-	uint32_t len = flat(m, out, sizeof(out));
-	must(len <= sent[i].len && memcmp(out, sent[i].bytes, len) == 0);
-	if (len < sent[i].len) /* only an IPv4 packet loses its Ethernet padding */
-		must(len >= 34 && ((uint32_t)out[16] << 8 | out[17]) == len - 14);
+	return len >= 34 && ((uint32_t)out[16] << 8 | out[17]) == len - 14;
 }
 
-/* Run one burst of n frames, check, and empty every place a frame can be. */
-static void burst(unsigned int n, uint16_t port)
-{
-	struct rte_mbuf *pkts[TP_BURST];
-	uint64_t before = ctr_total(), demoted = demoted_total();
-	unsigned int waiting = 0, punted = 0, punted_ctl = 0;
-	void *m;
-
-	for (unsigned int i = 0; i < n; i++)
-		pkts[i] = sent[i].m;
-	tp_iface_table[port].input(w, pkts, (uint16_t)n);
-
-	for (uint16_t p = 0; p < TP_MAX_PORTS; p++) {
-		struct tp_txbuf *b = &w->txb[p];
-		must(b->n < TP_BURST);
-		for (unsigned int k = 0; k < b->n; k++)
-			check_forwarded(b->pkts[k], p, n);
-		waiting += b->n;
-	}
-	for (int k = 0; k < 2; k++)
-		while (rte_ring_dequeue(w->exc_ring[k], &m) == 0) {
-			check_punted(m, n);
-			/* the priority ring holds only the control and ARP classes */
-			uint8_t cls = tp_mbuf_priv(m)->punt_class;
-			must((k == 0) == (cls == TP_PUNT_CONTROL || cls == TP_PUNT_ARP));
-			punted_ctl += cls == TP_PUNT_CONTROL;
-			rte_pktmbuf_free(m);
-			punted++;
-		}
-	/* every frame counted once, or waiting to go out */
-	must(ctr_total() - before + waiting == n);
-	must(punted <= n);
-	/* a demoted packet was punted (other class) or dropped at its bucket, once */
-	must(demoted_total() - demoted + punted_ctl <= n);
-	for (unsigned int p = 0; p < TP_MAX_PORTS; p++) {
-		rte_pktmbuf_free_bulk(w->txb[p].pkts, w->txb[p].n);
-		w->txb[p].n = 0;
-	}
-	w->tx_dirty = 0;
-	/* the leak check: every mbuf back in the pool, every segment's buffer freed */
-	must(rte_mempool_in_use_count(pool) == pool_base);
-	must(ext_live == 0);
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Flags bits 1-2: the NIC's checksum verdict. */
+static uint64_t offload(uint8_t flags)
 {
 	static const uint64_t cksum[4] = {RTE_MBUF_F_RX_IP_CKSUM_NONE, RTE_MBUF_F_RX_IP_CKSUM_GOOD,
 					  RTE_MBUF_F_RX_IP_CKSUM_BAD,
 					  RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN};
-	unsigned int n = 0;
-	uint16_t port = 0;
-	size_t off = 0;
 
-	while (size - off >= 4) {
-		uint8_t flags = data[off], split = data[off + 1];
-		uint32_t len = (uint32_t)data[off + 2] << 8 | data[off + 3];
-		off += 4;
-		len = (uint32_t)RTE_MIN((size_t)len, size - off);
-		len = RTE_MIN(len, (uint32_t)MAX_FRAME);
-		if (n > 0 && (n == TP_BURST || (flags & 0x40))) {
-			burst(n, port);
-			n = 0;
-		}
-		if (n == 0) {
-			port = flags & 1;
-			buckets(flags & 0x20);
-		}
-		sent[n].len = len;
-		sent[n].ol = cksum[(flags >> 1) & 3];
-		memcpy(sent[n].bytes, data + off, len);
-		/* a frame received on a port carries that port's id, whatever the record says */
-		sent[n].m = frame(data + off, len, 1 + ((flags >> 3) & 3), split, port, sent[n].ol);
-		n++;
-		off += len;
-	}
-	if (n > 0)
-		burst(n, port);
+	return cksum[(flags >> 1) & 3];
+}
+
+static uint64_t demoted_before;
+
+static void burst_start(uint8_t flags)
+{
+	demoted_before = demoted_total();
+}
+
+/* A demoted packet was punted (other class) or dropped at its bucket, once. */
+static void burst_end(unsigned int n, unsigned int punted_ctl)
+{
+	must(demoted_total() - demoted_before + punted_ctl <= n);
+}
+
+static const struct fuzz_l3_ops ops = {
+    .burst_start = burst_start,
+    .offload = offload,
+    .check_forwarded = check_forwarded,
+    .padding_cut = padding_cut,
+    .burst_end = burst_end,
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_l3_input(data, size, &ops);
 	return 0;
 }

@@ -41,6 +41,7 @@
 #include "core/nf.h"
 #include "core/tp.h"
 #include "fuzz_dpdk.h"
+#include "fuzz_l3.h"
 #include "nf/ip4/ip4.h"
 #include "nf/ip4/l3mode.h"
 #include "nf/ip6/control/neigh6.h"
@@ -49,24 +50,11 @@
 #include "proto/ip6.h"
 #include "tables/iface.h"
 
-#define EXC_RING 16	 /* small: a burst can fill it */
-#define FIRST_SEG_MIN 64 /* the room a port's mbuf has, at least */
-#define MAX_FRAME 16384
+#define EXC_RING 16 /* small: a burst can fill it */
 
-static struct rte_mempool *pool;
-static struct tp_worker *w;
 static const uint8_t mac_port[2][6] = {{2, 0, 0, 0, 0, 0x10}, {2, 0, 0, 0, 0, 0x11}};
 static const uint8_t mac_h2[6] = {2, 0, 0, 0, 2, 0x02};
-static unsigned int pool_base;
-static unsigned long ext_live; /* external buffers not yet freed */
 static bool h2_learned = true, via_unreachable;
-
-struct sent {
-	struct rte_mbuf *m;
-	uint32_t len;
-	uint8_t bytes[MAX_FRAME];
-};
-static struct sent sent[TP_BURST];
 
 /* 2001:db8:<net>::<host> */
 static const uint8_t *A(uint16_t net, uint16_t host)
@@ -80,74 +68,6 @@ static const uint8_t *A(uint16_t net, uint16_t host)
 	p[4] = (uint8_t)(net >> 8), p[5] = (uint8_t)net;
 	p[14] = (uint8_t)(host >> 8), p[15] = (uint8_t)host;
 	return p;
-}
-
-static void ext_free(void *addr, void *opaque)
-{
-	free(addr);
-	free(opaque);
-	ext_live--;
-}
-
-/* A segment of len bytes (room bytes of buffer) holding data. */
-static struct rte_mbuf *segment(const uint8_t *data, uint32_t len, uint32_t room)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	struct rte_mbuf_ext_shared_info *sh = malloc(sizeof(*sh));
-	uint8_t *buf = malloc(room ? room : 1);
-
-	must(m != NULL && sh != NULL && buf != NULL);
-	memset(buf, 0xa5, room);
-	memcpy(buf, data, len);
-	sh->free_cb = ext_free;
-	sh->fcb_opaque = sh;
-	rte_mbuf_ext_refcnt_set(sh, 1);
-	rte_pktmbuf_attach_extbuf(m, buf, (rte_iova_t)(uintptr_t)buf, (uint16_t)room, sh);
-	m->data_off = 0;
-	m->data_len = (uint16_t)len;
-	m->pkt_len = len;
-	ext_live++;
-	return m;
-}
-
-/* The frame as a chain of nseg segments of split bytes each (the last takes the rest). */
-static struct rte_mbuf *frame(const uint8_t *data, uint32_t len, unsigned int nseg, uint32_t split,
-			      uint16_t port)
-{
-	struct rte_mbuf *head = NULL, *tail = NULL;
-	uint32_t off = 0;
-
-	if (split == 0)
-		split = (len + nseg - 1) / nseg;
-	for (unsigned int k = 0; k < nseg; k++) {
-		uint32_t n = k + 1 == nseg ? len - off : RTE_MIN(split, len - off);
-		if (n == 0 && head != NULL)
-			break; /* no empty segment after the first */
-		struct rte_mbuf *s = segment(data + off, n, head ? n : RTE_MAX(n, FIRST_SEG_MIN));
-		if (head == NULL) {
-			head = s;
-		} else {
-			tail->next = s;
-			head->nb_segs++;
-			head->pkt_len += n;
-		}
-		tail = s;
-		off += n;
-	}
-	head->port = port;
-	return head;
-}
-
-static void buckets(bool empty)
-{
-	for (unsigned int p = 0; p < 2; p++)
-		for (unsigned int c = 0; c < TP_PUNT_CLASSES; c++)
-			w->tb[p][c] = (struct tp_tbucket){
-			    .tokens = empty ? 0 : UINT64_MAX / 4,
-			    .cost = empty ? UINT64_MAX / 8 : 1,
-			    .max_tokens = empty ? 0 : UINT64_MAX / 4,
-			    .last_tsc = rte_rdtsc(),
-			};
 }
 
 /* Publish what the control plane changed: with no reader, every grace period is
@@ -171,27 +91,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_tables_init();
 	must(tp_ip6_tables_init(1024, 1024, 256) == 0);
 	atexit(tables_fini); /* before fuzz_tables_fini: the next hops are ip4's */
-	pool = rte_pktmbuf_pool_create("fuzz", 4095, 0, TP_MBUF_PRIV_SIZE, 0, SOCKET_ID_ANY);
-	w = rte_zmalloc("w", sizeof(*w), RTE_CACHE_LINE_SIZE);
-	must(pool != NULL && w != NULL);
-	w->ctr = rte_zmalloc("ctr", sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX, 0);
-	w->exc_ring[0] =
-	    rte_ring_create("exc0", EXC_RING, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	w->exc_ring[1] =
-	    rte_ring_create("exc1", EXC_RING, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	must(w->ctr != NULL && w->exc_ring[0] != NULL && w->exc_ring[1] != NULL);
-	tp.n_workers = 1;
-	tp.workers[0] = w;
+	fuzz_l3_init(mac_port, EXC_RING);
 	/* IPv4 first, then IPv6 in the l3 mode's ethertype table, as the daemon does */
 	must(tp_ip4_datapath_register() == 0);
 	must(tp_ip6_datapath_register() == 0);
-	for (unsigned int p = 0; p < 2; p++) {
-		memcpy(&tp_iface_table[p].mac, mac_port[p], 6);
-		/* down: a full transmit buffer is flushed into port_down (no device here) */
-		tp_iface_table[p].up = 0;
-		tp_iface_table[p].mtu = 1500;
-		tp_iface_table[p].input = tp_l3_input;
-	}
+	tp_iface_table[0].mtu = tp_iface_table[1].mtu = 1500;
 	/* p0 2001:db8:1::1/64, p1 2001:db8:2::1/64, 2001:db8:2::2 resolved, 2001:db8:9::/48
 	 * via it, 2001:db8:8::/48 via 2001:db8:2::3 (not resolved), kernel routes without
 	 * a next hop */
@@ -206,87 +110,31 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	must(tp_ip6_route_add(A(0x68, 0), 48, TP_ROUTE6_PROHIBIT, NULL, 0) == 0);
 	must(tp_neigh6_learn(A(2, 2), 1, mac_h2) >= 0);
 	settle();
-	pool_base = rte_mempool_in_use_count(pool);
+	fl3.pool_base = rte_mempool_in_use_count(fl3.pool);
 	return 0;
 }
 
-/* Every drop and punt reason (a packet's fate, counted once); not the events. */
-static uint64_t ctr_total(void)
-{
-	uint64_t v = 0;
-
-	for (unsigned int p = 0; p < 2; p++)
-		for (unsigned int i = 0; i < TP_CTR_MAX; i++)
-			if (tp_ctr_kind(i) != TP_CTR_EVENT)
-				v += w->ctr[p][i];
-	return v;
-}
-
-static int sent_index(const struct rte_mbuf *m, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		if (sent[i].m == m)
-			return (int)i;
-	return -1;
-}
-
-/* The packet's bytes, all segments, into buf (at most cap). */
-static uint32_t flat(const struct rte_mbuf *m, uint8_t *buf, uint32_t cap)
-{
-	const void *p = rte_pktmbuf_read(m, 0, RTE_MIN(m->pkt_len, cap), buf);
-
-	must(p != NULL);
-	if (p != buf)
-		memcpy(buf, p, RTE_MIN(m->pkt_len, cap));
-	return m->pkt_len;
-}
-
-static void check_chain(const struct rte_mbuf *m)
-{
-	const char *why = NULL;
-
-	must(rte_mbuf_check(m, 1, &why) == 0);
-}
-
 /* A frame waiting to go out on port p. */
-static void check_forwarded(const struct rte_mbuf *m, uint16_t p, unsigned int n)
+static void check_forwarded(const struct rte_mbuf *m, uint16_t p, const struct fuzz_l3_sent *s)
 {
-	static uint8_t out[MAX_FRAME];
-	int i = sent_index(m, n);
-
-	must(i >= 0);
-	check_chain(m);
-	const struct sent *s = &sent[i];
-	uint32_t len = flat(m, out, sizeof(out));
+	static uint8_t out[FUZZ_L3_MAX_FRAME];
+	uint32_t len = fuzz_l3_flat(m, out, sizeof(out));
 	const uint8_t *ip = out + 14, *in = s->bytes + 14;
 	must(len >= 14 + TP_IP6_HDR_LEN && len <= s->len);
 	/* RFC 8200 3: a well-formed header, the payload length the packet's */
 	must(tp_ip6_check(ip, len - 14) == TP_IP6_OK && tp_ip6_plen(ip) + 40u == len - 14);
 	must(ip[6] != TP_IP6_NH_HOP_BY_HOP && ip[6] != TP_IP6_NH_ROUTING);
-	/* never a group, link-local, loopback or unspecified address forwarded */
+	/* never a group, link-local, loopback or unspecified address forwarded (RFC 4291
+	 * 2.5.2, 2.5.3, 2.5.6, 2.7) */
 	must(!tp_ip6_is_multicast(ip + 24) && !tp_ip6_is_link_local(ip + 24) &&
 	     !tp_ip6_is_link_local(ip + 8) && !tp_ip6_is_multicast(ip + 8) &&
-	     !tp_ip6_is_unspec_or_loopback(ip + 24));
+	     !tp_ip6_is_unspec_or_loopback(ip + 24) && !tp_ip6_is_unspec_or_loopback(ip + 8));
 	/* to the resolved neighbour, from port 1, the hop limit one less */
 	must(h2_learned && p == 1 && memcmp(out, mac_h2, 6) == 0 &&
 	     memcmp(out + 6, mac_port[1], 6) == 0);
 	must(out[12] == 0x86 && out[13] == 0xdd);
 	must(in[7] > 1 && ip[7] == in[7] - 1);
 	must(memcmp(ip, in, 7) == 0 && memcmp(ip + 8, in + 8, len - 14 - 8) == 0);
-}
-
-/* A frame handed to the control plane: as it came, the padding perhaps cut off. */
-static void check_punted(const struct rte_mbuf *m, unsigned int n)
-{
-	static uint8_t out[MAX_FRAME];
-	int i = sent_index(m, n);
-
-	must(i >= 0);
-	check_chain(m);
-	uint32_t len = flat(m, out, sizeof(out));
-	must(len <= sent[i].len && memcmp(out, sent[i].bytes, len) == 0);
-	if (len < sent[i].len) /* only an IPv6 packet loses its Ethernet padding */
-		must(len >= 54 && tp_ip6_plen(out + 14) + 40u == len - 14);
 }
 
 /* The control plane's changes before a burst (flags bits 1 and 2). */
@@ -314,76 +162,26 @@ static void tables_change(uint8_t flags)
 	must((tp_route6_find(A(2, 2), 128) != NULL) == h2_learned);
 }
 
-/* Run one burst of n frames, check, and empty every place a frame can be. */
-static void burst(unsigned int n, uint16_t port)
+/* Only an IPv6 packet loses its Ethernet padding. */
+static bool padding_cut(const uint8_t *out, uint32_t len)
 {
-	struct rte_mbuf *pkts[TP_BURST];
-	uint64_t before = ctr_total();
-	unsigned int waiting = 0, punted = 0;
-	void *m;
-
-	for (unsigned int i = 0; i < n; i++)
-		pkts[i] = sent[i].m;
-	tp_iface_table[port].input(w, pkts, (uint16_t)n);
-
-	for (uint16_t p = 0; p < TP_MAX_PORTS; p++) {
-		struct tp_txbuf *b = &w->txb[p];
-		must(b->n < TP_BURST);
-		for (unsigned int k = 0; k < b->n; k++)
-			check_forwarded(b->pkts[k], p, n);
-		waiting += b->n;
-	}
-	for (int k = 0; k < 2; k++)
-		while (rte_ring_dequeue(w->exc_ring[k], &m) == 0) {
-			check_punted(m, n);
-			uint8_t cls = tp_mbuf_priv(m)->punt_class;
-			must((k == 0) == (cls == TP_PUNT_CONTROL || cls == TP_PUNT_ARP));
-			rte_pktmbuf_free(m);
-			punted++;
-		}
-	/* every frame counted once, or waiting to go out */
-	must(ctr_total() - before + waiting == n);
-	must(punted <= n);
-	for (unsigned int p = 0; p < TP_MAX_PORTS; p++) {
-		rte_pktmbuf_free_bulk(w->txb[p].pkts, w->txb[p].n);
-		w->txb[p].n = 0;
-	}
-	w->tx_dirty = 0;
-	/* the leak check: every mbuf back in the pool, every segment's buffer freed */
-	must(rte_mempool_in_use_count(pool) == pool_base);
-	must(ext_live == 0);
+	return len >= 54 && tp_ip6_plen(out + 14) + 40u == len - 14;
 }
+
+static void burst_start(uint8_t flags)
+{
+	if (flags & 0x06)
+		tables_change(flags);
+}
+
+static const struct fuzz_l3_ops ops = {
+    .burst_start = burst_start,
+    .check_forwarded = check_forwarded,
+    .padding_cut = padding_cut,
+};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	unsigned int n = 0;
-	uint16_t port = 0;
-	size_t off = 0;
-
-	while (size - off >= 4) {
-		uint8_t flags = data[off], split = data[off + 1];
-		uint32_t len = (uint32_t)data[off + 2] << 8 | data[off + 3];
-		off += 4;
-		len = (uint32_t)RTE_MIN((size_t)len, size - off);
-		len = RTE_MIN(len, (uint32_t)MAX_FRAME);
-		if (n > 0 && (n == TP_BURST || (flags & 0x40))) {
-			burst(n, port);
-			n = 0;
-		}
-		if (n == 0) {
-			port = flags & 1;
-			buckets(flags & 0x20);
-			if (flags & 0x06)
-				tables_change(flags);
-		}
-		sent[n].len = len;
-		memcpy(sent[n].bytes, data + off, len);
-		/* a frame received on a port carries that port's id, whatever the record says */
-		sent[n].m = frame(data + off, len, 1 + ((flags >> 3) & 3), split, port);
-		n++;
-		off += len;
-	}
-	if (n > 0)
-		burst(n, port);
+	fuzz_l3_input(data, size, &ops);
 	return 0;
 }

@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import socket
 import struct
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
 import pytest
 from scapy.compat import raw
@@ -35,18 +33,11 @@ from scapy.layers.inet import ICMP, IP, TCP, UDP, IPerror
 from scapy.layers.l2 import Ether
 from scapy.packet import Packet, Raw
 
-from twinplane.lab import Link, RouterLab
+from twinplane.lab import RouterLab, conformance
+from twinplane.lab.conformance import Builder, Known, Probe, describe
 from twinplane.lab.router import PMDS
-from twinplane.lab.traffic import FrameCapture
 
-LINKS = (
-    Link("p0", "h1", "10.0.1.1/24", "10.0.1.2/24",
-         router_mac="02:00:00:00:01:01", host_mac="02:00:00:00:01:02"),
-    Link("p1", "h2", "10.0.2.1/24", "10.0.2.2/24",
-         router_mac="02:00:00:00:02:01", host_mac="02:00:00:00:02:02"),
-    Link("p2", "h3", "10.0.3.1/24", "10.0.3.2/24", mtu=1280,
-         router_mac="02:00:00:00:03:01", host_mac="02:00:00:00:03:02"),
-)  # fmt: skip
+LINKS = conformance.LINKS
 ROUTER_ADDRS = {link.router_ip for link in LINKS}
 R_MAC, H1_MAC = LINKS[0].router_mac, LINKS[0].host_mac
 H1, H2, H3 = (link.host_ip for link in LINKS)
@@ -59,18 +50,6 @@ SRC_BASE = 100  # probe i comes from 10.0.1.(100 + i)
 ID_BASE = 0x5A00
 GAP_S = 0.02  # between probes
 UNRESOLVED_WAIT_S = 4.5  # the kernel gives up ARP after 3 probes 1 s apart, then answers
-
-
-@dataclass
-class Probe:
-    name: str
-    src: str
-    frames: list[bytes]
-    ids: set[int]
-    captured: dict[str, list[bytes]] = field(default_factory=dict)  # host -> frames
-
-
-Builder = Callable[[str, Callable[[], int]], list[bytes]]
 
 
 def eth(dst_mac: str | None = None) -> Ether:
@@ -292,7 +271,7 @@ PROBES: dict[str, Builder] = {
 # bursts whose ICMP errors both routers rate-limit per destination (icmp_ratelimit)
 RATE_LIMITED = ("ttl1_burst", "no_route_burst")
 
-KNOWN_DIFFERENCES: dict[str, tuple[str, Callable[[Probe], bool]]] = {
+KNOWN_DIFFERENCES: Known = {
     "martian_src_router_address": (
         "twinplane does not look sources up (no reverse-path check, as l3fwd, and VPP "
         "unless asked); Linux drops a packet from one of its own addresses",
@@ -316,20 +295,9 @@ KNOWN_PMD_DIFFERENCES: dict[tuple[str, str], tuple[str, Callable[[Probe], bool]]
 
 
 def build_probes() -> list[Probe]:
-    ids = iter(range(ID_BASE, ID_BASE + 0x1000))
-    probes = []
-    for i, (name, build) in enumerate(PROBES.items()):
-        src = f"10.0.1.{SRC_BASE + i}"
-        used: set[int] = set()
-
-        def nid(used: set[int] = used) -> int:
-            n = next(ids)
-            used.add(n)
-            return n
-
-        frames = build(src, nid)
-        probes.append(Probe(name, src, frames, used))
-    return probes
+    return conformance.build_probes(
+        PROBES, lambda i: f"10.0.1.{SRC_BASE + i}", range(ID_BASE, ID_BASE + 0x1000)
+    )
 
 
 def setup_kernel_router(lab: RouterLab) -> None:
@@ -371,31 +339,17 @@ def run_probes(lab: RouterLab) -> list[Probe]:
     """Send every probe from h1, and capture what h1, h2 and h3 receive meanwhile."""
     probes = build_probes()
     sinks = setup_hosts(lab, probes)
-    caps = {h: FrameCapture(lab.ns[h], "eth0") for h in ("h1", "h2", "h3")}
     try:
-        t0 = time.monotonic()
-        for p in probes:
-            for f in p.frames:
-                caps["h1"].send(f)
-                time.sleep(0.005 if len(p.frames) > 2 else 0)
-            time.sleep(GAP_S)
-        time.sleep(max(0.5, UNRESOLVED_WAIT_S - (time.monotonic() - t0)))
-        frames = {h: c.frames() for h, c in caps.items()}
+        return conformance.run_probes(lab, probes, assign, GAP_S, UNRESOLVED_WAIT_S)
     finally:
-        for c in caps.values():
-            c.close()
         for s in sinks:
             s.close()
-    assign(probes, frames)
-    return probes
 
 
 def assign(probes: list[Probe], frames: dict[str, list[bytes]]) -> None:
     """Hand each captured IPv4 frame to its probe (ARP, and what is no probe's, are left)."""
     by_id = {i: p for p in probes for i in p.ids}
     by_src = {p.src: p for p in probes}
-    for p in probes:
-        p.captured = {h: [] for h in frames}
     for host, fs in frames.items():
         for f in fs:
             pkt = Ether(f)
@@ -413,13 +367,6 @@ def assign(probes: list[Probe], frames: dict[str, list[bytes]]) -> None:
                 owner.captured[host].append(f)
 
 
-def _within_one(a: list[bytes], b: list[bytes]) -> bool:
-    """The same errors but one: the one more answers a packet the other let go (a subset,
-    not equal sets)."""
-    short, long = sorted(({normalised(f) for f in a}, {normalised(f) for f in b}), key=len)
-    return short <= long and len(long) - len(short) <= 1 and abs(len(a) - len(b)) <= 1
-
-
 def normalised(frame: bytes) -> bytes:
     """The frame with what may legitimately differ zeroed: in a packet the router made,
     its IP id and header checksum."""
@@ -434,19 +381,16 @@ def normalised(frame: bytes) -> bytes:
     return bytes(b)
 
 
-def describe(frames: list[bytes]) -> str:
-    return "; ".join(Ether(f).summary() for f in frames) or "nothing"
-
-
 @pytest.fixture(scope="module")
-def kernel_reference() -> Iterator[dict[str, Probe]]:
+def kernel_reference() -> dict[str, Probe]:
     """The probes through the Linux kernel as the router (once for every port type)."""
-    lab = RouterLab(links=LINKS, start_daemon=False, kernel_forwarding=True)
-    try:
+
+    def run(lab: RouterLab) -> list[Probe]:
         setup_kernel_router(lab)
-        yield {p.name: p for p in run_probes(lab)}
-    finally:
-        lab.close()
+        return run_probes(lab)
+
+    lab = RouterLab(links=LINKS, start_daemon=False, kernel_forwarding=True)
+    return conformance.through_kernel(lab, run)
 
 
 @pytest.mark.parametrize("pmd", PMDS)
@@ -456,35 +400,8 @@ def test_twinplane_answers_as_the_kernel(
     lab = daemon_lab(links=LINKS, pmd=pmd)
     setup_twinplane(lab)
     probes = {p.name: p for p in run_probes(lab)}
-    diffs = []
-    for name, tp in probes.items():
-        k = kernel_reference[name]
-        same = all(
-            [normalised(f) for f in tp.captured[h]] == [normalised(f) for f in k.captured[h]]
-            for h in ("h1", "h2", "h3")
-        )
-        if name in RATE_LIMITED and not same:
-            # the same errors, one more or fewer: a token bucket refills with time, and a
-            # host that stalls for a second between two runs gives one run a token more
-            same = all(_within_one(tp.captured[h], k.captured[h]) for h in ("h1", "h2", "h3"))
-        known = KNOWN_DIFFERENCES.get(name) or KNOWN_PMD_DIFFERENCES.get((name, pmd))
-        if known is not None:
-            reason, check = known
-            assert check(tp), f"{name} ({reason}): twinplane: " + ", ".join(
-                f"{h}: {describe(tp.captured[h])}" for h in tp.captured
-            )
-            continue
-        if not same:
-            diffs.append(
-                f"{name}:\n"
-                + "\n".join(
-                    f"  {h} kernel:    {describe(k.captured[h])}\n"
-                    f"  {h} twinplane: {describe(tp.captured[h])}"
-                    for h in ("h1", "h2", "h3")
-                    if [normalised(f) for f in tp.captured[h]]
-                    != [normalised(f) for f in k.captured[h]]
-                )
-            )
+    known = KNOWN_DIFFERENCES | {n: k for (n, p), k in KNOWN_PMD_DIFFERENCES.items() if p == pmd}
+    diffs = conformance.compare(probes, kernel_reference, normalised, known, RATE_LIMITED)
     assert not diffs, f"{len(diffs)} of {len(probes)} probes differ ({pmd}):\n" + "\n".join(diffs)
     check_absolute(probes)
 

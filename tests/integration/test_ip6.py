@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import re
+import time
 from collections.abc import Callable
 
 import pytest
@@ -18,13 +19,14 @@ from scapy.packet import Packet, Raw
 
 from twinplane.api import ApiError
 from twinplane.lab import RouterLab
-from twinplane.lab.traffic import Sniffer, l2_socket
+from twinplane.lab.traffic import FrameCapture, Sniffer, l2_socket
 
 DROPS = [
     "ip6.too_short",
     "ip6.bad_version",
     "ip6.len_exceeds_frame",
     "ip6.martian_address",
+    "ip6.martian_source",
     "ip6.blackhole",
 ]
 PUNTS = [
@@ -372,3 +374,64 @@ def test_ip6_commands_name_what_is_wrong(router_lab: RouterLab) -> None:
             wrong.append((words, exc.value.status, exc.value.message))
     assert not wrong, wrong
     assert not [r for r in router_lab.routes6() if r["prefix"].startswith("2001:db8::")]
+
+
+def test_unfit_route_punts_through_its_cover(daemon_lab: Callable[..., RouterLab]) -> None:
+    """A route the data plane has no room for stays right (issue 35: IPv4's rules for
+    unfit routes). With 16 rules per copy, filled with blackholes, 2001:db8:9:1::/64
+    (back towards h1) does not fit: its cover 2001:db8:9::/48 (via h2) punts, so the
+    kernel forwards by the unfit route, back to h1, and the rest of the /48 to h2;
+    the unfit route deleted, the cover forwards on the lcores again. Without the
+    cover's punt, 2001:db8:9:1::5 would go to h2."""
+    lab = daemon_lab(daemon_args=["--max-routes6", "16"])
+    lab.enable_ipv6()
+    res = lab.ns["h1"].run(["ping", "-6", "-n", "-c", "2", "-i", "0.2", "-W", "6",
+                            "2001:db8:2::2"], check=False)  # fmt: skip
+    assert " 2 received" in res.stdout, res.stdout + res.stderr
+    r = lab.router
+
+    def routes6() -> dict[str, dict[str, object]]:
+        return {x["prefix"]: x for x in lab.ctl("show", "routes6")["routes"]}
+
+    def state(prefix: str) -> object:
+        return routes6().get(prefix, {}).get("state")
+
+    r.run(["ip", "-6", "route", "add", "2001:db8:9::/48", "via", "2001:db8:2::2", "dev", "tp-p1"])
+    lab.wait_until(lambda: state("2001:db8:9::/48") == "installed", 3.0, 0.05, "the /48")
+    for i in range(16):
+        r.run(["ip", "-6", "route", "add", "blackhole", f"2001:db8:f0{i:02x}::/48"])
+    r.run(["ip", "-6", "route", "add", "2001:db8:9:1::/64", "via", "2001:db8:1::2",
+           "dev", "tp-p0"])  # fmt: skip
+    lab.wait_until(
+        lambda: state("2001:db8:9:1::/64") == "unfit" and state("2001:db8:9::/48") == "punting",
+        3.0, 0.05, "the /64 unfit, the /48 punting",
+    )  # fmt: skip
+    h1_mac, r_mac = lab.ns["h1"].mac("eth0"), lab.port("p0")["mac"]
+
+    def frame(dst: str, marker: bytes) -> bytes:
+        return raw(Ether(src=h1_mac, dst=r_mac) / IPv6(src="2001:db8:1::2", dst=dst, hlim=64)
+                   / UDP(sport=4000, dport=7001) / Raw(marker))  # fmt: skip
+
+    def send(frames: list[bytes]) -> dict[str, list[bytes]]:
+        caps = {h: FrameCapture(lab.ns[h], "eth0") for h in ("h1", "h2")}
+        try:
+            for f in frames:
+                caps["h1"].send(f)
+            time.sleep(1.0)
+            return {h: [f for f in c.frames() if b"TPUNFIT" in f] for h, c in caps.items()}
+        finally:
+            for c in caps.values():
+                c.close()
+
+    before = lab.counters()["exception"]["reasons"]["ip6.route_unfit"]
+    got = send([frame("2001:db8:9:1::5", b"TPUNFIT-1"), frame("2001:db8:9:2::5", b"TPUNFIT-2")])
+    assert [b"TPUNFIT-1" in f for f in got["h1"]] == [True], got  # back by the unfit route
+    assert [b"TPUNFIT-2" in f for f in got["h2"]] == [True], got  # the rest of the /48
+    after = lab.counters()["exception"]["reasons"]["ip6.route_unfit"]
+    assert after - before == 2
+
+    r.run(["ip", "-6", "route", "del", "2001:db8:9:1::/64"])
+    lab.wait_until(lambda: state("2001:db8:9::/48") == "installed", 3.0, 0.05, "the /48")
+    got = send([frame("2001:db8:9:1::5", b"TPUNFIT-3")])
+    assert len(got["h2"]) == 1 and not got["h1"], got
+    assert lab.counters()["exception"]["reasons"]["ip6.route_unfit"] == after

@@ -49,11 +49,7 @@ static int setup(void **state)
 	w = tp_test_l3_worker("test", 1023, &pool);
 	if (w == NULL)
 		return -1;
-	memcpy(&tp_iface_table[0].mac, mac_p0, 6);
-	memcpy(&tp_iface_table[1].mac, mac_p1, 6);
-	tp_iface_table[0].up = tp_iface_table[1].up = 1;
-	tp_iface_table[0].mtu = tp_iface_table[1].mtu = 1500;
-	tp_iface_table[0].input = tp_iface_table[1].input = tp_l3_input;
+	tp_test_l3_ports(mac_p0, mac_p1);
 	/* primary addresses: the subnets single-hop routing protocols come from */
 	tp_ip4_port_addr_set(0, IP(10, 0, 1, 1), 24);
 	tp_ip4_port_addr_set(1, IP(10, 0, 2, 1), 24);
@@ -76,40 +72,21 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	tp_rcu_reclaim();
-	tp_route_fini();
-	tp_neigh_fini();
-	tp_nh_fini();
+	tp_test_tables_fini();
 	return 0;
 }
 
 /* Counters, rings and buffers back to zero before each test. */
 static int reset(void **state)
 {
-	void *m;
-
-	memset(&w->st, 0, sizeof(w->st));
-	memset(w->ctr, 0, sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX);
-	memset(w->src_tb, 0, sizeof(w->src_tb));
-	for (int k = 0; k < 2; k++)
-		while (rte_ring_dequeue(w->exc_ring[k], &m) == 0)
-			rte_pktmbuf_free(m);
-	for (unsigned int p = 0; p < TP_MAX_PORTS; p++) {
-		rte_pktmbuf_free_bulk(w->txb[p].pkts, w->txb[p].n);
-		w->txb[p].n = 0;
-	}
-	w->tx_dirty = 0;
-	tp_test_buckets_open(w);
+	tp_test_worker_reset(w);
 	return 0;
 }
 
 /* A counter, all ports together. */
 static uint64_t ctr(unsigned int id)
 {
-	uint64_t v = 0;
-	for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
-		v += w->ctr[p][id];
-	return v;
+	return tp_test_ctr(w, id);
 }
 
 /* An Ethernet/IPv4/UDP frame from h1 on port 0, built with the shared codec. */
@@ -148,7 +125,7 @@ static void refresh_cksum(struct rte_mbuf *m)
 /* Through the port's input function, as an lcore does. */
 static void run(struct rte_mbuf *m)
 {
-	tp_iface_table[m->port].input(w, &m, 1);
+	tp_test_run(w, m);
 }
 
 static void test_forward_rewrites_l2_ttl_checksum(void **state)
@@ -279,12 +256,7 @@ static void test_chained_padding_cut(void **state)
 /* m is dropped for reason id and nothing else happens */
 static void expect_drop(struct rte_mbuf *m, unsigned int id)
 {
-	run(m);
-	for (unsigned int i = 0; i < TP_CTR_MAX; i++)
-		assert_int_equal(ctr(i), i == id ? 1 : 0);
-	assert_int_equal(w->tx_dirty, 0);
-	assert_int_equal(rte_ring_count(w->exc_ring[0]) + rte_ring_count(w->exc_ring[1]), 0);
-	reset(NULL);
+	tp_test_expect_drop(w, m, id);
 }
 
 static void test_every_drop_reason(void **state)
@@ -333,20 +305,7 @@ static void test_every_drop_reason(void **state)
 /* m is handed to the control plane for reason id, in class cls (its ring) */
 static void expect_punt(struct rte_mbuf *m, unsigned int id, enum tp_punt_class cls)
 {
-	struct rte_ring *r = w->exc_ring[tp_punt_ring(cls)];
-	void *out;
-
-	run(m);
-	assert_int_equal(rte_ring_count(w->exc_ring[0]) + rte_ring_count(w->exc_ring[1]), 1);
-	assert_int_equal(rte_ring_dequeue(r, &out), 0);
-	assert_ptr_equal(out, m);
-	assert_int_equal(tp_mbuf_priv(m)->punt_reason, id);
-	assert_int_equal(tp_mbuf_priv(m)->punt_class, cls);
-	assert_int_equal(ctr(id), 1);
-	assert_int_equal(w->st.exc, 1);
-	assert_int_equal(w->tx_dirty, 0);
-	rte_pktmbuf_free(m);
-	reset(NULL);
+	tp_test_expect_punt(w, m, id, cls);
 }
 
 /* IHL 6: one word of options (NOP x4) */

@@ -46,10 +46,12 @@ static const uint8_t *A(uint16_t net, uint16_t host)
 	return p;
 }
 
-/* fe80::<host>, ff02::1:ff00:<host> (RFC 4291 2.7.1), ::1, ff02::5 */
+/* fe80::<host>, ff02::1:ff00:<host> (RFC 4291 2.7.1), ::1, ::, ff02::1, ff02::5 */
 static const uint8_t ll_h1[16] = {0xfe, 0x80, [15] = 0x02};
 static const uint8_t sn_2[16] = {0xff, 0x02, [11] = 1, [12] = 0xff, [15] = 2};
 static const uint8_t loopback[16] = {[15] = 1};
+static const uint8_t unspecified[16];
+static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
 static const uint8_t all_spf[16] = {0xff, 0x02, [15] = 5};
 
 static int setup(void **state)
@@ -57,11 +59,7 @@ static int setup(void **state)
 	w = tp_test_l3_worker("test6", 1023, &pool);
 	if (w == NULL || tp_ip6_tables_init(1024, 1024, 256) < 0 || tp_ip6_datapath_register() < 0)
 		return -1;
-	memcpy(&tp_iface_table[0].mac, mac_p0, 6);
-	memcpy(&tp_iface_table[1].mac, mac_p1, 6);
-	tp_iface_table[0].up = tp_iface_table[1].up = 1;
-	tp_iface_table[0].mtu = tp_iface_table[1].mtu = 1500;
-	tp_iface_table[0].input = tp_iface_table[1].input = tp_l3_input;
+	tp_test_l3_ports(mac_p0, mac_p1);
 	/* p0: 2001:db8:1::1/64, p1: 2001:db8:2::1/64, h2 = 2001:db8:2::2 resolved,
 	 * 2001:db8:9::/48 via h2, 2001:db8:3::/64 via 2001:db8:2::3 (not resolved) */
 	tp_ip6_route_add(A(1, 0), 64, TP_ROUTE6_CONNECTED, NULL, 0);
@@ -86,38 +84,20 @@ static int teardown(void **state)
 {
 	tp_rcu_reclaim();
 	tp_ip6_tables_fini();
-	tp_route_fini();
-	tp_neigh_fini();
-	tp_nh_fini();
+	tp_test_tables_fini();
 	return 0;
 }
 
 /* Counters, rings and buffers back to zero; every mbuf back in the pool. */
 static int reset(void **state)
 {
-	void *m;
-
-	memset(&w->st, 0, sizeof(w->st));
-	memset(w->ctr, 0, sizeof(uint64_t) * TP_MAX_PORTS * TP_CTR_MAX);
-	memset(w->src_tb, 0, sizeof(w->src_tb));
-	for (int k = 0; k < 2; k++)
-		while (rte_ring_dequeue(w->exc_ring[k], &m) == 0)
-			rte_pktmbuf_free(m);
-	for (unsigned int p = 0; p < TP_MAX_PORTS; p++) {
-		rte_pktmbuf_free_bulk(w->txb[p].pkts, w->txb[p].n);
-		w->txb[p].n = 0;
-	}
-	w->tx_dirty = 0;
-	tp_test_buckets_open(w);
+	tp_test_worker_reset(w);
 	return 0;
 }
 
 static uint64_t ctr(unsigned int id)
 {
-	uint64_t v = 0;
-	for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
-		v += w->ctr[p][id];
-	return v;
+	return tp_test_ctr(w, id);
 }
 
 /* An Ethernet/IPv6/UDP frame from h1 (2001:db8:1::2) on port 0, with the shared
@@ -178,7 +158,7 @@ static uint32_t copy_out(const struct rte_mbuf *m, uint8_t *buf)
 
 static void run(struct rte_mbuf *m)
 {
-	tp_iface_table[m->port].input(w, &m, 1);
+	tp_test_run(w, m);
 }
 
 /* m leaves on port 1 to h2 with hop limit hl - 1 and every other byte after the MACs
@@ -249,12 +229,7 @@ static void test_padding_and_chains(void **state)
 /* m is dropped into counter id and nothing else happens */
 static void expect_drop(struct rte_mbuf *m, unsigned int id)
 {
-	run(m);
-	for (unsigned int i = 0; i < TP_CTR_MAX; i++)
-		assert_int_equal(ctr(i), i == id ? 1 : 0);
-	assert_int_equal(w->tx_dirty, 0);
-	assert_int_equal(rte_ring_count(w->exc_ring[0]) + rte_ring_count(w->exc_ring[1]), 0);
-	reset(NULL);
+	tp_test_expect_drop(w, m, id);
 }
 
 static void test_every_drop_reason(void **state)
@@ -277,6 +252,10 @@ static void test_every_drop_reason(void **state)
 	expect_drop(frame_nh(all_spf, A(2, 2), 64, 10, NULL, TP_IP6_NH_UDP), IP6_CTR(MARTIAN));
 	expect_drop(frame_nh(loopback, A(2, 2), 64, 10, NULL, TP_IP6_NH_UDP), IP6_CTR(MARTIAN));
 	expect_drop(frame(loopback, 64, 10), IP6_CTR(MARTIAN));
+	/* 2.5.2: the unspecified source, to be forwarded or to us (only DAD sends it, to
+	 * a group: test_every_punt_reason) */
+	expect_drop(frame_nh(unspecified, A(2, 2), 64, 10, NULL, TP_IP6_NH_UDP), IP6_CTR(MARTIAN));
+	expect_drop(frame_nh(unspecified, A(1, 1), 64, 10, NULL, TP_IP6_NH_UDP), IP6_CTR(MARTIAN));
 
 	expect_drop(frame(A(0x66, 1), 64, 10), IP6_CTR(BLACKHOLE));
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
@@ -285,20 +264,7 @@ static void test_every_drop_reason(void **state)
 /* m is handed to the control plane for reason id, in class cls (its ring) */
 static void expect_punt(struct rte_mbuf *m, unsigned int id, enum tp_punt_class cls)
 {
-	struct rte_ring *r = w->exc_ring[tp_punt_ring(cls)];
-	void *out;
-
-	run(m);
-	assert_int_equal(rte_ring_count(w->exc_ring[0]) + rte_ring_count(w->exc_ring[1]), 1);
-	assert_int_equal(rte_ring_dequeue(r, &out), 0);
-	assert_ptr_equal(out, m);
-	assert_int_equal(tp_mbuf_priv(m)->punt_reason, id);
-	assert_int_equal(tp_mbuf_priv(m)->punt_class, cls);
-	assert_int_equal(ctr(id), 1);
-	assert_int_equal(w->st.exc, 1);
-	assert_int_equal(w->tx_dirty, 0);
-	rte_pktmbuf_free(m);
-	reset(NULL);
+	tp_test_expect_punt(w, m, id, cls);
 }
 
 static void test_every_punt_reason(void **state)
@@ -320,6 +286,10 @@ static void test_every_punt_reason(void **state)
 		    IP6_CTR(EXT_HEADER), TP_PUNT_OTHER);
 	expect_punt(frame_nh(NULL, A(2, 2), 64, 10, NULL, TP_IP6_NH_ROUTING), IP6_CTR(EXT_HEADER),
 		    TP_PUNT_OTHER);
+	/* :: as the destination (RFC 4291 2.5.2): Linux answers no route, so does the
+	 * kernel behind the TAP; :: as the source of DAD's NS to a group (RFC 4862 5.4.2) */
+	expect_punt(frame(unspecified, 64, 10), IP6_CTR(NO_ROUTE), TP_PUNT_ERROR);
+	expect_punt(icmp6(unspecified, sn_2, 255, 135, mac_sn), IP6_CTR(ND), TP_PUNT_CONTROL);
 	/* link-local destination, or source with a global destination (RFC 4291 2.5.6) */
 	expect_punt(frame(ll_h1, 64, 10), IP6_CTR(LINK_LOCAL), TP_PUNT_OTHER);
 	expect_punt(frame_nh(ll_h1, A(2, 2), 64, 10, NULL, TP_IP6_NH_UDP), IP6_CTR(LINK_LOCAL),
@@ -331,6 +301,27 @@ static void test_every_punt_reason(void **state)
 	tp_iface_table[1].mtu = 1280;
 	expect_punt(frame(A(2, 2), 64, 1300), IP6_CTR(EXCEEDS_MTU), TP_PUNT_ERROR);
 	tp_iface_table[1].mtu = 1500;
+	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
+}
+
+/* One of our own addresses as the source of a packet that would go to the kernel is a
+ * spoof: dropped (martian_source), whatever the reason it would have been punted
+ * for, except Neighbor Discovery (a duplicate of our address defends it from it, RFC
+ * 4862 5.4.4). Forwarded, it goes on, as Linux forwards it (test_conformance6.py). */
+static void test_own_source(void **state)
+{
+	expect_drop(frame_nh(A(1, 1), A(0x99, 1), 64, 10, NULL, TP_IP6_NH_UDP),
+		    IP6_CTR(MARTIAN_SRC)); /* no route */
+	expect_drop(frame_nh(A(2, 1), A(2, 2), 1, 10, NULL, TP_IP6_NH_UDP),
+		    IP6_CTR(MARTIAN_SRC));					   /* hop limit */
+	expect_drop(icmp6(A(1, 1), A(1, 1), 64, 128, NULL), IP6_CTR(MARTIAN_SRC)); /* ours */
+	expect_drop(frame_nh(A(1, 1), A(0x67, 1), 64, 10, NULL, TP_IP6_NH_HOP_BY_HOP),
+		    IP6_CTR(MARTIAN_SRC)); /* an extension header */
+	expect_punt(icmp6(A(1, 1), all_nodes, 255, 136, (const uint8_t[6]){0x33, 0x33, 0, 0, 0, 1}),
+		    IP6_CTR(ND), TP_PUNT_CONTROL);
+	struct rte_mbuf *m = frame_nh(A(1, 1), A(2, 2), 64, 10, NULL, TP_IP6_NH_UDP);
+	expect_forward(m, 1, mac_h2);
+	assert_int_equal(ctr(IP6_CTR(MARTIAN_SRC)), 0);
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
 }
 
@@ -397,6 +388,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_forward, reset),
 	    cmocka_unit_test_setup(test_padding_and_chains, reset),
 	    cmocka_unit_test_setup(test_every_drop_reason, reset),
+	    cmocka_unit_test_setup(test_own_source, reset),
 	    cmocka_unit_test_setup(test_every_punt_reason, reset),
 	    cmocka_unit_test_setup(test_control_class, reset),
 	    cmocka_unit_test_setup(test_neighbour_and_burst, reset),

@@ -145,6 +145,15 @@ static void test_routes_and_neighbours(void **state)
 	assert_int_equal(lookup(A(1, 1)), TP_NH_PUNT);
 	assert_int_equal(tp_route6_count(), 3);
 
+	/* a group's entry (the kernel's map to its MAC) is no neighbour: no host route */
+	uint8_t mld[16] = {0xff, 0x02, [15] = 0x16};
+	uint8_t mld_mac[6] = {0x33, 0x33, 0, 0, 0, 0x16};
+	neigh(RTM_NEWNEIGH, mld, 12, mld_mac, NUD_NOARP, 1);
+	assert_int_equal(tp_neigh6_lookup(mld, 0), -ENOENT);
+	assert_null(tp_route6_find(mld, 128));
+	assert_int_equal(tp_ip6_nl_stats.neigh_ignored, 1);
+	assert_int_equal(tp_route6_count(), 3);
+
 	/* h2 resolved: its next hop forwards, a /128 points to it */
 	neigh(RTM_NEWNEIGH, A(2, 2), 13, mac_h2, NUD_REACHABLE, 1);
 	int nh = tp_neigh6_lookup(A(2, 2), 1);

@@ -18,6 +18,7 @@
 
 #include "../../src/core/rcu.h"
 #include "../../src/core/tp.h"
+#include "../../src/nf/ip4/control/nexthop.h"
 #include "../../src/nf/ip6/control/route6.h"
 #include "eal_fixture.h"
 
@@ -172,6 +173,93 @@ static void test_unfit(void **state)
 	addr(p, 63, 0, 0, 0, 1);
 	assert_int_equal(lookup_in(one, p), 163);
 	assert_int_equal(lookup(p), 163);
+}
+
+/* 3f<i>::/16, outside 2001:db8::/32: routes that only fill the table */
+static void filler(uint8_t ip[16], uint16_t i)
+{
+	memset(ip, 0, 16);
+	ip[0] = 0x3f, ip[1] = (uint8_t)i;
+}
+
+/* A route that does not fit has its cover (the longest fitting route over it) punt:
+ * the cover's rule holds TP_NH_UNFIT in both copies while it covers one, so the
+ * kernel, which has every route, forwards their packets (the cover's own too). A
+ * replaced cover keeps punting; a closer route that fits takes the unfit route over;
+ * a deleted cover hands it to the next one; the unfit route deleted, its cover
+ * forwards again. Without the covers, 2001:db8:1::1 would follow 2001:db8::/32. */
+static void test_unfit_punts_through_cover(void **state)
+{
+	uint8_t c32[16], d40[16], r48[16], in_r[16], in_c[16], in_d[16], p[16];
+
+	addr(c32, 0, 0, 0, 0, 0);
+	addr(d40, 0, 0, 0, 0, 0);
+	addr(r48, 1, 0, 0, 0, 0);
+	addr(in_r, 1, 0, 0, 0, 1);
+	addr(in_d, 2, 0, 0, 0, 1);	/* in the /40 and the /32 */
+	addr(in_c, 0xff00, 0, 0, 0, 1); /* in the /32 only */
+	assert_int_equal(tp_route6_add(c32, 32, 7), 0);
+	for (uint16_t i = 0; i < 63; i++) {
+		filler(p, i);
+		assert_int_equal(tp_route6_add(p, 16, 200 + i), 0);
+	}
+	assert_int_equal(tp_route6_add(r48, 48, 9), 0); /* the 65th rule */
+	settle();
+	assert_true(tp_route6_find(r48, 48)->unfit);
+	assert_ptr_equal(tp_route6_find(r48, 48)->cover, tp_route6_find(c32, 32));
+	assert_int_equal(tp_route6_find(c32, 32)->unfit_below, 1);
+	assert_int_equal(lookup(in_r), TP_NH_UNFIT);
+	assert_int_equal(lookup(in_c), TP_NH_UNFIT);
+
+	/* the cover replaced: it punts still, in both copies; its old next hop comes back */
+	const struct rte_lpm6 *one = tp_route6_reader();
+	assert_int_equal(tp_route6_add(c32, 32, 8), 0);
+	settle();
+	assert_ptr_not_equal(one, tp_route6_reader());
+	assert_int_equal(lookup_in(one, in_r), TP_NH_UNFIT);
+	assert_int_equal(lookup(in_r), TP_NH_UNFIT);
+	assert_int_equal(tp_route6_find(c32, 32)->nh, 8);
+	assert_int_equal(n_released, 1);
+	assert_int_equal(released[0], 7);
+
+	/* a closer route that fits takes it over; the /32 forwards again */
+	filler(p, 0);
+	assert_int_equal(tp_route6_del(p, 16), 0);
+	assert_int_equal(tp_route6_add(d40, 40, 11), 0);
+	settle();
+	assert_ptr_equal(tp_route6_find(r48, 48)->cover, tp_route6_find(d40, 40));
+	assert_int_equal(tp_route6_find(c32, 32)->unfit_below, 0);
+	assert_int_equal(lookup(in_c), 8);
+	assert_int_equal(lookup(in_d), TP_NH_UNFIT);
+	assert_int_equal(lookup(in_r), TP_NH_UNFIT);
+
+	/* that route deleted: the /32 covers it again */
+	assert_int_equal(tp_route6_del(d40, 40), 0);
+	settle();
+	assert_ptr_equal(tp_route6_find(r48, 48)->cover, tp_route6_find(c32, 32));
+	assert_int_equal(lookup(in_c), TP_NH_UNFIT);
+	assert_int_equal(lookup(in_r), TP_NH_UNFIT);
+
+	/* the unfit route deleted: its cover forwards */
+	assert_int_equal(tp_route6_del(r48, 48), 0);
+	settle();
+	assert_int_equal(tp_route6_find(c32, 32)->unfit_below, 0);
+	assert_int_equal(lookup(in_r), 8);
+	assert_int_equal(lookup(in_c), 8);
+
+	/* unfit again (the table full again), then its cover deleted: no route left over
+	 * it, its packets find none and go to the kernel */
+	assert_int_equal(tp_route6_add(p, 16, 200), 0);
+	assert_int_equal(tp_route6_add(r48, 48, 9), 0);
+	settle();
+	assert_true(tp_route6_find(r48, 48)->unfit);
+	assert_int_equal(lookup(in_r), TP_NH_UNFIT);
+	assert_int_equal(tp_route6_del(c32, 32), 0);
+	settle();
+	assert_null(tp_route6_find(r48, 48)->cover);
+	assert_int_equal(lookup(in_r), -1);
+	assert_int_equal(lookup(in_c), -1);
+	assert_int_equal(tp_route6_stats.cover_lost, 0);
 }
 
 /* --- RCU: a reader's copy does not change under it, the writer does not wait --- */
@@ -335,6 +423,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_add_replace_delete, table_setup, table_teardown),
 	    cmocka_unit_test_setup_teardown(test_unfit, table_setup, table_teardown),
+	    cmocka_unit_test_setup_teardown(test_unfit_punts_through_cover, table_setup,
+					    table_teardown),
 	    cmocka_unit_test_setup_teardown(test_reader_keeps_its_copy, table_setup,
 					    table_teardown),
 	    cmocka_unit_test_setup_teardown(test_stress_reader_writer, table_setup, table_teardown),

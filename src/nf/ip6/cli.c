@@ -320,8 +320,14 @@ static int show_routes6(struct tp_cmd_ctx *ctx, int argc, char **argv)
 							       : "");
 		tp_out_u64(o, "nexthop", r->nh);
 		tp_out_u64(o, "metric", kernel ? path.metric : 0);
-		tp_out_str(o, "state", r->fit ? "installed" : r->unfit ? "unfit" : "waiting");
+		/* punting: installed, but it covers a route that does not fit, so its
+		 * packets go to the kernel (route6.h) */
+		tp_out_str(o, "state",
+			   r->fit     ? (r->unfit_below ? "punting" : "installed")
+			   : r->unfit ? "unfit"
+				      : "waiting");
 		tp_out_str(o, "reason", r->unfit ? "lpm6" : "");
+		tp_out_u64(o, "unfit_below", r->unfit_below);
 		tp_out_u64(o, "kernel_paths", tp_ip6_nl_paths(r->ip, r->depth));
 	}
 	tp_out_u64(ctx->out, "total", total);

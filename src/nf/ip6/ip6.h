@@ -14,6 +14,7 @@
 	X(BAD_VERSION, "bad_version", DROP)                                                        \
 	X(LEN_EXCEEDS_FRAME, "len_exceeds_frame", DROP)                                            \
 	X(MARTIAN, "martian_address", DROP)                                                        \
+	X(MARTIAN_SRC, "martian_source", DROP)                                                     \
 	X(BLACKHOLE, "blackhole", DROP)                                                            \
 	X(ND, "neighbor_discovery", PUNT)                                                          \
 	X(LOCAL, "local_destination", PUNT)                                                        \

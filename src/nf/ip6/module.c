@@ -200,6 +200,7 @@ static void ip6_show(struct tp_node *out)
 	tp_out_u64(o, "kernel_routes_ignored", tp_ip6_nl_stats.routes_ignored);
 	tp_out_u64(o, "kernel_paths_swept", tp_ip6_nl_stats.paths_swept);
 	tp_out_u64(o, "kernel_neighbours_swept", tp_ip6_nl_stats.neigh_swept);
+	tp_out_u64(o, "kernel_neighbours_ignored", tp_ip6_nl_stats.neigh_ignored);
 	tp_out_u64(o, "add_failed", tp_ip6_nl_stats.add_failed);
 }
 

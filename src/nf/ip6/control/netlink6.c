@@ -19,6 +19,7 @@
 #include "../../../control/port.h"
 #include "../../../core/log.h"
 #include "../../ip4/control/netlink.h"
+#include "../../../proto/ip6.h"
 #include "../../ip4/control/nexthop.h"
 #include "neigh6.h"
 #include "netlink6.h"
@@ -323,6 +324,12 @@ static void neigh_msg(const struct nlmsghdr *nlh, uint32_t gen)
 	mnl_attr_parse(nlh, sizeof(*nd), attr_cb, tb);
 	if (!attr_ip6(tb[NDA_DST], ip))
 		return;
+	/* a group's entry (NUD_NOARP) is the kernel's map to its MAC (RFC 2464 7), not a
+	 * next hop: the fast path hands groups to the kernel before any lookup */
+	if (tp_ip6_is_multicast(ip)) {
+		tp_ip6_nl_stats.neigh_ignored++;
+		return;
+	}
 	if (nlh->nlmsg_type == RTM_NEWNEIGH && tb[NDA_LLADDR] &&
 	    mnl_attr_get_payload_len(tb[NDA_LLADDR]) == 6 &&
 	    (nd->ndm_state &

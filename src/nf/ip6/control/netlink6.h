@@ -17,6 +17,7 @@ struct tp_ip6_nl_stats {
 	uint64_t index_full;	 /* prefixes beyond the path index */
 	uint64_t paths_swept;	 /* paths a resync found gone from the kernel */
 	uint64_t neigh_swept;	 /* neighbours a resync found gone */
+	uint64_t neigh_ignored;	 /* multicast entries (not next hops) */
 };
 extern struct tp_ip6_nl_stats tp_ip6_nl_stats;
 

@@ -8,6 +8,7 @@
 #include <rte_hash.h>
 #include <rte_jhash.h>
 
+#include "../../ip4/control/nexthop.h"
 #include "route6.h"
 
 #define NH_NONE UINT32_MAX
@@ -18,8 +19,10 @@ struct op {
 	uint8_t ip[16];
 	uint8_t depth;
 	uint8_t del;
-	uint32_t nh;	  /* an add's next hop */
-	uint32_t release; /* next hop to release once both copies have the change */
+	uint8_t cover;	   /* a cover's rule to or from TP_NH_UNFIT: no bookkeeping */
+	uint32_t nh;	   /* an add's next hop in the copies */
+	uint32_t route_nh; /* the route's own next hop then (nh unless it covers) */
+	uint32_t release;  /* next hop to release once both copies have the change */
 };
 
 /* 20 bytes, all written: rte_jhash reads whole 32-bit words */
@@ -45,6 +48,9 @@ static uint64_t token;
 static struct rte_rcu_qsbr *rqs;
 static tp_route6_release_fn release_fn;
 static struct rte_hash *index_hash;
+/* the routes that did not fit (unordered: few, walked when a cover changes) */
+static struct tp_route6 **unfit_list;
+static unsigned int n_unfit, cap_unfit;
 
 int tp_route6_init(struct rte_rcu_qsbr *qs, unsigned int max_routes, unsigned int tbl8_groups,
 		   tp_route6_release_fn release)
@@ -100,6 +106,9 @@ void tp_route6_fini(void)
 	free(log_ops);
 	log_ops = NULL;
 	log_n = log_cap = 0;
+	free(unfit_list);
+	unfit_list = NULL;
+	n_unfit = cap_unfit = 0;
 }
 
 static void key_make(struct key *k, const uint8_t ip[16], uint8_t depth)
@@ -152,7 +161,8 @@ unsigned int tp_route6_unpublished(void)
 	return (unsigned int)(log_base + log_n - applied[act]);
 }
 
-static int log_append(const struct key *k, int del, uint32_t nh, uint32_t release)
+static int log_append(const struct key *k, int del, uint32_t nh, uint32_t route_nh,
+		      uint32_t release)
 {
 	if (log_n == log_cap) {
 		unsigned int cap = log_cap ? log_cap * 2 : 64;
@@ -166,11 +176,134 @@ static int log_append(const struct key *k, int del, uint32_t nh, uint32_t releas
 	memcpy(o->ip, k->ip, 16);
 	o->depth = k->depth;
 	o->del = (uint8_t)del;
+	o->cover = 0;
 	o->nh = nh;
+	o->route_nh = route_nh;
 	o->release = release;
 	if (log_n > tp_route6_stats.log_max)
 		tp_route6_stats.log_max = log_n;
 	return 0;
+}
+
+/* What route r's rule holds in the copies: its next hop, or TP_NH_UNFIT while it
+ * covers a route that does not fit. */
+static uint32_t lpm_nh(const struct tp_route6 *r)
+{
+	return r->unfit_below ? TP_NH_UNFIT : r->nh;
+}
+
+/* Cover c's rule given its value now (lpm_nh): a change of an installed rule, which
+ * needs no new rule nor tbl8 group, so it fits. Returns 0 or -ENOMEM. */
+static int cover_log(const struct tp_route6 *c)
+{
+	struct key k;
+	int ret;
+
+	key_make(&k, c->ip, c->depth);
+	ret = log_append(&k, 0, lpm_nh(c), c->nh, NH_NONE);
+	if (ret == 0)
+		log_ops[log_n - 1].cover = 1;
+	return ret;
+}
+
+/* Whether c is less specific than r and covers it. */
+static bool covers(const struct tp_route6 *c, const struct tp_route6 *r)
+{
+	struct key k;
+
+	if (c->depth >= r->depth)
+		return false;
+	key_make(&k, r->ip, c->depth);
+	return memcmp(k.ip, c->ip, 16) == 0;
+}
+
+/* The longest route less specific than r that fits, other than skip, or NULL. */
+static struct tp_route6 *cover_find(const struct tp_route6 *r, const struct tp_route6 *skip)
+{
+	struct key k;
+
+	for (unsigned int d = r->depth; d-- > 1;) {
+		key_make(&k, r->ip, (uint8_t)d);
+		struct tp_route6 *c = index_find(&k);
+		if (c != NULL && c != skip && c->fit)
+			return c;
+	}
+	return NULL;
+}
+
+/* Unfit route r counted at cover c (NULL: none, its packets find no route and go to
+ * the kernel): c punts from now on. */
+static void cover_take(struct tp_route6 *r, struct tp_route6 *c)
+{
+	r->cover = c;
+	if (c != NULL && c->unfit_below++ == 0 && cover_log(c) < 0)
+		tp_route6_stats.cover_lost++;
+}
+
+/* Unfit route r no longer counted at its cover: the cover forwards again when r was
+ * its last. */
+static void cover_drop(struct tp_route6 *r)
+{
+	struct tp_route6 *c = r->cover;
+
+	r->cover = NULL;
+	if (c != NULL && --c->unfit_below == 0 && cover_log(c) < 0)
+		tp_route6_stats.cover_lost++;
+}
+
+/* r did not fit: listed, and counted at its cover. */
+static void unfit_attach(struct tp_route6 *r)
+{
+	if (n_unfit == cap_unfit) {
+		unsigned int cap = cap_unfit ? cap_unfit * 2 : 16;
+		struct tp_route6 **l = realloc(unfit_list, sizeof(*l) * cap);
+		if (l == NULL) {
+			tp_route6_stats.cover_lost++;
+			return;
+		}
+		unfit_list = l;
+		cap_unfit = cap;
+	}
+	unfit_list[n_unfit++] = r;
+	cover_take(r, cover_find(r, NULL));
+}
+
+/* r (replaced or deleted) is no longer an unfit route. */
+static void unfit_detach(struct tp_route6 *r)
+{
+	for (unsigned int i = 0; i < n_unfit; i++)
+		if (unfit_list[i] == r) {
+			unfit_list[i] = unfit_list[--n_unfit];
+			cover_drop(r);
+			return;
+		}
+}
+
+/* Route c now fits: it takes over the unfit routes it covers more closely than their
+ * cover did (by longest match their packets would take c now). */
+static void cover_takeover(struct tp_route6 *c)
+{
+	for (unsigned int i = 0; i < n_unfit; i++) {
+		struct tp_route6 *u = unfit_list[i];
+		if (u->cover != c && covers(c, u) &&
+		    (u->cover == NULL || u->cover->depth < c->depth)) {
+			cover_drop(u);
+			cover_take(u, c);
+		}
+	}
+}
+
+/* Cover c goes: its unfit routes to their next cover, logged before c's delete (so
+ * that no copy has their packets take a less specific route meanwhile). */
+static void cover_handover(struct tp_route6 *c)
+{
+	for (unsigned int i = 0; i < n_unfit && c->unfit_below > 0; i++) {
+		struct tp_route6 *u = unfit_list[i];
+		if (u->cover == c) {
+			c->unfit_below--; /* c's rule goes: it is not set back */
+			cover_take(u, cover_find(u, c));
+		}
+	}
 }
 
 /* Apply change o to copy c; the first copy to get it decides whether it fits (both
@@ -184,17 +317,23 @@ static void apply(unsigned int c, const struct op *o, bool first)
 	else
 		ret = rte_lpm6_add(copy[c], o->ip, o->depth, o->nh);
 	tp_route6_stats.applied++;
-	if (!first || o->del)
+	if (!first || o->del || o->cover)
 		return;
 	struct key k;
 	key_make(&k, o->ip, o->depth);
 	struct tp_route6 *r = index_find(&k);
-	if (r != NULL && r->nh == o->nh) {
-		r->fit = ret == 0;
-		r->unfit = ret != 0;
-	}
 	if (ret != 0)
 		tp_route6_stats.unfit++;
+	if (r == NULL || r->nh != o->route_nh || r->fit || r->unfit)
+		return; /* replaced or deleted since, or decided */
+	if (ret == 0) {
+		r->fit = 1;
+		if (n_unfit > 0)
+			cover_takeover(r);
+	} else {
+		r->unfit = 1;
+		unfit_attach(r);
+	}
 }
 
 /* Bring copy c up to the end of the log. Returns how many changes it applied. */
@@ -203,9 +342,11 @@ static unsigned int catch_up(unsigned int c)
 	uint64_t end = log_base + log_n, other = applied[c ^ 1];
 	unsigned int n = 0;
 
-	for (uint64_t s = applied[c]; s < end; s++, n++)
+	/* the first copy to get a change may log more (a cover's rule): they are
+	 * applied in the same pass, before the copy is published */
+	for (uint64_t s = applied[c]; s < end || s < log_base + log_n; s++, n++)
 		apply(c, &log_ops[s - log_base], s >= other);
-	applied[c] = end;
+	applied[c] = log_base + log_n;
 	return n;
 }
 
@@ -279,15 +420,19 @@ int tp_route6_add(const uint8_t ip[16], uint8_t depth, uint32_t nh)
 			return ret == -ENOSPC ? -ENOSPC : ret;
 		}
 	}
-	ret = log_append(&k, 0, nh, r->nh);
+	uint32_t old = r->nh;
+	r->nh = nh;
+	ret = log_append(&k, 0, lpm_nh(r), nh, old);
 	if (ret < 0) {
-		if (r->nh == NH_NONE) {
+		r->nh = old;
+		if (old == NH_NONE) {
 			rte_hash_del_key(index_hash, &k);
 			free(r);
 		}
 		return ret;
 	}
-	r->nh = nh;
+	if (r->unfit)
+		unfit_detach(r); /* decided again when a copy takes the change */
 	r->fit = r->unfit = 0;
 	tp_route6_poll();
 	return 0;
@@ -305,9 +450,12 @@ int tp_route6_del(const uint8_t ip[16], uint8_t depth)
 	r = index_find(&k);
 	if (r == NULL)
 		return -ENOENT;
-	ret = log_append(&k, 1, 0, r->nh);
+	ret = log_append(&k, 1, 0, 0, r->nh);
 	if (ret < 0)
 		return ret;
+	if (r->unfit)
+		unfit_detach(r);
+	cover_handover(r);
 	rte_hash_del_key(index_hash, &k);
 	free(r);
 	tp_route6_poll();

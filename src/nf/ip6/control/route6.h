@@ -13,7 +13,10 @@
  * tp_route6_poll (a control-plane poller) and is visible then.
  *
  * Beside the copies the writer keeps an index of the routes (rte_lpm6 cannot be
- * iterated) for show, exact deletes and the next hops' references. */
+ * iterated) for show, exact deletes and the next hops' references, and the list of
+ * the routes that did not fit: each one's cover (its longest fitting less specific
+ * route) holds TP_NH_UNFIT in the copies while it covers one, so the kernel forwards
+ * what the data plane cannot. */
 #ifndef TP_NF_IP6_ROUTE6_H
 #define TP_NF_IP6_ROUTE6_H
 
@@ -40,6 +43,11 @@ struct tp_route6 {
 	uint8_t unfit; /* the LPM had no room for it (rules or tbl8 groups) */
 	uint8_t pad;
 	uint32_t nh; /* next-hop id (nexthop.h) */
+	/* unfit routes this one covers (the longest fitting route over them): while
+	 * above 0 its LPM rule holds TP_NH_UNFIT, so their packets and its own go to the
+	 * kernel, which has them all (as ip4's covers, nf/ip4/control/README.md) */
+	uint32_t unfit_below;
+	struct tp_route6 *cover; /* an unfit route's cover, or NULL (none: no route) */
 };
 
 /* Called with a next-hop id no copy refers to any more (a route deleted or given
@@ -75,11 +83,12 @@ unsigned int tp_route6_pending(void);
 unsigned int tp_route6_unpublished(void);
 
 struct tp_route6_stats {
-	uint64_t publishes; /* copies published */
-	uint64_t applied;   /* changes applied to a copy (each counts twice) */
-	uint64_t unfit;	    /* adds the LPM had no room for */
-	uint64_t deferred;  /* polls that found the spare copy still in its grace period */
-	uint64_t log_max;   /* most changes the log held at once */
+	uint64_t publishes;  /* copies published */
+	uint64_t applied;    /* changes applied to a copy (each counts twice) */
+	uint64_t unfit;	     /* adds the LPM had no room for */
+	uint64_t deferred;   /* polls that found the spare copy still in its grace period */
+	uint64_t log_max;    /* most changes the log held at once */
+	uint64_t cover_lost; /* an unfit route left without its cover's punt (no memory) */
 };
 extern struct tp_route6_stats tp_route6_stats;
 

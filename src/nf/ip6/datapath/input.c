@@ -27,10 +27,10 @@ static const uint8_t verdict_ctr[] = {
 
 /* Classify a frame the fast test refused, carefully, in order: RFC 8200 3's header
  * checks (dropped), addresses a router never forwards nor accepts (RFC 4291 2.5.2,
- * 2.5.3, 2.7: dropped), group and link-local destinations and link-local sources
- * (RFC 4291 2.5.6: to the kernel), the extension headers a router must look at
- * (RFC 8200 4.3 Hop-by-Hop; 4.4 Routing: to the kernel), Ethernet padding (cut).
- * Returns IP6_FORWARD, IP6_HOP_LOW or IP6_CONSUMED. */
+ * 2.5.3, 2.7: dropped; :: as the destination: to the kernel, which answers), group and link-local
+ * destinations and link-local sources (RFC 4291 2.5.6: to the kernel), the extension headers a
+ * router must look at (RFC 8200 4.3 Hop-by-Hop; 4.4 Routing: to the kernel), Ethernet padding
+ * (cut). Returns IP6_FORWARD, IP6_HOP_LOW or IP6_CONSUMED. */
 __rte_noinline int tp_ip6_classify_slow(struct tp_worker *w, struct rte_mbuf *m)
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -49,17 +49,25 @@ __rte_noinline int tp_ip6_classify_slow(struct tp_worker *w, struct rte_mbuf *m)
 		tp_drop(w, m, tp_ip6_nf.ctr_base + verdict_ctr[v]);
 		return IP6_CONSUMED;
 	}
-	/* RFC 4291 2.7: no multicast source; 2.5.2, 2.5.3: no unspecified or loopback
-	 * destination, no loopback source (:: is a source only for the kernel: DAD) */
+	/* RFC 4291 2.7: no multicast source; 2.5.3: no loopback source or destination;
+	 * 2.5.2: the unspecified source is never forwarded, and comes only to a group
+	 * from a node without an address yet (RFC 4862 5.4.2, Duplicate Address
+	 * Detection: the kernel's) */
 	const uint8_t *src = ip + 8, *dst = ip + 24;
-	if (tp_ip6_is_multicast(src) || tp_ip6_is_unspec_or_loopback(dst) ||
-	    (tp_ip6_is_unspec_or_loopback(src) && src[15] == 1)) {
+	if (tp_ip6_is_multicast(src) || (tp_ip6_is_unspec_or_loopback(dst) && dst[15] == 1) ||
+	    (tp_ip6_is_unspec_or_loopback(src) && (src[15] == 1 || !tp_ip6_is_multicast(dst)))) {
 		tp_drop(w, m, IP6_CTR(MARTIAN));
 		return IP6_CONSUMED;
 	}
 	uint32_t tot = TP_IP6_HDR_LEN + tp_ip6_plen(ip);
 	if (tot < avail) /* Ethernet padding: the frame carries the packet only */
 		tp_mbuf_cut(m, TP_ETH_HDR_LEN + tot);
+	/* RFC 4291 2.5.2: :: is never a destination; Linux answers it as one without a
+	 * route (RFC 4443 3.1 code 0), so the kernel answers (test_conformance6.py) */
+	if (tp_ip6_is_unspec_or_loopback(dst)) {
+		tp_ip6_punt(w, m, IP6_C_NO_ROUTE);
+		return IP6_CONSUMED;
+	}
 	if ((eth[0] & 1) || tp_ip6_is_multicast(dst)) {
 		tp_ip6_punt(w, m, IP6_C_MULTICAST);
 		return IP6_CONSUMED;

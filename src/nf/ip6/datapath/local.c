@@ -2,7 +2,10 @@
 /* IPv6's cold stages: what does not forward (hop limit expired, no route, a special,
  * unfit or unresolved next hop), packets for our own addresses, and the punt to the
  * kernel with its class: Neighbor Discovery and OSPFv3 from the link, with the hop
- * limit their RFCs set, are the control class, fair per source. */
+ * limit their RFCs set, are the control class, fair per source; what comes from one of
+ * our own addresses is not punted but dropped. */
+#include <stdbool.h>
+
 #include <rte_lpm6.h>
 #include <rte_mbuf.h>
 
@@ -63,15 +66,37 @@ static enum tp_punt_class ip6_punt_class(struct tp_worker *w, const struct rte_m
 	}
 }
 
+/* Whether m, to be punted, comes from one of our own addresses: a spoof, dropped
+ * before the kernel sees it as its own packet (ip4's punt does the same; Linux
+ * forwards such a packet, and so does the fast path, test_conformance6.py).
+ * Neighbor Discovery is let through: a node that holds our address too answers our
+ * Duplicate Address Detection from it (RFC 4862 5.4.4). */
+static inline bool own_source(const struct rte_mbuf *m, const uint8_t *ip)
+{
+	const struct rte_lpm6 *lpm = tp_route6_reader();
+	uint32_t nh;
+
+	if (lpm == NULL || rte_lpm6_lookup(lpm, ip + 8, &nh) != 0 || nh != TP_NH_PUNT)
+		return false;
+	return !(ip[6] == TP_IP6_NH_ICMP6 &&
+		 rte_pktmbuf_data_len(m) >= TP_ETH_HDR_LEN + TP_IP6_HDR_LEN + 1 &&
+		 ip[40] >= TP_ICMP6_ROUTER_SOLICIT && ip[40] <= TP_ICMP6_NEIGHBOR_ADVERT);
+}
+
 /* The punt class of reason c: what only earns an ICMPv6 error (hop limit, no route,
  * an unreachable or prohibit route, too big) the error class, whose bucket is the
  * kernel's ICMPv6 error rate; for us, a group or a link-local destination,
- * ip6_punt_class; else the other class. */
+ * ip6_punt_class; else the other class. A packet from one of our own addresses is
+ * dropped instead (own_source: martian_source). Consumes m. */
 void tp_ip6_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int c)
 {
 	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, TP_ETH_HDR_LEN);
 	enum tp_punt_class cls;
 
+	if (unlikely(own_source(m, ip))) {
+		tp_drop(w, m, IP6_CTR(MARTIAN_SRC));
+		return;
+	}
 	switch (c) {
 	case IP6_C_LOCAL:
 	case IP6_C_MULTICAST:
