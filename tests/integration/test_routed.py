@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A routed network of four twinplanes (``RoutedLab``, a diamond r1 - r2/r3 - r4, FRR on
+each): OSPF with BFD in the core, iBGP between loopbacks over it, eBGP with BFD to the
+hosts. It converges; h1's and h2's stubs reach each data plane (r1's as an ECMP group);
+ping and a UDP stream pass over both paths; a silently cut link is found by BFD (well
+before OSPF's dead interval) and every flow moves to the other path; the route comes back
+when the link does."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from twinplane.lab.daemon import daemon_binary
+from twinplane.lab.frr import frr_available
+from twinplane.lab.routed import EDGES, RoutedLab
+from twinplane.lab.traffic import UdpReceiver, ping
+
+pytestmark = [
+    pytest.mark.frr,
+    pytest.mark.daemon,
+    pytest.mark.skipif(
+        not frr_available(("zebra", "ospfd", "bgpd", "bfdd")) and os.environ.get("CI") != "true",
+        reason="FRR zebra/ospfd/bgpd/bfdd not installed in /usr/lib/frr",
+    ),
+]
+
+H1, H2 = EDGES
+STUB = H2.stub  # h2's stub, announced over eBGP, carried over iBGP to r1
+VIA_R2, VIA_R3 = "10.1.12.2", "10.1.13.2"  # r1's next hops towards r4
+PORT = 7010
+CONVERGE_S = 60.0
+FLOWS = 512
+BFD_DETECT_MS = 300  # 100 ms x 3
+
+
+@pytest.fixture
+def routed() -> Iterator[RoutedLab]:
+    """The diamond of twinplanes, converged; after the test every daemon must still run
+    and stop cleanly on SIGTERM."""
+    if not daemon_binary().exists():
+        pytest.skip(f"twinplane daemon not built ({daemon_binary()})")
+    lab = RoutedLab()
+    try:
+        lab.wait_converged(CONVERGE_S)
+        yield lab
+        for node in lab.nodes.values():
+            assert node.daemon is not None
+            assert node.daemon.running(), f"{node.name}'s daemon died\n{node.daemon.logs()}"
+            node.daemon.stop()
+            problem = node.daemon.shutdown_problem()
+            assert problem is None, f"{node.name}: {problem}\n{node.daemon.logs()}"
+    except BaseException:
+        lab.keep_on_failure()
+        raise
+    finally:
+        lab.close()
+
+
+def hops(route: dict[str, Any] | None) -> set[str]:
+    """The next hops of a data-plane route (the live members of a group)."""
+    if route is None or route.get("state") != "installed":
+        return set()
+    if route.get("type") == "multipath":
+        return {h["via"] for h in route["hops"] if h["state"] == "alive"}
+    return {route["via"]} if "via" in route else set()
+
+
+def spread(lab: RoutedLab, n: int = FLOWS) -> tuple[int, dict[str, int]]:
+    """n flows (one datagram each, its own source port) from h1's stub to h2's stub:
+    how many arrived, and what r1 sent on p1 (to r2) and p2 (to r3) meanwhile."""
+    r1 = lab.nodes["r1"]
+    before = r1.port_tx()
+    with UdpReceiver(lab.ns["h2"], PORT) as rx:
+        for i in range(n):
+            with lab.ns["h1"].socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.bind((H1.stub_ip, 20000 + i))
+                s.sendto(b"F%05d" % i, (H2.stub_ip, PORT))
+            if i % 32 == 31:
+                time.sleep(0.002)
+        got = len({d for d in rx.wait(n, timeout=10.0)})
+    after = r1.port_tx()
+    return got, {p: after[p] - before[p] for p in ("p1", "p2")}
+
+
+class Stream:
+    """A sequenced UDP stream from h1's stub to h2's stub at ``rate`` datagrams/s, in a
+    thread, round-robin over ``flows`` source ports (so that both paths carry some);
+    ``stop`` returns the sequence numbers received."""
+
+    def __init__(self, lab: RoutedLab, rate: int = 1000, flows: int = 8) -> None:
+        self.lab, self.rate, self.flows = lab, rate, flows
+        self.rx = UdpReceiver(lab.ns["h2"], PORT + 1)
+        self.sent = 0
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+
+    def _run(self) -> None:
+        socks = []
+        for i in range(self.flows):
+            s = self.lab.ns["h1"].socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind((H1.stub_ip, 30000 + i))
+            socks.append(s)
+        t = time.monotonic()
+        while not self._stop.is_set():
+            socks[self.sent % self.flows].sendto(
+                self.sent.to_bytes(4, "big"), (H2.stub_ip, PORT + 1)
+            )
+            self.sent += 1
+            t += 1.0 / self.rate
+            time.sleep(max(0.0, t - time.monotonic()))
+        for s in socks:
+            s.close()
+
+    def stop(self) -> set[int]:
+        self._stop.set()
+        self._t.join()
+        time.sleep(0.3)  # what is still on its way
+        got = {int.from_bytes(d[:4], "big") for d in self.rx.wait(self.sent, timeout=1.0)}
+        self.rx.close()
+        return got
+
+    def outage_ms(self, received: set[int]) -> float:
+        """The longest a flow went without delivery: its lost datagrams times its period."""
+        lost = [0] * self.flows
+        for i in range(self.sent):
+            if i not in received:
+                lost[i % self.flows] += 1
+        return max(lost) * self.flows * 1000.0 / self.rate
+
+
+# load-sensitive (a loss window in ms, BFD at 100 ms): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
+def test_diamond_converges_and_fails_over_by_bfd(routed: RoutedLab) -> None:
+    lab = routed
+    r1 = lab.nodes["r1"]
+
+    # every router's data plane has both stubs; r1 reaches h2's over r2 and r3 (ECMP)
+    for node in lab.nodes.values():
+        for e in EDGES:
+            assert node.route(e.stub) is not None, (node.name, e.stub, node.routes())
+    route = r1.route(STUB)
+    assert hops(route) == {VIA_R2, VIA_R3}, route
+    assert STUB in r1.twinctl("show", "routes"), "twinctl show routes lacks h2's stub"
+
+    # end to end: ping between the stubs, and flows over both paths
+    assert ping(lab.ns["h1"], H2.stub_ip, count=5, interval=0.1) == 5
+    got, tx = spread(lab)
+    assert got == FLOWS, f"{got}/{FLOWS} flows arrived"
+    assert min(tx.values()) >= FLOWS // 4, f"r1 sent {tx} for {FLOWS} flows: both paths used"
+
+    # cut r1 - r2 silently (carrier stays up): BFD finds it, the stream moves to r3
+    stream = Stream(lab)
+    time.sleep(1.0)
+    t_cut = time.monotonic()
+    lab.cut("r1", "r2")
+    # the session goes down, and OSPF, its client, then deletes it
+    bfd_down = lab.wait_until(
+        lambda: r1.bfd_peers().get(VIA_R2) != "up" and time.monotonic(), 5.0, 0.02, "BFD down"
+    )
+    lab.wait_until(lambda: hops(r1.route(STUB)) == {VIA_R3}, 5.0, 0.02, "route via r3 only")
+    t_moved = time.monotonic()
+    time.sleep(1.0)
+    received = stream.stop()
+    lost, outage = stream.sent - len(received), stream.outage_ms(received)
+    print(
+        f"cut: BFD down after {(bfd_down - t_cut) * 1000:.0f} ms, data plane via r3 after "
+        f"{(t_moved - t_cut) * 1000:.0f} ms; stream {stream.sent} sent, {lost} lost, "
+        f"a flow's outage {outage:.0f} ms"
+    )
+    # found by BFD (300 ms), not by OSPF's dead interval (4 s)
+    assert bfd_down - t_cut < lab.ospf_dead / 2, "the cut was not found by BFD"
+    assert outage < lab.ospf_dead * 1000 / 2, f"{outage:.0f} ms outage: longer than BFD's"
+    assert lost >= 1, "nothing lost: no flow of the stream crossed the cut link"
+    # after the move, nothing is lost: the stream's last second arrived whole
+    tail = range(stream.sent - 800, stream.sent)
+    assert all(i in received for i in tail), "datagrams lost after the route moved"
+    got, tx = spread(lab)
+    assert got == FLOWS, f"{got}/{FLOWS} flows arrived over r3"
+    assert tx["p2"] >= FLOWS and tx["p1"] < FLOWS // 20, f"r1 sent {tx}: all flows over r3"
+
+    # the link returns: BFD up, the route has both next hops again, flows on both
+    lab.restore("r1", "r2")
+    lab.wait_until(lambda: r1.bfd_peers().get(VIA_R2) == "up", 20.0, 0.1, "BFD up again")
+    lab.wait_until(lambda: hops(r1.route(STUB)) == {VIA_R2, VIA_R3}, 20.0, 0.1, "ECMP again")
+    got, tx = spread(lab)
+    assert got == FLOWS, f"{got}/{FLOWS} flows arrived after the restore"
+    assert min(tx.values()) >= FLOWS // 4, f"r1 sent {tx}: both paths used again"
