@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from twinplane.bench.gen import Gen
 from twinplane.lab.daemon import daemon_binary
 from twinplane.lab.frr import frr_available
 from twinplane.lab.routed import EDGES, RoutedLab
@@ -175,9 +176,10 @@ def test_diamond_converges_and_fails_over_by_bfd(routed: RoutedLab) -> None:
         f"{(t_moved - t_cut) * 1000:.0f} ms; stream {stream.sent} sent, {lost} lost, "
         f"a flow's outage {outage:.0f} ms"
     )
-    # found by BFD (300 ms), not by OSPF's dead interval (4 s)
+    # found by BFD (300 ms), not by OSPF's dead interval (4 s); FRR then moves the route
+    # within some 50 ms (360 ms in all here), the rest is slack for a loaded host
     assert bfd_down - t_cut < lab.ospf_dead / 2, "the cut was not found by BFD"
-    assert outage < lab.ospf_dead * 1000 / 2, f"{outage:.0f} ms outage: longer than BFD's"
+    assert outage < BFD_DETECT_MS + 700, f"{outage:.0f} ms outage: not BFD's"
     assert lost >= 1, "nothing lost: no flow of the stream crossed the cut link"
     # after the move, nothing is lost: the stream's last second arrived whole
     tail = range(stream.sent - 800, stream.sent)
@@ -193,3 +195,61 @@ def test_diamond_converges_and_fails_over_by_bfd(routed: RoutedLab) -> None:
     got, tx = spread(lab)
     assert got == FLOWS, f"{got}/{FLOWS} flows arrived after the restore"
     assert min(tx.values()) >= FLOWS // 4, f"r1 sent {tx}: both paths used again"
+
+
+def bfd_downs(lab: RoutedLab, router: str) -> dict[str, int]:
+    """BFD sessions' down events at ``router``, per peer."""
+    peers = lab.nodes[router].vtysh_json("show bfd peers counters json")
+    return {p["peer"]: int(p["session-down"]) for p in peers} if isinstance(peers, list) else {}
+
+
+# load-sensitive (BFD at 100 ms x 3 while 40 kpps load a 2-CPU host): reruns once
+@pytest.mark.flaky(reruns=1, reruns_delay=3)
+def test_bfd_not_starved_by_a_flood(routed: RoutedLab) -> None:
+    """Single-hop BFD is the control class (RFC 5881 5: TTL 255); a flood on r1's p0 of
+    transit packets whose TTL expires (the error class) and of BFD-looking packets from
+    another address of the subnet (the control class, held to that source's quarter,
+    decision 0058) leaves every BFD session of r1 up, h1's on that very port included."""
+    lab = routed
+    r1, h1 = lab.nodes["r1"], lab.ns["h1"]
+    rate, seconds = 20_000, 5.0  # per stream
+    gen = Gen(f"{lab.tag}-g", lab.workdir, lcores="0@0,1@0", netns=h1.name)
+    lab.defer("stop generator", gen.stop)
+    gen.start()
+    gen.port_add("g0", "net_af_packet0,iface=eth0,qpairs=1,qdisc_bypass=1")
+    mac = next(p["mac"] for p in r1.ctl("show", "ports")["ports"] if p["name"] == "p0")
+    common = {"dmac": mac, "smac": h1.mac("eth0")}
+    gen.stream_add("ttl1", "g0", 64, src=H1.host_ip, dst=H2.stub_ip, sport="1024-2047",
+                   dport=PORT, ttl=1, **common)  # fmt: skip
+    gen.stream_add("bfd", "g0", 66, src="10.0.1.77", dst=H1.router_ip, sport="49152-49407",
+                   dport=3784, ttl=255, **common)  # fmt: skip
+    downs0, c0 = bfd_downs(lab, "r1"), r1.ctl("show", "counters")
+    result: dict[str, Any] = {}
+    t = threading.Thread(
+        target=lambda: result.update(gen.trial_raw("ttl1,bfd", 2 * rate, duration=seconds))
+    )
+    t.start()
+    not_up: list[dict[str, str]] = []
+    while t.is_alive():
+        peers = r1.bfd_peers()
+        if any(s != "up" for s in peers.values()):
+            not_up.append(peers)
+        time.sleep(0.2)
+    t.join()
+    downs1, c1 = bfd_downs(lab, "r1"), r1.ctl("show", "counters")
+    sent = sum(s["tx"] for s in result["streams"])
+    rx = c1["ports"]["p0"]["rx"] - c0["ports"]["p0"]["rx"]
+    shed = ("core.exception_ratelimited", "core.exception_source_ratelimited")
+    d = {k: c1["drops"][k] - c0["drops"][k] for k in shed}
+    to_control = c1["exception"]["to_kernel_control"] - c0["exception"]["to_kernel_control"]
+    print(
+        f"flood: sent {sent}, r1 p0 rx {rx}, shed {d}, to the kernel as control {to_control}; "
+        f"BFD downs {downs0} -> {downs1}"
+    )
+    assert sent >= 0.9 * 2 * rate * seconds, f"the generator sent only {sent}"
+    assert rx >= 0.8 * sent, f"r1's p0 received {rx} of {sent}"
+    # the flood met the buckets: the error class's, and the spoofed source's share
+    assert d["core.exception_ratelimited"] >= sent / 4, d
+    assert d["core.exception_source_ratelimited"] > 0, d
+    assert downs1 == downs0 and len(downs1) == 3, (downs0, downs1)
+    assert not not_up, f"BFD sessions not up during the flood: {not_up}"

@@ -44,6 +44,7 @@ from twinplane.lab.router import port_devargs
 
 AS_CORE = 65000
 BFD_PROFILE = "fast"
+LOG_MS = "log timestamp precision 3\n"  # the logs tell a failover's steps apart
 # Small tables: four daemons share the host's hugepages (ip6's default tables
 # alone take 136 MiB a daemon); a lab network holds a few dozen routes.
 SMALL_TABLES = (
@@ -356,11 +357,17 @@ class RoutedLab(Lab):
             if self.bfd:
                 ospf += [" ip ospf bfd", f" ip ospf bfd profile {BFD_PROFILE}"]
             ospf.append("!")
+        ospf += ["router ospf", f" ospf router-id {lo}", " network 10.1.0.0/16 area 0"]
+        for e in EDGES:
+            if e.router == node.name:
+                # the edge router's loopback (BGP's next hop: next-hop-self) and its edge
+                # subnet are stub links of area 0 on the passive edge port: intra-area,
+                # so computed with the SPF. As externals they would wait for ospfd's
+                # separate external-route pass, a second later (OSPF_ASE_CALC_INTERVAL).
+                ospf += [f" network {lo}/32 area 0", f" network {e.net} area 0",
+                         f" passive-interface {node.ifname(e.port)}"]  # fmt: skip
         ospf += [
-            "router ospf",
-            f" ospf router-id {lo}",
-            " network 10.1.0.0/16 area 0",
-            # the loopback and the edge subnet, as externals
+            # the core routers' loopbacks (iBGP's sessions only), as externals
             " redistribute connected",
             " timers throttle spf 0 50 500",
             "!",
@@ -396,9 +403,10 @@ class RoutedLab(Lab):
             "!",
         ]
         return {
-            "bfdd": bfd_config(self.bfd_ms, self.bfd_mult),
-            "ospfd": "\n".join(ospf) + "\n",
-            "bgpd": "\n".join(bgp) + "\n",
+            "zebra": f"hostname {node.name}\n{LOG_MS}",
+            "bfdd": LOG_MS + bfd_config(self.bfd_ms, self.bfd_mult),
+            "ospfd": LOG_MS + "\n".join(ospf) + "\n",
+            "bgpd": LOG_MS + "\n".join(bgp) + "\n",
         }
 
     def host_frr(self, e: Edge) -> dict[str, str]:
@@ -416,7 +424,10 @@ class RoutedLab(Lab):
         if self.bfd:
             bgp.append(f" neighbor {e.router_ip} bfd profile {BFD_PROFILE}")
         bgp += [" address-family ipv4 unicast", f"  network {e.stub}", " exit-address-family", "!"]
-        return {"bfdd": bfd_config(self.bfd_ms, self.bfd_mult), "bgpd": "\n".join(bgp) + "\n"}
+        return {
+            "bfdd": LOG_MS + bfd_config(self.bfd_ms, self.bfd_mult),
+            "bgpd": LOG_MS + "\n".join(bgp) + "\n",
+        }
 
     # --- state ------------------------------------------------------------
 
