@@ -20,7 +20,7 @@ import pytest
 from twinplane.bench.gen import Gen
 from twinplane.lab.daemon import daemon_binary
 from twinplane.lab.frr import frr_available
-from twinplane.lab.routed import EDGES, RoutedLab
+from twinplane.lab.routed import EDGES, RoutedLab, SeqStream
 from twinplane.lab.traffic import UdpReceiver, ping
 
 pytestmark = [
@@ -90,53 +90,6 @@ def spread(lab: RoutedLab, n: int = FLOWS) -> tuple[int, dict[str, int]]:
     return got, {p: after[p] - before[p] for p in ("p1", "p2")}
 
 
-class Stream:
-    """A sequenced UDP stream from h1's stub to h2's stub at ``rate`` datagrams/s, in a
-    thread, round-robin over ``flows`` source ports (so that both paths carry some);
-    ``stop`` returns the sequence numbers received."""
-
-    def __init__(self, lab: RoutedLab, rate: int = 1000, flows: int = 8) -> None:
-        self.lab, self.rate, self.flows = lab, rate, flows
-        self.rx = UdpReceiver(lab.ns["h2"], PORT + 1)
-        self.sent = 0
-        self._stop = threading.Event()
-        self._t = threading.Thread(target=self._run, daemon=True)
-        self._t.start()
-
-    def _run(self) -> None:
-        socks = []
-        for i in range(self.flows):
-            s = self.lab.ns["h1"].socket(socket.AF_INET, socket.SOCK_DGRAM)
-            s.bind((H1.stub_ip, 30000 + i))
-            socks.append(s)
-        t = time.monotonic()
-        while not self._stop.is_set():
-            socks[self.sent % self.flows].sendto(
-                self.sent.to_bytes(4, "big"), (H2.stub_ip, PORT + 1)
-            )
-            self.sent += 1
-            t += 1.0 / self.rate
-            time.sleep(max(0.0, t - time.monotonic()))
-        for s in socks:
-            s.close()
-
-    def stop(self) -> set[int]:
-        self._stop.set()
-        self._t.join()
-        time.sleep(0.3)  # what is still on its way
-        got = {int.from_bytes(d[:4], "big") for d in self.rx.wait(self.sent, timeout=1.0)}
-        self.rx.close()
-        return got
-
-    def outage_ms(self, received: set[int]) -> float:
-        """The longest a flow went without delivery: its lost datagrams times its period."""
-        lost = [0] * self.flows
-        for i in range(self.sent):
-            if i not in received:
-                lost[i % self.flows] += 1
-        return max(lost) * self.flows * 1000.0 / self.rate
-
-
 # load-sensitive (a loss window in ms, BFD at 100 ms): reruns once
 @pytest.mark.flaky(reruns=1, reruns_delay=3)
 def test_diamond_converges_and_fails_over_by_bfd(routed: RoutedLab) -> None:
@@ -158,7 +111,7 @@ def test_diamond_converges_and_fails_over_by_bfd(routed: RoutedLab) -> None:
     assert min(tx.values()) >= FLOWS // 4, f"r1 sent {tx} for {FLOWS} flows: both paths used"
 
     # cut r1 - r2 silently (carrier stays up): BFD finds it, the stream moves to r3
-    stream = Stream(lab)
+    stream = SeqStream(lab.ns["h1"], H1.stub_ip, lab.ns["h2"], H2.stub_ip, PORT + 1)
     time.sleep(1.0)
     t_cut = time.monotonic()
     lab.cut("r1", "r2")

@@ -31,7 +31,11 @@ from __future__ import annotations
 import ipaddress
 import json
 import shlex
+import signal
+import socket
 import subprocess
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +45,7 @@ from twinplane.lab.frr import Frr
 from twinplane.lab.lab import Lab, LabError
 from twinplane.lab.netns import Netns, veth
 from twinplane.lab.router import port_devargs
+from twinplane.lab.traffic import UdpReceiver
 
 AS_CORE = 65000
 BFD_PROFILE = "fast"
@@ -519,12 +524,90 @@ class RoutedLab(Lab):
                 node.ns.run(["nft", "delete", "table", "netdev", f"cut_{port}"])
 
     def kill_router(self, r: str) -> None:
-        """SIGKILL router r's data plane (its daemon; with ``kernel``, its FRR):
-        the node stops forwarding and its neighbours find out by BFD or OSPF."""
+        """SIGKILL router r: its daemon (its TAPs go with it: FRR there loses its
+        interfaces), or with ``kernel`` its FRR, forwarding off. Either way the node
+        stops forwarding at once and its neighbours find out by BFD or OSPF."""
         node = self.nodes[r]
         if node.daemon is not None:
-            node.daemon.stop(sig=9, timeout=5.0)
-        elif node.frr is not None:
-            node.ns.sysctl({"net.ipv4.ip_forward": "0"})
+            node.daemon.stop(sig=signal.SIGKILL, timeout=5.0)
+            return
+        node.ns.sysctl({"net.ipv4.ip_forward": "0"})
+        if node.frr is not None:
             for proc in node.frr.procs.values():
-                proc.stop(sig=9, timeout=5.0)
+                proc.stop(sig=signal.SIGKILL, timeout=5.0)
+
+    def restart_router(self, r: str) -> None:
+        """Bring a killed router back: FRR stopped, the daemon started anew (or
+        forwarding on), then FRR; does not wait for convergence."""
+        node = self.nodes[r]
+        if node.frr is not None:
+            node.frr.stop()
+        if self.kernel:
+            node.ns.sysctl({"net.ipv4.ip_forward": "1"})
+        else:
+            self.start_daemon(node, ROUTERS.index(r))
+        node.frr = Frr(self, node.ns, self.router_frr(node), label=node.name)
+        node.frr.start()
+
+
+class SeqStream:
+    """A sequenced UDP stream from ``src`` (a host namespace, from ``src_ip``) to
+    ``dst_ip``:``port`` in ``dst``, ``rate`` datagrams/s round-robin over ``flows``
+    source ports (so that every ECMP path carries some), sent by a thread until
+    ``stop``, which returns the sequence numbers received."""
+
+    def __init__(
+        self,
+        src: Netns,
+        src_ip: str,
+        dst: Netns,
+        dst_ip: str,
+        port: int,
+        rate: int = 1000,
+        flows: int = 8,
+    ) -> None:
+        self.src, self.src_ip, self.dst_ip, self.port = src, src_ip, dst_ip, port
+        self.rate, self.flows = rate, flows
+        self.rx = UdpReceiver(dst, port)
+        self.sent = 0
+        self.t_send: list[float] = []
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+
+    def _run(self) -> None:
+        socks = []
+        try:
+            for i in range(self.flows):
+                s = self.src.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                socks.append(s)
+                s.bind((self.src_ip, 30000 + i))
+            t = time.monotonic()
+            while not self._stop.is_set():
+                socks[self.sent % self.flows].sendto(
+                    self.sent.to_bytes(4, "big"), (self.dst_ip, self.port)
+                )
+                self.sent += 1
+                t += 1.0 / self.rate
+                time.sleep(max(0.0, t - time.monotonic()))
+        finally:
+            for s in socks:
+                s.close()
+
+    def stop(self, drain: float = 0.3) -> set[int]:
+        """Stop sending; what arrived (after ``drain`` s for what is on its way)."""
+        self._stop.set()
+        self._t.join()
+        time.sleep(drain)
+        got = {int.from_bytes(d[:4], "big") for d in self.rx.wait(self.sent, timeout=1.0)}
+        self.rx.close()
+        return got
+
+    def outage_ms(self, received: set[int]) -> float:
+        """The longest a flow went without delivery: its lost datagrams times its period
+        (a flow on the surviving path loses none; one on the cut path, the outage)."""
+        lost = [0] * self.flows
+        for i in range(self.sent):
+            if i not in received:
+                lost[i % self.flows] += 1
+        return max(lost) * self.flows * 1000.0 / self.rate
