@@ -8,6 +8,7 @@ when the link does."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -21,7 +22,7 @@ from twinplane.bench.gen import Gen
 from twinplane.lab.daemon import daemon_binary
 from twinplane.lab.frr import frr_available
 from twinplane.lab.routed import EDGES, RoutedLab, SeqStream
-from twinplane.lab.traffic import UdpReceiver, ping
+from twinplane.lab.traffic import UdpReceiver, ping, udp_send
 
 pytestmark = [
     pytest.mark.frr,
@@ -41,13 +42,13 @@ FLOWS = 512
 BFD_DETECT_MS = 300  # 100 ms x 3
 
 
-@pytest.fixture
-def routed() -> Iterator[RoutedLab]:
-    """The diamond of twinplanes, converged; after the test every daemon must still run
-    and stop cleanly on SIGTERM."""
+@contextlib.contextmanager
+def running(**kwargs: Any) -> Iterator[RoutedLab]:
+    """``RoutedLab(**kwargs)`` converged; after the test every daemon must still run and
+    stop cleanly on SIGTERM. Torn down whatever happens (files kept on a failure)."""
     if not daemon_binary().exists():
         pytest.skip(f"twinplane daemon not built ({daemon_binary()})")
-    lab = RoutedLab()
+    lab = RoutedLab(**kwargs)
     try:
         lab.wait_converged(CONVERGE_S)
         yield lab
@@ -62,6 +63,13 @@ def routed() -> Iterator[RoutedLab]:
         raise
     finally:
         lab.close()
+
+
+@pytest.fixture
+def routed() -> Iterator[RoutedLab]:
+    """The diamond of twinplanes, converged (``running``)."""
+    with running() as lab:
+        yield lab
 
 
 def hops(route: dict[str, Any] | None) -> set[str]:
@@ -206,3 +214,40 @@ def test_bfd_not_starved_by_a_flood(routed: RoutedLab) -> None:
     assert d["core.exception_source_ratelimited"] > 0, d
     assert downs1 == downs0 and len(downs1) == 3, (downs0, downs1)
     assert not not_up, f"BFD sessions not up during the flood: {not_up}"
+
+
+def test_bgp_routes_that_do_not_fit_are_reported() -> None:
+    """r1's data plane holds 48 routes; h2 announces 64 more /32s over eBGP, which iBGP
+    brings to r1: those that do not fit are logged once each, counted in ``show sync``
+    and shown as unfit in ``show routes``, and their traffic still reaches h2 through
+    r1's kernel (decision 0069)."""
+    extra = [f"10.102.1.{i}/32" for i in range(64)]
+    with running(router_args={"r1": ["--max-routes", "48"]}) as lab:
+        r1, h2 = lab.nodes["r1"], lab.hosts["h2"]
+        lab.ns["h2"].run(["ip", "route", "add", "local", "10.102.1.0/24", "dev", "lo"])
+        sync0 = r1.ctl("show", "sync")
+        h2.vtysh("configure terminal", "router bgp 65102", "address-family ipv4 unicast",
+                 *(f"network {p}" for p in extra))  # fmt: skip
+        in_kernel = lab.wait_until(
+            lambda: sum(p.split("/")[0] in r1.kernel_route(p) for p in extra) == len(extra),
+            30.0, 0.5, "the 64 routes in r1's kernel",
+        )  # fmt: skip
+        assert in_kernel
+        routes = {r["prefix"]: r for r in r1.routes()}
+        unfit = [p for p in extra if routes.get(p, {}).get("state") == "unfit"]
+        sync1 = r1.ctl("show", "sync")
+        assert unfit, f"no route unfit in r1 of 48: {[routes.get(p) for p in extra[-3:]]}"
+        assert all(routes[p].get("reason") == "lpm_rules" for p in unfit), routes[unfit[0]]
+        grew = sync1["unfit"]["lpm_rules"] - sync0["unfit"]["lpm_rules"]
+        assert grew >= len(unfit), (sync0["unfit"], sync1["unfit"], len(unfit))
+        assert sync1["unfit_pending"] >= len(unfit), sync1
+        log = r1.daemon.log_path.read_text()
+        for p in unfit:
+            assert log.count(f"route {p} does not fit") == 1, p
+        # an unfit route still works: the kernel forwards its traffic
+        dst = unfit[0].split("/")[0]
+        with UdpReceiver(lab.ns["h2"], PORT + 2) as rx:
+            udp_send(lab.ns["h1"], dst, PORT + 2, b"unfit %d", count=20, interval=0.01)
+            got = len(rx.wait(20, timeout=5.0))
+        print(f"unfit at r1: {len(unfit)} of {len(extra)}; {got}/20 datagrams to {dst} arrived")
+        assert got == 20

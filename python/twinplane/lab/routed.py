@@ -36,7 +36,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,7 +210,8 @@ class Node:
 class RoutedLab(Lab):
     """The diamond of ``ROUTERS`` with ``CORE`` links and ``EDGES`` hosts.
 
-    ``kernel``: Linux routes (FRR on the kernel), no twinplane. ``bfd``: BFD on
+    ``kernel``: Linux routes (FRR on the kernel), no twinplane. ``router_args``: a
+    router's own daemon options (after the lab's ``daemon_args``). ``bfd``: BFD on
     OSPF's core links and the eBGP sessions, ``bfd_ms`` x ``bfd_mult``;
     without, failures are found by OSPF's dead interval (``ospf_dead`` s).
     """
@@ -224,6 +225,7 @@ class RoutedLab(Lab):
         ospf_hello: int = 1,
         ospf_dead: int = 4,
         daemon_args: Sequence[str] = (),
+        router_args: Mapping[str, Sequence[str]] | None = None,
         start: bool = True,
         keep: bool | None = None,
     ) -> None:
@@ -233,6 +235,7 @@ class RoutedLab(Lab):
         self.bfd_ms, self.bfd_mult = bfd_ms, bfd_mult
         self.ospf_hello, self.ospf_dead = ospf_hello, ospf_dead
         self.daemon_args = [*SMALL_TABLES, *daemon_args]
+        self.router_args = {r: list(a) for r, a in (router_args or {}).items()}
         self.nodes: dict[str, Node] = {}
         self.hosts: dict[str, Frr] = {}
         self.cuts: dict[str, str] = {}
@@ -328,7 +331,8 @@ class RoutedLab(Lab):
             self.workdir,
             self.daemon_config(node),
             lcores,
-            extra_args=self.daemon_args,
+            # a router's own options come last: they win over the lab's
+            extra_args=[*self.daemon_args, *self.router_args.get(node.name, [])],
         )
         self.defer(f"stop daemon {node.name}", node.daemon.stop)
         node.daemon.start()
