@@ -22,10 +22,8 @@ Usage (root; takes the lab lock): .venv/bin/python bench/failover.py [--quick]
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
@@ -49,20 +47,6 @@ def build(ap: argparse.ArgumentParser) -> None:
                     help="comma-separated: link, node (default both; --quick link)")  # fmt: skip
     ap.add_argument("--no-nobfd", action="store_true",
                     help="skip the runs without BFD (default: --quick skips them)")  # fmt: skip
-
-
-def summary(values: list[float], unit: str = "ms") -> dict[str, Any]:
-    """Median, its 95 % bootstrap interval, and the spread (min, quartiles, max)."""
-    if not values:
-        return {"value": None, "unit": unit, "n": 0}
-    q = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
-    return {
-        "value": statistics.median(values),
-        "unit": unit,
-        "ci95": list(paired.bootstrap_median_ci(values)),
-        "n": len(values),
-        "spread": {"min": min(values), "q1": q[0], "q3": q[2], "max": max(values)},
-    }
 
 
 def measure(ctx: report.Context) -> report.Report:
@@ -114,7 +98,7 @@ def measure(ctx: report.Context) -> report.Report:
     ):
         key = f"loss_ms_{'bfd' if bfd else 'nobfd'}" + ("" if event == "link" else f"_{event}")
         key += "_kernel" if side == "kernel" else ""
-        rep.add(key, summary(values), BAR if key == "loss_ms_bfd" else None)
+        rep.add(key, B.summary(values), BAR if key == "loss_ms_bfd" else None)
     tp, k = rep.headline.get("loss_ms_bfd", {}), rep.headline.get("loss_ms_bfd_kernel", {})
     rep.extra["no_worse_than_kernel"] = (
         None

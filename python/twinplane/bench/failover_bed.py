@@ -13,9 +13,11 @@ next trial starts from the same state.
 
 from __future__ import annotations
 
+import statistics
 import time
 from typing import Any
 
+from twinplane.bench import paired
 from twinplane.lab.routed import EDGES, RoutedLab, SeqStream
 
 EVENTS = ("link", "node")
@@ -76,3 +78,18 @@ def trial(
     lab.wait_until(lambda: r1_hops(lab, prefix) == {VIA_R2, VIA_R3}, timeout, 0.1, "ECMP again")
     lab.wait_converged(timeout)
     return out
+
+
+def summary(values: list[float], unit: str = "ms") -> dict[str, Any]:
+    """A headline of ``values``: the median, its 95 % bootstrap interval, and the
+    spread (min, quartiles, max); ``value`` None when there are none."""
+    if not values:
+        return {"value": None, "unit": unit, "n": 0}
+    q = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
+    return {
+        "value": statistics.median(values),
+        "unit": unit,
+        "ci95": list(paired.bootstrap_median_ci(values)),
+        "n": len(values),
+        "spread": {"min": min(values), "q1": q[0], "q3": q[2], "max": max(values)},
+    }

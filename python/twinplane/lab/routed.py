@@ -608,10 +608,16 @@ class SeqStream:
         return got
 
     def outage_ms(self, received: set[int]) -> float:
-        """The longest a flow went without delivery: its lost datagrams times its period
-        (a flow on the surviving path loses none; one on the cut path, the outage)."""
-        lost = [0] * self.flows
-        for i in range(self.sent):
-            if i not in received:
-                lost[i % self.flows] += 1
-        return max(lost) * self.flows * 1000.0 / self.rate
+        """``flow_outage_ms`` of this stream."""
+        return flow_outage_ms(self.sent, received, self.flows, self.rate)
+
+
+def flow_outage_ms(sent: int, received: set[int], flows: int, rate: float) -> float:
+    """The longest a flow went without delivery, in ms: its lost datagrams times its
+    period (``flows`` / ``rate``). Datagram i belongs to flow i % flows; a flow on the
+    surviving path loses none, one on the failed path loses the whole outage."""
+    lost = [0] * flows
+    for i in range(sent):
+        if i not in received:
+            lost[i % flows] += 1
+    return max(lost) * flows * 1000.0 / rate
