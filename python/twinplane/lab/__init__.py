@@ -4,7 +4,8 @@
 ``RouterLab`` builds the default two-host topology and runs the daemon in
 the router namespace; ``Lab`` is the generic base that owns namespaces and
 tears them down; ``traffic`` sends and receives from inside namespaces;
-``frr`` runs FRR daemons in a namespace; ``NfProcess`` runs the sample network
+``frr`` runs FRR daemons in a namespace; ``routed`` builds a network of four
+routers (twinplanes or Linux) with FRR; ``NfProcess`` runs the sample network
 function ``twinplane-nf``. ``python -m twinplane.lab`` runs
 the README's demo.
 """

@@ -140,6 +140,8 @@ class Frr:
 
     def argv(self, daemon: str) -> list[str]:
         d = self.dir
+        # bfdd's control socket defaults to one path for the whole machine
+        own = ["--bfdctl", str(d / "bfdd.sock")] if daemon == "bfdd" else []
         return [
             str(FRR_DIR / daemon),
             "-f", str(d / f"{daemon}.conf"),
@@ -151,6 +153,7 @@ class Frr:
             "-P", "0",
             "--log", f"file:{d / f'{daemon}.log'}",
             "--log-level", "info",
+            *own,
         ]  # fmt: skip
 
     def start(self, timeout: float = 15.0) -> None:
