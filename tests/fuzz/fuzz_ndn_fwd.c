@@ -316,7 +316,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	route("/l", (const uint16_t[]){5, 3}, 2);
 	uint8_t m[8];
 	int ml = tp_ndn_name_from_uri("/m", m, sizeof(m));
-	must(ml > 0 && ndn_fib_strategy_set(m, (uint16_t)ml, NDN_STRATEGY_MULTICAST) == 0);
+	must(ml > 0 && ndn_fib_strategy_set(m, (uint16_t)ml, NDN_STRATEGY_MULTICAST, 0) == 0);
 	tp_rcu_reclaim();
 	__atomic_store_n(&ndn_conf.enabled, true, __ATOMIC_RELEASE);
 	faces_scan();
