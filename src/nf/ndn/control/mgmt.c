@@ -478,8 +478,11 @@ static size_t strategy_choice(bool set, const struct cparams *cp, uint8_t *resp)
 		snprintf(su, sizeof(su), "/localhost/nfd/strategy/%s/v=%u", ndn_strategy_names[st],
 			 version[st]);
 		int sl = tp_ndn_name_from_uri(su, sname, sizeof(sname));
-		if (sl > 0) {
-			q = tp_ndn_tl_write(q, T_STRATEGY, (size_t)sl);
+		if (sl > 0) { /* Strategy { Name } */
+			uint8_t nh[8], *e = tp_ndn_tl_write(nh, TP_NDN_T_NAME, (size_t)sl);
+			q = tp_ndn_tl_write(q, T_STRATEGY, (size_t)(e - nh) + (size_t)sl);
+			memcpy(q, nh, (size_t)(e - nh));
+			q += e - nh;
 			memcpy(q, sname, (size_t)sl);
 			q += sl;
 		}
