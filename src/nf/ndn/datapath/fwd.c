@@ -195,7 +195,7 @@ static bool add_nonce(struct tp_worker *w, struct rte_mbuf *m, struct tp_ndn_int
 static const struct ndn_fib_entry *lookup_fib(const struct tp_ndn_interest *in,
 					      const uint32_t *hashes, uint16_t face)
 {
-	if (likely(in->fwd_hint == NULL))
+	if (in->fwd_hint == NULL)
 		return ndn_fib_lpm(&in->name, hashes);
 	const uint8_t *p = in->fwd_hint, *end = in->fwd_hint + in->fwd_hint_len;
 	for (unsigned int k = 0; k < NDN_FWD_HINTS_MAX && p < end; k++) {
@@ -310,7 +310,7 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 	uint32_t h = name_hash(&in->name, hashes);
 	/* NFD's incoming Interest pipeline: a Nonce the Dead Nonce List holds for this
 	 * name is a loop, whatever the PIT holds now */
-	if (unlikely(ndn_dnl_has(f, h, in->nonce, now))) {
+	if (unlikely(now < f->dnl.live_until) && ndn_dnl_has(f, h, in->nonce, now)) {
 		f->st.dnl_loops++;
 		interest_loop(w, f, m, face);
 		return;

@@ -339,7 +339,7 @@ bool ndn_dnl_has(const struct ndn_fwd *f, uint32_t h, uint32_t nonce, uint64_t n
 	uint64_t key = (uint64_t)h << 32 | nonce;
 	const struct ndn_dnl_slot *b;
 
-	if (likely(now >= f->dnl.live_until)) /* nothing inserted within its lifetime */
+	if (now >= f->dnl.live_until) /* nothing inserted within its lifetime */
 		return false;
 	b = dnl_bucket(&f->dnl, key);
 	for (unsigned int i = 0; i < NDN_DNL_WAYS; i++)
