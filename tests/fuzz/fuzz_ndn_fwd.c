@@ -12,8 +12,8 @@
  * (non-local), 2 Ethernet peer (local), 3 the NDN group of port 1 (non-local, MTU
  * 600: what it sends is fragmented), 4 UDP 10.0.2.2 (non-local), 5 UDP 10.0.1.7
  * (local); routes "/" to 4 then 1, "/m" multicast to 1 3 4 5, "/localhost/app" to 2
- * then 1, "/localhop/x" to 1 and 2, "/l" to 5 then 3; management's own prefixes to
- * face 0. A PIT of 64 entries, a CS of 16 per context: both fill up. On-demand UDP
+ * then 1, "/localhop/x" to 1 and 2, "/l" asf to 5 then 3 (probing every 1 s); management's own
+ * prefixes to face 0. A PIT of 64 entries, a CS of 16 per context: both fill up. On-demand UDP
  * faces: 10.0.3.0/24 is accepted, eight peers 10.0.3.1-8 there; a peer's first
  * packet goes to the control plane (management's poll makes the face and hands the
  * packet back to context 0), and a face idle for 2 s (ndn limits face-idle) goes at
@@ -316,7 +316,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	route("/l", (const uint16_t[]){5, 3}, 2);
 	uint8_t m[8];
 	int ml = tp_ndn_name_from_uri("/m", m, sizeof(m));
-	must(ml > 0 && ndn_fib_strategy_set(m, (uint16_t)ml, NDN_STRATEGY_MULTICAST) == 0);
+	must(ml > 0 && ndn_fib_strategy_set(m, (uint16_t)ml, NDN_STRATEGY_MULTICAST, 0) == 0);
+	/* /l: asf, probing every second (its measurements, probes and timeouts) */
+	ml = tp_ndn_name_from_uri("/l", m, sizeof(m));
+	must(ml > 0 && ndn_fib_strategy_set(m, (uint16_t)ml, NDN_STRATEGY_ASF, 1000) == 0);
 	tp_rcu_reclaim();
 	__atomic_store_n(&ndn_conf.enabled, true, __ATOMIC_RELEASE);
 	faces_scan();
@@ -429,6 +432,8 @@ static void check_sent(unsigned int face, const struct tp_ndn_lp *lp)
 	if (lp->is_nack)
 		return;
 	must(local || !name_first_is(&in.name, "localhost"));
+	/* HopLimit 0 goes to local faces only (NFD's outgoing Interest pipeline) */
+	must(local || !in.has_hop_limit || in.hop_limit > 0);
 	/* our token: a live PIT entry with an out-record of this face and Nonce */
 	struct ndn_meta mt = {.tok_len = lp->pit_token_len};
 	must(lp->pit_token_len == NDN_TOKEN_LEN);

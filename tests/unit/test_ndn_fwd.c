@@ -11,10 +11,12 @@
  * unlinked at its chain's head. The packets are python-ndn's (ndn_vectors.h). Asserts
  * the bytes of the frames in the transmit buffers, the counters by name
  * ("ndn.<counter>"), the PIT-CS's contents, and every mbuf back in its pool. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,10 +43,10 @@ static struct ndn_lcore *lc, *lc1;
 static struct ndn_fwd *f, *f1;
 
 static const uint8_t mac_port[2][6] = {{2, 0, 0, 0, 0, 0x10}, {2, 0, 0, 0, 0, 0x11}};
-/* faces 1 and 2: consumers behind port 0; face 3: the producer behind port 1 */
-static const uint8_t mac_face[4][6] = {
-    {0}, {2, 0, 0, 0, 1, 1}, {2, 0, 0, 0, 1, 2}, {2, 0, 0, 0, 3, 3}};
-static const uint16_t port_of[4] = {0, 0, 0, 1};
+/* faces 1 and 2: consumers behind port 0; faces 3 and 4: producers behind port 1 */
+static const uint8_t mac_face[5][6] = {
+    {0}, {2, 0, 0, 0, 1, 1}, {2, 0, 0, 0, 1, 2}, {2, 0, 0, 0, 3, 3}, {2, 0, 0, 0, 4, 4}};
+static const uint16_t port_of[5] = {0, 0, 0, 1, 1};
 
 /* A counter by its name, on every port, of lcore wk. */
 static uint64_t ctr_of(struct tp_worker *wk, const char *name)
@@ -149,8 +151,8 @@ static struct tp_worker *worker(unsigned int id, struct ndn_lcore **l)
 }
 
 /* What 'ndn enable' makes (a PIT of 64, a CS of 16, one context on lcore 0 and a
- * second, for the NDT, on lcore 1), three Ethernet faces and the routes /a and /ndn
- * to the producer. */
+ * second, for the NDT, on lcore 1), four Ethernet faces and the routes /a and /ndn
+ * to the producer on face 3. */
 static int setup(void **state)
 {
 	char err[128];
@@ -206,7 +208,7 @@ static int setup(void **state)
 	lc1->fwd = f1;
 	if (ndn_faces_init() < 0 || ndn_fib_init() < 0 || ndn_mgmt_init() < 0 || ndn_lp_init() < 0)
 		return -1;
-	for (unsigned int i = 1; i <= 3; i++) {
+	for (unsigned int i = 1; i <= 4; i++) {
 		memcpy(&mac, mac_face[i], 6);
 		if (ndn_face_add_ether(port_of[i], &mac, false, err, sizeof(err)) != (int)i)
 			return -1;
@@ -636,6 +638,404 @@ static void test_pcct_chain_order(void **state)
 	assert_int_equal(f->pcc_used, 16);
 }
 
+/* --- forwarding semantics: Dead Nonce List, HopLimit, ForwardingHint, strategies --- */
+
+static uint64_t ms(uint64_t n)
+{
+	return n * (tp.tsc_hz / 1000);
+}
+
+static int name_of(const char *uri, uint8_t *name)
+{
+	int len = tp_ndn_name_from_uri(uri, name, TP_NDN_NAME_MAX_LEN);
+
+	assert_true(len >= 0);
+	return len;
+}
+
+static void route_cost(const char *uri, uint16_t face, uint64_t cost)
+{
+	uint8_t name[TP_NDN_NAME_MAX_LEN];
+	int len = name_of(uri, name);
+
+	assert_int_equal(ndn_rib_add(name, (uint16_t)len, face, 255, cost, 1, -1), 0);
+}
+
+static void unroute(const char *uri, uint16_t face)
+{
+	uint8_t name[TP_NDN_NAME_MAX_LEN];
+	int len = name_of(uri, name);
+
+	assert_int_equal(ndn_rib_del(name, (uint16_t)len, face, 255), 0);
+}
+
+static int strategy(const char *uri, int s)
+{
+	uint8_t name[TP_NDN_NAME_MAX_LEN];
+	int len = name_of(uri, name);
+
+	return s < 0 ? ndn_fib_strategy_unset(name, (uint16_t)len)
+		     : ndn_fib_strategy_set(name, (uint16_t)len, (enum ndn_strategy)s, 0);
+}
+
+/* v_interest_flags renamed /<first>/<second>, with nonce */
+static void interest_named(uint8_t *b, uint8_t first, uint8_t second, uint32_t nonce)
+{
+	interest_flags(b, nonce, 32);
+	assert_true(b[6] == 'a' && b[9] == 'b');
+	b[6] = first;
+	b[9] = second;
+}
+
+/* v_data_plain renamed /<first>/<second>/c */
+static void data_named(uint8_t *b, uint8_t first, uint8_t second)
+{
+	memcpy(b, v_data_plain, sizeof(v_data_plain));
+	assert_true(b[6] == 'a' && b[9] == 'b');
+	b[6] = first;
+	b[9] = second;
+}
+
+struct entry_find {
+	const uint8_t *name;
+	uint16_t len;
+	const struct ndn_fib_entry *e;
+};
+
+static void entry_find_one(const struct ndn_fib_entry *e, void *arg)
+{
+	struct entry_find *q = arg;
+
+	if (e->name_len == q->len && memcmp(e->name, q->name, q->len) == 0)
+		q->e = e;
+}
+
+static const struct ndn_fib_entry *fib_entry(const char *uri)
+{
+	uint8_t name[TP_NDN_NAME_MAX_LEN];
+	struct entry_find q = {.name = name, .len = (uint16_t)name_of(uri, name)};
+
+	ndn_fib_walk(entry_find_one, &q);
+	assert_non_null(q.e);
+	return q.e;
+}
+
+/* NFD's Dead Nonce List: an Interest nobody answered leaves its PIT entry when its
+ * lifetime ends, and its Nonce in the list; the same Interest coming back (a loop),
+ * from another face, is caught (Nack Duplicate), not forwarded again; another Nonce
+ * goes on; 6 s later the list has forgotten it. A MustBeFresh entry satisfied by a
+ * Data fresh for less than 6 s leaves its Nonce too, so its loop is caught even where
+ * the CS holds the Data. */
+static void test_dead_nonce_list(void **state)
+{
+	uint8_t b[sizeof(v_interest_params)];
+	struct tp_ndn_lp lp;
+
+	rx(1, v_interest_params, sizeof(v_interest_params)); /* /ndn/seg=3/v=7, 2000 ms */
+	assert_int_equal(w->txb[1].n, 1);
+	w->now += ms(2200);
+	tp_ndn_nf.poll(w, lc);
+	assert_int_equal(f->pit_used, 0);
+	assert_int_equal(f->st.dnl_inserts, 1);
+	rx(2, v_interest_params, sizeof(v_interest_params));
+	assert_int_equal(f->st.dnl_loops, 1);
+	assert_int_equal(f->st.nack_duplicate, 1);
+	assert_int_equal(w->txb[1].n, 1); /* not forwarded again */
+	assert_int_equal(f->pit_used, 0);
+	assert_int_equal(w->txb[0].n, 1);
+	sent(0, 0, 2, &lp);
+	assert_true(lp.is_nack);
+	assert_int_equal(lp.nack_reason, TP_NDN_NACK_DUPLICATE);
+	assert_int_equal(lp.payload_len, sizeof(v_interest_params));
+	assert_memory_equal(lp.payload, v_interest_params, sizeof(v_interest_params));
+	/* another Nonce: no loop */
+	memcpy(b, v_interest_params, sizeof(b));
+	assert_int_equal(b[49], 0x0a); /* Nonce TLV */
+	b[54] ^= 0xff;
+	rx(2, b, sizeof(b));
+	assert_int_equal(w->txb[1].n, 2);
+	assert_int_equal(f->st.dnl_loops, 1);
+	/* 6 s after it went in the list, the first Nonce goes on again */
+	w->now += ms(6100);
+	tp_ndn_nf.poll(w, lc); /* the second entry expires */
+	rx(1, v_interest_params, sizeof(v_interest_params));
+	assert_int_equal(w->txb[1].n, 3);
+	assert_int_equal(f->st.dnl_loops, 1);
+	assert_int_equal(f->pit_used, 1);
+
+	/* satisfied MustBeFresh: /a/b answered by /a/b/c (FreshnessPeriod 1000 ms) */
+	rx(1, v_interest_flags, sizeof(v_interest_flags));
+	rx(3, v_data_plain, sizeof(v_data_plain));
+	assert_int_equal(f->st.pit_satisfied, 1);
+	uint64_t ins = f->st.dnl_inserts;
+	assert_int_equal(ins, 3);
+	rx(2, v_interest_flags, sizeof(v_interest_flags));
+	assert_int_equal(f->st.dnl_loops, 2);
+	assert_int_equal(f->st.cs_hits, 0);
+	assert_int_equal(ctr("ndn.interest_loop_dropped"), 0); /* Nacked: not multi-access */
+}
+
+/* The list's bound: twice its slots of Nonces for one name; each one over its capacity
+ * gives up a live one (dnl_evicted_live), the list never holds more than its slots,
+ * the newest is there, another name's same Nonce is not, and after 6 s nothing is. */
+static void test_dead_nonce_list_bound(void **state)
+{
+	uint32_t slots = (f->dnl.bucket_mask + 1) * NDN_DNL_WAYS;
+	uint8_t key[4] = {TP_NDN_T_GENERIC, 2, 'k', 0};
+	uint32_t pcc = ndn_pcc_insert(f, key, 4, 1, 0x4242);
+	uint32_t idx = ndn_pit_alloc(f, pcc, 0);
+	struct ndn_pit *p = &f->pit[idx];
+	unsigned int held = 0;
+
+	assert_true(slots >= 1024);
+	p->n_out = 1;
+	p->out[0].face = 3;
+	for (uint32_t i = 0; i < 2 * slots; i++) {
+		p->out[0].nonce = i;
+		ndn_dnl_add_pit(f, idx, w->now);
+	}
+	assert_int_equal(f->st.dnl_inserts, 2 * slots);
+	assert_true(f->st.dnl_evicted_live >= slots);
+	for (uint32_t i = 0; i < 2 * slots; i++)
+		held += ndn_dnl_has(f, 0x4242, i, w->now);
+	assert_int_equal(held, 2 * slots - f->st.dnl_evicted_live);
+	assert_true(held <= slots);
+	assert_true(ndn_dnl_has(f, 0x4242, 2 * slots - 1, w->now));
+	assert_false(ndn_dnl_has(f, 0x4243, 2 * slots - 1, w->now));
+	assert_false(ndn_dnl_has(f, 0x4242, 2 * slots - 1, w->now + ms(6001)));
+	ndn_pit_free(f, idx);
+}
+
+/* HopLimit (NDN packet format v0.3 5.2.4, NFD's pipelines): 0 on arrival is dropped
+ * (hop_limit_zero); 1 becomes 0 and goes to local faces only: the non-local producer
+ * refused (hop_limit_zero_next_hop_refused), Nack NoRoute; a local one gets it with
+ * HopLimit 0. */
+static void test_hop_limit(void **state)
+{
+	uint8_t b[sizeof(v_interest_flags)], want[sizeof(v_interest_flags)];
+	struct tp_ndn_lp lp;
+
+	interest_flags(b, 0x31, 0);
+	rx(1, b, sizeof(b));
+	assert_int_equal(ctr("ndn.hop_limit_zero"), 1);
+	assert_int_equal(w->txb[0].n + w->txb[1].n, 0);
+	assert_int_equal(f->pit_used, 0);
+
+	interest_flags(b, 0x32, 1);
+	rx(1, b, sizeof(b));
+	assert_int_equal(ctr("ndn.hop_limit_zero_next_hop_refused"), 1);
+	assert_int_equal(w->txb[1].n, 0);
+	assert_int_equal(w->txb[0].n, 1);
+	sent(0, 0, 1, &lp);
+	assert_true(lp.is_nack);
+	assert_int_equal(lp.nack_reason, TP_NDN_NACK_NO_ROUTE);
+	assert_int_equal(f->pit_used, 0);
+
+	ndn_faces[3].local = 1;
+	interest_flags(b, 0x33, 1);
+	rx(1, b, sizeof(b));
+	ndn_faces[3].local = 0;
+	assert_int_equal(w->txb[1].n, 1);
+	sent(1, 0, 3, &lp);
+	interest_flags(want, 0x33, 0);
+	assert_int_equal(lp.payload_len, sizeof(want));
+	assert_memory_equal(lp.payload, want, sizeof(want));
+}
+
+/* ForwardingHint (v0.3 5.2.5), as NDN-DPDK: python-ndn's /x/y with hints /m, /a goes
+ * by the first hint with a next hop other than its downstream: from face 4 (/m's only
+ * hop) by /a to face 3, from face 1 by /m to face 4; with only a hint the FIB does not
+ * know, no route, though the Interest's name has one. */
+static void test_forwarding_hint(void **state)
+{
+	uint8_t b[sizeof(v_interest_hint)];
+	struct tp_ndn_lp lp;
+
+	route_cost("/m", 4, 10);
+	route_cost("/x", 3, 10);
+	tp_rcu_reclaim();
+	rx(4, v_interest_hint, sizeof(v_interest_hint));
+	assert_int_equal(w->txb[1].n, 1);
+	sent(1, 0, 3, &lp);
+	assert_int_equal(lp.payload_len, sizeof(v_interest_hint));
+	w->now += ms(4100);
+	tp_ndn_nf.poll(w, lc);
+	memcpy(b, v_interest_hint, sizeof(b));
+	assert_int_equal(b[22], 0x0a); /* Nonce TLV */
+	b[27] ^= 0x10;
+	rx(1, b, sizeof(b));
+	assert_int_equal(w->txb[1].n, 2);
+	sent(1, 1, 4, &lp);
+
+	w->now += ms(4100);
+	tp_ndn_nf.poll(w, lc);
+	rx(1, v_interest_hint_none, sizeof(v_interest_hint_none));
+	assert_int_equal(w->txb[1].n, 2);
+	assert_int_equal(f->st.nack_noroute, 1);
+	sent(0, 0, 1, &lp);
+	assert_true(lp.is_nack);
+	assert_int_equal(lp.nack_reason, TP_NDN_NACK_NO_ROUTE);
+	unroute("/m", 4);
+	unroute("/x", 3);
+}
+
+/* best-route (NFD's): a new Interest to the cheapest hop (face 3); its retransmission
+ * suppressed within 10 ms, then forwarded to the hop not used yet (face 4); the
+ * interval doubles (20 ms): suppressed 15 ms later, forwarded 25 ms later, to the hop
+ * used longest ago (face 3). */
+static void test_best_route_retx(void **state)
+{
+	uint8_t b[sizeof(v_interest_flags)];
+	struct tp_ndn_lp lp;
+
+	route_cost("/m", 3, 10);
+	route_cost("/m", 4, 20);
+	assert_int_equal(fib_entry("/m")->strategy, NDN_STRATEGY_BEST_ROUTE);
+	interest_named(b, 'm', 'b', 0x41);
+	rx(1, b, sizeof(b));
+	assert_int_equal(w->txb[1].n, 1);
+	sent(1, 0, 3, &lp);
+	w->now += ms(5);
+	interest_named(b, 'm', 'b', 0x42);
+	rx(1, b, sizeof(b));
+	assert_int_equal(ctr("ndn.interest_suppressed"), 1);
+	assert_int_equal(w->txb[1].n, 1);
+	w->now += ms(6);
+	interest_named(b, 'm', 'b', 0x43);
+	rx(1, b, sizeof(b));
+	assert_int_equal(w->txb[1].n, 2);
+	sent(1, 1, 4, &lp);
+	assert_int_equal(f->st.retx_forwarded, 1);
+	w->now += ms(15);
+	interest_named(b, 'm', 'b', 0x44);
+	rx(1, b, sizeof(b));
+	assert_int_equal(ctr("ndn.interest_suppressed"), 2);
+	w->now += ms(10);
+	interest_named(b, 'm', 'b', 0x45);
+	rx(1, b, sizeof(b));
+	assert_int_equal(w->txb[1].n, 3);
+	sent(1, 2, 3, &lp);
+	assert_int_equal(f->st.retx_forwarded, 2);
+	unroute("/m", 3);
+	unroute("/m", 4);
+}
+
+/* multicast: every next hop but the downstream gets the Interest. */
+static void test_multicast(void **state)
+{
+	uint8_t b[sizeof(v_interest_flags)];
+	struct tp_ndn_lp lp;
+
+	route_cost("/m", 3, 10);
+	route_cost("/m", 4, 20);
+	assert_int_equal(strategy("/m", NDN_STRATEGY_MULTICAST), 0);
+	assert_int_equal(fib_entry("/m")->strategy, NDN_STRATEGY_MULTICAST);
+	interest_named(b, 'm', 'b', 0x61);
+	rx(1, b, sizeof(b));
+	assert_int_equal(w->txb[1].n, 2);
+	sent(1, 0, 3, &lp);
+	sent(1, 1, 4, &lp);
+	assert_memory_equal(lp.payload + lp.payload_len - 1, (uint8_t[]){31}, 1);
+	assert_int_equal(strategy("/m", -1), 0);
+	assert_int_equal(fib_entry("/m")->strategy, NDN_STRATEGY_BEST_ROUTE);
+	unroute("/m", 3);
+	unroute("/m", 4);
+}
+
+/* asf: the first Interest to the cheapest never-measured hop (face 3) and a probe to
+ * the other (face 4); face 4's Data in 2 ms measures it: the next Interest goes to
+ * face 4, no probe within the interval; face 4 times out: the next goes to face 3
+ * (never measured ranks above timed out). */
+static void test_asf(void **state)
+{
+	uint8_t b[sizeof(v_interest_flags)], d[sizeof(v_data_plain)];
+	struct tp_ndn_lp lp;
+
+	route_cost("/m", 3, 10);
+	route_cost("/m", 4, 20);
+	assert_int_equal(strategy("/m", NDN_STRATEGY_ASF), 0);
+	assert_int_equal(fib_entry("/m")->strategy, NDN_STRATEGY_ASF);
+	assert_int_equal(fib_entry("/m")->probe_ms, NDN_ASF_PROBE_MS);
+	interest_named(b, 'm', 'b', 0x51);
+	rx(1, b, sizeof(b));
+	assert_int_equal(w->txb[1].n, 2);
+	sent(1, 0, 3, &lp);
+	sent(1, 1, 4, &lp);
+	assert_int_equal(f->st.asf_probes, 1);
+	w->now += ms(2);
+	data_named(d, 'm', 'b');
+	rx(4, d, sizeof(d));
+	assert_int_equal(f->st.pit_satisfied, 1);
+	assert_int_equal(w->txb[0].n, 1); /* to the consumer */
+	const struct ndn_asf *a = &f->asf[fib_entry("/m")->id];
+	assert_int_equal(a->m[1].face, 4);
+	assert_true(a->m[1].srtt_us >= 1900 && a->m[1].srtt_us <= 2100);
+	assert_int_equal(a->m[0].srtt_us, 0);
+
+	interest_named(b, 'm', 'c', 0x52);
+	rx(1, b, sizeof(b));
+	assert_int_equal(w->txb[1].n, 3);
+	sent(1, 2, 4, &lp);
+	assert_int_equal(f->st.asf_probes, 1);
+	w->now += ms(4100);
+	tp_ndn_nf.poll(w, lc);
+	assert_int_equal(a->m[1].timeouts, 1);
+	interest_named(b, 'm', 'd', 0x53);
+	rx(1, b, sizeof(b));
+	assert_int_equal(w->txb[1].n, 4);
+	sent(1, 3, 3, &lp);
+	assert_int_equal(strategy("/m", -1), 0);
+	unroute("/m", 3);
+	unroute("/m", 4);
+}
+
+/* The strategy choice table: the longest prefix wins, unset gives the parent's, "/"
+ * cannot be unset, 64 prefixes at most; NFD's strategy names parsed. */
+static void test_strategy_table(void **state)
+{
+	enum ndn_strategy s;
+	uint32_t probe;
+	char uri[32];
+
+	route_cost("/m/x/y", 3, 10);
+	assert_int_equal(strategy("/m", NDN_STRATEGY_MULTICAST), 0);
+	assert_int_equal(strategy("/m/x", NDN_STRATEGY_ASF), 0);
+	assert_int_equal(fib_entry("/m/x/y")->strategy, NDN_STRATEGY_ASF);
+	assert_int_equal(strategy("/m/x", -1), 0);
+	assert_int_equal(fib_entry("/m/x/y")->strategy, NDN_STRATEGY_MULTICAST);
+	assert_int_equal(strategy("/m/x", -1), -ENOENT);
+	assert_int_equal(strategy("/", -1), -EINVAL);
+	assert_int_equal(strategy("/m", -1), 0);
+	assert_int_equal(fib_entry("/m/x/y")->strategy, NDN_STRATEGY_BEST_ROUTE);
+	for (unsigned int i = 0; i < NDN_STRATEGY_CHOICES; i++) {
+		snprintf(uri, sizeof(uri), "/s/%u", i);
+		assert_int_equal(strategy(uri, NDN_STRATEGY_MULTICAST), 0);
+	}
+	assert_int_equal(strategy("/s/more", NDN_STRATEGY_MULTICAST), -ENOSPC);
+	for (unsigned int i = 0; i < NDN_STRATEGY_CHOICES; i++) {
+		snprintf(uri, sizeof(uri), "/s/%u", i);
+		assert_int_equal(strategy(uri, -1), 0);
+	}
+	unroute("/m/x/y", 3);
+
+	assert_int_equal(ndn_strategy_parse(
+			     "/localhost/nfd/strategy/asf/v=5/probing-interval~30000", &s, &probe),
+			 0);
+	assert_int_equal(s, NDN_STRATEGY_ASF);
+	assert_int_equal(probe, 30000);
+	assert_int_equal(ndn_strategy_parse("/localhost/nfd/strategy/multicast/v=4", &s, &probe),
+			 0);
+	assert_int_equal(s, NDN_STRATEGY_MULTICAST);
+	assert_int_equal(ndn_strategy_parse("best-route", &s, &probe), 0);
+	assert_int_equal(s, NDN_STRATEGY_BEST_ROUTE);
+	assert_int_equal(ndn_strategy_parse("/localhost/nfd/strategy/self-learning", &s, &probe),
+			 -ENOENT);
+	assert_int_equal(ndn_strategy_parse("best-routex", &s, &probe), -ENOENT);
+	assert_int_equal(ndn_strategy_parse("asf/probing-interval~10", &s, &probe), -EINVAL);
+	assert_int_equal(ndn_strategy_parse("best-route/probing-interval~5000", &s, &probe),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -647,6 +1047,14 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_ndt_dispatch, reset, done),
 	    cmocka_unit_test_setup_teardown(test_stream_face, reset, done),
 	    cmocka_unit_test_setup_teardown(test_pcct_chain_order, reset, done),
+	    cmocka_unit_test_setup_teardown(test_dead_nonce_list, reset, done),
+	    cmocka_unit_test_setup_teardown(test_dead_nonce_list_bound, reset, done),
+	    cmocka_unit_test_setup_teardown(test_hop_limit, reset, done),
+	    cmocka_unit_test_setup_teardown(test_forwarding_hint, reset, done),
+	    cmocka_unit_test_setup_teardown(test_best_route_retx, reset, done),
+	    cmocka_unit_test_setup_teardown(test_multicast, reset, done),
+	    cmocka_unit_test_setup_teardown(test_asf, reset, done),
+	    cmocka_unit_test_setup_teardown(test_strategy_table, reset, done),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

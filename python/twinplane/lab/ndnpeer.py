@@ -149,16 +149,19 @@ def make_app(router: str | None, port: int, args: argparse.Namespace | None = No
 async def command(
     app: NDNApp, verb: str, args: argparse.Namespace, **params: Any
 ) -> dict[str, Any]:
-    """One rib command; its ControlResponse as a dict (status_code None: no answer)."""
+    """One rib command (verb "register", "unregister") or strategy-choice command
+    ("strategy-choice/set", "strategy-choice/unset"); its ControlResponse as a dict
+    (status_code None: no answer)."""
+    module, verb = verb.split("/") if "/" in verb else ("rib", verb)
     try:
         if args.hmac_key:
-            name = make_command_v2("rib", verb, app.face, **params)
+            name = make_command_v2(module, verb, app.face, **params)
             signer = TimedHmacSigner(bytes.fromhex(args.hmac_key), args.signature_time_offset)
             _, _, reply = await app.express_interest(
                 name, app_param=b"", signer=signer, lifetime=1000
             )
         else:
-            name = make_command("rib", verb, app.face, **params)
+            name = make_command(module, verb, app.face, **params)
             _, _, reply = await app.express_interest(name, lifetime=1000)
     except (InterestNack, InterestTimeout, InterestCanceled, ValidationFailure) as e:
         return {"status_code": None, "error": type(e).__name__}
@@ -170,6 +173,8 @@ async def command(
         out.update(
             (k, Name.to_str(v) if k == "name" and v is not None else v) for k, v in ret.items()
         )
+        if ret.get("strategy") is not None:
+            out["strategy"] = Name.to_str([bytes(c) for c in ret["strategy"].name])
     return out
 
 
@@ -236,6 +241,11 @@ def producer(args: argparse.Namespace) -> None:
             )
             return
         content = (args.content or Name.to_str(name)) + "x" * args.pad
+        if args.delay:  # a slower producer (a strategy's measurements see it)
+            asyncio.get_running_loop().call_later(
+                args.delay / 1000, lambda: app.put_data(name, content.encode(), **kw)
+            )
+            return
         app.put_data(name, content.encode(), **kw)
 
     app.run_forever(after_start=register_and_serve(app, prefix, on_interest, args))
@@ -306,6 +316,8 @@ def send_command(args: argparse.Namespace) -> None:
     for k in ("face_id", "origin", "cost", "expiration_period"):
         if getattr(args, k) is not None:
             extra[k] = getattr(args, k)
+    if args.strategy is not None:
+        extra["strategy"] = Name.from_str(args.strategy)
 
     async def main() -> None:
         try:
@@ -331,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--prefix", help="producer: the prefix to register")
     p.add_argument("--name", action="append", help="consumer (repeatable), fetch: the name")
     p.add_argument("--freshness", type=int, help="producer: FreshnessPeriod (ms)")
+    p.add_argument("--delay", type=int, default=0, help="producer: answer this many ms later")
     p.add_argument("--content", help="producer: the Content (default: the name)")
     p.add_argument("--pad", type=int, default=0, help="producer: add this many 'x' to the Content")
     p.add_argument("--object-size", type=int, default=0)
@@ -346,7 +359,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--local-port", type=int, help="the UDP source port")
     p.add_argument("--hmac-key", help="sign commands (/localhop/nfd) with this key (hex)")
     p.add_argument("--signature-time-offset", type=int, default=0, help="ms added to it")
-    p.add_argument("--verb", default="register", choices=["register", "unregister"])
+    p.add_argument(
+        "--verb",
+        default="register",
+        choices=["register", "unregister", "strategy-choice/set", "strategy-choice/unset"],
+    )
+    p.add_argument("--strategy", help="command: Strategy (strategy-choice/set)")
     p.add_argument("--face-id", type=int, help="command: FaceId")
     p.add_argument("--origin", type=int, help="command: Origin")
     p.add_argument("--cost", type=int, help="command: Cost")

@@ -514,30 +514,98 @@ static int rib_show(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* ndn strategy set PREFIX NAME [probing-interval MS]: NAME ours or NFD's */
 static int strategy_set(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	uint8_t name[TP_NDN_NAME_MAX_LEN];
 	int len, ret = need_enabled(ctx);
 	enum ndn_strategy s;
+	uint32_t probe = 0;
 
 	if (ret < 0)
 		return ret;
-	if (argc != 2)
+	if (argc != 2 && !(argc == 4 && strcmp(argv[2], "probing-interval") == 0))
 		return tp_cmd_err(ctx, EINVAL,
 				  "ndn strategy set: usage: ndn strategy set PREFIX "
-				  "best-route|multicast");
+				  "best-route|multicast|asf [probing-interval MS]");
 	if ((len = parse_name(ctx, "ndn strategy set", argv[0], name)) < 0)
 		return len;
-	if (strcmp(argv[1], "best-route") == 0)
-		s = NDN_STRATEGY_BEST_ROUTE;
-	else if (strcmp(argv[1], "multicast") == 0)
-		s = NDN_STRATEGY_MULTICAST;
-	else
+	if ((ret = ndn_strategy_parse(argv[1], &s, &probe)) < 0)
 		return tp_cmd_err(ctx, EINVAL,
-				  "ndn strategy set: unknown strategy '%s' (best-route, multicast)",
+				  ret == -ENOENT
+				      ? "ndn strategy set: unknown strategy '%s' (best-route, "
+					"multicast, asf)"
+				      : "ndn strategy set: bad strategy parameters in '%s'",
 				  argv[1]);
-	if ((ret = ndn_fib_strategy_set(name, (uint16_t)len, s)) < 0)
-		return tp_cmd_err(ctx, -ret, "ndn strategy set: %s", strerror(-ret));
+	if (argc == 4) {
+		char *end;
+		unsigned long v = strtoul(argv[3], &end, 10);
+		if (s != NDN_STRATEGY_ASF)
+			return tp_cmd_err(ctx, EINVAL,
+					  "ndn strategy set: probing-interval is asf's parameter");
+		if (*end || end == argv[3] || v < NDN_ASF_PROBE_MIN_MS || v > UINT32_MAX)
+			return tp_cmd_err(ctx, EINVAL,
+					  "ndn strategy set: probing-interval: '%s' is not a "
+					  "number of milliseconds, %u or more",
+					  argv[3], NDN_ASF_PROBE_MIN_MS);
+		probe = (uint32_t)v;
+	}
+	if ((ret = ndn_fib_strategy_set(name, (uint16_t)len, s, probe)) < 0)
+		return tp_cmd_err(ctx, -ret, "ndn strategy set: %s",
+				  ret == -ENOSPC ? "the strategy choice table is full (64 prefixes)"
+						 : strerror(-ret));
+	return 0;
+}
+
+static int strategy_unset(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	uint8_t name[TP_NDN_NAME_MAX_LEN];
+	int len, ret = need_enabled(ctx);
+
+	if (ret < 0)
+		return ret;
+	if (argc != 1)
+		return tp_cmd_err(ctx, EINVAL,
+				  "ndn strategy unset: usage: ndn strategy unset PREFIX");
+	if ((len = parse_name(ctx, "ndn strategy unset", argv[0], name)) < 0)
+		return len;
+	ret = ndn_fib_strategy_unset(name, (uint16_t)len);
+	if (ret == -EINVAL)
+		return tp_cmd_err(ctx, EINVAL,
+				  "ndn strategy unset: '/' has a strategy always (set it instead)");
+	if (ret == -ENOENT)
+		return tp_cmd_err(ctx, ENOENT, "ndn strategy unset: no strategy chosen for %s",
+				  argv[0]);
+	if (ret < 0)
+		return tp_cmd_err(ctx, -ret, "ndn strategy unset: %s", strerror(-ret));
+	return 0;
+}
+
+static void strategy_show_one(const uint8_t *name, uint16_t len, enum ndn_strategy s,
+			      uint32_t probe_ms, void *arg)
+{
+	struct tp_node *o = tp_out_obj(arg, NULL);
+	struct tp_ndn_name n;
+	char uri[512];
+
+	if (len == 0 || tp_ndn_name_decode(name, len, &n) != TP_NDN_E_OK ||
+	    tp_ndn_name_to_uri(&n, uri, sizeof(uri)) < 0)
+		snprintf(uri, sizeof(uri), "/");
+	tp_out_str(o, "prefix", uri);
+	tp_out_str(o, "strategy", ndn_strategy_names[s]);
+	if (s == NDN_STRATEGY_ASF)
+		tp_out_u64(o, "probing_interval_ms", probe_ms ? probe_ms : NDN_ASF_PROBE_MS);
+}
+
+static int strategy_show(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	int ret = need_enabled(ctx);
+
+	(void)argc;
+	(void)argv;
+	if (ret < 0)
+		return ret;
+	ndn_fib_strategy_walk(strategy_show_one, tp_out_list(ctx->out, "strategies"));
 	return 0;
 }
 
@@ -763,8 +831,16 @@ static struct tp_cmd c_fib_del = {"ndn fib del", "PREFIX [face ID]",
 static struct tp_cmd c_fib_show = {"ndn fib show", NULL, "FIB entries with their counters",
 				   fib_show, NULL};
 static struct tp_cmd c_rib_show = {"ndn rib show", NULL, "routes by origin", rib_show, NULL};
-static struct tp_cmd c_strategy = {"ndn strategy set", "PREFIX best-route|multicast",
-				   "the strategy of a namespace", strategy_set, NULL};
+static struct tp_cmd c_strategy = {
+    "ndn strategy set", "PREFIX best-route|multicast|asf [probing-interval MS]",
+    "the strategy of a namespace (NFD's names too: /localhost/nfd/strategy/best-route)",
+    strategy_set, NULL};
+static struct tp_cmd c_strategy_unset = {"ndn strategy unset", "PREFIX",
+					 "the namespace takes its parent's strategy",
+					 strategy_unset, NULL};
+static struct tp_cmd c_strategy_show = {"show ndn strategy", NULL,
+					"the strategy choice table (longest prefix wins)",
+					strategy_show, NULL};
 static struct tp_cmd c_show = {"show ndn", NULL, "PIT and CS occupancy, forwarding counters", show,
 			       NULL};
 static struct tp_cmd c_chains = {
@@ -806,6 +882,8 @@ TP_CMD_REGISTER(c_fib_del)
 TP_CMD_REGISTER(c_fib_show)
 TP_CMD_REGISTER(c_rib_show)
 TP_CMD_REGISTER(c_strategy)
+TP_CMD_REGISTER(c_strategy_unset)
+TP_CMD_REGISTER(c_strategy_show)
 TP_CMD_REGISTER(c_show)
 TP_CMD_REGISTER(c_chains)
 

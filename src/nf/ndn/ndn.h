@@ -101,6 +101,8 @@ unsigned int ndn_lp_expire(struct tp_worker *w, struct ndn_lp_lcore *lp);
 	NDN_LP_COUNTERS(X)                                                                         \
 	X(MULTISEG, "multi_segment", DROP)                                                         \
 	X(HOP_LIMIT, "hop_limit_zero", DROP)                                                       \
+	X(HOP_LIMIT_OUT, "hop_limit_zero_next_hop_refused", EVENT)                                 \
+	X(LOOP_DROPPED, "interest_loop_dropped", DROP)                                             \
 	X(LOCALHOST, "localhost_from_non_local_face", DROP)                                        \
 	X(UNSOLICITED, "data_unsolicited", DROP)                                                   \
 	X(NACK_UNSOLICITED, "nack_unsolicited", DROP)                                              \
@@ -213,7 +215,12 @@ struct ndn_meta {
 TP_MBUF_META(ndn_meta, struct ndn_meta)
 
 /* --- FIB (fib.c): control plane writes, lcores read --- */
-enum ndn_strategy { NDN_STRATEGY_BEST_ROUTE, NDN_STRATEGY_MULTICAST };
+/* NFD's strategies (fw/best-route-strategy, multicast-strategy, asf-strategy) */
+enum ndn_strategy { NDN_STRATEGY_BEST_ROUTE, NDN_STRATEGY_MULTICAST, NDN_STRATEGY_ASF };
+#define NDN_STRATEGY_MAX 3
+#define NDN_STRATEGY_CHOICES 64	  /* the strategy choice table's prefixes, at most */
+#define NDN_ASF_PROBE_MS 60000	  /* NFD's asf probing-interval default */
+#define NDN_ASF_PROBE_MIN_MS 1000 /* and its least */
 
 struct ndn_nexthop {
 	uint16_t face;
@@ -227,6 +234,7 @@ struct ndn_fib_entry {
 	uint8_t n_comps;
 	uint8_t strategy; /* enum ndn_strategy */
 	uint8_t n_nh;
+	uint32_t probe_ms; /* asf: its probing interval */
 	uint16_t name_len;
 	struct ndn_nexthop nh[NDN_NH_MAX]; /* sorted by cost */
 	uint8_t name[];			   /* the prefix's Name TLV-VALUE */
@@ -253,7 +261,22 @@ int ndn_name_hash_init(void);
 int ndn_fib_init(void);
 /* Set prefix's next hops (n 0: remove the entry). 0 or negative errno. */
 int ndn_fib_set(const uint8_t *name, uint16_t len, const struct ndn_nexthop *nh, unsigned int n);
-int ndn_fib_strategy_set(const uint8_t *name, uint16_t len, enum ndn_strategy s);
+/* The strategy choice table (longest prefix match; "/" is best-route unless set):
+ * prefix's strategy (asf: probe_ms its probing interval, 0 the default), resolved
+ * into every FIB entry under it, each republished (RCU). 0, -ENOSPC (64 prefixes
+ * held), -EINVAL (probe_ms below NDN_ASF_PROBE_MIN_MS) or another negative errno. */
+int ndn_fib_strategy_set(const uint8_t *name, uint16_t len, enum ndn_strategy s, uint32_t probe_ms);
+/* Remove prefix's choice: its entries take their parent's. 0, -ENOENT (none), -EINVAL
+ * ("/": set it instead, as NFD refuses to unset the root). */
+int ndn_fib_strategy_unset(const uint8_t *name, uint16_t len);
+/* The choices, the root's first (set or not: best-route), in no other order. */
+void ndn_fib_strategy_walk(void (*fn)(const uint8_t *name, uint16_t len, enum ndn_strategy s,
+				      uint32_t probe_ms, void *arg),
+			   void *arg);
+/* A strategy by its name: ours ("best-route") or NFD's
+ * ("/localhost/nfd/strategy/best-route", "/localhost/nfd/strategy/asf/v=5"); asf's
+ * parameter "probing-interval~MS" into *probe_ms. 0 or -ENOENT (unknown), -EINVAL. */
+int ndn_strategy_parse(const char *s, enum ndn_strategy *st, uint32_t *probe_ms);
 /* Iterate: the entries' current versions. */
 typedef void (*ndn_fib_walk_fn)(const struct ndn_fib_entry *e, void *arg);
 void ndn_fib_walk(ndn_fib_walk_fn fn, void *arg);
@@ -289,8 +312,10 @@ struct ndn_pit {
 	uint32_t fib_id;
 	uint8_t slot; /* bit 0 CanBePrefix, bit 1 MustBeFresh */
 	uint8_t n_in, n_out;
-	uint8_t tried;	/* bit per FIB next-hop index tried */
-	uint16_t owner; /* the face that created it: charged in ndn_fwd.pit_by_face */
+	uint8_t tried;	    /* bit per FIB next-hop index tried */
+	uint16_t owner;	    /* the face that created it: charged in ndn_fwd.pit_by_face */
+	uint8_t retx_shift; /* retransmissions forwarded: suppression 10 ms << it */
+	uint8_t strategy;   /* the one that forwarded it (enum ndn_strategy) */
 	struct ndn_pit_in in[NDN_PIT_IN_MAX];
 	struct ndn_pit_out out[NDN_PIT_OUT_MAX];
 };
@@ -334,12 +359,51 @@ struct ndn_cs {
 	X(pit_nacked)                                                                              \
 	X(nack_noroute)                                                                            \
 	X(nack_duplicate)                                                                          \
-	X(unsolicited)
+	X(unsolicited)                                                                             \
+	X(dnl_inserts)                                                                             \
+	X(dnl_evicted_live)                                                                        \
+	X(dnl_loops)                                                                               \
+	X(retx_forwarded)                                                                          \
+	X(asf_probes)
 
 struct ndn_fwd_stats {
 #define X(n) uint64_t n;
 	NDN_FWD_STATS(X)
 #undef X
+};
+
+/* The Dead Nonce List (NFD's dead-nonce-list.hpp): the Nonces this context sent for
+ * PIT entries that are gone, by name, for NDN_DNL_LIFETIME_MS, so that a looping
+ * Interest that comes back after its entry left is still caught. Keys are the name's
+ * keyed hash and the Nonce; buckets of NDN_DNL_WAYS, a full bucket gives up its
+ * oldest (dnl_evicted_live when that was still live). */
+#define NDN_DNL_LIFETIME_MS 6000 /* NFD's default */
+#define NDN_DNL_WAYS 8
+struct ndn_dnl_slot {
+	uint64_t key;	 /* name hash << 32 | Nonce */
+	uint64_t expiry; /* TSC; 0: empty */
+};
+struct ndn_dnl {
+	struct ndn_dnl_slot *slot; /* (bucket_mask + 1) * NDN_DNL_WAYS */
+	uint32_t bucket_mask;
+	uint64_t lifetime_tsc;
+	uint64_t live_until; /* TSC: no entry is live at or after it (lookups skip) */
+};
+
+/* ASF's measurements (NFD's asf-measurements), per context and FIB entry id: each
+ * next hop's smoothed RTT and timeouts since its last Data. */
+struct ndn_asf_face {
+	uint16_t face;
+	uint8_t timeouts; /* saturating; 0: answered last */
+	uint8_t pad;
+	uint32_t srtt_us; /* 0: never measured */
+};
+struct ndn_asf {
+	uint32_t hash;	     /* the FIB entry's name hash: an id's new prefix starts afresh */
+	uint16_t probe_next; /* the eligible next hop to probe next */
+	uint16_t valid;	     /* 0: never used */
+	uint64_t next_probe; /* TSC; 0: probe at the next Interest */
+	struct ndn_asf_face m[NDN_NH_MAX];
 };
 
 /* One forwarding context: owned by one lcore, read by the control plane for show. */
@@ -375,6 +439,8 @@ struct ndn_fwd {
 	unsigned int tick_shift; /* a tick is 1 << tick_shift TSC cycles (<= 1 ms) */
 	uint64_t next_tick;	 /* the next tick to run */
 	uint64_t next_tick_tsc;	 /* and its first TSC cycle */
+	struct ndn_dnl dnl;
+	struct ndn_asf *asf; /* NDN_FIB_MAX, by FIB entry id */
 	struct ndn_fwd_stats st;
 } __rte_cache_aligned;
 
@@ -563,6 +629,13 @@ void ndn_pit_arm(struct ndn_fwd *f, uint32_t idx, uint64_t expiry);
 uint32_t ndn_cs_insert(struct ndn_fwd *f, uint32_t pcc, struct rte_mbuf *m, uint64_t fresh_until);
 void ndn_cs_touch(struct ndn_fwd *f, uint32_t cs);
 void ndn_cs_link_indirect(struct ndn_fwd *f, uint32_t pcc, uint32_t cs);
+/* The Dead Nonce List: add the Nonces entry idx sent (NFD's insertDeadNonceList, its
+ * every out-record's). Whether Nonce was sent for a name of hash h within the list's
+ * lifetime. Data plane, the context's lcore. */
+void ndn_dnl_add_pit(struct ndn_fwd *f, uint32_t idx, uint64_t now);
+bool ndn_dnl_has(const struct ndn_fwd *f, uint32_t h, uint32_t nonce, uint64_t now);
+/* ASF: entry idx's upstream face timed out or Nacked (its measurements). */
+void ndn_asf_timeout(struct ndn_fwd *f, const struct ndn_pit *p, uint16_t face);
 /* run due timers up to now: expired PIT entries */
 unsigned int ndn_pcct_expire(struct ndn_fwd *f, uint64_t now);
 

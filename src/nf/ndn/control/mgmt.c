@@ -230,6 +230,7 @@ static struct tp_timer face_timer = TP_TIMER_INIT("ndn_face_idle", faces_expire,
 #define T_FLAGS 0x6c
 #define T_EXPIRATION 0x6d
 #define T_ORIGIN 0x6f
+#define T_STRATEGY 0x6b
 #define T_CONTROL_RESPONSE 0x65
 #define T_STATUS_CODE 0x66
 #define T_STATUS_TEXT 0x67
@@ -239,6 +240,8 @@ struct cparams {
 	uint16_t name_len;
 	bool has_name, has_face, has_origin, has_cost, has_flags, has_expiration;
 	uint64_t face, origin, cost, flags, expiration;
+	const uint8_t *strategy; /* strategy-choice: its Strategy's Name TLV-VALUE */
+	uint16_t strategy_len;
 };
 
 static int cparams_decode(const uint8_t *v, size_t len, struct cparams *cp)
@@ -260,6 +263,12 @@ static int cparams_decode(const uint8_t *v, size_t len, struct cparams *cp)
 			cp->name = t.value;
 			cp->name_len = (uint16_t)t.len;
 			cp->has_name = true;
+			continue;
+		case T_STRATEGY: /* Strategy: a Name */
+			if (t.len < 2 || t.value[0] != TP_NDN_T_NAME)
+				return -EINVAL;
+			cp->strategy = t.value;
+			cp->strategy_len = (uint16_t)t.len;
 			continue;
 		case T_FACE_ID:
 			dst = &cp->face, has = &cp->has_face;
@@ -420,6 +429,83 @@ static bool prefix_allowed(const uint8_t *name, uint16_t len)
 	return !comp_is(&n, 0, "localhost") && !comp_is(&n, 0, "localhop");
 }
 
+/* NFD's strategy-choice/set and unset (NFD management protocol, StrategyChoice
+ * management): cp's Name and, for set, its Strategy (NFD's strategy names,
+ * ndn_strategy_parse). 404 an unknown strategy, 400 unsetting "/" or a malformed
+ * Strategy, 409 the table full; the response names the strategy with NFD's version. */
+static size_t strategy_choice(bool set, const struct cparams *cp, uint8_t *resp)
+{
+	static const uint8_t version[NDN_STRATEGY_MAX] = {5, 4, 5}; /* NFD 22.12's */
+	enum ndn_strategy st = NDN_STRATEGY_BEST_ROUTE;
+	uint32_t probe = 0;
+	int ret;
+
+	if (set) {
+		struct tp_ndn_name sn;
+		const uint8_t *p = cp->strategy;
+		struct tp_ndn_tlv t;
+		char uri[512];
+		if (cp->strategy == NULL ||
+		    tp_ndn_tlv_read(&p, cp->strategy + cp->strategy_len, &t) != TP_NDN_E_OK ||
+		    tp_ndn_name_decode(t.value, t.len, &sn) != TP_NDN_E_OK ||
+		    tp_ndn_name_to_uri(&sn, uri, sizeof(uri)) < 0)
+			return refuse(resp, NDN_M_MALFORMED, 400, "malformed ControlParameters");
+		ret = ndn_strategy_parse(uri, &st, &probe);
+		if (ret == -ENOENT)
+			return refuse(resp, NDN_M_R_UNSUPPORTED, 404, "strategy not found");
+		if (ret < 0)
+			return refuse(resp, NDN_M_MALFORMED, 400, "bad strategy parameters");
+		ret = ndn_fib_strategy_set(cp->name, cp->name_len, st, probe);
+		if (ret == -ENOSPC)
+			return refuse(resp, NDN_M_R_RIB_FULL, 409,
+				      "the strategy choice table is full");
+	} else {
+		ret = ndn_fib_strategy_unset(cp->name, cp->name_len);
+		if (ret == -EINVAL)
+			return refuse(resp, NDN_M_MALFORMED, 400, "cannot unset root prefix");
+		if (ret == -ENOENT) /* NFD: unsetting what is not set succeeds */
+			ret = 0;
+	}
+	if (ret < 0)
+		return refuse(resp, NDN_M_R_RIB_FULL, 500, "strategy choice failed");
+	/* ControlResponse: ControlParameters with Name (and Strategy) */
+	uint8_t inner[TP_NDN_NAME_MAX_LEN + 96], sname[96], *q = inner;
+	char su[96];
+	q = tp_ndn_tl_write(q, TP_NDN_T_NAME, cp->name_len);
+	memcpy(q, cp->name, cp->name_len);
+	q += cp->name_len;
+	if (set) {
+		snprintf(su, sizeof(su), "/localhost/nfd/strategy/%s/v=%u", ndn_strategy_names[st],
+			 version[st]);
+		int sl = tp_ndn_name_from_uri(su, sname, sizeof(sname));
+		if (sl > 0) { /* Strategy { Name } */
+			uint8_t nh[8], *e = tp_ndn_tl_write(nh, TP_NDN_T_NAME, (size_t)sl);
+			q = tp_ndn_tl_write(q, T_STRATEGY, (size_t)(e - nh) + (size_t)sl);
+			memcpy(q, nh, (size_t)(e - nh));
+			q += e - nh;
+			memcpy(q, sname, (size_t)sl);
+			q += sl;
+		}
+	}
+	uint8_t head[16], *h = head, *r;
+	h = tp_ndn_nni_tlv_write(h, T_STATUS_CODE, 200);
+	h = tp_ndn_tl_write(h, T_STATUS_TEXT, 2);
+	*h++ = 'O';
+	*h++ = 'K';
+	size_t cl = (size_t)(q - inner);
+	uint8_t cph[8], *c = tp_ndn_tl_write(cph, T_CONTROL_PARAMETERS, cl);
+	size_t body = (size_t)(h - head) + (size_t)(c - cph) + cl;
+	r = tp_ndn_tl_write(resp, T_CONTROL_RESPONSE, body);
+	memcpy(r, head, (size_t)(h - head));
+	r += h - head;
+	memcpy(r, cph, (size_t)(c - cph));
+	r += c - cph;
+	memcpy(r, inner, cl);
+	r += cl;
+	ndn_mgmt_ctr[NDN_M_ACCEPTED]++;
+	return (size_t)(r - resp);
+}
+
 /* The command in Interest in (from face), answered in resp (a ControlResponse).
  * Status codes as NFD's: 200 OK, 400 malformed ControlParameters, 403 not
  * authorized (scope, signature, what a remote requester may not do), 410 no such
@@ -430,10 +516,13 @@ static size_t command(const struct tp_ndn_interest *in, uint16_t face, uint8_t *
 	struct cparams cp;
 	int sig;
 
-	if (n->n_comps < 5 || !comp_is(n, 2, "rib"))
+	/* strategy-choice: /localhost/nfd only (NFD's /localhop/nfd has rib alone) */
+	bool sc = n->n_comps >= 5 && comp_is(n, 2, "strategy-choice") &&
+		  comp_is(n, 0, "localhost") && (comp_is(n, 3, "set") || comp_is(n, 3, "unset"));
+	if (!sc && (n->n_comps < 5 || !comp_is(n, 2, "rib")))
 		return refuse(resp, NDN_M_R_UNSUPPORTED, 501, "unsupported command");
 	bool reg = comp_is(n, 3, "register");
-	if (!reg && !comp_is(n, 3, "unregister"))
+	if (!sc && !reg && !comp_is(n, 3, "unregister"))
 		return refuse(resp, NDN_M_R_UNSUPPORTED, 501, "unsupported command");
 	/* the FIB sends face 0 only /localhost/nfd and /localhop/nfd */
 	bool trusted = comp_is(n, 0, "localhost");
@@ -484,6 +573,8 @@ static size_t command(const struct tp_ndn_interest *in, uint16_t face, uint8_t *
 	    !cp.has_name) {
 		return refuse(resp, NDN_M_MALFORMED, 400, "malformed ControlParameters");
 	}
+	if (sc)
+		return strategy_choice(comp_is(n, 3, "set"), &cp, resp);
 	if (!trusted) {
 		/* a remote requester acts on its own face, as an application */
 		if (cp.has_face && cp.face != 0 && cp.face != face)

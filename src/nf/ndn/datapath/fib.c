@@ -24,12 +24,13 @@ static unsigned int depth_count[TP_NDN_NAME_MAX_COMPS + 1];
 static struct ndn_fib_entry *by_id[NDN_FIB_MAX];
 static unsigned int n_entries;
 
-const char *const ndn_strategy_names[] = {"best-route", "multicast"};
+const char *const ndn_strategy_names[] = {"best-route", "multicast", "asf"};
 
 /* strategy choice: prefix -> strategy (control plane only) */
 struct choice {
 	uint16_t len;
 	uint8_t strategy;
+	uint32_t probe_ms; /* asf */
 	uint8_t name[TP_NDN_NAME_MAX_LEN];
 };
 static struct choice *choices;
@@ -75,26 +76,40 @@ int ndn_fib_init(void)
 
 	if (ret < 0)
 		return ret;
-	choices = calloc(64, sizeof(*choices));
+	choices = calloc(NDN_STRATEGY_CHOICES, sizeof(*choices));
 	return choices ? 0 : -ENOMEM;
 }
 
-static enum ndn_strategy strategy_for(const uint8_t *name, uint16_t len)
+/* The choice whose prefix is name's longest (NULL: none, best-route). */
+static const struct choice *strategy_for(const uint8_t *name, uint16_t len)
 {
 	struct tp_ndn_name n, c;
 	int best = -1, best_comps = -1;
 
-	if (tp_ndn_name_decode(name, len, &n) != TP_NDN_E_OK)
-		return NDN_STRATEGY_BEST_ROUTE;
+	if (len > 0 && tp_ndn_name_decode(name, len, &n) != TP_NDN_E_OK)
+		return NULL;
+	if (len == 0)
+		n.n_comps = 0;
 	for (unsigned int i = 0; i < n_choices; i++) {
-		if (tp_ndn_name_decode(choices[i].name, choices[i].len, &c) != TP_NDN_E_OK)
+		if (choices[i].len == 0)
+			c.n_comps = 0;
+		else if (tp_ndn_name_decode(choices[i].name, choices[i].len, &c) != TP_NDN_E_OK)
 			continue;
-		if ((c.n_comps == 0 || tp_ndn_name_is_prefix(&c, &n)) && c.n_comps > best_comps) {
+		if ((c.n_comps == 0 || (len > 0 && tp_ndn_name_is_prefix(&c, &n))) &&
+		    (int)c.n_comps > best_comps) {
 			best = (int)i;
 			best_comps = c.n_comps;
 		}
 	}
-	return best < 0 ? NDN_STRATEGY_BEST_ROUTE : (enum ndn_strategy)choices[best].strategy;
+	return best < 0 ? NULL : &choices[best];
+}
+
+static void entry_strategy(struct ndn_fib_entry *e)
+{
+	const struct choice *c = strategy_for(e->name, e->name_len);
+
+	e->strategy = c ? c->strategy : NDN_STRATEGY_BEST_ROUTE;
+	e->probe_ms = c && c->probe_ms ? c->probe_ms : NDN_ASF_PROBE_MS;
 }
 
 static void entry_free(void *a, void *b)
@@ -181,7 +196,7 @@ int ndn_fib_set(const uint8_t *name, uint16_t len, const struct ndn_nexthop *nh,
 	e->n_nh = (uint8_t)n;
 	memcpy(e->nh, nh, n * sizeof(*nh));
 	qsort(e->nh, n, sizeof(*nh), nh_cmp);
-	e->strategy = (uint8_t)strategy_for(name, len);
+	entry_strategy(e);
 	by_id[id] = e;
 	if (old) {
 		e->next = old->next;
@@ -202,31 +217,118 @@ int ndn_fib_set(const uint8_t *name, uint16_t len, const struct ndn_nexthop *nh,
 	return 0;
 }
 
-int ndn_fib_strategy_set(const uint8_t *name, uint16_t len, enum ndn_strategy s)
+/* Republish the entries whose strategy the table now gives otherwise (each replaced
+ * whole, RCU, as a route change does). */
+static int strategy_republish(void)
 {
-	unsigned int i;
-
-	for (i = 0; i < n_choices; i++)
-		if (choices[i].len == len && memcmp(choices[i].name, name, len) == 0)
-			break;
-	if (i == n_choices) {
-		if (n_choices == 64)
-			return -ENOSPC;
-		n_choices++;
-	}
-	choices[i].len = len;
-	memcpy(choices[i].name, name, len);
-	choices[i].strategy = (uint8_t)s;
-	/* republish every entry with its strategy now */
 	for (unsigned int id = 0; id < NDN_FIB_MAX; id++) {
 		struct ndn_fib_entry *e = by_id[id];
-		if (e && strategy_for(e->name, e->name_len) != e->strategy) {
+		if (e == NULL)
+			continue;
+		const struct choice *c = strategy_for(e->name, e->name_len);
+		uint8_t s = c ? c->strategy : NDN_STRATEGY_BEST_ROUTE;
+		uint32_t probe = c && c->probe_ms ? c->probe_ms : NDN_ASF_PROBE_MS;
+		if (s != e->strategy || probe != e->probe_ms) {
 			int ret = ndn_fib_set(e->name, e->name_len, e->nh, e->n_nh);
 			if (ret < 0)
 				return ret;
 		}
 	}
 	return 0;
+}
+
+int ndn_fib_strategy_set(const uint8_t *name, uint16_t len, enum ndn_strategy s, uint32_t probe_ms)
+{
+	unsigned int i;
+
+	if ((unsigned int)s >= NDN_STRATEGY_MAX || len > TP_NDN_NAME_MAX_LEN ||
+	    (probe_ms && probe_ms < NDN_ASF_PROBE_MIN_MS))
+		return -EINVAL;
+	for (i = 0; i < n_choices; i++)
+		if (choices[i].len == len && memcmp(choices[i].name, name, len) == 0)
+			break;
+	if (i == n_choices) {
+		if (n_choices == NDN_STRATEGY_CHOICES)
+			return -ENOSPC;
+		n_choices++;
+	}
+	choices[i].len = len;
+	memcpy(choices[i].name, name, len);
+	choices[i].strategy = (uint8_t)s;
+	choices[i].probe_ms = s == NDN_STRATEGY_ASF ? probe_ms : 0;
+	return strategy_republish();
+}
+
+int ndn_fib_strategy_unset(const uint8_t *name, uint16_t len)
+{
+	if (len == 0)
+		return -EINVAL;
+	for (unsigned int i = 0; i < n_choices; i++)
+		if (choices[i].len == len && memcmp(choices[i].name, name, len) == 0) {
+			choices[i] = choices[--n_choices];
+			return strategy_republish();
+		}
+	return -ENOENT;
+}
+
+void ndn_fib_strategy_walk(void (*fn)(const uint8_t *name, uint16_t len, enum ndn_strategy s,
+				      uint32_t probe_ms, void *arg),
+			   void *arg)
+{
+	const struct choice *root_c = NULL;
+
+	for (unsigned int i = 0; i < n_choices; i++)
+		if (choices[i].len == 0)
+			root_c = &choices[i];
+	if (root_c)
+		fn(NULL, 0, (enum ndn_strategy)root_c->strategy, root_c->probe_ms, arg);
+	else
+		fn(NULL, 0, NDN_STRATEGY_BEST_ROUTE, 0, arg);
+	for (unsigned int i = 0; i < n_choices; i++)
+		if (choices[i].len)
+			fn(choices[i].name, choices[i].len, (enum ndn_strategy)choices[i].strategy,
+			   choices[i].probe_ms, arg);
+}
+
+int ndn_strategy_parse(const char *s, enum ndn_strategy *st, uint32_t *probe_ms)
+{
+	static const char nfd[] = "/localhost/nfd/strategy/";
+	size_t n;
+
+	*probe_ms = 0;
+	if (strncmp(s, nfd, sizeof(nfd) - 1) == 0)
+		s += sizeof(nfd) - 1;
+	for (n = 0; n < NDN_STRATEGY_MAX; n++) {
+		size_t l = strlen(ndn_strategy_names[n]);
+		if (strncmp(s, ndn_strategy_names[n], l) == 0 && (s[l] == '\0' || s[l] == '/')) {
+			s += l;
+			break;
+		}
+	}
+	if (n == NDN_STRATEGY_MAX)
+		return -ENOENT;
+	*st = (enum ndn_strategy)n;
+	/* then NFD's optional version (v=N, any) and, for asf, its parameters
+	 * (probing-interval~MS; the others, of its retransmission and timeouts, are
+	 * refused) */
+	while (*s == '/') {
+		const char *c = ++s;
+		size_t l = strcspn(c, "/");
+		if (l > 2 && strncmp(c, "v=", 2) == 0) {
+			/* any version: ours are NFD's behaviours, not its versions' */
+		} else if (n == NDN_STRATEGY_ASF && strncmp(c, "probing-interval~", 17) == 0) {
+			char *end;
+			unsigned long v = strtoul(c + 17, &end, 10);
+			if (end != c + l || end == c + 17 || v < NDN_ASF_PROBE_MIN_MS ||
+			    v > UINT32_MAX)
+				return -EINVAL;
+			*probe_ms = (uint32_t)v;
+		} else if (l > 0) {
+			return -EINVAL;
+		}
+		s = c + l;
+	}
+	return *s == '\0' ? 0 : -EINVAL;
 }
 
 void ndn_fib_walk(ndn_fib_walk_fn fn, void *arg)

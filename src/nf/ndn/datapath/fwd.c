@@ -11,7 +11,17 @@
 #include "../../../core/tp.h"
 #include "../ndn.h"
 
-#define RETX_SUPPRESS_MS 10 /* a retransmission within this is not forwarded again */
+/* NFD's RetxSuppressionExponential (best-route's): a retransmission within the
+ * interval since the entry's last Interest out is not forwarded; the interval starts
+ * at 10 ms and doubles with each one forwarded, to 250 ms */
+#define RETX_SUPPRESS_MS 10
+#define RETX_SUPPRESS_MAX_MS 250
+#define RETX_SHIFT_MAX 5 /* 10 << 5 > 250 */
+
+static inline uint64_t retx_interval_ms(uint8_t shift)
+{
+	return RTE_MIN((uint64_t)RETX_SUPPRESS_MS << shift, (uint64_t)RETX_SUPPRESS_MAX_MS);
+}
 
 static const uint8_t localhost_comp[] = {
     TP_NDN_T_GENERIC, 9, 'l', 'o', 'c', 'a', 'l', 'h', 'o', 's', 't'};
@@ -176,24 +186,34 @@ static bool add_nonce(struct tp_worker *w, struct rte_mbuf *m, struct tp_ndn_int
 	return true;
 }
 
+/* The FIB entry for Interest in from face: by its ForwardingHint when it has one (NDN
+ * packet format v0.3 5.2.5; as NDN-DPDK's FwFwd_InterestLookupFib): each of its first
+ * NDN_FWD_HINTS_MAX names in order, the first whose longest match has a next hop other
+ * than face, and none is no route (the Interest's own name is not tried); else by
+ * the Interest's name. NULL: no route. */
+#define NDN_FWD_HINTS_MAX 4 /* NDN-DPDK's PInterestMaxFwHints */
 static const struct ndn_fib_entry *lookup_fib(const struct tp_ndn_interest *in,
-					      const uint32_t *hashes)
+					      const uint32_t *hashes, uint16_t face)
 {
-	if (in->fwd_hint) { /* the first delegation, when the FIB knows it */
-		const uint8_t *p = in->fwd_hint;
+	if (in->fwd_hint == NULL)
+		return ndn_fib_lpm(&in->name, hashes);
+	const uint8_t *p = in->fwd_hint, *end = in->fwd_hint + in->fwd_hint_len;
+	for (unsigned int k = 0; k < NDN_FWD_HINTS_MAX && p < end; k++) {
 		struct tp_ndn_tlv t;
 		struct tp_ndn_name hint;
 		uint32_t hh[TP_NDN_NAME_MAX_COMPS];
-		if (tp_ndn_tlv_read(&p, in->fwd_hint + in->fwd_hint_len, &t) == TP_NDN_E_OK &&
-		    t.type == TP_NDN_T_NAME &&
-		    tp_ndn_name_decode(t.value, t.len, &hint) == TP_NDN_E_OK) {
-			ndn_name_hashes(&hint, hh);
-			const struct ndn_fib_entry *e = ndn_fib_lpm(&hint, hh);
-			if (e)
+		if (tp_ndn_tlv_read(&p, end, &t) != TP_NDN_E_OK)
+			return NULL;
+		if (t.type != TP_NDN_T_NAME ||
+		    tp_ndn_name_decode(t.value, t.len, &hint) != TP_NDN_E_OK)
+			continue;
+		ndn_name_hashes(&hint, hh);
+		const struct ndn_fib_entry *e = ndn_fib_lpm(&hint, hh);
+		for (unsigned int i = 0; e && i < e->n_nh; i++)
+			if (e->nh[i].face != face)
 				return e;
-		}
 	}
-	return ndn_fib_lpm(&in->name, hashes);
+	return NULL;
 }
 
 static void nack_down(struct tp_worker *w, struct rte_mbuf *m, uint16_t face, uint8_t reason)
@@ -201,6 +221,60 @@ static void nack_down(struct tp_worker *w, struct rte_mbuf *m, uint16_t face, ui
 	struct ndn_meta *mt = ndn_meta(m);
 
 	ndn_out(w, face, m, mt->tok, mt->tok_len, reason, NDN_FC_TX_NACK);
+}
+
+/* NFD's Interest loop pipeline: a Nack Duplicate back on a point-to-point face; on a
+ * multi-access one (an Ethernet group) the Interest is dropped (interest_loop_dropped)
+ * since its other members would hear the Nack. Consumes m. */
+static void interest_loop(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m, uint16_t face)
+{
+	const struct ndn_face *fc = &ndn_faces[face];
+
+	if (fc->kind == NDN_FACE_ETHER && rte_is_multicast_ether_addr(&fc->remote_mac)) {
+		tp_drop(w, m, NDN_CTR(NDN_C_LOOP_DROPPED));
+		return;
+	}
+	f->st.nack_duplicate++;
+	nack_down(w, m, face, TP_NDN_NACK_DUPLICATE);
+}
+
+/* ASF's measurements of entry e (reset when the id holds another prefix now) and of
+ * one of its faces (a slot taken for it when it has none). */
+static inline struct ndn_asf *asf_of(struct ndn_fwd *f, const struct ndn_fib_entry *e)
+{
+	struct ndn_asf *a = &f->asf[e->id];
+
+	if (a->hash != e->hash || !a->valid) {
+		memset(a, 0, sizeof(*a));
+		a->hash = e->hash;
+		a->valid = 1;
+		for (unsigned int i = 0; i < e->n_nh; i++)
+			a->m[i].face = e->nh[i].face;
+	}
+	return a;
+}
+
+static inline struct ndn_asf_face *asf_face(struct ndn_asf *a, uint16_t face, unsigned int i)
+{
+	for (unsigned int k = 0; k < NDN_NH_MAX; k++)
+		if (a->m[k].face == face)
+			return &a->m[k];
+	/* a next hop the FIB entry gained: its index's slot, measured afresh */
+	a->m[i] = (struct ndn_asf_face){.face = face};
+	return &a->m[i];
+}
+
+/* NFD's asf ranking: faces answering (by smoothed RTT), then faces never measured (by
+ * cost), then faces that timed out; a smaller rank is better. */
+static inline uint64_t asf_rank(struct ndn_asf *a, uint16_t face, unsigned int i)
+{
+	const struct ndn_asf_face *m = asf_face(a, face, i);
+
+	if (m->timeouts)
+		return 2ull << 40 | (uint64_t)m->timeouts << 8 | i;
+	if (m->srtt_us == 0)
+		return 1ull << 40 | i;
+	return (uint64_t)m->srtt_us << 8 | i;
 }
 
 static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
@@ -234,6 +308,13 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 		hashes = own;
 	}
 	uint32_t h = name_hash(&in->name, hashes);
+	/* NFD's incoming Interest pipeline: a Nonce the Dead Nonce List holds for this
+	 * name is a loop, whatever the PIT holds now */
+	if (unlikely(now < f->dnl.live_until) && ndn_dnl_has(f, h, in->nonce, now)) {
+		f->st.dnl_loops++;
+		interest_loop(w, f, m, face);
+		return;
+	}
 	uint32_t pcc = ndn_pcc_find(f, key, len, h);
 
 	/* the CS: a Data of this name, or, for CanBePrefix, one this name is a prefix of */
@@ -320,39 +401,116 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 		expiry = RTE_MAX(expiry, p->in[i].expiry);
 	ndn_pit_arm(f, idx, expiry);
 
+	bool pending = false; /* an out-record not Nacked yet */
 	if (!fresh) {
 		if (!retx) { /* another downstream: wait for what the upstream sends */
 			tp_count(w, m->port, NDN_CTR(NDN_C_AGGREGATED));
 			rte_pktmbuf_free(m);
 			return;
 		}
+		uint64_t last = 0;
 		for (unsigned int i = 0; i < p->n_out; i++)
-			if (p->out[i].last_tx + ms_to_tsc(RETX_SUPPRESS_MS) > now) {
+			if (p->out[i].nacked == 0) {
+				pending = true;
+				last = RTE_MAX(last, p->out[i].last_tx);
+			}
+		if (pending) { /* decidePerPitEntry: none pending is a new Interest */
+			if (now < last + ms_to_tsc(retx_interval_ms(p->retx_shift))) {
 				tp_drop(w, m, NDN_CTR(NDN_C_SUPPRESSED));
 				return;
 			}
+			if (p->retx_shift < RETX_SHIFT_MAX)
+				p->retx_shift++;
+			f->st.retx_forwarded++;
+		}
 	}
 
 	/* the FIB and the strategy */
-	const struct ndn_fib_entry *e = lookup_fib(in, hashes);
-	uint16_t hops[NDN_NH_MAX];
+	const struct ndn_fib_entry *e = lookup_fib(in, hashes, face);
+	uint16_t hops[NDN_NH_MAX + 1];
 	unsigned int n_hops = 0;
 	if (e) {
 		bool non_local = from_non_local(p, now);
+		/* a HopLimit of 1 is 0 once decremented: local faces only (NFD's outgoing
+		 * Interest pipeline, nOutHopLimitZero) */
+		bool last_hop = in->has_hop_limit && in->hop_limit <= 1;
+		uint8_t elig[NDN_NH_MAX]; /* eligible next hops' indexes, by cost */
+		unsigned int n_elig = 0;
 		p->fib_id = e->id;
+		p->strategy = e->strategy;
 		ndn_lcore(w)->fib[e->id].interests++;
 		for (unsigned int i = 0; i < e->n_nh; i++) {
-			if (e->nh[i].face == face)
+			uint16_t nh = e->nh[i].face;
+			if (nh == face)
 				continue;
-			unsigned int refused = scope_refuses(&in->name, non_local, e->nh[i].face);
+			unsigned int refused = scope_refuses(&in->name, non_local, nh);
 			if (unlikely(refused)) {
 				tp_count(w, m->port, NDN_CTR(refused));
 				continue;
 			}
-			hops[n_hops++] = e->nh[i].face;
-			p->tried |= (uint8_t)(1u << i);
-			if (e->strategy == NDN_STRATEGY_BEST_ROUTE)
+			if (unlikely(last_hop && !ndn_faces[nh].local)) {
+				tp_count(w, m->port, NDN_CTR(NDN_C_HOP_LIMIT_OUT));
+				continue;
+			}
+			elig[n_elig++] = (uint8_t)i;
+			/* best-route's new Interest: the cheapest, and no more looked at */
+			if (e->strategy == NDN_STRATEGY_BEST_ROUTE && !pending)
 				break;
+		}
+		if (e->strategy == NDN_STRATEGY_MULTICAST) {
+			for (unsigned int k = 0; k < n_elig; k++)
+				hops[n_hops++] = e->nh[elig[k]].face;
+		} else if (n_elig) {
+			unsigned int best = 0;
+			struct ndn_asf *a = NULL;
+			if (e->strategy == NDN_STRATEGY_ASF) { /* the best ranked first */
+				a = asf_of(f, e);
+				uint64_t r = UINT64_MAX;
+				for (unsigned int k = 0; k < n_elig; k++) {
+					uint64_t rk = asf_rank(a, e->nh[elig[k]].face, elig[k]);
+					if (rk < r) {
+						r = rk;
+						best = k;
+					}
+				}
+			}
+			if (pending) {
+				/* a retransmission (NFD's best-route): the first eligible
+				 * hop not used yet, else the one used longest ago */
+				uint64_t oldest = UINT64_MAX;
+				unsigned int pick = best;
+				bool unused_found = false;
+				for (unsigned int j = 0; j < n_elig && !unused_found; j++) {
+					unsigned int k = (best + j) % n_elig;
+					uint16_t nh = e->nh[elig[k]].face;
+					const struct ndn_pit_out *o = NULL;
+					for (unsigned int q = 0; q < p->n_out; q++)
+						if (p->out[q].face == nh)
+							o = &p->out[q];
+					if (o == NULL) {
+						pick = k;
+						unused_found = true;
+					} else if (o->last_tx < oldest) {
+						oldest = o->last_tx;
+						pick = k;
+					}
+				}
+				best = pick;
+			}
+			hops[n_hops++] = e->nh[elig[best]].face;
+			p->tried |= (uint8_t)(1u << elig[best]);
+			/* asf probes another next hop once per probing interval, a new
+			 * Interest's copy, round the FIB's order (NFD's asf probing) */
+			if (a && fresh && n_elig > 1 && now >= a->next_probe) {
+				unsigned int k = a->probe_next % n_elig;
+				if (k == best)
+					k = (k + 1) % n_elig;
+				a->probe_next = (uint16_t)(k + 1);
+				a->next_probe = now + ms_to_tsc(e->probe_ms);
+				hops[n_hops++] = e->nh[elig[k]].face;
+				p->tried |= (uint8_t)(1u << elig[k]);
+				f->st.asf_probes++;
+			}
 		}
 	}
 	if (n_hops == 0) {
@@ -372,10 +530,9 @@ static void ndn_fwd_interest_do(struct tp_worker *w, struct ndn_fwd *f, struct r
 	return;
 
 duplicate:
-	f->st.nack_duplicate++;
 	if (fresh)
 		ndn_pit_free(f, idx);
-	nack_down(w, m, face, TP_NDN_NACK_DUPLICATE);
+	interest_loop(w, f, m, face);
 }
 
 /* Whether the Data (name d) satisfies PIT entry idx, found by its token. */
@@ -397,6 +554,26 @@ static bool data_matches(const struct ndn_fwd *f, uint32_t idx, const struct tp_
 }
 
 #define CANDS_MAX 8
+
+/* asf: the RTT of the Data that came from face for entry p (its out-record's last
+ * Interest), into the face's smoothed RTT (RFC 6298 2.3's alpha, 1/8) */
+static void asf_measure(struct ndn_fwd *f, const struct ndn_pit *p, uint16_t face, uint64_t now)
+{
+	struct ndn_asf *a;
+
+	if (p->fib_id >= NDN_FIB_MAX || !(a = &f->asf[p->fib_id])->valid)
+		return;
+	for (unsigned int i = 0; i < p->n_out; i++) {
+		if (p->out[i].face != face)
+			continue;
+		uint64_t us = (now - p->out[i].last_tx) * 1000000 / tp.tsc_hz;
+		uint32_t rtt =
+		    (uint32_t)RTE_MAX(RTE_MIN(us, (uint64_t)UINT32_MAX / 8), (uint64_t)1);
+		struct ndn_asf_face *m = asf_face(a, face, i);
+		m->srtt_us = m->srtt_us ? (7 * m->srtt_us + rtt) / 8 : rtt;
+		m->timeouts = 0;
+	}
+}
 
 static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
 			    struct tp_ndn_data *d)
@@ -517,6 +694,13 @@ static void ndn_fwd_data_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 		}
 		if (p->fib_id != UINT32_MAX)
 			ndn_lcore(w)->fib[p->fib_id].data++;
+		if (unlikely(p->strategy == NDN_STRATEGY_ASF))
+			asf_measure(f, p, mt->face, now);
+		/* NFD's insertDeadNonceList, satisfied: only a MustBeFresh entry whose Data
+		 * is fresh for less than the list's lifetime (the same Interest may come
+		 * back and not be answered from the CS) */
+		if ((p->slot & 2) && (!d->has_freshness || d->freshness_ms < NDN_DNL_LIFETIME_MS))
+			ndn_dnl_add_pit(f, cand[c], now);
 		ndn_pit_free(f, cand[c]);
 		f->st.pit_satisfied++;
 	}
@@ -600,11 +784,13 @@ static void ndn_fwd_nack_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 	o->nacked = mt->nack_reason ? mt->nack_reason : TP_NDN_NACK_UNSPECIFIED;
 	if (p->fib_id != UINT32_MAX)
 		ndn_lcore(w)->fib[p->fib_id].nacks++;
+	ndn_asf_timeout(f, p, mt->face); /* asf: a Nack counts as a timeout */
 
-	/* best-route: the next hop not tried yet, of the FIB entry the Interest went by
-	 * (a ForwardingHint the upstream added or changed finds another entry: no retry) */
-	const struct ndn_fib_entry *e = lookup_fib(in, hashes);
-	if (e && e->id == p->fib_id && e->strategy == NDN_STRATEGY_BEST_ROUTE) {
+	/* best-route and asf: the next hop not tried yet, of the FIB entry the Interest
+	 * went by (a ForwardingHint the upstream added or changed finds another entry: no
+	 * retry) */
+	const struct ndn_fib_entry *e = lookup_fib(in, hashes, NDN_FACES_MAX);
+	if (e && e->id == p->fib_id && e->strategy != NDN_STRATEGY_MULTICAST) {
 		bool non_local = from_non_local(p, now);
 		for (unsigned int i = 0; i < e->n_nh && i < 8; i++) {
 			uint16_t hop = e->nh[i].face;
@@ -613,7 +799,8 @@ static void ndn_fwd_nack_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 				used |= p->in[k].face == hop;
 			for (unsigned int k = 0; k < p->n_out; k++)
 				used |= p->out[k].face == hop;
-			if (used || scope_refuses(&in->name, non_local, hop))
+			if (used || scope_refuses(&in->name, non_local, hop) ||
+			    (in->has_hop_limit && in->hop_limit == 0 && !ndn_faces[hop].local))
 				continue;
 			p->tried |= (uint8_t)(1u << i);
 			send_interest(w, f, idx, m, in, hop);
@@ -635,6 +822,7 @@ static void ndn_fwd_nack_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 	for (unsigned int i = 0; i < p->n_in; i++)
 		if (p->in[i].expiry > now)
 			down[nd++] = p->in[i];
+	ndn_dnl_add_pit(f, idx, now); /* NFD's onInterestFinalize, unsatisfied */
 	ndn_pit_free(f, idx);
 	f->st.pit_nacked++;
 	/* in has a Nonce (checked above): each downstream gets its own in it */

@@ -52,8 +52,19 @@ int ndn_pcct_create(struct ndn_fwd *f, unsigned int socket)
 	f->wheel_mask = (1u << WHEEL_BITS) - 1;
 	f->wheel =
 	    rte_zmalloc_socket("ndn_wheel", (1u << WHEEL_BITS) * sizeof(uint32_t), 64, socket);
+	/* the Dead Nonce List: twice the PIT's entries (at least 1,024), in buckets of
+	 * NDN_DNL_WAYS; 16 bytes each */
+	uint32_t dnl_buckets = 128;
+	while (dnl_buckets * NDN_DNL_WAYS < 2 * f->pit_cap)
+		dnl_buckets <<= 1;
+	f->dnl.bucket_mask = dnl_buckets - 1;
+	f->dnl.lifetime_tsc = NDN_DNL_LIFETIME_MS * (tp.tsc_hz / 1000);
+	f->dnl.live_until = 0;
+	f->dnl.slot = rte_zmalloc_socket(
+	    "ndn_dnl", (size_t)dnl_buckets * NDN_DNL_WAYS * sizeof(*f->dnl.slot), 64, socket);
+	f->asf = rte_zmalloc_socket("ndn_asf", NDN_FIB_MAX * sizeof(*f->asf), 64, socket);
 	if (!f->bucket || !f->pcc || !f->pit || !f->cs || !f->ext || !f->ext_free_list ||
-	    !f->wheel) {
+	    !f->wheel || !f->dnl.slot || !f->asf) {
 		ndn_pcct_free(f);
 		return -ENOMEM;
 	}
@@ -111,6 +122,10 @@ void ndn_pcct_free(struct ndn_fwd *f)
 	rte_free(f->ext);
 	rte_free(f->ext_free_list);
 	rte_free(f->wheel);
+	rte_free(f->dnl.slot);
+	rte_free(f->asf);
+	f->dnl.slot = NULL;
+	f->asf = NULL;
 	f->bucket = NULL;
 	f->pcc = NULL;
 	f->pit = NULL;
@@ -231,6 +246,8 @@ uint32_t ndn_pit_alloc(struct ndn_fwd *f, uint32_t pcc, uint8_t slot)
 	p->n_in = p->n_out = 0;
 	p->tried = 0;
 	p->owner = 0; /* the caller charges the face that asked (pit_by_face) */
+	p->retx_shift = 0;
+	p->strategy = NDN_STRATEGY_BEST_ROUTE;
 	p->fib_id = UINT32_MAX;
 	f->pcc[pcc].pit[slot] = i;
 	f->pit_used++;
@@ -275,6 +292,74 @@ void ndn_pit_arm(struct ndn_fwd *f, uint32_t idx, uint64_t expiry)
 	*head = idx;
 }
 
+static inline struct ndn_dnl_slot *dnl_bucket(const struct ndn_dnl *d, uint64_t key)
+{
+	/* the name hash is keyed (SipHash): an outsider cannot aim at a bucket */
+	uint32_t b = (uint32_t)(key >> 32) ^ ((uint32_t)key * 0x9e3779b1u);
+
+	return &d->slot[(size_t)(b & d->bucket_mask) * NDN_DNL_WAYS];
+}
+
+/* Insert (or refresh) key: an empty or dead slot of its bucket, else its oldest,
+ * counted in dnl_evicted_live (the bound: NFD's list also drops its oldest when over
+ * its capacity). */
+static void dnl_add(struct ndn_fwd *f, uint64_t key, uint64_t now)
+{
+	struct ndn_dnl_slot *b = dnl_bucket(&f->dnl, key), *v = NULL;
+	uint64_t expiry = now + f->dnl.lifetime_tsc;
+
+	for (unsigned int i = 0; i < NDN_DNL_WAYS; i++) {
+		if (b[i].expiry > now && b[i].key == key) {
+			b[i].expiry = expiry;
+			return;
+		}
+		if (v == NULL || b[i].expiry < v->expiry)
+			v = &b[i];
+	}
+	if (v->expiry > now)
+		f->st.dnl_evicted_live++;
+	v->key = key;
+	v->expiry = expiry;
+	f->st.dnl_inserts++;
+	if (expiry > f->dnl.live_until)
+		f->dnl.live_until = expiry;
+}
+
+void ndn_dnl_add_pit(struct ndn_fwd *f, uint32_t idx, uint64_t now)
+{
+	const struct ndn_pit *p = &f->pit[idx];
+	uint64_t h = (uint64_t)f->pcc[p->pcc].hash << 32;
+
+	for (unsigned int i = 0; i < p->n_out; i++)
+		dnl_add(f, h | p->out[i].nonce, now);
+}
+
+bool ndn_dnl_has(const struct ndn_fwd *f, uint32_t h, uint32_t nonce, uint64_t now)
+{
+	uint64_t key = (uint64_t)h << 32 | nonce;
+	const struct ndn_dnl_slot *b;
+
+	if (now >= f->dnl.live_until) /* nothing inserted within its lifetime */
+		return false;
+	b = dnl_bucket(&f->dnl, key);
+	for (unsigned int i = 0; i < NDN_DNL_WAYS; i++)
+		if (b[i].key == key && b[i].expiry > now)
+			return true;
+	return false;
+}
+
+void ndn_asf_timeout(struct ndn_fwd *f, const struct ndn_pit *p, uint16_t face)
+{
+	struct ndn_asf *a;
+
+	if (p->strategy != NDN_STRATEGY_ASF || p->fib_id >= NDN_FIB_MAX)
+		return;
+	a = &f->asf[p->fib_id];
+	for (unsigned int i = 0; i < NDN_NH_MAX; i++)
+		if (a->m[i].face == face && a->m[i].timeouts < UINT8_MAX)
+			a->m[i].timeouts++;
+}
+
 unsigned int ndn_pcct_expire(struct ndn_fwd *f, uint64_t now)
 {
 	uint64_t tick = now >> f->tick_shift;
@@ -288,6 +373,13 @@ unsigned int ndn_pcct_expire(struct ndn_fwd *f, uint64_t now)
 		while (i) {
 			uint32_t next = f->pit[i].tw_next;
 			if ((f->pit[i].expiry >> f->tick_shift) <= f->next_tick) {
+				const struct ndn_pit *p = &f->pit[i];
+				/* NFD's onInterestFinalize, unsatisfied: every Nonce sent
+				 * goes to the Dead Nonce List; ASF's upstreams timed out */
+				ndn_dnl_add_pit(f, i, now);
+				for (unsigned int o = 0; o < p->n_out; o++)
+					if (p->out[o].nacked == 0)
+						ndn_asf_timeout(f, p, p->out[o].face);
 				ndn_pit_free(f, i);
 				f->st.pit_expired++;
 				n++;
