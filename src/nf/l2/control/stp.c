@@ -42,9 +42,13 @@ static void op_tx(void *ctx, uint16_t port, const struct tp_bpdu *b)
 {
 	struct l2_stp *s = ctx;
 	struct tp_port *p = tp_port_by_id(port);
-	struct rte_mbuf *m = p ? rte_pktmbuf_alloc(p->kpool) : NULL;
+	struct rte_mbuf *m = NULL;
 	uint8_t *d;
 
+	/* a port being removed (or stopped) sends nothing: its mbufs' pool is retired
+	 * once it is gone, and must not wait in an inject ring */
+	if (p != NULL && __atomic_load_n(&tp_iface_table[port].up, __ATOMIC_ACQUIRE))
+		m = rte_pktmbuf_alloc(p->kpool);
 	if (m == NULL || (d = (uint8_t *)rte_pktmbuf_append(m, TP_BPDU_FRAME_MAX)) == NULL) {
 		rte_pktmbuf_free(m);
 		s->tx_failed++;
