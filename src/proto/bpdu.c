@@ -90,9 +90,9 @@ int tp_bpdu_parse(const uint8_t *f, size_t len, struct tp_bpdu *b)
 	b->hello = rd16(p + 31) >> 8;
 	b->fwd_delay = rd16(p + 33) >> 8;
 	/* 9.3.4 a: a Configuration BPDU whose message age is not below its max age is
-	 * not taken (for RST BPDUs the receiver's Port Information machine decides,
-	 * 17.21.23: the same test, so the same drop) */
-	if (rd16(p + 27) >= rd16(p + 29))
+	 * not taken. An RST BPDU has no such rule (c): its receiver's Port Information
+	 * machine ages such information at once (17.21.23) */
+	if (b->type == TP_BPDU_CONFIG && rd16(p + 27) >= rd16(p + 29))
 		return TP_BPDU_ERR_AGE;
 	return 0;
 }

@@ -61,7 +61,7 @@ enum tp_bpdu_err {
 	TP_BPDU_ERR_LLC = -2,	   /* not 802.3 with LLC 42 42 03 (an Ethernet II type) */
 	TP_BPDU_ERR_PROTOCOL = -3, /* protocol identifier not 0 */
 	TP_BPDU_ERR_TYPE = -4,	   /* unknown type, or an RST BPDU of version 0/1 */
-	TP_BPDU_ERR_AGE = -5,	   /* message age not below max age (9.3.4 a) */
+	TP_BPDU_ERR_AGE = -5,	   /* a Configuration BPDU at its max age (9.3.4 a) */
 };
 
 /* Decode the frame f (len octets from its Ethernet header, the destination already

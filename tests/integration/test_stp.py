@@ -111,11 +111,13 @@ def wait_converged(lab: StpLab, timeout: float) -> None:
     lab.wait_until(lambda: converged(lab), timeout, 0.25, "the triangle converged")
 
 
-def test_triangle_with_linux_stp(stp_lab: Callable[..., StpLab]) -> None:
+@pytest.mark.parametrize("pmd", ["af_packet", "af_xdp"])
+def test_triangle_with_linux_stp(stp_lab: Callable[..., StpLab], pmd: str) -> None:
     """Exactly one port of the triangle blocks (twinplane's p1); the roots agree; a
     broadcast crosses each link once (no storm); twinplane speaks 802.1D to the
-    Linux bridges (Configuration BPDUs), and show bridge has the roles and states."""
-    lab = stp_lab()
+    Linux bridges (Configuration BPDUs), and show bridge has the roles and states.
+    On both port types."""
+    lab = stp_lab(pmd=pmd)
     # the Linux ports need 2 x forward delay (listening, learning) after the first
     # BPDUs; twinplane's edge port (p2) 3 s (EdgeDelay)
     wait_converged(lab, 6 * FWD_DELAY + 10)

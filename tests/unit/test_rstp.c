@@ -403,6 +403,16 @@ static void test_priority_vectors(void **state)
 	rstp_port_add(&br[0], 0, true, 240, 20000, 2);
 	assert_int_equal(br[0].root_port, 1);
 	assert_int_equal(role(0, 0), RSTP_ROLE_ALTERNATE);
+	/* times out of Table 17-1's ranges are taken at the nearest bound (a max age of
+	 * 255 s would let a phantom root circle a loop for 255 hops) */
+	m.max_age = 255;
+	m.hello = 0;
+	m.fwd_delay = 200;
+	m.cost = 99;
+	rstp_rx(&br[0], 1, &m);
+	assert_int_equal(br[0].port[1].port_times.max_age, 40);
+	assert_int_equal(br[0].port[1].port_times.hello, 1);
+	assert_int_equal(br[0].port[1].port_times.fwd_delay, 30);
 	/* our own BPDU back on the port that sent it */
 	m.bridge = br[0].bid;
 	m.port = rstp_port_id(&br[0].port[1]);

@@ -10,6 +10,11 @@
 
 #include "rstp.h"
 
+static uint16_t clamp16(uint16_t v, uint16_t lo, uint16_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 #define FOR_PORTS(b, pt)                                                                           \
 	for (struct rstp_port *pt = (b)->port; pt < (b)->port + RSTP_PORTS; pt++)                  \
 		if (pt->used)
@@ -742,9 +747,11 @@ int rstp_rx(struct rstp_bridge *b, uint16_t p, const struct tp_bpdu *m)
 	/* rcvInfo (17.21.8) */
 	role = rst ? (uint8_t)((m->flags >> TP_BPDU_F_ROLE_SHIFT) & 3) : TP_BPDU_ROLE_DESIGNATED;
 	v = (struct rstp_vector){m->root, m->cost, m->bridge, m->port, rstp_port_id(pt)};
-	t = (struct rstp_times){m->msg_age, m->max_age, m->hello, m->fwd_delay};
-	if (t.hello == 0)
-		t.hello = 1; /* a zero hello would never age the information */
+	/* times outside Table 17-1's ranges are taken at the nearest bound: a max age
+	 * of 255 s from a hostile or broken neighbour would keep a phantom root
+	 * circling a loop (forwarding) for 255 hops; a zero hello would never age */
+	t = (struct rstp_times){m->msg_age, clamp16(m->max_age, 6, 40), clamp16(m->hello, 1, 10),
+				clamp16(m->fwd_delay, 4, 30)};
 	if (m->flags & TP_BPDU_F_TC)
 		pt->rcvd_tc = true;
 	if (!rst && (m->flags & TP_BPDU_F_TCA))
