@@ -578,13 +578,14 @@ static int cmd_show_nf(struct tp_cmd_ctx *ctx, int argc, char **argv)
 static struct tp_cmd c_bridge_add = {
     "bridge add", "NAME " L2_BRIDGE_OPTS,
     "a bridge domain (MAC aging 300 s, the fair share of the MAC table, BPDUs forwarded, "
-    "unless given)",
+    "no spanning tree, unless given)",
     cmd_bridge_add, NULL};
 static struct tp_cmd c_bridge_del = {"bridge del", "NAME", "remove a bridge with no ports",
 				     cmd_bridge_del, NULL};
-static struct tp_cmd c_bridge_set = {"bridge set", "NAME " L2_BRIDGE_OPTS,
-				     "a bridge's MAC aging, share of the MAC table, BPDUs",
-				     cmd_bridge_set, NULL};
+static struct tp_cmd c_bridge_set = {
+    "bridge set", "NAME " L2_BRIDGE_OPTS,
+    "a bridge's MAC aging, share of the MAC table, BPDUs, spanning tree (RSTP, 802.1D-2004)",
+    cmd_bridge_set, NULL};
 static struct tp_cmd c_bridge_mac = {
     "bridge mac", "add BR MAC port P [vlan V] | del BR MAC [vlan V] | flush BR [port P]",
     "static MAC entries; flush learned ones", cmd_bridge_mac, NULL};
