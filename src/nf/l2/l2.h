@@ -145,10 +145,11 @@ struct l2_port {
 	 * unknown-unicast frames flooded (storm control) */
 	struct l2_rate rate[L2_TB_MAX];
 	struct l2_bridge *br;
-	/* control plane: its spanning-tree settings (0: the default) */
+	uint64_t allowed[4096 / 64];
+	/* control plane: its spanning-tree settings (0: the default); after what the
+	 * workers read, which keeps its layout */
 	uint32_t stp_cost;
 	uint8_t stp_prio_set, stp_prio, stp_edge; /* stp_edge: 0 auto, 1 yes, 2 no */
-	uint64_t allowed[4096 / 64];
 };
 
 /* A port's spanning-tree state as the data plane sees it (802.1D-2004 17.30); with
