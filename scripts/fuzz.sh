@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(mder ndn ndn_stream coap ip4 ip6 ndn_fwd l2 fetch netlink api config gen)
+all=(mder ndn ndn_stream coap ip4 ip6 ndn_fwd l2 stp fetch netlink api config gen)
 all+=(iotgw iotgw_forget)
 secs=${1:-60}
 shift || true
@@ -34,6 +34,7 @@ declare -A seeds=(
 )
 seeds[iotgw]=tests/fuzz/iotgw_seeds
 seeds[ip6]=tests/fuzz/ip6_seeds.txt
+seeds[stp]=tests/fuzz/stp_seeds.txt
 seeds[iotgw_forget]=tests/fuzz/iotgw_seeds
 declare -A dicts=(
     [mder]=tests/fuzz/mder.dict [ndn]=tests/fuzz/ndn.dict [coap]=tests/fuzz/coap.dict
@@ -45,6 +46,7 @@ declare -A dicts=(
 )
 dicts[iotgw]=tests/fuzz/iotgw.dict
 dicts[ip6]=tests/fuzz/ip6.dict
+dicts[stp]=tests/fuzz/stp.dict
 dicts[iotgw_forget]=tests/fuzz/iotgw.dict
 declare -A opts=([ip4]="-max_len=9018" [ip6]="-max_len=9018" [ndn_fwd]="-max_len=8192"
     [ndn_stream]="-max_len=20000")

@@ -27,6 +27,17 @@
 
 struct tp_exc_stats tp_exc_stats;
 
+/* by punt reason: who takes those frames instead of the TAP */
+static tp_exc_handler handlers[TP_CTR_MAX];
+
+int tp_exc_set_handler(unsigned int reason, tp_exc_handler fn)
+{
+	if (reason >= TP_CTR_MAX)
+		return -EINVAL;
+	handlers[reason] = fn;
+	return 0;
+}
+
 /* Kernel to wire: two token buckets per port, one for the control class (ARP and
  * routing protocols the host sends: its own budget, which a flood of anything else
  * through the TAP cannot take) and one for the rest; a flood through one TAP takes
@@ -134,6 +145,11 @@ static unsigned int drain(struct rte_ring *r, bool control)
 		n = rte_ring_sc_dequeue_burst(r, (void **)pkts, RTE_DIM(pkts), NULL);
 		for (unsigned int j = 0; j < n; j++) {
 			struct tp_port *p = tp_port_by_id(pkts[j]->port);
+			tp_exc_handler h = handlers[tp_mbuf_priv(pkts[j])->punt_reason];
+			if (h != NULL) {
+				h(pkts[j]); /* the module's now */
+				continue;
+			}
 			if (p == NULL)
 				tp_exc_stats.no_port++;
 			else if (to_tap(p, pkts[j]) && control)
@@ -256,16 +272,24 @@ static void tap_readable(int fd, void *arg)
 			continue;
 		}
 		m->port = p->id;
-		/* one lcore per port: a flow from the kernel leaves in the order it came */
-		struct tp_worker *w = tp.workers[p->id % tp.n_workers];
-		if (rte_ring_sp_enqueue(w->inject_ring, m) != 0) {
-			tp_exc_stats.inject_full++;
-			rte_pktmbuf_free(m);
+		if (tp_exc_inject(m) < 0)
 			continue;
-		}
 		ktx[p->id].sent[c]++;
 		tp_exc_stats.from_kernel++;
 	}
+}
+
+int tp_exc_inject(struct rte_mbuf *m)
+{
+	/* one lcore per port: a flow from the kernel leaves in the order it came */
+	struct tp_worker *w = tp.workers[m->port % tp.n_workers];
+
+	if (rte_ring_sp_enqueue(w->inject_ring, m) != 0) {
+		tp_exc_stats.inject_full++;
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	return 0;
 }
 
 uint64_t tp_exc_pool_share_drops(uint16_t port)

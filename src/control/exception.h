@@ -53,6 +53,16 @@ struct rte_mbuf *tp_exc_read_frame(int fd, struct rte_mempool *mp, uint32_t fram
 uint64_t tp_exc_pool_share_drops(uint16_t port);
 /* Zero them (clear counters). */
 void tp_exc_pool_share_clear(void);
+/* What the control plane does with the frames punted for reason (a TP_CTR_PUNT
+ * counter id) instead of writing them to the TAP: fn takes m and owns it (frees it).
+ * A module sets it in its init (the L2 switch's STP: its BPDUs); NULL: the TAP again.
+ * 0 or -EINVAL (reason out of range). */
+typedef void (*tp_exc_handler)(struct rte_mbuf *m);
+int tp_exc_set_handler(unsigned int reason, tp_exc_handler fn);
+/* Send m (m->port its port) to the wire as the frames from the TAPs go: through the
+ * inject ring of the port's lcore. Takes m: 0, or -ENOBUFS (the ring was full, m
+ * freed, counted as inject_full). Control thread only. */
+int tp_exc_inject(struct rte_mbuf *m);
 /* Start (stop) reading port p's TAP. */
 int tp_exc_attach(struct tp_port *p);
 void tp_exc_detach(struct tp_port *p);

@@ -22,7 +22,7 @@
  *   6 port set      PORT CFG EXTRA                 (port set P mode l2 bridge ...
  *                                                    [admit all])
  *   7 port l3       PORT                           (the port leaves its bridge)
- *   8 bridge        OP ARG                         (bridge add / del / set)
+ *   8 bridge        OP ARG                         (bridge add / del / set, stp on / off)
  *   9 static MAC    OP ARG PORT                    (bridge mac add / del / flush
  *                                                    [port], the CLI's own command)
  *
@@ -181,6 +181,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 				       RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	must(pool != NULL);
 	w = fuzz_worker();
+	/* the exception rings: BPDUs a bridge running STP punts (drained every burst) */
+	w->exc_ring[0] =
+	    rte_ring_create("fuzz-exc0", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	w->exc_ring[1] =
+	    rte_ring_create("fuzz-exc1", 64, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	must(w->exc_ring[0] != NULL && w->exc_ring[1] != NULL);
 	/* the module as the daemon starts it, with a small table */
 	must(tp_l2_nf.n_opts >= 1 && strcmp(tp_l2_nf.opts[0].name, "l2-macs") == 0);
 	must(tp_l2_nf.opts[0].fn(TABLE) == 0);
@@ -388,6 +394,17 @@ static void burst(void)
 		 cf = l2c(in, L2_CTR_FLOOD_COPY_FAILED) - cf0,
 		 nr = l2c(in, L2_CTR_TAG_NO_ROOM) - nr0, em = l2c(in, L2_CTR_EXCEEDS_MTU) - em0,
 		 dr = sum_l2(in, TP_CTR_DROP) - dr0, pu = sum_l2(in, TP_CTR_PUNT) - pu0;
+	/* what was punted is in the exception rings (BPDUs of a bridge running STP) */
+	unsigned int punted = 0;
+	for (unsigned int k = 0; k < 2; k++) {
+		void *m;
+		while (rte_ring_dequeue(w->exc_ring[k], &m) == 0) {
+			must(((struct rte_mbuf *)m)->port == in);
+			rte_pktmbuf_free(m);
+			punted++;
+		}
+	}
+	must(punted == pu);
 	/* every frame counted once: forwarded, flooded, punted, or dropped for one
 	 * reason */
 	must(rx == n);
@@ -603,8 +620,12 @@ static void bridge_op(uint8_t op, uint8_t arg)
 			snprintf(line, sizeof(line), "bridge set b%u mac-limit auto", b);
 		break;
 	default:
-		snprintf(line, sizeof(line), "bridge set b%u bpdu %s aging %u", b,
-			 (arg & 1) ? "drop" : "forward", 1 + (arg >> 1) % 4);
+		if (arg & 0x80) /* its spanning tree: with no link up, every port discards */
+			snprintf(line, sizeof(line), "bridge set b%u stp %s", b,
+				 (arg & 0x40) ? "on" : "off");
+		else
+			snprintf(line, sizeof(line), "bridge set b%u bpdu %s aging %u", b,
+				 (arg & 1) ? "drop" : "forward", 1 + (arg >> 1) % 4);
 	}
 	if (n_pend)
 		burst();

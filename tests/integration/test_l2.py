@@ -342,7 +342,14 @@ def test_commands_rejected_with_reasons(switch_lab: Callable[..., SwitchLab]) ->
         (("port", "set", "p0", "mode", "l2", "bridge", "br0", "storm-unknown"), "needs a value"),
         (("bridge", "add", "br9", "mac-limit", "0"), "bad mac-limit"),
         (("bridge", "set", "br0", "aging"), "usage: bridge set"),
-        (("bridge", "set", "br0", "stp", "on"), "unexpected 'stp'"),
+        (("bridge", "set", "br0", "spanning", "on"), "unexpected 'spanning'"),
+        # the spanning tree's words (802.1D-2004 17.14's bounds)
+        (("bridge", "set", "br0", "stp", "maybe"), "stp 'maybe': on"),
+        (("bridge", "set", "br0", "forward-delay", "3"), "17.14"),
+        (("bridge", "set", "br0", "priority", "4097"), "multiple of 4096"),
+        (("bridge", "add", "br9", "stp", "on", "bpdu", "drop"), "without STP"),
+        (("port", "set", "p0", "mode", "l2", "bridge", "br0", "stp-priority", "17"), "stp-prio"),
+        (("port", "set", "p0", "mode", "l2", "bridge", "br0", "stp-edge", "x"), "stp-edge 'x'"),
     ]
     for words, msg in cases:
         with pytest.raises(Exception, match=msg):

@@ -31,6 +31,7 @@
 #include "../../src/core/nf.h"
 #include "../../src/core/rcu.h"
 #include "../../src/core/tp.h"
+#include "../../src/nf/l2/control/control.h"
 #include "../../src/nf/l2/l2.h"
 #include "../../src/tables/iface.h"
 #include "eal_fixture.h"
@@ -140,6 +141,28 @@ static struct rte_mbuf *frame(uint16_t port, const uint8_t *dst, const uint8_t *
 	p[0] = 0x08, p[1] = 0x00;
 	for (int i = 0; i < 20; i++)
 		p[2 + i] = (uint8_t)(0xa0 + i);
+	m->port = port;
+	return m;
+}
+
+/* A Linux bridge's Configuration BPDU (kernel 6.18, stp_state 1; as tcpdump printed
+ * it, 52 octets) from src, received on port; its first len octets only. */
+static struct rte_mbuf *bpdu_frame(uint16_t port, const uint8_t *src, size_t len)
+{
+	static const uint8_t linux_config[52] = {
+	    0x01, 0x80, 0xc2, 0x00, 0x00, 0x00, 0x7a, 0x88, 0x04, 0x77, 0xfc, 0x2c, 0x00,
+	    0x26, 0x42, 0x42, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x7a, 0x88,
+	    0x04, 0x77, 0xfc, 0x2c, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x7a, 0x88, 0x04,
+	    0x77, 0xfc, 0x2c, 0x80, 0x01, 0x00, 0x00, 0x06, 0x00, 0x01, 0x00, 0x04, 0x00};
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *p;
+
+	assert_non_null(m);
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	if (p == NULL)
+		abort();
+	memcpy(p, linux_config, len);
+	memcpy(p + 6, src, 6);
 	m->port = port;
 	return m;
 }
@@ -470,19 +493,94 @@ static void test_bpdu(void **state)
 	for (uint16_t p = 0; p < 4; p++)
 		assert_tx(p, 0);
 	assert_int_equal(cmd("bridge set b0 bpdu sometimes"), -EINVAL);
-	/* a bridge running STP: the BPDU goes to the control plane, in the control class */
+	/* a bridge running STP: the BPDU goes to the control plane, in the control class;
+	 * a frame to the group address that is no BPDU (the IPv4 one frame() builds, a
+	 * truncated BPDU) is dropped as malformed */
 	__atomic_store_n(&l2_bridges[0].bpdu, L2_BPDU_STP, __ATOMIC_RELAXED);
+	rx(bpdu_frame(0, st_a, 52));
 	rx(frame(0, stp, st_a, 0));
+	rx(bpdu_frame(0, st_a, 40));
 	for (uint16_t p = 0; p < 4; p++)
 		assert_tx(p, 0);
 	assert_int_equal(ctr("l2.bpdu_to_control"), 1);
+	assert_int_equal(ctr("l2.bpdu_malformed"), 2);
 	assert_int_equal(rte_ring_count(w->exc_ring[tp_punt_ring(TP_PUNT_CONTROL)]), 1);
 	assert_int_equal(rte_ring_dequeue(w->exc_ring[tp_punt_ring(TP_PUNT_CONTROL)], &m), 0);
 	assert_memory_equal(rte_pktmbuf_mtod((struct rte_mbuf *)m, void *), stp, 6);
 	rte_pktmbuf_free(m);
+	__atomic_store_n(&l2_bridges[0].bpdu, L2_BPDU_FORWARD, __ATOMIC_RELAXED);
 	assert_int_equal(cmd("bridge set b0 bpdu forward"), 0);
 	assert_int_equal(l2_bridges[0].bpdu, L2_BPDU_FORWARD);
-	assert_int_equal(ctr("l2.rx"), 17); /* since the last clear() */
+	assert_int_equal(ctr("l2.rx"), 19); /* since the last clear() */
+}
+
+/* Port state on the data plane (the spanning tree's, control/stp.c publishes it): a
+ * discarding port forwards and learns nothing (stp_discarding) but hands its BPDUs to
+ * the STP; a learning port learns and forwards nothing (stp_learning); no frame goes
+ * out of a port that is not forwarding, flooded or unicast. 'stp on' starts every
+ * port discarding (here no port has a link: all stay so); 'stp off' forwards again. */
+static void test_stp_port_states(void **state)
+{
+	struct l2_bridge *br = &l2_bridges[0];
+	void *m = NULL;
+
+	assert_int_equal(cmd("bridge set b0 stp maybe"), -EINVAL);
+	assert_int_equal(cmd("bridge set b0 forward-delay 3"), -EINVAL); /* 17.14 */
+	assert_int_equal(cmd("bridge set b0 priority 4097"), -EINVAL);
+	assert_int_equal(cmd("bridge set b0 stp on hello 1 max-age 6 forward-delay 4"), 0);
+	assert_int_equal(br->bpdu, L2_BPDU_STP);
+	assert_int_equal(cmd("bridge set b0 bpdu forward"), -EINVAL); /* STP owns them */
+	for (uint16_t p = 0; p < 4; p++)
+		assert_int_equal(tp_l2_port(p)->stp, L2_STP_DISCARDING);
+	assert_int_equal(br->members->n, 0);
+	assert_int_equal(br->members->n_all, 4);
+	rx(frame(0, bcast, st_a, 0));
+	rx(bpdu_frame(0, st_a, 52));
+	for (uint16_t p = 0; p < 4; p++)
+		assert_tx(p, 0);
+	assert_int_equal(ctr("l2.stp_discarding"), 1);
+	assert_int_equal(ctr("l2.bpdu_to_control"), 1);
+	assert_int_equal(rte_ring_dequeue(w->exc_ring[tp_punt_ring(TP_PUNT_CONTROL)], &m), 0);
+	rte_pktmbuf_free(m);
+	drain();
+	assert_int_equal(mac_port(st_a, 10, 0), -1); /* not learned */
+	/* p0, p1 forwarding, p2 learning, p3 discarding (as the STP would publish) */
+	__atomic_store_n(&l2_cfg[0]->stp, L2_STP_FORWARDING, __ATOMIC_RELEASE);
+	__atomic_store_n(&l2_cfg[1]->stp, L2_STP_FORWARDING, __ATOMIC_RELEASE);
+	__atomic_store_n(&l2_cfg[2]->stp, L2_STP_LEARNING, __ATOMIC_RELEASE);
+	assert_int_equal(l2_members_publish(br), 0);
+	tp_rcu_reclaim();
+	assert_int_equal(br->members->n, 2);
+	/* flooded in VLAN 10: p1 only (p2, the trunk, is learning) */
+	rx(frame(0, bcast, st_a, 0));
+	assert_tx(1, 1);
+	assert_tx(2, 0);
+	/* from the learning port: learned, not forwarded */
+	rx(frame(2, bcast, st_c, 10));
+	assert_tx(0, 0);
+	assert_tx(1, 1);
+	assert_int_equal(ctr("l2.stp_learning"), 1);
+	drain();
+	assert_int_equal(mac_port(st_c, 10, 0), 2);
+	assert_int_equal(mac_port(st_a, 10, 0), 0);
+	/* unicast to a station learned on the learning port: not sent there (flooded
+	 * to the forwarding ports as unknown) */
+	rx(frame(0, st_c, st_a, 0));
+	assert_tx(2, 0);
+	assert_tx(1, 2);
+	/* stp off: every port forwards, BPDUs flooded again */
+	assert_int_equal(cmd("bridge set b0 stp off"), 0);
+	tp_rcu_reclaim();
+	assert_int_equal(br->bpdu, L2_BPDU_FORWARD);
+	for (uint16_t p = 0; p < 4; p++)
+		assert_int_equal(tp_l2_port(p)->stp, L2_STP_FORWARDING);
+	assert_int_equal(br->members->n, 4);
+	rx(frame(0, st_c, st_a, 0));
+	assert_tx(2, 1);
+	/* every frame counted once: rx = unicast + flooded + punts + drops */
+	assert_int_equal(ctr("l2.rx"), ctr("l2.unicast") + ctr("l2.flooded") +
+					   ctr("l2.bpdu_to_control") + ctr("l2.stp_discarding") +
+					   ctr("l2.stp_learning"));
 }
 
 /* A frame to one of the bridge's own port MACs (in any VLAN, the ingress port's
@@ -725,6 +823,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_flood_vlan_push_pop, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_vlan_drops, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_bpdu, bridge_up, bridge_down),
+	    cmocka_unit_test_setup_teardown(test_stp_port_states, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_to_port_mac, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_exceeds_mtu, bridge_up, bridge_down),
 	    cmocka_unit_test_setup_teardown(test_access_admit, bridge_up, bridge_down),

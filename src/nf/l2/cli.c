@@ -23,7 +23,9 @@ static int name_ok(struct tp_cmd_ctx *ctx, const char *what, const char *s)
 	return 0;
 }
 
-#define L2_BRIDGE_OPTS "[aging SECONDS] [mac-limit N|auto] [bpdu forward|drop]"
+#define L2_BRIDGE_OPTS                                                                             \
+	"[aging SECONDS] [mac-limit N|auto] [bpdu forward|drop] [stp on|off] [priority N] "        \
+	"[hello S] [max-age S] [forward-delay S]"
 
 /* Words argv[0..argc) into o. 0, or -EINVAL with ctx's error naming the bad word. */
 static int bridge_opts(struct tp_cmd_ctx *ctx, const char *what, int argc, char **argv,
@@ -57,6 +59,28 @@ static int bridge_opts(struct tp_cmd_ctx *ctx, const char *what, int argc, char 
 						  what, val);
 			o->bpdu = strcmp(val, "drop") == 0 ? L2_BPDU_DROP : L2_BPDU_FORWARD;
 			o->has_bpdu = true;
+		} else if (strcmp(k, "stp") == 0) {
+			if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0)
+				return tp_cmd_err(ctx, EINVAL,
+						  "%s: stp '%s': on (RSTP, 802.1D-2004 clause 17) "
+						  "or off (BPDUs as 'bpdu' says)",
+						  what, val);
+			o->stp = strcmp(val, "on") == 0;
+			o->has_stp = true;
+		} else if (strcmp(k, "priority") == 0 || strcmp(k, "hello") == 0 ||
+			   strcmp(k, "max-age") == 0 || strcmp(k, "forward-delay") == 0) {
+			bool *has = k[0] == 'p'	  ? &o->has_prio
+				    : k[0] == 'h' ? &o->has_hello
+				    : k[0] == 'm' ? &o->has_max_age
+						  : &o->has_fwd_delay;
+			uint64_t *v = k[0] == 'p'   ? &o->prio
+				      : k[0] == 'h' ? &o->hello
+				      : k[0] == 'm' ? &o->max_age
+						    : &o->fwd_delay;
+			if (tp_parse_u64(val, 0, 65535, v) < 0)
+				return tp_cmd_err(ctx, EINVAL, "%s: bad %s '%s' (a number)", what,
+						  k, val);
+			*has = true;
 		} else {
 			return tp_cmd_err(ctx, EINVAL, "%s: unexpected '%s' (%s)", what, k,
 					  L2_BRIDGE_OPTS);
@@ -69,6 +93,7 @@ static int cmd_bridge_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	struct l2_bridge_opts o = {.aging = L2_AGING_DEFAULT, .has_aging = true};
 	struct l2_bridge *br;
+	char err[256];
 	int ret;
 
 	if (argc < 1)
@@ -78,6 +103,10 @@ static int cmd_bridge_add(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		return ret;
 	if ((ret = bridge_opts(ctx, "bridge add", argc - 1, argv + 1, &o)) < 0)
 		return ret;
+	if (o.has_stp && o.stp && o.has_bpdu)
+		return tp_cmd_err(ctx, EINVAL, "bridge add: 'bpdu' is for a bridge without STP");
+	if (l2_stp_check(NULL, &o, err, sizeof(err)) < 0)
+		return tp_cmd_err(ctx, EINVAL, "bridge add: %s", err);
 	ret = l2_bridge_add(argv[0], &o, &br);
 	if (ret == -EEXIST)
 		return tp_cmd_err(ctx, EEXIST, "bridge add: bridge %s exists", argv[0]);
@@ -99,7 +128,7 @@ static int cmd_bridge_del(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	if (l2_bridge_del(br) < 0)
 		return tp_cmd_err(ctx, EBUSY,
 				  "bridge del: bridge %s has %u ports (port set P mode l3 first)",
-				  br->name, br->members->n);
+				  br->name, br->members->n_all);
 	return 0;
 }
 
@@ -107,6 +136,7 @@ static int cmd_bridge_set(struct tp_cmd_ctx *ctx, int argc, char **argv)
 {
 	struct l2_bridge_opts o = {0};
 	struct l2_bridge *br;
+	char err[256];
 	int ret;
 
 	if (argc < 3)
@@ -116,6 +146,12 @@ static int cmd_bridge_set(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		return tp_cmd_err(ctx, ENOENT, "bridge set: no bridge named '%s'", argv[0]);
 	if ((ret = bridge_opts(ctx, "bridge set", argc - 1, argv + 1, &o)) < 0)
 		return ret;
+	if (l2_stp_check(br, &o, err, sizeof(err)) < 0)
+		return tp_cmd_err(ctx, EINVAL, "bridge set: %s", err);
+	bool stp_on = o.has_stp ? o.stp : br->bpdu == L2_BPDU_STP;
+	if (o.has_bpdu && stp_on)
+		return tp_cmd_err(ctx, EINVAL,
+				  "bridge set: 'bpdu' is for a bridge without STP (stp off first)");
 	l2_bridge_apply(br, &o);
 	return 0;
 }
@@ -254,6 +290,7 @@ static void out_port_l2(struct tp_node *o, const struct l2_port *lp)
 			tp_out_u64(c, tp_l2_nf.ctrs[i].name, v);
 	}
 	tp_out_u64(o, "drops", drops);
+	l2_stp_show_port(o, lp->br, lp->port);
 }
 
 static void out_macs(struct tp_node *l, const struct l2_bridge *br)
@@ -299,9 +336,10 @@ static void out_bridge(struct tp_node *o, const struct l2_bridge *br)
 	tp_out_u64(o, "limit_refused", br->limit_refused);
 	tp_out_u64(o, "bridge_limit_refused", br->bridge_limit_refused);
 	tp_out_u64(o, "table_full", br->table_full);
+	l2_stp_show(o, br);
 	struct tp_node *l = tp_out_list(o, "ports");
-	for (unsigned int i = 0; mb && i < mb->n; i++)
-		out_port_l2(tp_out_obj(l, NULL), mb->by_port[mb->list[i]]);
+	for (unsigned int i = 0; mb && i < mb->n_all; i++)
+		out_port_l2(tp_out_obj(l, NULL), mb->cfg[mb->all[i]]);
 }
 
 static int cmd_show_bridge(struct tp_cmd_ctx *ctx, int argc, char **argv)
@@ -540,13 +578,14 @@ static int cmd_show_nf(struct tp_cmd_ctx *ctx, int argc, char **argv)
 static struct tp_cmd c_bridge_add = {
     "bridge add", "NAME " L2_BRIDGE_OPTS,
     "a bridge domain (MAC aging 300 s, the fair share of the MAC table, BPDUs forwarded, "
-    "unless given)",
+    "no spanning tree, unless given)",
     cmd_bridge_add, NULL};
 static struct tp_cmd c_bridge_del = {"bridge del", "NAME", "remove a bridge with no ports",
 				     cmd_bridge_del, NULL};
-static struct tp_cmd c_bridge_set = {"bridge set", "NAME " L2_BRIDGE_OPTS,
-				     "a bridge's MAC aging, share of the MAC table, BPDUs",
-				     cmd_bridge_set, NULL};
+static struct tp_cmd c_bridge_set = {
+    "bridge set", "NAME " L2_BRIDGE_OPTS,
+    "a bridge's MAC aging, share of the MAC table, BPDUs, spanning tree (RSTP, 802.1D-2004)",
+    cmd_bridge_set, NULL};
 static struct tp_cmd c_bridge_mac = {
     "bridge mac", "add BR MAC port P [vlan V] | del BR MAC [vlan V] | flush BR [port P]",
     "static MAC entries; flush learned ones", cmd_bridge_mac, NULL};

@@ -75,6 +75,9 @@
 	X(CHAIN_NF_DOWN, "chain_nf_down", DROP)                                                    \
 	X(TO_PORT_MAC, "to_port_mac", DROP)                                                        \
 	X(EXCEEDS_MTU, "exceeds_mtu", DROP)                                                        \
+	X(BPDU_MALFORMED, "bpdu_malformed", DROP)                                                  \
+	X(STP_DISCARDING, "stp_discarding", DROP)                                                  \
+	X(STP_LEARNING, "stp_learning", DROP)                                                      \
 	X(BPDU_TO_CONTROL, "bpdu_to_control", PUNT)
 
 /* clang-format off */
@@ -136,18 +139,39 @@ struct l2_port {
 	uint8_t trunk;	    /* tagged VLANs allowed: the bitmap */
 	uint8_t at_limit;   /* control plane: the port reached its MAC limit */
 	uint8_t admit_all;  /* an access port admits frames tagged with its VLAN too */
+	uint8_t stp;	    /* enum l2_stp_state; atomic (control plane: control/stp.c) */
 	uint32_t mac_limit; /* 0: none */
 	/* per lcore: learn events sent, group-addressed (broadcast, multicast) and
 	 * unknown-unicast frames flooded (storm control) */
 	struct l2_rate rate[L2_TB_MAX];
 	struct l2_bridge *br;
 	uint64_t allowed[4096 / 64];
+	/* control plane: its spanning-tree settings (0: the default); after what the
+	 * workers read, which keeps its layout */
+	uint32_t stp_cost;
+	uint8_t stp_prio_set, stp_prio, stp_edge; /* stp_edge: 0 auto, 1 yes, 2 no */
 };
 
+/* A port's spanning-tree state as the data plane sees it (802.1D-2004 17.30); with
+ * the bridge's STP off, forwarding. 0 is forwarding: the fast path's only test is
+ * for non-zero, once per burst. */
+enum l2_stp_state {
+	L2_STP_FORWARDING = 0,
+	L2_STP_LEARNING,   /* learns sources, forwards nothing (stp_learning) */
+	L2_STP_DISCARDING, /* neither (stp_discarding); its BPDUs still go to the STP */
+};
+
+/* A bridge's members, published whole under RCU. list/by_port: the ports frames go
+ * out of (every member with STP off; the forwarding ones with STP on); all/cfg:
+ * every member, whatever its state (its MACs are the bridge's own, the control
+ * plane's view). */
 struct l2_members {
 	uint16_t n;
 	uint16_t list[TP_MAX_PORTS];
 	struct l2_port *by_port[TP_MAX_PORTS];
+	uint16_t n_all;
+	uint16_t all[TP_MAX_PORTS];
+	struct l2_port *cfg[TP_MAX_PORTS];
 };
 
 /* What a bridge does with BPDUs (frames to the bridge group address
@@ -157,10 +181,12 @@ enum l2_bpdu {
 			  * VLAN like any group frame, as the Linux bridge with stp_state 0
 			  * (br_input.c), so that the neighbours' STP sees a loop through it */
 	L2_BPDU_DROP,	 /* filtered, counted as link_local (OVS's default) */
-	L2_BPDU_STP,	 /* the bridge runs STP: consumed, punted in the control class to
-			  * the control plane (bpdu_to_control); set by the RSTP step to come,
-			  * no command sets it yet */
+	L2_BPDU_STP,	 /* the bridge runs STP ('stp on'): consumed, checked with the BPDU
+			  * codec (bpdu_malformed) and punted in the control class to the
+			  * control plane (bpdu_to_control) */
 };
+
+struct l2_stp;
 
 struct l2_bridge {
 	uint16_t id;
@@ -172,6 +198,7 @@ struct l2_bridge {
 	uint32_t mac_limit;	    /* its share of the MAC table; 0: the fair share */
 	struct l2_members *members; /* RCU */
 	/* control plane */
+	struct l2_stp *stp; /* its spanning tree (control/stp.c) */
 	uint64_t learned, moves, aged, limit_refused, bridge_limit_refused, table_full;
 };
 

@@ -22,6 +22,10 @@ static int l2_init(void)
 
 	if ((ret = l2_mac_init()) < 0)
 		return ret;
+	if ((ret = l2_stp_init()) < 0) {
+		l2_mac_fini();
+		return ret;
+	}
 	l2_chain_init();
 	return 0;
 }
@@ -29,6 +33,7 @@ static int l2_init(void)
 static void l2_fini(void)
 {
 	l2_chain_fini();
+	l2_stp_fini();
 	for (unsigned int w = 0; w < tp.n_workers; w++) {
 		struct l2_lcore *lc = tp_nf_lcore(tp.workers[w], &tp_l2_nf);
 		if (lc == NULL)
@@ -39,6 +44,7 @@ static void l2_fini(void)
 	for (unsigned int b = 0; b < L2_BRIDGES_MAX; b++) {
 		free(l2_bridges[b].members);
 		l2_bridges[b].members = NULL;
+		l2_stp_free(&l2_bridges[b]);
 	}
 	l2_mac_fini();
 }

@@ -30,8 +30,10 @@ void l2_free_members(void *a, void *b)
 	free(b);
 }
 
-/* Publish br's members with port set to lp (NULL: removed); the old list, and old
- * (a port configuration no lcore may see any more), freed after a grace period. */
+/* Publish br's members with port set to lp (NULL: removed; port L2_NO_PORT: none
+ * changed, the states did); the old list, and old (a port configuration no lcore may
+ * see any more), freed after a grace period. Frames go out of the members whose STP
+ * state is forwarding (all of them with STP off). */
 static int members_set(struct l2_bridge *br, uint16_t port, struct l2_port *lp, void *old)
 {
 	struct l2_members *cur = br->members, *nm = calloc(1, sizeof(*nm));
@@ -39,14 +41,21 @@ static int members_set(struct l2_bridge *br, uint16_t port, struct l2_port *lp, 
 	if (nm == NULL)
 		return -ENOMEM;
 	if (cur)
-		for (unsigned int i = 0; i < cur->n; i++)
-			if (cur->list[i] != port) {
-				nm->list[nm->n++] = cur->list[i];
-				nm->by_port[cur->list[i]] = cur->by_port[cur->list[i]];
+		for (unsigned int i = 0; i < cur->n_all; i++)
+			if (cur->all[i] != port) {
+				nm->all[nm->n_all++] = cur->all[i];
+				nm->cfg[cur->all[i]] = cur->cfg[cur->all[i]];
 			}
 	if (lp) {
-		nm->list[nm->n++] = port;
-		nm->by_port[port] = lp;
+		nm->all[nm->n_all++] = port;
+		nm->cfg[port] = lp;
+	}
+	for (unsigned int i = 0; i < nm->n_all; i++) {
+		struct l2_port *p = nm->cfg[nm->all[i]];
+		if (__atomic_load_n(&p->stp, __ATOMIC_RELAXED) == L2_STP_FORWARDING) {
+			nm->list[nm->n++] = nm->all[i];
+			nm->by_port[nm->all[i]] = p;
+		}
 	}
 	__atomic_store_n(&br->members, nm, __ATOMIC_RELEASE);
 	if (tp_rcu_defer(l2_free_members, cur, old) < 0) {
@@ -54,6 +63,11 @@ static int members_set(struct l2_bridge *br, uint16_t port, struct l2_port *lp, 
 		l2_free_members(cur, old);
 	}
 	return 0;
+}
+
+int l2_members_publish(struct l2_bridge *br)
+{
+	return members_set(br, L2_NO_PORT, NULL, NULL);
 }
 
 struct l2_bridge *l2_bridge_by_name(const char *name)
@@ -97,7 +111,8 @@ static void rate_set(struct l2_rate *r, uint32_t pps)
 
 #define L2_PORT_USAGE                                                                              \
 	"bridge BR [vlan V [admit untagged|all] | trunk V,V-V [native V]] [mac-limit N] "          \
-	"[learn-rate PPS] [storm-broadcast PPS] [storm-unknown PPS]"
+	"[learn-rate PPS] [storm-broadcast PPS] [storm-unknown PPS] [stp-cost N] "                 \
+	"[stp-priority N] [stp-edge auto|yes|no]"
 
 static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err, size_t len)
 {
@@ -186,6 +201,36 @@ static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err
 				goto bad;
 			}
 			pps[r] = (uint32_t)v;
+		} else if (strcmp(k, "stp-cost") == 0) {
+			/* 802.1D-2004 17.14, Table 17-3: 1-200000000 */
+			if (tp_parse_u64(val, 1, 200000000, &v) < 0) {
+				snprintf(err, len, "bad stp-cost '%s' (1-200000000)", val);
+				goto bad;
+			}
+			lp->stp_cost = (uint32_t)v;
+		} else if (strcmp(k, "stp-priority") == 0) {
+			/* 17.14, Table 17-2: 0-240 in steps of 16 */
+			if (tp_parse_u64(val, 0, 240, &v) < 0 || v % 16 != 0) {
+				snprintf(err, len,
+					 "bad stp-priority '%s' (0-240, a multiple of 16)", val);
+				goto bad;
+			}
+			lp->stp_prio = (uint8_t)v;
+			lp->stp_prio_set = 1;
+		} else if (strcmp(k, "stp-edge") == 0) {
+			if (strcmp(val, "auto") == 0)
+				lp->stp_edge = 0;
+			else if (strcmp(val, "yes") == 0)
+				lp->stp_edge = 1;
+			else if (strcmp(val, "no") == 0)
+				lp->stp_edge = 2;
+			else {
+				snprintf(err, len,
+					 "stp-edge '%s': auto (an edge once no BPDU answers its "
+					 "proposal), yes or no",
+					 val);
+				goto bad;
+			}
 		} else {
 			snprintf(err, len,
 				 "unexpected '%s' (vlan and trunk exclude each other, native "
@@ -206,11 +251,13 @@ static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err
 				 l2_bridges[b].name, l2_port_name(port));
 			goto bad;
 		}
+	lp->stp = l2_stp_port_state(br, port);
 	if ((ret = members_set(br, port, lp, NULL)) < 0) {
 		free(lp);
 		return ret;
 	}
 	l2_cfg[port] = lp;
+	l2_stp_port_join(br, lp);
 	/* every frame is ours, whatever its destination (a real NIC filters) */
 	if (rte_eth_dev_is_valid_port(port))
 		rte_eth_promiscuous_enable(port);
@@ -229,11 +276,13 @@ static void l2_detach(uint16_t port, void *ctx)
 
 	if (l2_cfg[port] == lp)
 		l2_cfg[port] = NULL;
-	if (mb && mb->by_port[port] == lp) {
+	if (mb && mb->cfg[port] == lp) {
 		/* the port leaves the bridge: its MAC entries go too */
 		l2_mac_flush(br->id, port, true);
-		if (members_set(br, port, NULL, lp) == 0)
+		if (members_set(br, port, NULL, lp) == 0) {
+			l2_stp_port_leave(br, port);
 			return;
+		}
 		/* out of memory: it stays listed (flooded to) until the bridge goes */
 		TP_LOG(ERR, "l2: port %s: cannot update bridge %s's members", l2_port_name(port),
 		       br->name);
@@ -265,6 +314,7 @@ void l2_bridge_apply(struct l2_bridge *br, const struct l2_bridge_opts *o)
 	}
 	if (o->has_bpdu)
 		__atomic_store_n(&br->bpdu, o->bpdu, __ATOMIC_RELAXED);
+	l2_stp_apply(br, o);
 }
 
 int l2_bridge_add(const char *name, const struct l2_bridge_opts *o, struct l2_bridge **out)
@@ -284,6 +334,11 @@ int l2_bridge_add(const char *name, const struct l2_bridge_opts *o, struct l2_br
 	snprintf(br->name, sizeof(br->name), "%s", name);
 	if ((br->members = calloc(1, sizeof(struct l2_members))) == NULL)
 		return -ENOMEM;
+	if (l2_stp_new(br) < 0) {
+		free(br->members);
+		br->members = NULL;
+		return -ENOMEM;
+	}
 	l2_mac_bridge_new(br->id);
 	br->used = true;
 	l2_n_bridges++;
@@ -295,9 +350,10 @@ int l2_bridge_add(const char *name, const struct l2_bridge_opts *o, struct l2_br
 
 int l2_bridge_del(struct l2_bridge *br)
 {
-	if (br->members && br->members->n)
+	if (br->members && br->members->n_all)
 		return -EBUSY;
 	l2_mac_flush(br->id, L2_NO_PORT, true);
+	l2_stp_free(br);
 	br->used = false;
 	l2_n_bridges--;
 	l2_set_bridge_flags(); /* the fair share is larger */

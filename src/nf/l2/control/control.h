@@ -9,6 +9,7 @@
 #define TP_NF_L2_CONTROL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../l2.h"
@@ -18,6 +19,7 @@
 #define L2_CHAIN_LEN_MAX 8
 
 struct tp_cmd_ctx;
+struct tp_node;
 struct tp_port_mode;
 
 /* --- the MAC table (control/mac.c) --- */
@@ -52,6 +54,9 @@ struct l2_bridge_opts {
 	uint64_t aging, mac_limit;
 	uint8_t bpdu; /* enum l2_bpdu */
 	bool has_aging, has_mac_limit, has_bpdu;
+	/* the spanning tree: on/off, bridge priority, times (seconds) */
+	bool stp, has_stp, has_prio, has_hello, has_max_age, has_fwd_delay;
+	uint64_t prio, hello, max_age, fwd_delay;
 };
 const char *l2_port_name(uint16_t id);
 struct l2_bridge *l2_bridge_by_name(const char *name);
@@ -62,6 +67,29 @@ int l2_bridge_del(struct l2_bridge *br);
 void l2_bridge_apply(struct l2_bridge *br, const struct l2_bridge_opts *o);
 /* (a, b) freed: a tp_rcu_defer callback */
 void l2_free_members(void *a, void *b);
+/* Publish br's members again (a port's STP state changed): 0 or -ENOMEM. */
+int l2_members_publish(struct l2_bridge *br);
+
+/* --- the spanning tree (control/stp.c, the protocol in control/rstp.c) --- */
+/* Its timer and BPDU handler (l2_stp_init), stopped (l2_stp_fini). 0 or -errno. */
+int l2_stp_init(void);
+void l2_stp_fini(void);
+/* br's spanning tree made (bridge add) or freed (bridge del): 0 or -ENOMEM. */
+int l2_stp_new(struct l2_bridge *br);
+void l2_stp_free(struct l2_bridge *br);
+/* Check o's priority and times with br's (NULL: a new bridge's) as 17.14 bounds
+ * them: 0, or -EINVAL with err saying why. */
+int l2_stp_check(const struct l2_bridge *br, const struct l2_bridge_opts *o, char *err, size_t len);
+/* Apply o's STP settings to br (checked before). */
+void l2_stp_apply(struct l2_bridge *br, const struct l2_bridge_opts *o);
+/* The data-plane state a port joining br starts in (enum l2_stp_state). */
+uint8_t l2_stp_port_state(const struct l2_bridge *br, uint16_t port);
+/* lp (l2_cfg[port], published) joined br, or took new settings; port left br. */
+void l2_stp_port_join(struct l2_bridge *br, const struct l2_port *lp);
+void l2_stp_port_leave(struct l2_bridge *br, uint16_t port);
+/* 'show bridge': br's spanning tree, and port's in it */
+void l2_stp_show(struct tp_node *o, const struct l2_bridge *br);
+void l2_stp_show_port(struct tp_node *o, const struct l2_bridge *br, uint16_t port);
 
 /* --- NFs and service chains (control/chain.c) --- */
 struct l2_nfdef {

@@ -100,7 +100,7 @@ struct l2_port *l2_member(uint16_t bridge, uint16_t port)
 	if (bridge >= L2_BRIDGES_MAX || !l2_bridges[bridge].used || port >= TP_MAX_PORTS)
 		return NULL;
 	mb = l2_bridges[bridge].members;
-	return mb ? mb->by_port[port] : NULL;
+	return mb ? mb->cfg[port] : NULL;
 }
 
 static void release_idx(uint32_t idx)

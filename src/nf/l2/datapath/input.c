@@ -12,6 +12,7 @@
 
 #include "../../../core/tp.h"
 #include "../../../core/worker.h"
+#include "../../../proto/bpdu.h"
 #include "../../../tables/iface.h"
 #include "../l2.h"
 
@@ -206,14 +207,53 @@ static void flood(struct tp_worker *w, struct rte_mbuf *m, bool tagged, uint16_t
 	send_one(w, m, tagged, vid, to[t - 1], in);
 }
 
-/* Whether a is the MAC of one of the bridge's ports (mb): an address of the bridge's
- * own, as the Linux bridge's local FDB entries (br_fdb.c), in any VLAN. */
+/* Whether a is the MAC of one of the bridge's ports (mb, whatever their STP state):
+ * an address of the bridge's own, as the Linux bridge's local FDB entries (br_fdb.c),
+ * in any VLAN. */
 static inline bool port_mac(const struct l2_members *mb, const struct rte_ether_addr *a)
 {
-	for (unsigned int i = 0; i < mb->n; i++)
-		if (rte_is_same_ether_addr(&tp_iface_table[mb->list[i]].mac, a))
+	for (unsigned int i = 0; i < mb->n_all; i++)
+		if (rte_is_same_ether_addr(&tp_iface_table[mb->all[i]].mac, a))
 			return true;
 	return false;
+}
+
+/* A BPDU for the bridge's STP: checked with the BPDU codec here (a malformed one
+ * costs the control class nothing: bpdu_malformed), punted in the control class. */
+static void bpdu_punt(struct tp_worker *w, struct rte_mbuf *m)
+{
+	struct tp_bpdu b;
+
+	if (tp_bpdu_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), &b) < 0) {
+		tp_drop(w, m, L2_CTR(BPDU_MALFORMED));
+		return;
+	}
+	tp_punt(w, m, L2_CTR(BPDU_TO_CONTROL), TP_PUNT_CONTROL);
+}
+
+/* 01:80:c2:00:00:00, the bridge group address (802.1Q 8.6.3 Table 8-1) */
+static inline bool is_bpdu_dst(const struct rte_ether_hdr *eh)
+{
+	static const struct rte_ether_addr group = {{0x01, 0x80, 0xc2, 0, 0, 0}};
+
+	return rte_is_same_ether_addr(&eh->dst_addr, &group);
+}
+
+/* A burst on a port the spanning tree has discarding (802.1D-2004 17.30, 8.4): its
+ * BPDUs go to the STP (which runs: the state is never discarding otherwise); every
+ * other frame is dropped (stp_discarding), nothing learned. */
+static void discard_burst(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	w->ctr[pkts[0]->port][L2_CTR(RX)] += n;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		if (unlikely(rte_pktmbuf_data_len(m) < sizeof(struct rte_ether_hdr)))
+			tp_drop(w, m, L2_CTR(RUNT));
+		else if (is_bpdu_dst(rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)))
+			bpdu_punt(w, m);
+		else
+			tp_drop(w, m, L2_CTR(STP_DISCARDING));
+	}
 }
 
 /* The 12 bytes of destination and source MAC, as two words: what consecutive frames
@@ -245,7 +285,8 @@ static inline bool macs12_eq(const struct l2_macs12 *x, const struct l2_macs12 *
  * per frame left then but the tag and the transmit buffer). Keys found in earlier
  * bursts come from the lcore's cache, not the table (l2.h). Counters are summed
  * over the burst where every frame counts. */
-void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+static __rte_always_inline void bridge_burst(struct tp_worker *w, struct rte_mbuf **pkts,
+					     uint16_t n, const bool forward)
 {
 	const uint16_t in = pkts[0]->port;
 	const struct l2_port *lp = tp_iface_table[in].mode_ctx;
@@ -311,7 +352,7 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 					continue;
 				}
 				if (mode == L2_BPDU_STP) {
-					tp_punt(w, m, L2_CTR(BPDU_TO_CONTROL), TP_PUNT_CONTROL);
+					bpdu_punt(w, m);
 					continue;
 				}
 				bpdu = true;
@@ -423,6 +464,11 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			learn(w, lc, &keys[si[i]].k, lp);
 		}
 
+		/* a learning port learns, forwards nothing (802.1D-2004 17.30) */
+		if (!forward) {
+			tp_drop(w, m, L2_CTR(STP_LEARNING));
+			continue;
+		}
 		/* destination */
 		if (!rte_is_multicast_ether_addr(&eh->dst_addr) && (hits >> di[i] & 1)) {
 			const struct l2_mac *e = &l2_mac_table[(uintptr_t)data[di[i]]];
@@ -462,6 +508,24 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		flood(w, m, tagged[i], vids[i], mb, in);
 	}
 	ctr[L2_CTR(UNICAST)] += unicast;
+}
+
+/* The "l2" mode's input. The spanning tree's port state (l2_port.stp: forwarding
+ * whenever the bridge runs no STP) is read once per burst: forwarding runs
+ * bridge_burst as it always ran (the constant folds away every test of it: always
+ * inline for that, not for speed), learning runs it without forwarding, discarding
+ * drops all but BPDUs. */
+void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct l2_port *lp = tp_iface_table[pkts[0]->port].mode_ctx;
+	uint8_t st = __atomic_load_n(&lp->stp, __ATOMIC_ACQUIRE);
+
+	if (likely(st == L2_STP_FORWARDING))
+		bridge_burst(w, pkts, n, true);
+	else if (st == L2_STP_LEARNING)
+		bridge_burst(w, pkts, n, false);
+	else
+		discard_burst(w, pkts, n);
 }
 
 void l2_chain_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
