@@ -32,11 +32,16 @@
 #include "../../../control/port.h"
 #include "../../../control/timer.h"
 #include "../../../core/log.h"
+#include "../../../proto/ip4.h"
+#include "../../../proto/parse.h"
 #include "../ndn.h"
 
 struct rte_ring *ndn_mgmt_ring;
 struct rte_ring *ndn_newface_ring;
-static struct rte_mempool *mgmt_pool;
+static struct rte_mempool *mgmt_pool;	  /* ControlResponses, first packets of new faces */
+static struct rte_mempool *mgmt_big_pool; /* datasets' segments */
+#define MGMT_SMALL_ROOM (RTE_MBUF_DEFAULT_BUF_SIZE - RTE_PKTMBUF_HEADROOM)
+#define MGMT_BIG_ROOM (NDN_DATASET_SEG + TP_NDN_NAME_MAX_LEN + 512)
 
 #define RIB_MAX NDN_FIB_MAX
 #define RIB_BUCKETS 4096 /* a power of two */
@@ -230,6 +235,9 @@ static struct tp_timer face_timer = TP_TIMER_INIT("ndn_face_idle", faces_expire,
 #define T_FLAGS 0x6c
 #define T_EXPIRATION 0x6d
 #define T_ORIGIN 0x6f
+#define T_URI 0x72
+#define T_LOCAL_URI 0x81
+#define T_FACE_PERSISTENCY 0x85
 #define T_CONTROL_RESPONSE 0x65
 #define T_STATUS_CODE 0x66
 #define T_STATUS_TEXT 0x67
@@ -238,7 +246,12 @@ struct cparams {
 	const uint8_t *name;
 	uint16_t name_len;
 	bool has_name, has_face, has_origin, has_cost, has_flags, has_expiration;
-	uint64_t face, origin, cost, flags, expiration;
+	bool has_persistency;
+	uint64_t face, origin, cost, flags, expiration, persistency;
+	char uri[128], local_uri[128]; /* "": absent */
+	/* what a 200 (or 409) answer's body holds: the route, the face's properties, or
+	 * the FaceId alone */
+	enum { BODY_ROUTE, BODY_FACE, BODY_FACE_ID } body;
 };
 
 static int cparams_decode(const uint8_t *v, size_t len, struct cparams *cp)
@@ -276,8 +289,21 @@ static int cparams_decode(const uint8_t *v, size_t len, struct cparams *cp)
 		case T_EXPIRATION:
 			dst = &cp->expiration, has = &cp->has_expiration;
 			break;
+		case T_FACE_PERSISTENCY:
+			dst = &cp->persistency, has = &cp->has_persistency;
+			break;
+		case T_URI:
+		case T_LOCAL_URI: {
+			char *u = t.type == T_URI ? cp->uri : cp->local_uri;
+			/* none of ours is longer; an empty one is no URI */
+			if (t.len == 0 || t.len >= sizeof(cp->uri) || memchr(t.value, 0, t.len))
+				return -EINVAL;
+			memcpy(u, t.value, t.len);
+			u[t.len] = '\0';
+			continue;
+		}
 		default:
-			continue; /* what rib commands do not use */
+			continue; /* what our commands do not use */
 		}
 		if (tp_ndn_nni_read(t.value, t.len, dst) != TP_NDN_E_OK)
 			return -EINVAL;
@@ -291,7 +317,29 @@ static size_t response(uint8_t *buf, unsigned int code, const char *text, const 
 {
 	uint8_t body[TP_NDN_NAME_MAX_LEN + 128], *b = body;
 
-	if (cp) {
+	if (cp && cp->body == BODY_FACE) {
+		/* faces/create, 409 too: the face's properties (NFD's FaceManager's
+		 * collectFaceProperties) in ControlParameters' order (NFD Management,
+		 * ControlParameters): FaceId, Uri, LocalUri, Flags, FacePersistency */
+		uint8_t inner[320], *q = inner;
+		q = tp_ndn_nni_tlv_write(q, T_FACE_ID, cp->face);
+		for (unsigned int k = 0; k < 2; k++) {
+			const char *u = k ? cp->local_uri : cp->uri;
+			q = tp_ndn_tl_write(q, k ? T_LOCAL_URI : T_URI, strlen(u));
+			memcpy(q, u, strlen(u));
+			q += strlen(u);
+		}
+		q = tp_ndn_nni_tlv_write(q, T_FLAGS, 0);
+		q = tp_ndn_nni_tlv_write(q, T_FACE_PERSISTENCY, cp->persistency);
+		b = tp_ndn_tl_write(b, T_CONTROL_PARAMETERS, (size_t)(q - inner));
+		memcpy(b, inner, (size_t)(q - inner));
+		b += q - inner;
+	} else if (cp && cp->body == BODY_FACE_ID) { /* faces/destroy */
+		uint8_t inner[16], *q = tp_ndn_nni_tlv_write(inner, T_FACE_ID, cp->face);
+		b = tp_ndn_tl_write(b, T_CONTROL_PARAMETERS, (size_t)(q - inner));
+		memcpy(b, inner, (size_t)(q - inner));
+		b += q - inner;
+	} else if (cp) {
 		uint8_t inner[TP_NDN_NAME_MAX_LEN + 96], *q = inner;
 		q = tp_ndn_tl_write(q, TP_NDN_T_NAME, cp->name_len);
 		memcpy(q, cp->name, cp->name_len);
@@ -420,20 +468,128 @@ static bool prefix_allowed(const uint8_t *name, uint16_t len)
 	return !comp_is(&n, 0, "localhost") && !comp_is(&n, 0, "localhop");
 }
 
+/* faces/create (NFD Management, Face Management): a udp4://A.B.C.D:PORT face, or an
+ * ether://[MAC] face on the port LocalUri dev://PORT names; status codes and texts as
+ * NFD's FaceManager and protocol factories give them. */
+static size_t face_create(struct cparams *cp, uint8_t *resp)
+{
+	char err[160] = "", a[24];
+	int id = -1, exists = -1;
+
+	if (cp->uri[0] == '\0')
+		return refuse(resp, NDN_M_R_INVALID, 400, "failed in validating parameters");
+	if (cp->has_persistency && cp->persistency == 0) /* on-demand: only a peer makes one */
+		return refuse(resp, NDN_M_R_URI, 406,
+			      "Outgoing faces do not support on-demand persistency");
+	if (strncmp(cp->uri, "udp4://", 7) == 0) {
+		const char *colon = strchr(cp->uri + 7, ':');
+		uint32_t ip;
+		uint64_t port;
+		size_t al = colon ? (size_t)(colon - cp->uri - 7) : 0;
+		if (colon == NULL) /* FaceUri's canonical form names the port */
+			return refuse(resp, NDN_M_R_URI, 400, "Non-canonical remote URI");
+		memcpy(a, cp->uri + 7, RTE_MIN(al, sizeof(a) - 1));
+		a[RTE_MIN(al, sizeof(a) - 1)] = '\0';
+		if (al >= sizeof(a) || tp_ip4_parse_addr(a, &ip) < 0 || ip == 0 ||
+		    tp_parse_u64(colon + 1, 1, 65535, &port) < 0)
+			return refuse(resp, NDN_M_R_URI, 400, "Malformed command");
+		if (cp->local_uri[0])
+			return refuse(resp, NDN_M_R_URI, 406,
+				      "Unicast UDP faces cannot be created with a LocalUri");
+		exists = ndn_face_find_udp(rte_cpu_to_be_32(ip), rte_cpu_to_be_16((uint16_t)port));
+		if (exists < 0)
+			id =
+			    ndn_face_add_udp(rte_cpu_to_be_32(ip), rte_cpu_to_be_16((uint16_t)port),
+					     0, false, false, err, sizeof(err));
+	} else if (strncmp(cp->uri, "ether://[", 9) == 0) {
+		struct rte_ether_addr mac;
+		size_t ul = strlen(cp->uri);
+		if (ul != 9 + 17 + 1 || cp->uri[ul - 1] != ']')
+			return refuse(resp, NDN_M_R_URI, 400, "Malformed command");
+		memcpy(a, cp->uri + 9, 17);
+		a[17] = '\0';
+		if (tp_mac_parse(a, mac.addr_bytes) < 0)
+			return refuse(resp, NDN_M_R_URI, 400, "Malformed command");
+		if (strncmp(cp->local_uri, "dev://", 6) != 0)
+			return refuse(resp, NDN_M_R_URI, 406,
+				      "Creation of unicast Ethernet faces requires a LocalUri with "
+				      "dev:// scheme");
+		struct tp_port *p = tp_port_by_name(cp->local_uri + 6);
+		if (p == NULL)
+			return refuse(resp, NDN_M_R_URI, 406, "No such port for this LocalUri");
+		for (unsigned int i = 1; i < NDN_FACES_MAX && exists < 0; i++)
+			if (ndn_faces[i].up && ndn_faces[i].kind == NDN_FACE_ETHER &&
+			    ndn_faces[i].port == p->id &&
+			    rte_is_same_ether_addr(&ndn_faces[i].remote_mac, &mac))
+				exists = (int)i;
+		if (exists < 0)
+			id = ndn_face_add_ether(p->id, &mac, false, err, sizeof(err));
+	} else {
+		return refuse(resp, NDN_M_R_URI, strstr(cp->uri, "://") ? 406 : 400,
+			      strstr(cp->uri, "://") ? "Unsupported protocol"
+						     : "Malformed command");
+	}
+	if (exists < 0 && id < 0)
+		return refuse(resp, NDN_M_R_FACE_FAILED, 500,
+			      err[0] ? err : "face creation failed");
+	cp->face = (uint64_t)(exists >= 0 ? exists : id);
+	cp->body = BODY_FACE;
+	cp->persistency = 1; /* persistent: as the operator's faces */
+	ndn_face_uri((unsigned int)cp->face, cp->uri, sizeof(cp->uri));
+	ndn_face_local_uri((unsigned int)cp->face, cp->local_uri, sizeof(cp->local_uri));
+	if (exists >= 0) { /* NFD: 409 with the existing face's properties */
+		ndn_mgmt_ctr[NDN_M_REFUSED]++;
+		ndn_mgmt_ctr[NDN_M_R_FACE_EXISTS]++;
+		return response(resp, 409, "Face with remote URI already exists", cp);
+	}
+	ndn_mgmt_ctr[NDN_M_ACCEPTED]++;
+	return response(resp, 200, "OK", cp);
+}
+
+/* faces/destroy: as NFD's, 200 whether or not the face existed (management's own,
+ * face 0, stays) */
+static size_t face_destroy(struct cparams *cp, uint8_t *resp)
+{
+	if (!cp->has_face)
+		return refuse(resp, NDN_M_R_INVALID, 400, "failed in validating parameters");
+	if (cp->face != NDN_FACE_INTERNAL && cp->face < NDN_FACES_MAX)
+		ndn_face_del((unsigned int)cp->face); /* and its routes */
+	cp->body = BODY_FACE_ID;
+	ndn_mgmt_ctr[NDN_M_ACCEPTED]++;
+	return response(resp, 200, "OK", cp);
+}
+
+/* The commands, by module and verb */
+enum verb { V_REGISTER, V_UNREGISTER, V_CREATE, V_DESTROY };
+static const struct {
+	const char *module, *verb;
+} verbs[] = {
+    [V_REGISTER] = {"rib", "register"},
+    [V_UNREGISTER] = {"rib", "unregister"},
+    [V_CREATE] = {"faces", "create"},
+    [V_DESTROY] = {"faces", "destroy"},
+};
+
 /* The command in Interest in (from face), answered in resp (a ControlResponse).
- * Status codes as NFD's: 200 OK, 400 malformed ControlParameters, 403 not
- * authorized (scope, signature, what a remote requester may not do), 410 no such
- * face, 500 the RIB is full, 501 not a command we have. */
+ * Status codes as NFD's: 200 OK, 400 malformed ControlParameters or missing what the
+ * command needs, 403 not authorized (scope, signature, what a remote requester may
+ * not do), 406 a face URI we cannot make, 409 the face exists, 410 no such face, 500
+ * the RIB is full or the face table, 501 not a command we have. */
 static size_t command(const struct tp_ndn_interest *in, uint16_t face, uint8_t *resp)
 {
 	const struct tp_ndn_name *n = &in->name;
 	struct cparams cp;
+	unsigned int v;
 	int sig;
 
-	if (n->n_comps < 5 || !comp_is(n, 2, "rib"))
+	for (v = 0; n->n_comps >= 5 && v < RTE_DIM(verbs); v++)
+		if (comp_is(n, 2, verbs[v].module) && comp_is(n, 3, verbs[v].verb))
+			break;
+	if (n->n_comps < 5 || v == RTE_DIM(verbs))
 		return refuse(resp, NDN_M_R_UNSUPPORTED, 501, "unsupported command");
-	bool reg = comp_is(n, 3, "register");
-	if (!reg && !comp_is(n, 3, "unregister"))
+	bool reg = v == V_REGISTER;
+	/* /localhop/nfd is the RIB's only, as NFD's */
+	if (v >= V_CREATE && !comp_is(n, 0, "localhost"))
 		return refuse(resp, NDN_M_R_UNSUPPORTED, 501, "unsupported command");
 	/* the FIB sends face 0 only /localhost/nfd and /localhop/nfd */
 	bool trusted = comp_is(n, 0, "localhost");
@@ -480,10 +636,16 @@ static size_t command(const struct tp_ndn_interest *in, uint16_t face, uint8_t *
 	struct tp_ndn_tlv comp, tl;
 	if (tp_ndn_tlv_read(&p, c + cl, &comp) != TP_NDN_E_OK ||
 	    (p = comp.value, tp_ndn_tlv_read(&p, comp.value + comp.len, &tl)) != TP_NDN_E_OK ||
-	    tl.type != T_CONTROL_PARAMETERS || cparams_decode(tl.value, tl.len, &cp) < 0 ||
-	    !cp.has_name) {
+	    tl.type != T_CONTROL_PARAMETERS || cparams_decode(tl.value, tl.len, &cp) < 0) {
+		/* NFD drops a command whose ControlParameters do not decode; we say why */
 		return refuse(resp, NDN_M_MALFORMED, 400, "malformed ControlParameters");
 	}
+	if (v == V_CREATE)
+		return face_create(&cp, resp);
+	if (v == V_DESTROY)
+		return face_destroy(&cp, resp);
+	if (!cp.has_name) /* ndn-cxx's Dispatcher, a command's parameters not valid */
+		return refuse(resp, NDN_M_R_INVALID, 400, "failed in validating parameters");
 	if (!trusted) {
 		/* a remote requester acts on its own face, as an application */
 		if (cp.has_face && cp.face != 0 && cp.face != face)
@@ -545,13 +707,16 @@ static void hand_back(struct rte_mbuf *m, uint16_t face, unsigned int ctx)
 	}
 }
 
+/* Answer the management Interest in im (a status dataset's segment, or a command's
+ * ControlResponse) with a Data from face 0, handed back to the context holding its
+ * PIT entry. im stays the caller's. */
 static void answer(struct rte_mbuf *im)
 {
 	struct tp_ndn_interest in;
 	size_t used;
 	const struct ndn_meta *mt = ndn_meta(im);
 	static uint8_t resp[TP_NDN_NAME_MAX_LEN + 512];
-	static uint8_t data[2 * TP_NDN_NAME_MAX_LEN + 1024];
+	static uint8_t data[2 * TP_NDN_NAME_MAX_LEN + NDN_DATASET_SEG + 1024];
 
 	if (tp_ndn_interest_decode(rte_pktmbuf_mtod(im, const uint8_t *), im->data_len, &in,
 				   &used) != TP_NDN_E_OK ||
@@ -559,17 +724,24 @@ static void answer(struct rte_mbuf *im)
 		ndn_mgmt_ctr[NDN_M_MALFORMED]++;
 		return;
 	}
-	size_t rl = command(&in, mt->face, resp);
-	struct tp_ndn_data_spec ds = {
-	    .name_value = in.name.value,
-	    .name_len = in.name.len,
-	    .content_type = -1,
-	    .freshness_ms = -1,
-	    .content = resp,
-	    .content_len = (uint32_t)rl,
-	};
-	int dl = tp_ndn_data_encode(data, sizeof(data), &ds);
-	struct rte_mbuf *m = dl > 0 ? rte_pktmbuf_alloc(mgmt_pool) : NULL;
+	int dl = ndn_dataset_answer(&in, data, sizeof(data));
+	if (dl < 0)
+		return; /* counted */
+	if (dl == 0) {
+		size_t rl = command(&in, mt->face, resp);
+		struct tp_ndn_data_spec ds = {
+		    .name_value = in.name.value,
+		    .name_len = in.name.len,
+		    .content_type = -1,
+		    .freshness_ms = -1,
+		    .content = resp,
+		    .content_len = (uint32_t)rl,
+		};
+		dl = tp_ndn_data_encode(data, sizeof(data), &ds);
+	}
+	/* a dataset's segment needs a large buffer; a ControlResponse fits a small one */
+	struct rte_mempool *mp = (size_t)dl + 64 > MGMT_SMALL_ROOM ? mgmt_big_pool : mgmt_pool;
+	struct rte_mbuf *m = dl > 0 ? rte_pktmbuf_alloc(mp) : NULL;
 	if (m == NULL) {
 		ndn_mgmt_ctr[NDN_M_ANSWERS_LOST]++;
 		return;
@@ -692,8 +864,13 @@ int ndn_mgmt_init(void)
 	ndn_mgmt_ring = rte_ring_create("ndn_mgmt", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	ndn_newface_ring = rte_ring_create("ndn_newface", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	mgmt_pool = tp_pool_create("ndn_mgmt", 1023, 0);
-	if (!rib || !ndn_mgmt_ring || !ndn_newface_ring || !mgmt_pool)
+	/* a whole pass's answers (32) in flight, and the CS's copies of a few */
+	mgmt_big_pool =
+	    rte_pktmbuf_pool_create("ndn_mgmt_big", 127, 0, TP_MBUF_PRIV_SIZE,
+				    RTE_PKTMBUF_HEADROOM + MGMT_BIG_ROOM, SOCKET_ID_ANY);
+	if (!rib || !ndn_mgmt_ring || !ndn_newface_ring || !mgmt_pool || !mgmt_big_pool)
 		return -ENOMEM;
+	ndn_dataset_reset();
 	/* the management prefixes go to the internal face */
 	for (unsigned int i = 0; i < RTE_DIM(prefixes); i++) {
 		size_t l = prefixes[i][1] + 2u;
