@@ -17,6 +17,7 @@ from typing import Any
 from test_ndn import peer, show
 
 from twinplane.lab import RouterLab
+from twinplane.lab.ndnpeer import LAB_KEY
 
 BASE = ["ndn enable pit-capacity 4096 cs-capacity 1024", "ndn face accept udp 10.0.0.0/8"]
 DATASETS = ["status/general", "faces/list", "faces/channels", "fib/list", "rib/list"]
@@ -296,3 +297,22 @@ def test_rib_register_expiration(daemon_lab: Callable[..., RouterLab]) -> None:
         time.sleep(0.5)  # the expiry timer runs each second
     assert time.monotonic() - t0 >= 6 - 0.5
     assert "/tp/short" not in twinctl_rib(lab) and "/tp/short" not in twinctl_fib(lab)
+
+
+def test_local_command_signed_with_ecdsa(daemon_lab: Callable[..., RouterLab]) -> None:
+    """An application signing with its own ECDSA key (python-ndn's default keychain
+    does) registers over the Unix socket, as NFD's default localhost_security lets it
+    (counted: the signature is not verified); from a face that is not local, under
+    /localhop, the same command is refused (HMAC only)."""
+    lab = daemon_lab(extra_config=[*BASE, f"ndn localhop enable key {LAB_KEY}"])
+    path = listen(lab)
+    face = lab.ctl("ndn", "face", "add", "udp", f"{lab.host_ip('h2')}:7001")["face"]
+    r = command(lab, path, "--ecdsa", "--prefix", "/tp/ecdsa", "--face-id", str(face))
+    assert r["status_code"] == 200 and r["name"] == "/tp/ecdsa", r
+    assert twinctl_rib(lab)["/tp/ecdsa"] == [(face, 0, 0, 1)]
+    assert mgmt(lab)["localhost_signature_not_verified"] == 1
+    r = peer(lab, "h1", "command", "--ecdsa", "--prefix", "/tp/ecdsa-remote")
+    assert r["status_code"] == 403, r
+    assert r["status_text"] == "signature type: SignatureHmacWithSha256 only", r
+    assert "/tp/ecdsa-remote" not in twinctl_rib(lab)
+    assert mgmt(lab)["localhost_signature_not_verified"] == 1

@@ -80,6 +80,7 @@ from ndn.encoding import (
 from ndn.encoding.tlv_var import parse_and_check_tl, parse_tl_num
 from ndn.platform import Platform
 from ndn.security import KeychainDigest, sha256_digest_checker
+from ndn.security.signer.sha256_ecdsa_signer import Sha256WithEcdsaSigner
 from ndn.security.signer.sha256_hmac_signer import HmacSha256Signer
 from ndn.transport.udp_face import UdpFace
 from ndn.types import InterestCanceled, InterestNack, InterestTimeout, ValidationFailure
@@ -186,6 +187,17 @@ async def command(
             name = Name.from_str(f"/localhost/nfd/{module}/{verb}")
             name.append(Component.from_bytes(bytes.fromhex(args.raw_params)))
             _, _, reply = await app.express_interest(name, app_param=b"", lifetime=1000)
+        elif getattr(args, "ecdsa", False):
+            # signed as an application with its own key (python-ndn's default
+            # keychain holds ECDSA P-256 ones): a fresh key, NDN 0.3 signed Interest
+            from Cryptodome.PublicKey import ECC
+
+            key = ECC.generate(curve="P-256").export_key(format="DER")
+            signer = Sha256WithEcdsaSigner(Name.from_str("/tp/app/KEY/%01"), key)
+            name = make_command_v2(module, verb, app.face, **params)
+            _, _, reply = await app.express_interest(
+                name, app_param=b"", signer=signer, lifetime=1000
+            )
         elif args.hmac_key:
             name = make_command_v2(module, verb, app.face, **params)
             signer = TimedHmacSigner(bytes.fromhex(args.hmac_key), args.signature_time_offset)
@@ -479,6 +491,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--local-uri", help="command: LocalUri")
     p.add_argument("--face-persistency", type=int, help="command: FacePersistency")
     p.add_argument("--raw-params", help="command: this ControlParameters TLV (hex) as is")
+    p.add_argument("--ecdsa", action="store_true", help="command: signed with an ECDSA key")
     p.add_argument("--face-id", type=int, help="command: FaceId")
     p.add_argument("--origin", type=int, help="command: Origin")
     p.add_argument("--cost", type=int, help="command: Cost")

@@ -699,6 +699,7 @@ void ndn_rib_walk(void (*fn)(const uint8_t *name, uint16_t len, uint16_t face, u
 	X(R_URI, "refused_face_uri")                                                               \
 	X(R_FACE_EXISTS, "refused_face_exists")                                                    \
 	X(R_FACE_FAILED, "refused_face_not_created")                                               \
+	X(LOCAL_UNVERIFIED, "localhost_signature_not_verified")                                    \
 	X(FACE_CREATED, "on_demand_faces_created")                                                 \
 	X(FACE_EXPIRED, "on_demand_faces_expired")                                                 \
 	X(FACE_EVICTED, "on_demand_faces_evicted")                                                 \
