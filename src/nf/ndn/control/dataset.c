@@ -428,8 +428,10 @@ int ndn_dataset_answer(const struct tp_ndn_interest *in, uint8_t *buf, size_t ca
 	/* the Data's name: the dataset's prefix, the version, the segment */
 	uint8_t name[TP_NDN_NAME_MAX_LEN], last[16], *p;
 	uint16_t pl = tp_ndn_name_prefix_len(n, 4);
-	if (pl + 2 * 12u > sizeof(name))
+	if (pl + 2 * 12u > sizeof(name)) {
+		ndn_mgmt_ctr[NDN_M_ANSWERS_LOST]++;
 		return -ENAMETOOLONG;
+	}
 	memcpy(name, n->value, pl);
 	p = tp_ndn_nni_tlv_write(name + pl, T_VERSION_COMP, ver);
 	p = tp_ndn_nni_tlv_write(p, T_SEGMENT_COMP, seg);

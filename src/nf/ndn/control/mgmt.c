@@ -356,8 +356,8 @@ static size_t response(uint8_t *buf, unsigned int code, const char *text, const 
 		memcpy(b, inner, (size_t)(q - inner));
 		b += q - inner;
 	}
-	uint8_t head[64], *h = head;
-	size_t tl = strlen(text);
+	uint8_t head[32 + 256], *h = head;
+	size_t tl = RTE_MIN(strlen(text), (size_t)256); /* ours; a face's error text */
 	h = tp_ndn_nni_tlv_write(h, T_STATUS_CODE, code);
 	h = tp_ndn_tl_write(h, T_STATUS_TEXT, tl);
 	memcpy(h, text, tl);
