@@ -316,3 +316,37 @@ def test_local_command_signed_with_ecdsa(daemon_lab: Callable[..., RouterLab]) -
     assert r["status_text"] == "signature type: SignatureHmacWithSha256 only", r
     assert "/tp/ecdsa-remote" not in twinctl_rib(lab)
     assert mgmt(lab)["localhost_signature_not_verified"] == 1
+
+
+def test_rib_flags_child_inherit_and_capture(daemon_lab: Callable[..., RouterLab]) -> None:
+    """NFD's route inheritance: a FIB entry has its own routes, plus its ancestors'
+    CHILD_INHERIT ones for other faces (nearest first), up to an ancestor with a
+    CAPTURE route; a CAPTURE route of its own stops all inheritance. Unregistering the
+    ancestor's route takes it out of its descendants' entries."""
+    lab = daemon_lab(extra_config=BASE)
+    path = listen(lab)
+    a, b, c = (
+        lab.ctl("ndn", "face", "add", "udp", f"{lab.host_ip('h2')}:{p}")["face"]
+        for p in (7001, 7002, 7003)
+    )
+
+    def reg(prefix: str, face: int, cost: int, flags: int, verb: str = "register") -> None:
+        r = command(lab, path, "--verb", verb, "--prefix", prefix, "--face-id", str(face),
+                    "--cost", str(cost), "--flags", str(flags))  # fmt: skip
+        assert r["status_code"] == 200, r
+
+    reg("/", c, 30, 1)  # CHILD_INHERIT
+    reg("/tp", a, 10, 1)
+    reg("/tp/x", b, 5, 0)
+    reg("/tp/y", b, 5, 2)  # CAPTURE
+    fib = twinctl_fib(lab)
+    assert fib["/tp/x"] == [(a, 10), (b, 5), (c, 30)], fib
+    assert fib["/tp/y"] == [(b, 5)], fib
+    assert fib["/tp"] == [(a, 10), (c, 30)] and fib["/"] == [(c, 30)], fib
+    assert fib["/localhost/nfd"] == [(0, 0)], fib  # management's: CAPTURE
+    reg("/tp", a, 10, 3)  # CHILD_INHERIT and CAPTURE: nothing above /tp
+    fib = twinctl_fib(lab)
+    assert fib["/tp/x"] == [(a, 10), (b, 5)] and fib["/tp"] == [(a, 10)], fib
+    reg("/tp", a, 0, 0, verb="unregister")
+    fib = twinctl_fib(lab)
+    assert "/tp" not in fib and fib["/tp/x"] == [(b, 5), (c, 30)], fib

@@ -81,31 +81,75 @@ static inline bool route_is(const struct route *r, uint32_t h, const uint8_t *na
 	return r->hash == h && r->name_len == len && memcmp(r->name, name, len) == 0;
 }
 
-/* Recompute the FIB entry of name from the routes with that name. */
-static int fib_sync(const uint8_t *name, uint16_t len)
+/* Route flags (NFD Management, RIB Management: Route Inheritance Flags) */
+#define ROUTE_CHILD_INHERIT 1 /* its descendants' FIB entries use it too */
+#define ROUTE_CAPTURE 2	      /* no route of an ancestor is used here or below */
+
+/* Add to nh (*n next hops) the routes of name with a flag of need (0: every route),
+ * a face already there keeping its next hop (own: the lower cost of the two);
+ * whether one of the routes has CAPTURE. */
+static bool routes_collect(const uint8_t *name, uint16_t len, uint64_t need, struct ndn_nexthop *nh,
+			   unsigned int *n, bool own)
 {
-	struct ndn_nexthop nh[NDN_NH_MAX];
-	unsigned int n = 0;
 	uint32_t h = name_hash(name, len);
+	bool capture = false;
 
 	for (uint16_t i = rib_bucket[h & (RIB_BUCKETS - 1)]; i; i = rib[i - 1].next) {
 		const struct route *r = &rib[i - 1];
 		if (!route_is(r, h, name, len))
 			continue;
+		capture |= (r->flags & ROUTE_CAPTURE) != 0;
+		if (need && !(r->flags & need))
+			continue;
 		unsigned int k;
-		for (k = 0; k < n && nh[k].face != r->face; k++)
+		for (k = 0; k < *n && nh[k].face != r->face; k++)
 			;
-		if (k == n) {
-			if (n == NDN_NH_MAX)
+		if (k == *n) {
+			if (*n == NDN_NH_MAX)
 				continue;
-			nh[n].face = r->face;
-			nh[n++].cost = (uint32_t)RTE_MIN(r->cost, UINT32_MAX);
-		} else if (r->cost < nh[k].cost) {
+			nh[k].face = r->face;
+			nh[k].cost = (uint32_t)RTE_MIN(r->cost, UINT32_MAX);
+			(*n)++;
+		} else if (own && r->cost < nh[k].cost) {
 			nh[k].cost = (uint32_t)r->cost;
 		}
 	}
+	return capture;
+}
+
+/* Recompute the FIB entry of name: its routes, and unless one of them has CAPTURE,
+ * its ancestors' CHILD_INHERIT routes, nearest first, up to an ancestor with a
+ * CAPTURE route (NFD's RIB: a FIB entry per RIB entry, inherited routes for faces it
+ * has no route of its own to). A name without routes of its own has no entry. */
+static int fib_sync(const uint8_t *name, uint16_t len)
+{
+	struct ndn_nexthop nh[NDN_NH_MAX];
+	unsigned int n = 0;
+	struct tp_ndn_name nm;
+
+	bool capture = routes_collect(name, len, 0, nh, &n, true);
+	if (n && !capture && len && tp_ndn_name_decode(name, len, &nm) == TP_NDN_E_OK)
+		for (int k = (int)nm.n_comps - 1; k >= 0; k--)
+			if (routes_collect(name, tp_ndn_name_prefix_len(&nm, (unsigned int)k),
+					   ROUTE_CHILD_INHERIT, nh, &n, false))
+				break;
 	int ret = ndn_fib_set(name, len, nh, n);
 	return ret == -ENOENT && n == 0 ? 0 : ret;
+}
+
+/* The routes of name changed: its FIB entry, and its descendants' (which may inherit
+ * from it), recomputed. What fib_sync says of name's own. */
+static int rib_changed(const uint8_t *name, uint16_t len)
+{
+	int ret = fib_sync(name, len);
+
+	/* a descendant's name starts with name's components (whole TLVs) */
+	for (unsigned int i = 0; i < RIB_MAX; i++) {
+		const struct route *x = &rib[i];
+		if (x->used && x->name_len > len && memcmp(x->name, name, len) == 0)
+			fib_sync(x->name, x->name_len);
+	}
+	return ret;
 }
 
 /* The route (name, face, origin), or NULL. */
@@ -159,7 +203,7 @@ int ndn_rib_add(const uint8_t *name, uint16_t len, uint16_t face, uint64_t origi
 	r->cost = cost;
 	r->flags = flags;
 	r->expires_ms = expires_ms >= 0 ? tp_ctl_now_ms() + (uint64_t)expires_ms : 0;
-	int ret = fib_sync(name, len);
+	int ret = rib_changed(name, len);
 	if (ret < 0)
 		rib_remove(r);
 	return ret;
@@ -181,7 +225,7 @@ int ndn_rib_del(const uint8_t *name, uint16_t len, uint16_t face, uint64_t origi
 	}
 	if (!found)
 		return -ENOENT;
-	return fib_sync(name, len);
+	return rib_changed(name, len);
 }
 
 void ndn_rib_face_gone(uint16_t face)
@@ -191,7 +235,7 @@ void ndn_rib_face_gone(uint16_t face)
 		struct route *x = &rib[i];
 		if (x->used && x->face == face) {
 			rib_remove(x);
-			fib_sync(x->name, x->name_len);
+			rib_changed(x->name, x->name_len);
 		}
 	}
 }
@@ -217,7 +261,7 @@ static void rib_expire(struct tp_timer *t)
 		struct route *x = &rib[i];
 		if (x->used && x->expires_ms && x->expires_ms <= now) {
 			rib_remove(x);
-			fib_sync(x->name, x->name_len);
+			rib_changed(x->name, x->name_len);
 		}
 	}
 }
@@ -684,7 +728,7 @@ static size_t command(const struct tp_ndn_interest *in, uint16_t face, uint8_t *
 		if (!cp.has_cost)
 			cp.cost = 0;
 		if (!cp.has_flags)
-			cp.flags = 1; /* CHILD_INHERIT */
+			cp.flags = ROUTE_CHILD_INHERIT; /* NFD's default */
 		if (!trusted && face_routes[cp.face] >= ndn_limits.face_routes &&
 		    rib_find(cp.name, cp.name_len, (uint16_t)cp.face, cp.origin) == NULL)
 			return refuse(resp, NDN_M_R_FACE_ROUTES, 403,
@@ -886,8 +930,9 @@ int ndn_mgmt_init(void)
 		size_t l = prefixes[i][1] + 2u;
 		memcpy(name, prefixes[i], l);
 		memcpy(name + l, comp_nfd, sizeof(comp_nfd));
+		/* CAPTURE: management's own, never another face's inherited from "/" */
 		int ret = ndn_rib_add(name, (uint16_t)(l + sizeof(comp_nfd)), NDN_FACE_INTERNAL, 0,
-				      0, 0, -1);
+				      0, ROUTE_CAPTURE, -1);
 		if (ret < 0)
 			return ret;
 	}
