@@ -6,11 +6,12 @@
 # SECONDS is each target's time; mder and ndn, the oldest, get twice theirs. Exits
 # non-zero when a fuzzer finds a crash, a sanitizer report, a leak or a broken
 # property; the input that did it is left in build/fuzz/<target>/artifacts/.
-# The DPDK targets (ip4, ip6, ndn_fwd, l2, netlink, gen) start an EAL without hugepages or devices.
+# The DPDK targets (ip4, ip6, ndn_fwd, ndn_mgmt, l2, netlink, gen) start an EAL without
+# hugepages or devices.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(mder ndn ndn_stream coap ip4 ip6 ndn_fwd l2 stp fetch netlink api config gen)
+all=(mder ndn ndn_stream coap ip4 ip6 ndn_fwd ndn_mgmt l2 stp fetch netlink api config gen)
 all+=(iotgw iotgw_forget)
 secs=${1:-60}
 shift || true
@@ -35,6 +36,7 @@ declare -A seeds=(
 seeds[iotgw]=tests/fuzz/iotgw_seeds
 seeds[ip6]=tests/fuzz/ip6_seeds.txt
 seeds[stp]=tests/fuzz/stp_seeds.txt
+seeds[ndn_mgmt]=tests/fuzz/ndn_mgmt_seeds.txt
 seeds[iotgw_forget]=tests/fuzz/iotgw_seeds
 declare -A dicts=(
     [mder]=tests/fuzz/mder.dict [ndn]=tests/fuzz/ndn.dict [coap]=tests/fuzz/coap.dict
@@ -47,8 +49,10 @@ declare -A dicts=(
 dicts[iotgw]=tests/fuzz/iotgw.dict
 dicts[ip6]=tests/fuzz/ip6.dict
 dicts[stp]=tests/fuzz/stp.dict
+dicts[ndn_mgmt]=tests/fuzz/ndn_mgmt.dict
 dicts[iotgw_forget]=tests/fuzz/iotgw.dict
 declare -A opts=([ip4]="-max_len=9018" [ip6]="-max_len=9018" [ndn_fwd]="-max_len=8192"
+    [ndn_mgmt]="-max_len=8192"
     [ndn_stream]="-max_len=20000")
 declare -A share=([mder]=2 [ndn]=2)
 

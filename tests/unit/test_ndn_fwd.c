@@ -537,7 +537,11 @@ static void test_stream_face(void **state)
 	assert_true(id > 3);
 	ndn_stream_ring = rte_ring_create("ndn_stream_test", 2, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	assert_non_null(ndn_stream_ring); /* room for one */
-	route("/a/b", (uint16_t)id);
+	/* CAPTURE (2): /a's route (CHILD_INHERIT, the same cost, a lower face id) is not
+	 * inherited by /a/b's entry, which has the stream face alone */
+	uint8_t ab[16];
+	int abl = tp_ndn_name_from_uri("/a/b", ab, sizeof(ab));
+	assert_int_equal(ndn_rib_add(ab, (uint16_t)abl, (uint16_t)id, 255, 10, 2, -1), 0);
 	rx(1, v_interest_flags, sizeof(v_interest_flags));
 	assert_int_equal(w->txb[1].n, 0); /* not to /a's face */
 	assert_int_equal(rte_ring_dequeue(ndn_stream_ring, (void **)&m), 0);

@@ -17,9 +17,15 @@ Modes:
              {"result": "data"|"nack"|"timeout", ...} for each.
   fetch      fetch a segmented object with python-ndn's segment fetcher;
              prints {"size": N, "sha256": HEX, "segments": K}.
-  command    send one rib/register or rib/unregister command with the given
+  command    send one rib/register or rib/unregister command (or, with --module
+             faces, faces/create or faces/destroy) with the given
              ControlParameters; prints the ControlResponse
              ({"status_code": 200, "status_text": "OK", "face_id": ...}).
+  dataset    fetch each NFD status dataset named (``--name status/general``,
+             faces/list, faces/channels, fib/list, rib/list; under /localhost/nfd)
+             with python-ndn's segment fetcher and parse it with python-ndn's
+             nfd_mgmt messages; prints {"dataset": ..., "segments": K, "version": V,
+             "value": ...} for each.
 
 Management commands: by default python-ndn's own (NDNApp.register: the older
 command Interest, DigestSha256), under /localhop/nfd, or /localhost/nfd with
@@ -44,15 +50,37 @@ import json
 import os
 import sys
 import time
+from enum import Enum, Flag
 from typing import Any
 
 from ndn.app import NDNApp
-from ndn.app_support.nfd_mgmt import ControlResponse, make_command, make_command_v2, parse_response
+from ndn.app_support.nfd_mgmt import (
+    ControlResponse,
+    FacePersistency,
+    FaceStatusMsg,
+    FibStatus,
+    GeneralStatus,
+    RibStatus,
+    make_command,
+    make_command_v2,
+    parse_response,
+)
 from ndn.client_conf import default_face, read_client_conf
-from ndn.encoding import Component, FormalName, InterestParam, Name
+from ndn.encoding import (
+    BytesField,
+    Component,
+    FormalName,
+    InterestParam,
+    ModelField,
+    Name,
+    NameField,
+    RepeatedField,
+    TlvModel,
+)
 from ndn.encoding.tlv_var import parse_and_check_tl, parse_tl_num
 from ndn.platform import Platform
-from ndn.security import KeychainDigest
+from ndn.security import KeychainDigest, sha256_digest_checker
+from ndn.security.signer.sha256_ecdsa_signer import Sha256WithEcdsaSigner
 from ndn.security.signer.sha256_hmac_signer import HmacSha256Signer
 from ndn.transport.udp_face import UdpFace
 from ndn.types import InterestCanceled, InterestNack, InterestTimeout, ValidationFailure
@@ -149,12 +177,32 @@ def make_app(router: str | None, port: int, args: argparse.Namespace | None = No
 async def command(
     app: NDNApp, verb: str, args: argparse.Namespace, **params: Any
 ) -> dict[str, Any]:
-    """One rib command (verb "register", "unregister") or strategy-choice command
-    ("strategy-choice/set", "strategy-choice/unset"); its ControlResponse as a dict
+    """One command: verb "register", "unregister", "create", "destroy" of --module (rib,
+    faces), or "MODULE/VERB" (e.g. "strategy-choice/set"); its ControlResponse as a dict
     (status_code None: no answer)."""
-    module, verb = verb.split("/") if "/" in verb else ("rib", verb)
+    if "/" in verb:
+        module, verb = verb.split("/")
+    else:
+        module = getattr(args, "module", "rib")
     try:
-        if args.hmac_key:
+        if getattr(args, "raw_params", None) is not None:
+            # these bytes as the ControlParameters component, in a signed Interest
+            # (NDN 0.3; the app's keychain: DigestSha256) under /localhost/nfd
+            name = Name.from_str(f"/localhost/nfd/{module}/{verb}")
+            name.append(Component.from_bytes(bytes.fromhex(args.raw_params)))
+            _, _, reply = await app.express_interest(name, app_param=b"", lifetime=1000)
+        elif getattr(args, "ecdsa", False):
+            # signed as an application with its own key (python-ndn's default
+            # keychain holds ECDSA P-256 ones): a fresh key, NDN 0.3 signed Interest
+            from Cryptodome.PublicKey import ECC
+
+            key = ECC.generate(curve="P-256").export_key(format="DER")
+            signer = Sha256WithEcdsaSigner(Name.from_str("/tp/app/KEY/%01"), key)
+            name = make_command_v2(module, verb, app.face, **params)
+            _, _, reply = await app.express_interest(
+                name, app_param=b"", signer=signer, lifetime=1000
+            )
+        elif args.hmac_key:
             name = make_command_v2(module, verb, app.face, **params)
             signer = TimedHmacSigner(bytes.fromhex(args.hmac_key), args.signature_time_offset)
             _, _, reply = await app.express_interest(
@@ -171,7 +219,8 @@ async def command(
     if cr.body is not None:
         ret = parse_response(reply)
         out.update(
-            (k, Name.to_str(v) if k == "name" and v is not None else v) for k, v in ret.items()
+            (k, None if v is None else Name.to_str(v) if k == "name" else plain(v))
+            for k, v in ret.items()
         )
         if ret.get("strategy") is not None:
             out["strategy"] = Name.to_str([bytes(c) for c in ret["strategy"].name])
@@ -309,18 +358,106 @@ def fetch(args: argparse.Namespace) -> None:
     app.run_forever(after_start=main())
 
 
+class ChannelStatus(TlvModel):
+    """NFD Management, Channel Dataset (python-ndn's nfd_mgmt has no model of it):
+    ChannelStatus (0x82) holding a LocalUri (0x81)."""
+
+    local_uri = BytesField(0x81, is_string=True)
+
+
+class ChannelStatusMsg(TlvModel):
+    channels = RepeatedField(ModelField(0x82, ChannelStatus))
+
+
+DATASETS: dict[str, Any] = {
+    "status/general": GeneralStatus,
+    "faces/list": FaceStatusMsg,
+    "faces/channels": ChannelStatusMsg,
+    "fib/list": FibStatus,
+    "rib/list": RibStatus,
+}
+
+
+def plain(v: Any) -> Any:
+    """A parsed TlvModel as JSON: names as URIs, enums and flags as numbers."""
+    if isinstance(v, TlvModel):
+        out = {}
+        for f in v._encoded_fields:
+            x = getattr(v, f.name)
+            if x is not None:
+                out[f.name] = Name.to_str(x) if isinstance(f, NameField) else plain(x)
+        return out
+    if isinstance(v, list):
+        return [plain(x) for x in v]
+    if isinstance(v, Enum | Flag):
+        return int(v.value)
+    if isinstance(v, memoryview | bytes | bytearray):
+        return bytes(v).hex()
+    return v
+
+
+def dataset(args: argparse.Namespace) -> None:
+    from ndn.app_support.segment_fetcher import segment_fetcher
+
+    app = make_app(args.router, args.port, args)
+
+    async def fetch_one(which: str) -> dict[str, Any]:
+        prefix = Name.from_str("/localhost/nfd/" + which)
+        content = b""
+        segs = 0
+        names: list[FormalName] = []
+
+        async def validator(name: FormalName, sig: Any) -> bool:
+            # python-ndn's own check (DigestSha256), noting each segment's name
+            names.append(list(name))
+            return bool(await sha256_digest_checker(name, sig))
+
+        async for chunk in segment_fetcher(
+            app, prefix, timeout=args.lifetime, retry_times=args.retries, validator=validator
+        ):
+            content += bytes(chunk)
+            segs += 1
+        first = names[0]
+        return {
+            "dataset": which,
+            "segments": segs,
+            "names": [Name.to_str(n) for n in names],
+            "version": Component.to_number(first[len(prefix)]),
+            "size": len(content),
+            "value": plain(DATASETS[which].parse(content)),
+        }
+
+    async def main() -> None:
+        try:
+            for which in args.name:
+                try:
+                    emit(await fetch_one(which))
+                except (InterestNack, InterestTimeout, InterestCanceled, ValidationFailure) as e:
+                    emit({"dataset": which, "error": type(e).__name__})
+        finally:
+            app.shutdown()
+
+    app.run_forever(after_start=main())
+
+
 def send_command(args: argparse.Namespace) -> None:
     """One command per --name (else --prefix), --repeat times each, from one face."""
     app = make_app(args.router, args.port, args)
     extra: dict[str, Any] = {}
-    for k in ("face_id", "origin", "cost", "expiration_period"):
+    for k in ("face_id", "origin", "cost", "flags", "expiration_period", "uri", "local_uri"):
         if getattr(args, k) is not None:
             extra[k] = getattr(args, k)
     if args.strategy is not None:
         extra["strategy"] = Name.from_str(args.strategy)
+    if args.face_persistency is not None:
+        extra["face_persistency"] = FacePersistency(args.face_persistency)
 
     async def main() -> None:
         try:
+            if args.module == "faces" or args.raw_params is not None:  # no Name
+                for _ in range(args.repeat):
+                    emit(await command(app, args.verb, args, **extra))
+                return
             for name in args.name or [args.prefix]:
                 for _ in range(args.repeat):
                     emit(await command(app, args.verb, args, name=Name.from_str(name), **extra))
@@ -332,7 +469,7 @@ def send_command(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="ndnpeer", description=__doc__.split("\n\n")[0])
-    p.add_argument("mode", choices=["producer", "consumer", "fetch", "command"])
+    p.add_argument("mode", choices=["producer", "consumer", "fetch", "command", "dataset"])
     p.add_argument("--router", help="the forwarder's address (UDP)")
     p.add_argument(
         "--transport",
@@ -359,12 +496,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--local-port", type=int, help="the UDP source port")
     p.add_argument("--hmac-key", help="sign commands (/localhop/nfd) with this key (hex)")
     p.add_argument("--signature-time-offset", type=int, default=0, help="ms added to it")
+    p.add_argument("--module", default="rib", choices=["rib", "faces"], help="command: module")
     p.add_argument(
         "--verb",
         default="register",
-        choices=["register", "unregister", "strategy-choice/set", "strategy-choice/unset"],
+        choices=[
+            "register",
+            "unregister",
+            "create",
+            "destroy",
+            "strategy-choice/set",
+            "strategy-choice/unset",
+        ],
     )
     p.add_argument("--strategy", help="command: Strategy (strategy-choice/set)")
+    p.add_argument("--flags", type=int, help="command: Flags")
+    p.add_argument("--uri", help="command: Uri")
+    p.add_argument("--local-uri", help="command: LocalUri")
+    p.add_argument("--face-persistency", type=int, help="command: FacePersistency")
+    p.add_argument("--raw-params", help="command: this ControlParameters TLV (hex) as is")
+    p.add_argument("--ecdsa", action="store_true", help="command: signed with an ECDSA key")
     p.add_argument("--face-id", type=int, help="command: FaceId")
     p.add_argument("--origin", type=int, help="command: Origin")
     p.add_argument("--cost", type=int, help="command: Cost")
@@ -372,7 +523,13 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.transport == "udp" and not args.router:
         p.error("--router is needed with --transport udp")
-    modes = {"producer": producer, "consumer": consumer, "fetch": fetch, "command": send_command}
+    modes = {
+        "producer": producer,
+        "consumer": consumer,
+        "fetch": fetch,
+        "command": send_command,
+        "dataset": dataset,
+    }
     modes[args.mode](args)
     return 0
 

@@ -768,10 +768,20 @@ void ndn_rib_walk(void (*fn)(const uint8_t *name, uint16_t len, uint16_t face, u
 	X(R_FACE_ROUTES, "refused_face_routes_full")                                               \
 	X(R_RIB_FULL, "refused_rib_full")                                                          \
 	X(R_NO_FACE, "refused_face_not_found")                                                     \
+	X(R_INVALID, "refused_invalid_parameters")                                                 \
+	X(R_URI, "refused_face_uri")                                                               \
+	X(R_FACE_EXISTS, "refused_face_exists")                                                    \
+	X(R_FACE_FAILED, "refused_face_not_created")                                               \
+	X(LOCAL_UNVERIFIED, "localhost_signature_not_verified")                                    \
 	X(FACE_CREATED, "on_demand_faces_created")                                                 \
 	X(FACE_EXPIRED, "on_demand_faces_expired")                                                 \
 	X(FACE_EVICTED, "on_demand_faces_evicted")                                                 \
-	X(FACE_REFUSED, "on_demand_faces_refused_full")
+	X(FACE_REFUSED, "on_demand_faces_refused_full")                                            \
+	X(DS_BUILT, "datasets_built")                                                              \
+	X(DS_REUSED, "datasets_reused")                                                            \
+	X(DS_TRUNCATED, "datasets_truncated")                                                      \
+	X(DS_SEGMENTS, "dataset_segments_sent")                                                    \
+	X(DS_GONE, "dataset_segments_gone")
 /* clang-format off */
 enum ndn_mgmt_ctr {
 #define X(e, n) NDN_M_##e,
@@ -782,6 +792,22 @@ enum ndn_mgmt_ctr {
 /* clang-format on */
 extern uint64_t ndn_mgmt_ctr[NDN_M_MAX];
 extern const char *const ndn_mgmt_ctr_names[NDN_M_MAX];
+/* status datasets (control/dataset.c): NFD's status/general, faces/list,
+ * faces/channels, fib/list, rib/list under /localhost/nfd */
+#define NDN_DATASET_MAX (1u << 20) /* bytes of one dataset's snapshot */
+#define NDN_DATASET_SEG 8000	   /* content bytes per segment (ndn-cxx's) */
+/* The Data (one segment, DigestSha256) answering Interest in into buf: its length; 0
+ * when in does not ask for a dataset (a command's name); negative errno when it does
+ * but gets no answer (a version no longer held, a segment past the last: counted).
+ * Builds the dataset's snapshot when in names no version. Control plane. */
+int ndn_dataset_answer(const struct tp_ndn_interest *in, uint8_t *buf, size_t cap);
+/* At 'ndn enable': snapshots dropped, the start time taken. */
+void ndn_dataset_reset(void);
+/* A face's LocalUri as NFD gives it (dev://PORT, udp4://A.B.C.D:6363, a stream
+ * face's listener). Control plane. */
+void ndn_face_local_uri(unsigned int id, char *buf, size_t len);
+/* A face counter (enum ndn_face_ctr) summed over the lcores. Control plane. */
+uint64_t ndn_face_counter(unsigned int face, unsigned int c);
 /* /localhop/nfd commands: refused unless enabled with a key (HMAC-SHA256, NDN
  * SignatureHmacWithSha256). key NULL: disable. 0 or negative errno. */
 int ndn_mgmt_localhop_set(const uint8_t *key, size_t key_len);

@@ -9,8 +9,10 @@
  * management prefix), on a ring; the answer goes back to the forwarding context
  * that holds the PIT entry, on its hand-back ring, as Data from face 0.
  *
- * Trust (NFD's): /localhost/nfd commands only from faces the operator made local,
- * which may do anything (name any face, any origin). /localhop/nfd commands are
+ * Trust (NFD's): /localhost/nfd commands only from faces the operator made local
+ * (and Unix and loopback TCP connections), which may do anything (name any face, any
+ * origin), signed with any signature type (DigestSha256 checked, others taken as
+ * NFD's default localhost_security takes them). /localhop/nfd commands are
  * refused unless the operator enabled them with a key ('ndn localhop enable key
  * HEX'); then only a signed Interest (NDN 0.3 InterestSignature) with
  * SignatureHmacWithSha256 under that key, a SignatureTime within 60 s of our clock
@@ -32,11 +34,16 @@
 #include "../../../control/port.h"
 #include "../../../control/timer.h"
 #include "../../../core/log.h"
+#include "../../../proto/ip4.h"
+#include "../../../proto/parse.h"
 #include "../ndn.h"
 
 struct rte_ring *ndn_mgmt_ring;
 struct rte_ring *ndn_newface_ring;
-static struct rte_mempool *mgmt_pool;
+static struct rte_mempool *mgmt_pool;	  /* ControlResponses, first packets of new faces */
+static struct rte_mempool *mgmt_big_pool; /* datasets' segments */
+#define MGMT_SMALL_ROOM (RTE_MBUF_DEFAULT_BUF_SIZE - RTE_PKTMBUF_HEADROOM)
+#define MGMT_BIG_ROOM (NDN_DATASET_SEG + TP_NDN_NAME_MAX_LEN + 512)
 
 #define RIB_MAX NDN_FIB_MAX
 #define RIB_BUCKETS 4096 /* a power of two */
@@ -74,31 +81,75 @@ static inline bool route_is(const struct route *r, uint32_t h, const uint8_t *na
 	return r->hash == h && r->name_len == len && memcmp(r->name, name, len) == 0;
 }
 
-/* Recompute the FIB entry of name from the routes with that name. */
-static int fib_sync(const uint8_t *name, uint16_t len)
+/* Route flags (NFD Management, RIB Management: Route Inheritance Flags) */
+#define ROUTE_CHILD_INHERIT 1 /* its descendants' FIB entries use it too */
+#define ROUTE_CAPTURE 2	      /* no route of an ancestor is used here or below */
+
+/* Add to nh (*n next hops) the routes of name with a flag of need (0: every route),
+ * a face already there keeping its next hop (own: the lower cost of the two);
+ * whether one of the routes has CAPTURE. */
+static bool routes_collect(const uint8_t *name, uint16_t len, uint64_t need, struct ndn_nexthop *nh,
+			   unsigned int *n, bool own)
 {
-	struct ndn_nexthop nh[NDN_NH_MAX];
-	unsigned int n = 0;
 	uint32_t h = name_hash(name, len);
+	bool capture = false;
 
 	for (uint16_t i = rib_bucket[h & (RIB_BUCKETS - 1)]; i; i = rib[i - 1].next) {
 		const struct route *r = &rib[i - 1];
 		if (!route_is(r, h, name, len))
 			continue;
+		capture |= (r->flags & ROUTE_CAPTURE) != 0;
+		if (need && !(r->flags & need))
+			continue;
 		unsigned int k;
-		for (k = 0; k < n && nh[k].face != r->face; k++)
+		for (k = 0; k < *n && nh[k].face != r->face; k++)
 			;
-		if (k == n) {
-			if (n == NDN_NH_MAX)
+		if (k == *n) {
+			if (*n == NDN_NH_MAX)
 				continue;
-			nh[n].face = r->face;
-			nh[n++].cost = (uint32_t)RTE_MIN(r->cost, UINT32_MAX);
-		} else if (r->cost < nh[k].cost) {
+			nh[k].face = r->face;
+			nh[k].cost = (uint32_t)RTE_MIN(r->cost, UINT32_MAX);
+			(*n)++;
+		} else if (own && r->cost < nh[k].cost) {
 			nh[k].cost = (uint32_t)r->cost;
 		}
 	}
+	return capture;
+}
+
+/* Recompute the FIB entry of name: its routes, and unless one of them has CAPTURE,
+ * its ancestors' CHILD_INHERIT routes, nearest first, up to an ancestor with a
+ * CAPTURE route (NFD's RIB: a FIB entry per RIB entry, inherited routes for faces it
+ * has no route of its own to). A name without routes of its own has no entry. */
+static int fib_sync(const uint8_t *name, uint16_t len)
+{
+	struct ndn_nexthop nh[NDN_NH_MAX];
+	unsigned int n = 0;
+	struct tp_ndn_name nm;
+
+	bool capture = routes_collect(name, len, 0, nh, &n, true);
+	if (n && !capture && len && tp_ndn_name_decode(name, len, &nm) == TP_NDN_E_OK)
+		for (int k = (int)nm.n_comps - 1; k >= 0; k--)
+			if (routes_collect(name, tp_ndn_name_prefix_len(&nm, (unsigned int)k),
+					   ROUTE_CHILD_INHERIT, nh, &n, false))
+				break;
 	int ret = ndn_fib_set(name, len, nh, n);
 	return ret == -ENOENT && n == 0 ? 0 : ret;
+}
+
+/* The routes of name changed: its FIB entry, and its descendants' (which may inherit
+ * from it), recomputed. What fib_sync says of name's own. */
+static int rib_changed(const uint8_t *name, uint16_t len)
+{
+	int ret = fib_sync(name, len);
+
+	/* a descendant's name starts with name's components (whole TLVs) */
+	for (unsigned int i = 0; i < RIB_MAX; i++) {
+		const struct route *x = &rib[i];
+		if (x->used && x->name_len > len && memcmp(x->name, name, len) == 0)
+			fib_sync(x->name, x->name_len);
+	}
+	return ret;
 }
 
 /* The route (name, face, origin), or NULL. */
@@ -152,7 +203,7 @@ int ndn_rib_add(const uint8_t *name, uint16_t len, uint16_t face, uint64_t origi
 	r->cost = cost;
 	r->flags = flags;
 	r->expires_ms = expires_ms >= 0 ? tp_ctl_now_ms() + (uint64_t)expires_ms : 0;
-	int ret = fib_sync(name, len);
+	int ret = rib_changed(name, len);
 	if (ret < 0)
 		rib_remove(r);
 	return ret;
@@ -174,7 +225,7 @@ int ndn_rib_del(const uint8_t *name, uint16_t len, uint16_t face, uint64_t origi
 	}
 	if (!found)
 		return -ENOENT;
-	return fib_sync(name, len);
+	return rib_changed(name, len);
 }
 
 void ndn_rib_face_gone(uint16_t face)
@@ -184,7 +235,7 @@ void ndn_rib_face_gone(uint16_t face)
 		struct route *x = &rib[i];
 		if (x->used && x->face == face) {
 			rib_remove(x);
-			fib_sync(x->name, x->name_len);
+			rib_changed(x->name, x->name_len);
 		}
 	}
 }
@@ -210,7 +261,7 @@ static void rib_expire(struct tp_timer *t)
 		struct route *x = &rib[i];
 		if (x->used && x->expires_ms && x->expires_ms <= now) {
 			rib_remove(x);
-			fib_sync(x->name, x->name_len);
+			rib_changed(x->name, x->name_len);
 		}
 	}
 }
@@ -231,6 +282,9 @@ static struct tp_timer face_timer = TP_TIMER_INIT("ndn_face_idle", faces_expire,
 #define T_EXPIRATION 0x6d
 #define T_ORIGIN 0x6f
 #define T_STRATEGY 0x6b
+#define T_URI 0x72
+#define T_LOCAL_URI 0x81
+#define T_FACE_PERSISTENCY 0x85
 #define T_CONTROL_RESPONSE 0x65
 #define T_STATUS_CODE 0x66
 #define T_STATUS_TEXT 0x67
@@ -239,9 +293,14 @@ struct cparams {
 	const uint8_t *name;
 	uint16_t name_len;
 	bool has_name, has_face, has_origin, has_cost, has_flags, has_expiration;
-	uint64_t face, origin, cost, flags, expiration;
-	const uint8_t *strategy; /* strategy-choice: its Strategy's Name TLV-VALUE */
+	bool has_persistency;
+	uint64_t face, origin, cost, flags, expiration, persistency;
+	char uri[128], local_uri[128]; /* "": absent */
+	const uint8_t *strategy;       /* strategy-choice: its Strategy's Name TLV-VALUE */
 	uint16_t strategy_len;
+	/* what a 200 (or 409) answer's body holds: the route, the face's properties, or
+	 * the FaceId alone */
+	enum { BODY_ROUTE, BODY_FACE, BODY_FACE_ID } body;
 };
 
 static int cparams_decode(const uint8_t *v, size_t len, struct cparams *cp)
@@ -285,8 +344,21 @@ static int cparams_decode(const uint8_t *v, size_t len, struct cparams *cp)
 		case T_EXPIRATION:
 			dst = &cp->expiration, has = &cp->has_expiration;
 			break;
+		case T_FACE_PERSISTENCY:
+			dst = &cp->persistency, has = &cp->has_persistency;
+			break;
+		case T_URI:
+		case T_LOCAL_URI: {
+			char *u = t.type == T_URI ? cp->uri : cp->local_uri;
+			/* none of ours is longer; an empty one is no URI */
+			if (t.len == 0 || t.len >= sizeof(cp->uri) || memchr(t.value, 0, t.len))
+				return -EINVAL;
+			memcpy(u, t.value, t.len);
+			u[t.len] = '\0';
+			continue;
+		}
 		default:
-			continue; /* what rib commands do not use */
+			continue; /* what our commands do not use */
 		}
 		if (tp_ndn_nni_read(t.value, t.len, dst) != TP_NDN_E_OK)
 			return -EINVAL;
@@ -300,7 +372,29 @@ static size_t response(uint8_t *buf, unsigned int code, const char *text, const 
 {
 	uint8_t body[TP_NDN_NAME_MAX_LEN + 128], *b = body;
 
-	if (cp) {
+	if (cp && cp->body == BODY_FACE) {
+		/* faces/create, 409 too: the face's properties (NFD's FaceManager's
+		 * collectFaceProperties) in ControlParameters' order (NFD Management,
+		 * ControlParameters): FaceId, Uri, LocalUri, Flags, FacePersistency */
+		uint8_t inner[320], *q = inner;
+		q = tp_ndn_nni_tlv_write(q, T_FACE_ID, cp->face);
+		for (unsigned int k = 0; k < 2; k++) {
+			const char *u = k ? cp->local_uri : cp->uri;
+			q = tp_ndn_tl_write(q, k ? T_LOCAL_URI : T_URI, strlen(u));
+			memcpy(q, u, strlen(u));
+			q += strlen(u);
+		}
+		q = tp_ndn_nni_tlv_write(q, T_FLAGS, 0);
+		q = tp_ndn_nni_tlv_write(q, T_FACE_PERSISTENCY, cp->persistency);
+		b = tp_ndn_tl_write(b, T_CONTROL_PARAMETERS, (size_t)(q - inner));
+		memcpy(b, inner, (size_t)(q - inner));
+		b += q - inner;
+	} else if (cp && cp->body == BODY_FACE_ID) { /* faces/destroy */
+		uint8_t inner[16], *q = tp_ndn_nni_tlv_write(inner, T_FACE_ID, cp->face);
+		b = tp_ndn_tl_write(b, T_CONTROL_PARAMETERS, (size_t)(q - inner));
+		memcpy(b, inner, (size_t)(q - inner));
+		b += q - inner;
+	} else if (cp) {
 		uint8_t inner[TP_NDN_NAME_MAX_LEN + 96], *q = inner;
 		q = tp_ndn_tl_write(q, TP_NDN_T_NAME, cp->name_len);
 		memcpy(q, cp->name, cp->name_len);
@@ -315,8 +409,8 @@ static size_t response(uint8_t *buf, unsigned int code, const char *text, const 
 		memcpy(b, inner, (size_t)(q - inner));
 		b += q - inner;
 	}
-	uint8_t head[64], *h = head;
-	size_t tl = strlen(text);
+	uint8_t head[32 + 256], *h = head;
+	size_t tl = RTE_MIN(strlen(text), (size_t)256); /* ours; a face's error text */
 	h = tp_ndn_nni_tlv_write(h, T_STATUS_CODE, code);
 	h = tp_ndn_tl_write(h, T_STATUS_TEXT, tl);
 	memcpy(h, text, tl);
@@ -506,23 +600,130 @@ static size_t strategy_choice(bool set, const struct cparams *cp, uint8_t *resp)
 	return (size_t)(r - resp);
 }
 
+/* faces/create (NFD Management, Face Management): a udp4://A.B.C.D:PORT face, or an
+ * ether://[MAC] face on the port LocalUri dev://PORT names; status codes and texts as
+ * NFD's FaceManager and protocol factories give them. */
+static size_t face_create(struct cparams *cp, uint8_t *resp)
+{
+	char err[160] = "", a[24];
+	int id = -1, exists = -1;
+
+	if (cp->uri[0] == '\0')
+		return refuse(resp, NDN_M_R_INVALID, 400, "failed in validating parameters");
+	if (cp->has_persistency && cp->persistency == 0) /* on-demand: only a peer makes one */
+		return refuse(resp, NDN_M_R_URI, 406,
+			      "Outgoing faces do not support on-demand persistency");
+	if (strncmp(cp->uri, "udp4://", 7) == 0) {
+		const char *colon = strchr(cp->uri + 7, ':');
+		uint32_t ip;
+		uint64_t port;
+		size_t al = colon ? (size_t)(colon - cp->uri - 7) : 0;
+		if (colon == NULL) /* FaceUri's canonical form names the port */
+			return refuse(resp, NDN_M_R_URI, 400, "Non-canonical remote URI");
+		memcpy(a, cp->uri + 7, RTE_MIN(al, sizeof(a) - 1));
+		a[RTE_MIN(al, sizeof(a) - 1)] = '\0';
+		if (al >= sizeof(a) || tp_ip4_parse_addr(a, &ip) < 0 || ip == 0 ||
+		    tp_parse_u64(colon + 1, 1, 65535, &port) < 0)
+			return refuse(resp, NDN_M_R_URI, 400, "Malformed command");
+		if (cp->local_uri[0])
+			return refuse(resp, NDN_M_R_URI, 406,
+				      "Unicast UDP faces cannot be created with a LocalUri");
+		exists = ndn_face_find_udp(rte_cpu_to_be_32(ip), rte_cpu_to_be_16((uint16_t)port));
+		if (exists < 0)
+			id =
+			    ndn_face_add_udp(rte_cpu_to_be_32(ip), rte_cpu_to_be_16((uint16_t)port),
+					     0, false, false, err, sizeof(err));
+	} else if (strncmp(cp->uri, "ether://[", 9) == 0) {
+		struct rte_ether_addr mac;
+		size_t ul = strlen(cp->uri);
+		if (ul != 9 + 17 + 1 || cp->uri[ul - 1] != ']')
+			return refuse(resp, NDN_M_R_URI, 400, "Malformed command");
+		memcpy(a, cp->uri + 9, 17);
+		a[17] = '\0';
+		if (tp_mac_parse(a, mac.addr_bytes) < 0)
+			return refuse(resp, NDN_M_R_URI, 400, "Malformed command");
+		if (strncmp(cp->local_uri, "dev://", 6) != 0)
+			return refuse(resp, NDN_M_R_URI, 406,
+				      "Creation of unicast Ethernet faces requires a LocalUri with "
+				      "dev:// scheme");
+		struct tp_port *p = tp_port_by_name(cp->local_uri + 6);
+		if (p == NULL)
+			return refuse(resp, NDN_M_R_URI, 406, "No such port for this LocalUri");
+		for (unsigned int i = 1; i < NDN_FACES_MAX && exists < 0; i++)
+			if (ndn_faces[i].up && ndn_faces[i].kind == NDN_FACE_ETHER &&
+			    ndn_faces[i].port == p->id &&
+			    rte_is_same_ether_addr(&ndn_faces[i].remote_mac, &mac))
+				exists = (int)i;
+		if (exists < 0)
+			id = ndn_face_add_ether(p->id, &mac, false, err, sizeof(err));
+	} else {
+		return refuse(resp, NDN_M_R_URI, strstr(cp->uri, "://") ? 406 : 400,
+			      strstr(cp->uri, "://") ? "Unsupported protocol"
+						     : "Malformed command");
+	}
+	if (exists < 0 && id < 0)
+		return refuse(resp, NDN_M_R_FACE_FAILED, 500,
+			      err[0] ? err : "face creation failed");
+	cp->face = (uint64_t)(exists >= 0 ? exists : id);
+	cp->body = BODY_FACE;
+	cp->persistency = 1; /* persistent: as the operator's faces */
+	ndn_face_uri((unsigned int)cp->face, cp->uri, sizeof(cp->uri));
+	ndn_face_local_uri((unsigned int)cp->face, cp->local_uri, sizeof(cp->local_uri));
+	if (exists >= 0) { /* NFD: 409 with the existing face's properties */
+		ndn_mgmt_ctr[NDN_M_REFUSED]++;
+		ndn_mgmt_ctr[NDN_M_R_FACE_EXISTS]++;
+		return response(resp, 409, "Face with remote URI already exists", cp);
+	}
+	ndn_mgmt_ctr[NDN_M_ACCEPTED]++;
+	return response(resp, 200, "OK", cp);
+}
+
+/* faces/destroy: as NFD's, 200 whether or not the face existed (management's own,
+ * face 0, stays) */
+static size_t face_destroy(struct cparams *cp, uint8_t *resp)
+{
+	if (!cp->has_face)
+		return refuse(resp, NDN_M_R_INVALID, 400, "failed in validating parameters");
+	if (cp->face != NDN_FACE_INTERNAL && cp->face < NDN_FACES_MAX)
+		ndn_face_del((unsigned int)cp->face); /* and its routes */
+	cp->body = BODY_FACE_ID;
+	ndn_mgmt_ctr[NDN_M_ACCEPTED]++;
+	return response(resp, 200, "OK", cp);
+}
+
+/* The commands, by module and verb */
+enum verb { V_REGISTER, V_UNREGISTER, V_CREATE, V_DESTROY, V_SET_STRATEGY, V_UNSET_STRATEGY };
+static const struct {
+	const char *module, *verb;
+} verbs[] = {
+    [V_REGISTER] = {"rib", "register"},
+    [V_UNREGISTER] = {"rib", "unregister"},
+    [V_CREATE] = {"faces", "create"},
+    [V_DESTROY] = {"faces", "destroy"},
+    [V_SET_STRATEGY] = {"strategy-choice", "set"},
+    [V_UNSET_STRATEGY] = {"strategy-choice", "unset"},
+};
+
 /* The command in Interest in (from face), answered in resp (a ControlResponse).
- * Status codes as NFD's: 200 OK, 400 malformed ControlParameters, 403 not
- * authorized (scope, signature, what a remote requester may not do), 410 no such
- * face, 500 the RIB is full, 501 not a command we have. */
+ * Status codes as NFD's: 200 OK, 400 malformed ControlParameters or missing what the
+ * command needs, 403 not authorized (scope, signature, what a remote requester may
+ * not do), 406 a face URI we cannot make, 409 the face exists, 410 no such face, 500
+ * the RIB is full or the face table, 501 not a command we have. */
 static size_t command(const struct tp_ndn_interest *in, uint16_t face, uint8_t *resp)
 {
 	const struct tp_ndn_name *n = &in->name;
 	struct cparams cp;
+	unsigned int v;
 	int sig;
 
-	/* strategy-choice: /localhost/nfd only (NFD's /localhop/nfd has rib alone) */
-	bool sc = n->n_comps >= 5 && comp_is(n, 2, "strategy-choice") &&
-		  comp_is(n, 0, "localhost") && (comp_is(n, 3, "set") || comp_is(n, 3, "unset"));
-	if (!sc && (n->n_comps < 5 || !comp_is(n, 2, "rib")))
+	for (v = 0; n->n_comps >= 5 && v < RTE_DIM(verbs); v++)
+		if (comp_is(n, 2, verbs[v].module) && comp_is(n, 3, verbs[v].verb))
+			break;
+	if (n->n_comps < 5 || v == RTE_DIM(verbs))
 		return refuse(resp, NDN_M_R_UNSUPPORTED, 501, "unsupported command");
-	bool reg = comp_is(n, 3, "register");
-	if (!sc && !reg && !comp_is(n, 3, "unregister"))
+	bool reg = v == V_REGISTER;
+	/* /localhop/nfd is the RIB's only, as NFD's (faces, strategy-choice: /localhost) */
+	if (v >= V_CREATE && !comp_is(n, 0, "localhost"))
 		return refuse(resp, NDN_M_R_UNSUPPORTED, 501, "unsupported command");
 	/* the FIB sends face 0 only /localhost/nfd and /localhop/nfd */
 	bool trusted = comp_is(n, 0, "localhost");
@@ -532,10 +733,18 @@ static size_t command(const struct tp_ndn_interest *in, uint16_t face, uint8_t *
 			return refuse(resp, NDN_M_R_NOT_LOCAL, 403,
 				      "/localhost/nfd: not a local face");
 		/* signed: an Interest v0.3 InterestSignature, or the older name
-		 * components; DigestSha256, as NFD's localhost trust accepts from local
-		 * applications */
+		 * components. DigestSha256 is checked; another type (an application's
+		 * ECDSA, RSA, Ed25519 key) is taken unverified, as NFD's default
+		 * nfd.conf does from local faces (authorize { certfile any } for faces,
+		 * fib, strategy-choice; rib localhost_security trust-anchor { type any }):
+		 * a local face is the operator's trust, the signature only a command's
+		 * form (decision new-ndnmgmt-localhost-trust) */
 		sig = in->sig_info ? tp_ndn_interest_verify_digest(in)
 				   : tp_ndn_command_verify_digest(n);
+		if (sig == -TP_NDN_E_BAD_SIGNATURE) {
+			ndn_mgmt_ctr[NDN_M_LOCAL_UNVERIFIED]++;
+			sig = 1;
+		}
 		if (sig != 1)
 			return refuse(resp, NDN_M_R_SIGNATURE, 403,
 				      sig == 0 ? "bad signature" : "unsupported signature");
@@ -569,12 +778,18 @@ static size_t command(const struct tp_ndn_interest *in, uint16_t face, uint8_t *
 	struct tp_ndn_tlv comp, tl;
 	if (tp_ndn_tlv_read(&p, c + cl, &comp) != TP_NDN_E_OK ||
 	    (p = comp.value, tp_ndn_tlv_read(&p, comp.value + comp.len, &tl)) != TP_NDN_E_OK ||
-	    tl.type != T_CONTROL_PARAMETERS || cparams_decode(tl.value, tl.len, &cp) < 0 ||
-	    !cp.has_name) {
+	    tl.type != T_CONTROL_PARAMETERS || cparams_decode(tl.value, tl.len, &cp) < 0) {
+		/* NFD drops a command whose ControlParameters do not decode; we say why */
 		return refuse(resp, NDN_M_MALFORMED, 400, "malformed ControlParameters");
 	}
-	if (sc)
-		return strategy_choice(comp_is(n, 3, "set"), &cp, resp);
+	if (v == V_CREATE)
+		return face_create(&cp, resp);
+	if (v == V_DESTROY)
+		return face_destroy(&cp, resp);
+	if (!cp.has_name) /* ndn-cxx's Dispatcher, a command's parameters not valid */
+		return refuse(resp, NDN_M_R_INVALID, 400, "failed in validating parameters");
+	if (v == V_SET_STRATEGY || v == V_UNSET_STRATEGY)
+		return strategy_choice(v == V_SET_STRATEGY, &cp, resp);
 	if (!trusted) {
 		/* a remote requester acts on its own face, as an application */
 		if (cp.has_face && cp.face != 0 && cp.face != face)
@@ -603,7 +818,7 @@ static size_t command(const struct tp_ndn_interest *in, uint16_t face, uint8_t *
 		if (!cp.has_cost)
 			cp.cost = 0;
 		if (!cp.has_flags)
-			cp.flags = 1; /* CHILD_INHERIT */
+			cp.flags = ROUTE_CHILD_INHERIT; /* NFD's default */
 		if (!trusted && face_routes[cp.face] >= ndn_limits.face_routes &&
 		    rib_find(cp.name, cp.name_len, (uint16_t)cp.face, cp.origin) == NULL)
 			return refuse(resp, NDN_M_R_FACE_ROUTES, 403,
@@ -636,13 +851,16 @@ static void hand_back(struct rte_mbuf *m, uint16_t face, unsigned int ctx)
 	}
 }
 
+/* Answer the management Interest in im (a status dataset's segment, or a command's
+ * ControlResponse) with a Data from face 0, handed back to the context holding its
+ * PIT entry. im stays the caller's. */
 static void answer(struct rte_mbuf *im)
 {
 	struct tp_ndn_interest in;
 	size_t used;
 	const struct ndn_meta *mt = ndn_meta(im);
 	static uint8_t resp[TP_NDN_NAME_MAX_LEN + 512];
-	static uint8_t data[2 * TP_NDN_NAME_MAX_LEN + 1024];
+	static uint8_t data[2 * TP_NDN_NAME_MAX_LEN + NDN_DATASET_SEG + 1024];
 
 	if (tp_ndn_interest_decode(rte_pktmbuf_mtod(im, const uint8_t *), im->data_len, &in,
 				   &used) != TP_NDN_E_OK ||
@@ -650,17 +868,24 @@ static void answer(struct rte_mbuf *im)
 		ndn_mgmt_ctr[NDN_M_MALFORMED]++;
 		return;
 	}
-	size_t rl = command(&in, mt->face, resp);
-	struct tp_ndn_data_spec ds = {
-	    .name_value = in.name.value,
-	    .name_len = in.name.len,
-	    .content_type = -1,
-	    .freshness_ms = -1,
-	    .content = resp,
-	    .content_len = (uint32_t)rl,
-	};
-	int dl = tp_ndn_data_encode(data, sizeof(data), &ds);
-	struct rte_mbuf *m = dl > 0 ? rte_pktmbuf_alloc(mgmt_pool) : NULL;
+	int dl = ndn_dataset_answer(&in, data, sizeof(data));
+	if (dl < 0)
+		return; /* counted */
+	if (dl == 0) {
+		size_t rl = command(&in, mt->face, resp);
+		struct tp_ndn_data_spec ds = {
+		    .name_value = in.name.value,
+		    .name_len = in.name.len,
+		    .content_type = -1,
+		    .freshness_ms = -1,
+		    .content = resp,
+		    .content_len = (uint32_t)rl,
+		};
+		dl = tp_ndn_data_encode(data, sizeof(data), &ds);
+	}
+	/* a dataset's segment needs a large buffer; a ControlResponse fits a small one */
+	struct rte_mempool *mp = (size_t)dl + 64 > MGMT_SMALL_ROOM ? mgmt_big_pool : mgmt_pool;
+	struct rte_mbuf *m = dl > 0 ? rte_pktmbuf_alloc(mp) : NULL;
 	if (m == NULL) {
 		ndn_mgmt_ctr[NDN_M_ANSWERS_LOST]++;
 		return;
@@ -783,15 +1008,21 @@ int ndn_mgmt_init(void)
 	ndn_mgmt_ring = rte_ring_create("ndn_mgmt", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	ndn_newface_ring = rte_ring_create("ndn_newface", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	mgmt_pool = tp_pool_create("ndn_mgmt", 1023, 0);
-	if (!rib || !ndn_mgmt_ring || !ndn_newface_ring || !mgmt_pool)
+	/* a whole pass's answers (32) in flight, and the CS's copies of a few */
+	mgmt_big_pool =
+	    rte_pktmbuf_pool_create("ndn_mgmt_big", 127, 0, TP_MBUF_PRIV_SIZE,
+				    RTE_PKTMBUF_HEADROOM + MGMT_BIG_ROOM, SOCKET_ID_ANY);
+	if (!rib || !ndn_mgmt_ring || !ndn_newface_ring || !mgmt_pool || !mgmt_big_pool)
 		return -ENOMEM;
+	ndn_dataset_reset();
 	/* the management prefixes go to the internal face */
 	for (unsigned int i = 0; i < RTE_DIM(prefixes); i++) {
 		size_t l = prefixes[i][1] + 2u;
 		memcpy(name, prefixes[i], l);
 		memcpy(name + l, comp_nfd, sizeof(comp_nfd));
+		/* CAPTURE: management's own, never another face's inherited from "/" */
 		int ret = ndn_rib_add(name, (uint16_t)(l + sizeof(comp_nfd)), NDN_FACE_INTERNAL, 0,
-				      0, 0, -1);
+				      0, ROUTE_CAPTURE, -1);
 		if (ret < 0)
 			return ret;
 	}
