@@ -738,7 +738,7 @@ static size_t command(const struct tp_ndn_interest *in, uint16_t face, uint8_t *
 		 * nfd.conf does from local faces (authorize { certfile any } for faces,
 		 * fib, strategy-choice; rib localhost_security trust-anchor { type any }):
 		 * a local face is the operator's trust, the signature only a command's
-		 * form (decision new-ndnmgmt-localhost-trust) */
+		 * form (decision 0105) */
 		sig = in->sig_info ? tp_ndn_interest_verify_digest(in)
 				   : tp_ndn_command_verify_digest(n);
 		if (sig == -TP_NDN_E_BAD_SIGNATURE) {
