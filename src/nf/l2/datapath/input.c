@@ -183,6 +183,7 @@ static void flood(struct tp_worker *w, struct rte_mbuf *m, bool tagged, uint16_t
 	const struct l2_port *to[TP_MAX_PORTS];
 	unsigned int t = 0;
 
+	TP_TRACE_STAGE(w, m, "l2.flood");
 	for (unsigned int i = 0; i < mb->n; i++) {
 		const struct l2_port *op = mb->by_port[mb->list[i]];
 		if (op != NULL && op->port != in && l2_vlan_allowed(op, vid))
@@ -267,6 +268,8 @@ void l2_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t hits = 0;
 	unsigned int k = 0, nk = 0, i, bpdus = 0;
 	bool prev_bpdu = false; /* the last accepted frame is a BPDU */
+
+	TP_TRACE_BURST(w, pkts, n, "l2.input");
 
 	ctr[L2_CTR(RX)] += n;
 	for (i = 0; i < L2_PREFETCH_AHEAD && i < n; i++)
@@ -469,6 +472,8 @@ void l2_chain_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	const uint16_t in = pkts[0]->port;
 	const struct l2_xc *xc = tp_iface_table[in].mode_ctx;
 	uint16_t out = __atomic_load_n(&xc->out, __ATOMIC_ACQUIRE);
+
+	TP_TRACE_BURST(w, pkts, n, "l2.chain");
 
 	if (unlikely(out == L2_NO_PORT)) {
 		w->ctr[in][L2_CTR(CHAIN_NF_DOWN)] += n;
