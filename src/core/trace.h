@@ -100,4 +100,12 @@ void tp_trace_pkt(struct tp_worker *w, const struct rte_mbuf *m, enum tp_trace_t
 			tp_trace_pkt(w, m, TP_TRACE_STAGE, stage, 0, 0);                           \
 	} while (0)
 
+/* A module that counts a drop itself (not through tp_drop) names it for the trace:
+ * m, dropped for counter id. */
+#define TP_TRACE_DROP(w, m, id)                                                                    \
+	do {                                                                                       \
+		if (unlikely((w)->obs & TP_OBS_TRACE))                                             \
+			tp_trace_pkt(w, m, TP_TRACE_DROP, NULL, id, 0);                            \
+	} while (0)
+
 #endif

@@ -165,11 +165,13 @@ static inline void send_one(struct tp_worker *w, struct rte_mbuf *m, bool tagged
 	if (unlikely(mtu != 0 &&
 		     rte_pktmbuf_pkt_len(m) - RTE_ETHER_HDR_LEN - (tagged ? 4u : 0u) > mtu)) {
 		w->ctr[in][L2_CTR(EXCEEDS_MTU)]++;
+		TP_TRACE_DROP(w, m, L2_CTR(EXCEEDS_MTU));
 		rte_pktmbuf_free(m);
 		return;
 	}
 	if (unlikely(egress_tag(m, tagged, vid, op) < 0)) {
 		w->ctr[in][L2_CTR(TAG_NO_ROOM)]++;
+		TP_TRACE_DROP(w, m, L2_CTR(TAG_NO_ROOM));
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -477,6 +479,8 @@ void l2_chain_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 
 	if (unlikely(out == L2_NO_PORT)) {
 		w->ctr[in][L2_CTR(CHAIN_NF_DOWN)] += n;
+		for (uint16_t i = 0; i < n; i++)
+			TP_TRACE_DROP(w, pkts[i], L2_CTR(CHAIN_NF_DOWN));
 		rte_pktmbuf_free_bulk(pkts, n);
 		return;
 	}
