@@ -349,7 +349,7 @@ static int show_trace(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	qsort(idx, tr.n, sizeof(*idx), ent_cmp);
 
 	struct tp_node *pkts = tp_out_list(ctx->out, "packets");
-	struct tp_node *pk = NULL, *stages = NULL, *verdict = NULL;
+	struct tp_node *pk = NULL, *in = NULL, *stages = NULL, *verdict = NULL;
 	uint32_t cur = 0;
 	uint64_t t0 = 0;
 	for (unsigned int k = 0; k < tr.n; k++) {
@@ -359,12 +359,12 @@ static int show_trace(struct tp_cmd_ctx *ctx, int argc, char **argv)
 			t0 = e->tsc;
 			pk = tp_out_obj(pkts, NULL);
 			tp_out_u64(pk, "id", e->id - tr.base);
+			in = tp_out_obj(pk, "in"); /* the columns' order in text: id, in, ... */
 			stages = tp_out_list(pk, "stages");
 			verdict = tp_out_list(pk, "verdict");
 		}
 		switch (e->type) {
 		case TP_TRACE_RX: {
-			struct tp_node *in = tp_out_obj(pk, "in");
 			tp_out_str(in, "port", port_name(e->port, pb, sizeof(pb)));
 			tp_out_u64(in, "queue", e->queue);
 			tp_out_u64(in, "lcore", e->lcore);
