@@ -42,7 +42,10 @@ struct tp_ctr_desc {
 	X(TX_FULL, "tx_queue_full", DROP)                                                          \
 	X(PORT_DOWN, "port_down", DROP)                                                            \
 	X(RING_FULL, "ring_full", DROP)                                                            \
-	X(EXC_SRC_RATELIMITED, "exception_source_ratelimited", DROP)
+	X(EXC_SRC_RATELIMITED, "exception_source_ratelimited", DROP)                               \
+	X(TRACE_FULL, "trace_buffer_full", EVENT)                                                  \
+	X(CAPTURE_RING_FULL, "capture_ring_full", EVENT)                                           \
+	X(CAPTURE_NOMBUF, "capture_nombuf", EVENT)
 
 /* the list macro ends each name with a comma, which clang-format cannot see */
 /* clang-format off */

@@ -39,6 +39,8 @@ void tp_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int id, enum tp_p
 		tp_drop(w, m, TP_DROP_EXC_RATELIMITED);
 		return;
 	}
+	if (unlikely(w->obs & TP_OBS_TRACE))
+		tp_trace_pkt(w, m, TP_TRACE_PUNT, NULL, id, cls);
 	pv = tp_mbuf_priv(m);
 	pv->punt_reason = (uint16_t)id;
 	pv->punt_class = (uint8_t)cls;
@@ -85,6 +87,8 @@ void tp_worker_tx_flush_port(struct tp_worker *w, uint16_t p)
 		return;
 	if (likely(up)) {
 		rte_spinlock_t *lock = w->txq_lock[p];
+		if (unlikely(w->obs))
+			tp_obs_tx(w, p, b->pkts, b->n);
 		if (unlikely(lock != NULL))
 			rte_spinlock_lock(lock);
 		sent = rte_eth_tx_burst(p, w->txq[p], b->pkts, b->n);
@@ -97,6 +101,9 @@ void tp_worker_tx_flush_port(struct tp_worker *w, uint16_t p)
 		unsigned int id = up ? TP_DROP_TX_FULL : TP_DROP_PORT_DOWN;
 		/* counted on the output port: these frames were for it */
 		w->ctr[p][id] += b->n - sent;
+		if (unlikely(w->obs & TP_OBS_TRACE))
+			for (unsigned int i = sent; i < b->n; i++)
+				tp_trace_pkt(w, b->pkts[i], TP_TRACE_DROP, NULL, id, 0);
 		rte_pktmbuf_free_bulk(&b->pkts[sent], b->n - sent);
 	}
 	b->n = 0;
@@ -146,6 +153,8 @@ static unsigned int poll_rxqs(struct tp_worker *w)
 		work += n;
 		w->st.rx += n;
 		w->st.port[port].rx += n;
+		if (unlikely(w->obs))
+			tp_obs_rx(w, port, c->rxq[q].queue, pkts, n);
 		tp_iface_table[port].input(w, pkts, n);
 		tp_worker_tx_flush(w);
 	}

@@ -34,6 +34,7 @@
 #include "counter.h"
 #include "limits.h"
 #include "mbuf.h"
+#include "trace.h"
 
 enum tp_role { TP_ROLE_WORKER, TP_ROLE_INPUT, TP_ROLE_FORWARDING, TP_ROLE_OUTPUT, TP_ROLE_MAX };
 
@@ -140,6 +141,8 @@ struct tp_worker {
 	void *nf_state[TP_NF_MAX];    /* core/nf.h: tp_nf_lcore() */
 	uint64_t now;		      /* TSC at the end of the loop's last pass */
 	uint64_t tx_dirty;	      /* bit per port with frames in txb */
+	uint8_t obs;		      /* TP_OBS_* (core/trace.h): set by the control plane */
+	struct tp_trace_buf *trace;   /* its trace records (allocated at the first trace) */
 	uint16_t txq[TP_MAX_PORTS];   /* its TX queue on each port */
 	rte_spinlock_t *txq_lock[TP_MAX_PORTS]; /* NULL: the queue is its own */
 	struct tp_txbuf txb[TP_MAX_PORTS];
@@ -167,6 +170,8 @@ static inline void tp_count(struct tp_worker *w, uint16_t port, unsigned int id)
 /* Drop m for reason id (a TP_CTR_DROP counter) on its ingress port; consumes m. */
 static inline void tp_drop(struct tp_worker *w, struct rte_mbuf *m, unsigned int id)
 {
+	if (unlikely(w->obs & TP_OBS_TRACE))
+		tp_trace_pkt(w, m, TP_TRACE_DROP, NULL, id, 0);
 	w->ctr[m->port][id]++;
 	rte_pktmbuf_free(m);
 }

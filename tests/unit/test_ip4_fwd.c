@@ -15,6 +15,7 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
@@ -23,6 +24,7 @@
 #include "../../src/core/nf.h"
 #include "../../src/core/rcu.h"
 #include "../../src/core/tp.h"
+#include "../../src/core/trace.h"
 #include "../../src/nf/ip4/ip4.h"
 #include "../../src/nf/ip4/datapath/udp_local.h"
 #include "../../src/nf/ip4/output.h"
@@ -918,6 +920,131 @@ static void test_own_source_from_wire_dropped(void **state)
 	expect_drop(m, IP4_CTR(MARTIAN_SRC));
 }
 
+/* Trace on for n packets (core/trace.h): the flag and field the control plane
+ * registers (control/cmds_trace.c; same names, same bit and offset), the lcore's
+ * buffer, its obs byte. */
+static void trace_on(uint32_t n)
+{
+	static const struct rte_mbuf_dynflag flag = {.name = "twinplane_trace"};
+	static const struct rte_mbuf_dynfield field = {
+	    .name = "twinplane_trace_id", .size = sizeof(uint32_t), .align = 4};
+	int bit = rte_mbuf_dynflag_register(&flag);
+	int off = rte_mbuf_dynfield_register(&field);
+
+	assert_true(bit >= 0 && off >= 0);
+	tp_trace_ctl.flag = 1ull << bit;
+	tp_trace_ctl.id_off = off;
+	if (w->trace == NULL)
+		w->trace = rte_zmalloc("trace", sizeof(*w->trace), RTE_CACHE_LINE_SIZE);
+	assert_non_null(w->trace);
+	tp_trace_ctl.port = -1;
+	tp_trace_ctl.count = tp_trace_ctl.taken + n;
+	w->obs = TP_OBS_TRACE;
+}
+
+/* The records of trace id (in the order written) as "type:stage" words, and the
+ * counter and class of the last one. */
+static unsigned int records(const struct tp_trace_ent *all, unsigned int n, uint32_t id,
+			    char *words, size_t cap, const struct tp_trace_ent **last)
+{
+	unsigned int k = 0;
+
+	words[0] = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		if (all[i].id != id)
+			continue;
+		static const char *const type[] = {"rx", "stage", "tx", "drop", "punt"};
+		snprintf(words + strlen(words), cap - strlen(words), "%s%s%s%s", k ? " " : "",
+			 type[all[i].type], all[i].stage ? ":" : "",
+			 all[i].stage ? all[i].stage : "");
+		*last = &all[i];
+		k++;
+	}
+	return k;
+}
+
+/* A burst of a packet to forward, one with a bad checksum and one whose TTL expires,
+ * with the trace on for two: the same bytes leave as without a trace (the recording
+ * copy of the burst loop), the first two have their path recorded, the third none. */
+static void test_trace_records_path_and_verdict(void **state)
+{
+	struct rte_mbuf *pkts[3] = {
+	    frame(IP(10, 0, 2, 2), 64, 100, NULL),
+	    frame(IP(10, 0, 2, 2), 64, 10, NULL),
+	    frame(IP(10, 0, 2, 2), 1, 10, NULL),
+	};
+	struct tp_trace_ent got[64];
+	const struct tp_trace_ent *last = NULL;
+	char words[512];
+	uint32_t id0;
+
+	ip_of(pkts[1])[10] ^= 0x01;
+	trace_on(2);
+	id0 = tp_trace_ctl.taken + 1;
+	tp_obs_rx(w, 0, 3, pkts, 3);
+	assert_int_equal(tp_trace_id(pkts[0]), id0);
+	assert_int_equal(tp_trace_id(pkts[1]), id0 + 1);
+	assert_int_equal(tp_trace_id(pkts[2]), 0); /* the count is reached */
+	tp_iface_table[0].input(w, pkts, 3);
+
+	/* what leaves: as test_forward_rewrites_l2_ttl_checksum checks without a trace */
+	assert_int_equal(w->txb[1].n, 1);
+	uint8_t *e = rte_pktmbuf_mtod(w->txb[1].pkts[0], uint8_t *);
+	assert_memory_equal(e, mac_h2, 6);
+	assert_memory_equal(e + 6, mac_p1, 6);
+	assert_int_equal(e[14 + 8], 63);
+	assert_int_equal(ctr(IP4_CTR(BAD_CHECKSUM)), 1);
+	assert_int_equal(ctr(IP4_CTR(TTL)), 1);
+
+	unsigned int n = tp_trace_buf_get(w->trace, got, 64);
+	assert_int_equal(records(got, n, id0, words, sizeof(words), &last), 5);
+	assert_string_equal(words,
+			    "rx stage:l3.input stage:ip4.input stage:ip4.forward stage:ip4.output");
+	assert_int_equal(got[0].port, 0);
+	assert_int_equal(got[0].queue, 3);
+	assert_int_equal(got[0].snap_len, TP_TRACE_SNAP);
+	assert_int_equal(got[0].snap[14 + 8], 64); /* as received: before the rewrite */
+	assert_int_equal(records(got, n, id0 + 1, words, sizeof(words), &last), 4);
+	assert_string_equal(words, "rx stage:l3.input stage:ip4.input drop");
+	assert_int_equal(last->ctr, IP4_CTR(BAD_CHECKSUM));
+	assert_int_equal(n, 9); /* the third packet: nothing */
+	assert_int_equal(w->trace->full, 0);
+
+	/* trace off: nothing more is recorded, whatever the packets carry */
+	w->obs = 0;
+	struct rte_mbuf *m = frame(IP(10, 0, 2, 2), 64, 10, NULL);
+	trace_on(1);
+	w->obs = 0;
+	tp_obs_rx(w, 0, 0, &m, 1);
+	run(m);
+	assert_int_equal(tp_trace_buf_get(w->trace, got, 64), 0);
+	assert_int_equal(w->txb[1].n, 2);
+}
+
+/* A punt's record: the reason's counter and the class. */
+static void test_trace_punt_record(void **state)
+{
+	struct rte_mbuf *m = frame(IP(10, 0, 2, 2), 1, 10, NULL);
+	struct tp_trace_ent got[16];
+	const struct tp_trace_ent *last = NULL;
+	char words[256];
+
+	trace_on(1);
+	tp_obs_rx(w, 0, 0, &m, 1);
+	uint32_t id = tp_trace_id(m);
+	assert_true(id != 0);
+	run(m);
+	w->obs = 0;
+	unsigned int n = tp_trace_buf_get(w->trace, got, 16);
+	assert_int_equal(records(got, n, id, words, sizeof(words), &last), 6);
+	assert_string_equal(
+	    words, "rx stage:l3.input stage:ip4.input stage:ip4.ttl_low stage:ip4.punt punt");
+	assert_int_equal(last->ctr, IP4_CTR(TTL));
+	assert_int_equal(last->cls, TP_PUNT_ERROR);
+	/* the packet itself is on the error class's ring: reset() frees it */
+	assert_int_equal(rte_ring_count(w->exc_ring[tp_punt_ring(TP_PUNT_ERROR)]), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -945,6 +1072,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_output_unresolved_to_kernel, reset, reset),
 	    cmocka_unit_test_setup_teardown(test_output_mtu, reset, reset),
 	    cmocka_unit_test_setup_teardown(test_own_source_from_wire_dropped, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_trace_records_path_and_verdict, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_trace_punt_record, reset, reset),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

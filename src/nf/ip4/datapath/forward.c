@@ -19,6 +19,7 @@ __rte_noinline void tp_ip4_ttl_low(struct tp_worker *w, struct rte_mbuf *m, uint
 {
 	uint32_t e = tp_route_entry(tp_route_lpm, d);
 
+	TP_TRACE_STAGE(w, m, "ip4.ttl_low");
 	if ((e & RTE_LPM_LOOKUP_SUCCESS) && (e & 0x00ffffff) == TP_NH_PUNT)
 		tp_ip4_local(w, m);
 	else
@@ -34,6 +35,7 @@ __rte_noinline void tp_ip4_ttl_low(struct tp_worker *w, struct rte_mbuf *m, uint
 __rte_noinline void tp_ip4_no_forward(struct tp_worker *w, struct rte_mbuf *m, uint32_t id,
 				      uint64_t v)
 {
+	TP_TRACE_STAGE(w, m, "ip4.no_forward");
 	switch (id) {
 	case UINT32_MAX:
 		tp_ip4_punt(w, m, IP4_C_NO_ROUTE);

@@ -36,6 +36,7 @@ void tp_ip4_arp_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			memcpy(&spa, rte_pktmbuf_mtod_offset(m, uint8_t *, TP_ETH_HDR_LEN + 14), 4);
 			spa = rte_be_to_cpu_32(spa);
 		}
+		TP_TRACE_STAGE(w, m, "ip4.arp");
 		tp_punt_src(w, m, IP4_CTR(ARP), TP_PUNT_ARP, spa);
 	}
 }
@@ -102,13 +103,13 @@ __rte_noinline int64_t tp_ip4_classify_slow(struct tp_worker *w, struct rte_mbuf
 	return d;
 }
 
-uint16_t tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
-		      struct rte_mbuf **others)
+/* The burst loop; trace (a constant) makes the copy that records each packet's stages
+ * (core/trace.h): the other copy has no per-packet test of it. */
+static __rte_always_inline uint16_t ip4_input_burst(struct tp_worker *w, struct rte_mbuf **pkts,
+						    uint16_t n, struct rte_mbuf **others,
+						    const bool trace)
 {
 	unsigned int i;
-
-	if (unlikely(n == 0))
-		return 0;
 
 	struct ip4_burst s = {
 	    .w = w,
@@ -126,10 +127,26 @@ uint16_t tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i + PREFETCH_AHEAD < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
-		ip4_one(&s, pkts[i]);
+		ip4_one(&s, pkts[i], trace);
 	}
 	for (; i < n; i++)
-		ip4_one(&s, pkts[i]);
+		ip4_one(&s, pkts[i], trace);
 	ip4_burst_sync(&s);
 	return s.n_others;
+}
+
+static __rte_noinline uint16_t ip4_input_traced(struct tp_worker *w, struct rte_mbuf **pkts,
+						uint16_t n, struct rte_mbuf **others)
+{
+	return ip4_input_burst(w, pkts, n, others, true);
+}
+
+uint16_t tp_ip4_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		      struct rte_mbuf **others)
+{
+	if (unlikely(n == 0))
+		return 0;
+	if (unlikely(w->obs & TP_OBS_TRACE)) /* once per burst */
+		return ip4_input_traced(w, pkts, n, others);
+	return ip4_input_burst(w, pkts, n, others, false);
 }

@@ -209,9 +209,12 @@ static inline void ip4_burst_sync(struct ip4_burst *s)
  * resolved, and only a different entry loads the next hop's forwarding word and
  * source MAC and writes back the output buffer's fill (before anything that may
  * touch the buffers: punts, local functions). */
-static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
+static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m, const bool trace)
 {
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	/* trace: the copy of the burst loop that runs only while a trace does (input.c) */
+	if (trace && eth[12] == 0x08 && eth[13] == 0x00)
+		tp_trace_pkt(s->w, m, TP_TRACE_STAGE, "ip4.input", 0, 0);
 	int64_t d = ip4_classify(s->w, m, s->others, &s->n_others, eth, &s->f);
 	uint32_t e;
 
@@ -242,6 +245,8 @@ static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 		s->b = &s->w->txb[tp_nh_l2_port(s->l2)];
 		s->bn = s->b->n;
 	}
+	if (trace)
+		tp_trace_pkt(s->w, m, TP_TRACE_STAGE, "ip4.forward", 0, 0);
 	/* longer than the output port's MTU: the kernel fragments it, or answers
 	 * Fragmentation Needed with the MTU when DF is set (RFC 1812 5.2.6, 4.3.2.3) */
 	if (unlikely(rte_pktmbuf_pkt_len(m) > s->frame_max)) {
@@ -252,6 +257,8 @@ static __rte_always_inline void ip4_one(struct ip4_burst *s, struct rte_mbuf *m)
 	memcpy(eth, &s->l2, sizeof(s->l2));
 	memcpy(eth + 6, &s->smac, sizeof(s->smac));
 	tp_ip4_ttl_dec(eth + TP_ETH_HDR_LEN);
+	if (trace)
+		tp_trace_pkt(s->w, m, TP_TRACE_STAGE, "ip4.output", 0, 0);
 	s->b->pkts[s->bn++] = m;
 	if (unlikely(s->bn == TP_BURST)) { /* full: sent now, never left full (worker.h) */
 		s->b->n = TP_BURST;

@@ -74,6 +74,7 @@ void tp_l3_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t mac = 0;
 	uint16_t nr = 0, cur = 0;
 
+	TP_TRACE_BURST(w, pkts, n, "l3.input");
 	if (likely(first_fn != NULL)) {
 		n = first_fn(w, pkts, n, others);
 		if (likely(n == 0))

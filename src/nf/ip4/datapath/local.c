@@ -161,6 +161,7 @@ void tp_ip4_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int c)
 	enum tp_punt_class cls;
 	uint32_t src, e;
 
+	TP_TRACE_STAGE(w, m, "ip4.punt");
 	/* one of our own addresses as the source, from the wire, is a spoof: dropped
 	 * here as Linux drops it (fib_validate_source: a local source is martian), since
 	 * the TAP has accept_local for what tp_ip4_output punts (nf/ip4/output.h) */
@@ -203,6 +204,7 @@ __rte_noinline void tp_ip4_local(struct tp_worker *w, struct rte_mbuf *m)
 	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, TP_ETH_HDR_LEN);
 	uint32_t ihl = (uint32_t)(l3[0] & 0x0f) * 4;
 
+	TP_TRACE_STAGE(w, m, "ip4.local");
 	if (l3[9] == 17 /* UDP */ && ((l3[6] & 0x1f) | l3[7]) == 0 /* at offset 0 */ &&
 	    rte_pktmbuf_data_len(m) >= TP_ETH_HDR_LEN + ihl + 8) {
 		uint8_t *l4 = l3 + ihl;

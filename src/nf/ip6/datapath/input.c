@@ -192,6 +192,7 @@ void tp_ip6_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 
 	if (unlikely(n == 0))
 		return;
+	TP_TRACE_BURST(w, pkts, n, "ip6.input");
 
 	struct ip6_burst s = {
 	    .w = w,

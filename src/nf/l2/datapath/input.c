@@ -166,11 +166,13 @@ static inline void send_one(struct tp_worker *w, struct rte_mbuf *m, bool tagged
 	if (unlikely(mtu != 0 &&
 		     rte_pktmbuf_pkt_len(m) - RTE_ETHER_HDR_LEN - (tagged ? 4u : 0u) > mtu)) {
 		w->ctr[in][L2_CTR(EXCEEDS_MTU)]++;
+		TP_TRACE_DROP(w, m, L2_CTR(EXCEEDS_MTU));
 		rte_pktmbuf_free(m);
 		return;
 	}
 	if (unlikely(egress_tag(m, tagged, vid, op) < 0)) {
 		w->ctr[in][L2_CTR(TAG_NO_ROOM)]++;
+		TP_TRACE_DROP(w, m, L2_CTR(TAG_NO_ROOM));
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -184,6 +186,7 @@ static void flood(struct tp_worker *w, struct rte_mbuf *m, bool tagged, uint16_t
 	const struct l2_port *to[TP_MAX_PORTS];
 	unsigned int t = 0;
 
+	TP_TRACE_STAGE(w, m, "l2.flood");
 	for (unsigned int i = 0; i < mb->n; i++) {
 		const struct l2_port *op = mb->by_port[mb->list[i]];
 		if (op != NULL && op->port != in && l2_vlan_allowed(op, vid))
@@ -308,6 +311,8 @@ static __rte_always_inline void bridge_burst(struct tp_worker *w, struct rte_mbu
 	uint64_t hits = 0;
 	unsigned int k = 0, nk = 0, i, bpdus = 0;
 	bool prev_bpdu = false; /* the last accepted frame is a BPDU */
+
+	TP_TRACE_BURST(w, pkts, n, "l2.input");
 
 	ctr[L2_CTR(RX)] += n;
 	for (i = 0; i < L2_PREFETCH_AHEAD && i < n; i++)
@@ -534,8 +539,12 @@ void l2_chain_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	const struct l2_xc *xc = tp_iface_table[in].mode_ctx;
 	uint16_t out = __atomic_load_n(&xc->out, __ATOMIC_ACQUIRE);
 
+	TP_TRACE_BURST(w, pkts, n, "l2.chain");
+
 	if (unlikely(out == L2_NO_PORT)) {
 		w->ctr[in][L2_CTR(CHAIN_NF_DOWN)] += n;
+		for (uint16_t i = 0; i < n; i++)
+			TP_TRACE_DROP(w, pkts[i], L2_CTR(CHAIN_NF_DOWN));
 		rte_pktmbuf_free_bulk(pkts, n);
 		return;
 	}

@@ -418,6 +418,7 @@ void ndn_ether_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t faces[TP_BURST];
 	uint16_t k = 0;
 
+	TP_TRACE_BURST(w, pkts, n, "ndn.input");
 	if (unlikely(!ndn_conf.enabled)) {
 		for (uint16_t i = 0; i < n; i++)
 			tp_drop(w, pkts[i], NDN_CTR(NDN_C_NOT_ENABLED));

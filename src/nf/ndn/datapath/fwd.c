@@ -860,16 +860,19 @@ static void ndn_fwd_nack_do(struct tp_worker *w, struct ndn_fwd *f, struct rte_m
 void ndn_fwd_interest(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
 		      struct tp_ndn_interest *in, const uint32_t *hashes)
 {
+	TP_TRACE_STAGE(w, m, "ndn.interest");
 	TIMED(ndn_fwd_interest_do(w, f, m, in, hashes), NDN_ST_INTEREST);
 }
 
 void ndn_fwd_data(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m, struct tp_ndn_data *d)
 {
+	TP_TRACE_STAGE(w, m, "ndn.data");
 	TIMED(ndn_fwd_data_do(w, f, m, d), NDN_ST_DATA);
 }
 
 void ndn_fwd_nack(struct tp_worker *w, struct ndn_fwd *f, struct rte_mbuf *m,
 		  struct tp_ndn_interest *in)
 {
+	TP_TRACE_STAGE(w, m, "ndn.nack");
 	TIMED(ndn_fwd_nack_do(w, f, m, in), NDN_ST_NACK);
 }
