@@ -117,9 +117,32 @@ NDN_CONFIG = [
 METRICS = "127.0.0.1:9464"  # in the router's namespace
 
 
+def trace_demo(lab: RouterLab) -> bool:
+    """The packet trace: two pings from h1, their path through the stages."""
+    print("\nPacket trace: $ twinctl trace start count 2 port p0; ping -c 2 (h1); show trace")
+    lab.ctl("trace", "start", "count", "2", "port", "p0")
+    lab.ns["h1"].run(["ping", "-n", "-c", "2", "-i", "0.2", "-W", "2", "10.0.2.2"], check=False)
+    try:
+        lab.wait_until(
+            lambda: len([p for p in lab.ctl("show", "trace")["packets"] if p["verdict"]]) >= 2,
+            3.0, 0.05, "two traced packets",
+        )  # fmt: skip
+    except TimeoutError:
+        pass
+    trace = lab.ctl("show", "trace")["packets"]
+    lab.ctl("trace", "stop")
+    for p in trace[:2]:
+        i, v = p["in"], (p["verdict"] or [{}])[0]
+        print(
+            f"  {i.get('ip4_src')} -> {i.get('ip4_dst')} ttl {i.get('ttl')} in {i.get('port')}: "
+            f"{','.join(p['stages'])} -> {v.get('action')} {v.get('port', '')} ttl {v.get('ttl')}"
+        )
+    return len(trace) >= 2 and all("ip4.forward" in p["stages"] for p in trace[:2])
+
+
 def router_more_demo(lab: RouterLab) -> bool:
-    """IPv6 (ping6 and a UDP stream) forwarded by the lcores, an ECMP route from the kernel, and the
-    Prometheus page of the counters."""
+    """IPv6 (ping6 and a UDP stream) forwarded by the lcores, an ECMP route from the kernel, a
+    packet trace, and the Prometheus page of the counters."""
     print("\nIPv6: 2001:db8:1::/64 (h1) and 2001:db8:2::/64 (h2) on the router's TAPs")
     lab.enable_ipv6()
     print("$ ping -6 -c 3 2001:db8:2::2   (in h1)", flush=True)
@@ -156,6 +179,8 @@ def router_more_demo(lab: RouterLab) -> bool:
     print(f"  twinctl show routes: {line.strip()}")
     okm = r is not None and len(r.get("hops", [])) == 2
 
+    okt = trace_demo(lab)
+
     print(f"\nPrometheus: $ twinctl metrics listen {METRICS}", flush=True)
     lab.ctl("metrics", "listen", METRICS)
     resp = get(lambda: lab.router.socket(socket.AF_INET, socket.SOCK_STREAM), METRICS)
@@ -166,7 +191,13 @@ def router_more_demo(lab: RouterLab) -> bool:
         for name in ("twinplane_port_rx_packets_total", "twinplane_port_tx_packets_total"):
             v = {ls.get("port"): int(x) for ls, x in page.samples.get(name, [])}
             print(f"    {name} {v}")
-    return ok6 and okm and page is not None and page.value("twinplane_port_rx_packets_total") > 0
+    return (
+        ok6
+        and okm
+        and okt
+        and page is not None
+        and page.value("twinplane_port_rx_packets_total") > 0
+    )
 
 
 def ndn_demo(lab: RouterLab) -> bool:
