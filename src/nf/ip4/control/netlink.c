@@ -816,7 +816,15 @@ int tp_nl_write(struct nlmsghdr *nlh)
 	return request(nlh, NULL);
 }
 
-int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth)
+/* The one writer of rtnetlink address, route and neighbour requests, for both
+ * families: addresses are 4 (AF_INET) or 16 (AF_INET6) bytes in network order. */
+static size_t af_len(uint8_t af)
+{
+	return af == AF_INET6 ? 16 : 4;
+}
+
+int tp_nl_addr_af(uint8_t af, bool add, int ifindex, const void *ip, uint8_t depth, const void *brd,
+		  uint8_t ifa_flags)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -825,18 +833,20 @@ int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth)
 	nlh->nlmsg_type = add ? RTM_NEWADDR : RTM_DELADDR;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0);
 	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
-	ifa->ifa_family = AF_INET;
+	ifa->ifa_family = af;
 	ifa->ifa_prefixlen = depth;
+	ifa->ifa_flags = ifa_flags;
+	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
 	ifa->ifa_index = (uint32_t)ifindex;
-	mnl_attr_put_u32(nlh, IFA_LOCAL, htonl(ip));
-	mnl_attr_put_u32(nlh, IFA_ADDRESS, htonl(ip));
-	if (add && depth < 31)
-		mnl_attr_put_u32(nlh, IFA_BROADCAST,
-				 htonl(ip | (uint32_t)(0xffffffffull >> depth)));
+	mnl_attr_put(nlh, IFA_LOCAL, af_len(af), ip);
+	mnl_attr_put(nlh, IFA_ADDRESS, af_len(af), ip);
+	if (brd)
+		mnl_attr_put(nlh, IFA_BROADCAST, af_len(af), brd);
 	return request(nlh, NULL);
 }
 
-int tp_nl_route(bool add, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex, uint8_t rtn_type)
+int tp_nl_route_af(uint8_t af, bool add, const void *dst, uint8_t depth, const void *gw,
+		   int ifindex, uint8_t rtn_type, uint8_t scope)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -845,23 +855,21 @@ int tp_nl_route(bool add, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex, 
 	nlh->nlmsg_type = add ? RTM_NEWROUTE : RTM_DELROUTE;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0);
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	rtm->rtm_family = AF_INET;
+	rtm->rtm_family = af;
 	rtm->rtm_dst_len = depth;
 	rtm->rtm_table = RT_TABLE_MAIN;
 	rtm->rtm_protocol = RTPROT_STATIC;
-	rtm->rtm_scope = !add				 ? RT_SCOPE_NOWHERE
-			 : gw || rtn_type != RTN_UNICAST ? RT_SCOPE_UNIVERSE
-							 : RT_SCOPE_LINK;
+	rtm->rtm_scope = add ? scope : RT_SCOPE_NOWHERE;
 	rtm->rtm_type = add ? rtn_type : 0;
-	mnl_attr_put_u32(nlh, RTA_DST, htonl(ip));
+	mnl_attr_put(nlh, RTA_DST, af_len(af), dst);
 	if (gw)
-		mnl_attr_put_u32(nlh, RTA_GATEWAY, htonl(gw));
+		mnl_attr_put(nlh, RTA_GATEWAY, af_len(af), gw);
 	if (ifindex)
 		mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
 	return request(nlh, NULL);
 }
 
-int tp_nl_neigh(bool add, int ifindex, uint32_t ip, const uint8_t *mac)
+int tp_nl_neigh_af(uint8_t af, bool add, int ifindex, const void *ip, const uint8_t *mac)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -870,11 +878,33 @@ int tp_nl_neigh(bool add, int ifindex, uint32_t ip, const uint8_t *mac)
 	nlh->nlmsg_type = add ? RTM_NEWNEIGH : RTM_DELNEIGH;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_REPLACE : 0);
 	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
-	nd->ndm_family = AF_INET;
+	nd->ndm_family = af;
 	nd->ndm_ifindex = ifindex;
 	nd->ndm_state = NUD_PERMANENT;
-	mnl_attr_put_u32(nlh, NDA_DST, htonl(ip));
+	mnl_attr_put(nlh, NDA_DST, af_len(af), ip);
 	if (add && mac)
 		mnl_attr_put(nlh, NDA_LLADDR, 6, mac);
 	return request(nlh, NULL);
+}
+
+int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth)
+{
+	uint32_t be = htonl(ip), brd = htonl(ip | (uint32_t)(0xffffffffull >> depth));
+
+	return tp_nl_addr_af(AF_INET, add, ifindex, &be, depth, add && depth < 31 ? &brd : NULL, 0);
+}
+
+int tp_nl_route(bool add, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex, uint8_t rtn_type)
+{
+	uint32_t dst_be = htonl(ip), gw_be = htonl(gw);
+
+	return tp_nl_route_af(AF_INET, add, &dst_be, depth, gw ? &gw_be : NULL, ifindex, rtn_type,
+			      gw || rtn_type != RTN_UNICAST ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK);
+}
+
+int tp_nl_neigh(bool add, int ifindex, uint32_t ip, const uint8_t *mac)
+{
+	uint32_t be = htonl(ip);
+
+	return tp_nl_neigh_af(AF_INET, add, ifindex, &be, mac);
 }

@@ -80,5 +80,14 @@ int tp_nl_addr(bool add, int ifindex, uint32_t ip, uint8_t depth);
  * ifindex), or RTN_BLACKHOLE, RTN_UNREACHABLE, RTN_PROHIBIT (gw and ifindex 0). */
 int tp_nl_route(bool add, uint32_t ip, uint8_t depth, uint32_t gw, int ifindex, uint8_t rtn_type);
 int tp_nl_neigh(bool add, int ifindex, uint32_t ip, const uint8_t *mac);
+/* The same for either family (the one writer of these requests; nf/ip6 uses it):
+ * addresses of 4 (AF_INET) or 16 (AF_INET6) bytes in network order; brd, gw: NULL
+ * for none; scope: the added route's (RT_SCOPE_UNIVERSE, or RT_SCOPE_LINK for an
+ * IPv4 route out of a port with no gateway). */
+int tp_nl_addr_af(uint8_t af, bool add, int ifindex, const void *ip, uint8_t depth, const void *brd,
+		  uint8_t ifa_flags);
+int tp_nl_route_af(uint8_t af, bool add, const void *dst, uint8_t depth, const void *gw,
+		   int ifindex, uint8_t rtn_type, uint8_t scope);
+int tp_nl_neigh_af(uint8_t af, bool add, int ifindex, const void *ip, const uint8_t *mac);
 
 #endif

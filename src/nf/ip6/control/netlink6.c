@@ -470,63 +470,18 @@ int tp_ip6_nl_best(const uint8_t ip[16], uint8_t depth, struct tp_ip6_nl_path *o
 
 int tp_ip6_nl_addr(bool add, int ifindex, const uint8_t ip[16], uint8_t depth)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ifaddrmsg *ifa;
-
-	nlh->nlmsg_type = add ? RTM_NEWADDR : RTM_DELADDR;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0);
-	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
-	ifa->ifa_family = AF_INET6;
-	ifa->ifa_prefixlen = depth;
 	/* no Duplicate Address Detection (RFC 4862 5.4): an address the operator gives
 	 * the router is usable, and its local route there, when the command returns */
-	ifa->ifa_flags = IFA_F_NODAD;
-	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
-	ifa->ifa_index = (uint32_t)ifindex;
-	mnl_attr_put(nlh, IFA_LOCAL, 16, ip);
-	mnl_attr_put(nlh, IFA_ADDRESS, 16, ip);
-	return tp_nl_write(nlh);
+	return tp_nl_addr_af(AF_INET6, add, ifindex, ip, depth, NULL, IFA_F_NODAD);
 }
 
 int tp_ip6_nl_route(bool add, const uint8_t ip[16], uint8_t depth, const uint8_t *gw, int ifindex,
 		    uint8_t rtn_type)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct rtmsg *rtm;
-
-	nlh->nlmsg_type = add ? RTM_NEWROUTE : RTM_DELROUTE;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0);
-	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	rtm->rtm_family = AF_INET6;
-	rtm->rtm_dst_len = depth;
-	rtm->rtm_table = RT_TABLE_MAIN;
-	rtm->rtm_protocol = RTPROT_STATIC;
-	rtm->rtm_scope = add ? RT_SCOPE_UNIVERSE : RT_SCOPE_NOWHERE;
-	rtm->rtm_type = add ? rtn_type : 0;
-	mnl_attr_put(nlh, RTA_DST, 16, ip);
-	if (gw)
-		mnl_attr_put(nlh, RTA_GATEWAY, 16, gw);
-	if (ifindex)
-		mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
-	return tp_nl_write(nlh);
+	return tp_nl_route_af(AF_INET6, add, ip, depth, gw, ifindex, rtn_type, RT_SCOPE_UNIVERSE);
 }
 
 int tp_ip6_nl_neigh(bool add, int ifindex, const uint8_t ip[16], const uint8_t *mac)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ndmsg *nd;
-
-	nlh->nlmsg_type = add ? RTM_NEWNEIGH : RTM_DELNEIGH;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_REPLACE : 0);
-	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
-	nd->ndm_family = AF_INET6;
-	nd->ndm_ifindex = ifindex;
-	nd->ndm_state = NUD_PERMANENT;
-	mnl_attr_put(nlh, NDA_DST, 16, ip);
-	if (add && mac)
-		mnl_attr_put(nlh, NDA_LLADDR, 6, mac);
-	return tp_nl_write(nlh);
+	return tp_nl_neigh_af(AF_INET6, add, ifindex, ip, mac);
 }
