@@ -45,14 +45,10 @@ def measure(ctx: report.Context) -> report.Report:
     seconds = a.seconds or (2.0 if a.quick else 5.0)
     warmup = a.warmup or (1.0 if a.quick else 2.0)
     binaries = {"A": a.a.resolve(), "B": a.b.resolve()}
-    beds = {
-        s: B.Bed(ctx.workdir / s, ctx.tsc_hz, seconds, warmup, a.frames,
-                 B.Binaries(twinplane=p), family=a.family)
-        for s, p in binaries.items()
-    }  # fmt: skip
-    for bed in beds.values():
-        bed.workdir.mkdir(parents=True, exist_ok=True)
-        inp = bed.prepare()
+    # one bed: the same input file and ports for both sides, only the binary changes
+    bins = {s: B.Binaries(twinplane=p) for s, p in binaries.items()}
+    bed = B.Bed(ctx.workdir, ctx.tsc_hz, seconds, warmup, a.frames, bins["A"], family=a.family)
+    inp = bed.prepare()
     rep = report.Report("fwd_ab", {
         "A": str(binaries["A"]), "B": str(binaries["B"]),
         "pairs (ABBA, each side's daemon started afresh)": ctx.pairs,
@@ -67,7 +63,8 @@ def measure(ctx: report.Context) -> report.Report:
     def side(name: str) -> float:
         if ctx.iso is not None:
             ctx.iso.sweep()
-        t = beds[name].trial("twinplane")
+        bed.bins = bins[name]
+        t = bed.trial("twinplane")
         pair = len(rep.trials) // 2  # both sides of a pair run before the next pair
         rep.trials.append({"pair": pair, "side": name, "binary": str(binaries[name]), **t})
         return float(t["mpps"])
