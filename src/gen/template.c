@@ -59,3 +59,26 @@ int tp_gen_parse_range(const char *s, int is_addr, struct tp_gen_range *r)
 	}
 	return r->hi >= r->lo ? 0 : -EINVAL;
 }
+
+int tp_gen_udp_opt(const struct tp_gen_udp_opts *o, const char *k, const char *v, int *bad)
+{
+	uint64_t x = 0;
+
+	if (strcmp(k, "dmac") == 0)
+		*bad = tp_mac_parse(v, o->dmac);
+	else if (strcmp(k, "smac") == 0)
+		*bad = tp_mac_parse(v, o->smac);
+	else if (strcmp(k, "sport") == 0)
+		*bad = tp_gen_parse_range(v, 0, o->sport);
+	else if (strcmp(k, "dport") == 0)
+		*bad = tp_gen_parse_range(v, 0, o->dport);
+	else if (strcmp(k, "smacs") == 0) {
+		*bad = tp_parse_u64(v, 1, 1 << 24, &x);
+		*o->smacs = (uint32_t)x;
+	} else if (strcmp(k, o->ttl_word) == 0) {
+		*bad = tp_parse_u64(v, 1, 255, &x);
+		*o->ttl = (uint8_t)x;
+	} else
+		return 0;
+	return 1;
+}

@@ -91,6 +91,18 @@ struct tp_gen_range {
 };
 /* Parse s into r (is_addr: IPv4 addresses, else ports 0-65535). 0 or -EINVAL. */
 int tp_gen_parse_range(const char *s, int is_addr, struct tp_gen_range *r);
+/* Where a UDP template keeps the options they all share: the MACs, the number of
+ * source MACs, the ports, and the TTL or hop limit (its word: "ttl", "hlim"). */
+struct tp_gen_udp_opts {
+	uint8_t *dmac, *smac;
+	uint32_t *smacs;
+	struct tp_gen_range *sport, *dport;
+	uint8_t *ttl;
+	const char *ttl_word;
+};
+/* The option k with value v, if it is one of o's: 1, with *bad 0 or nonzero (the
+ * value is wrong); 0 when k is none of them. */
+int tp_gen_udp_opt(const struct tp_gen_udp_opts *o, const char *k, const char *v, int *bad);
 static inline uint32_t tp_gen_range_span(const struct tp_gen_range *r)
 {
 	return r->hi - r->lo + 1;

@@ -80,6 +80,8 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 	t->dport = (struct tp_gen_range){1024, 1024};
 	t->hlim = 64;
 	t->smacs = 1;
+	const struct tp_gen_udp_opts opts = {t->dmac,	t->smac,  &t->smacs, &t->sport,
+					     &t->dport, &t->hlim, "hlim"};
 	for (int i = 0; i < argc; i += 2) {
 		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int bad;
@@ -87,27 +89,13 @@ static void *parse(int argc, char **argv, uint32_t frame_len, char *err, size_t 
 			snprintf(err, errlen, "'%s' needs a value", k);
 			goto fail;
 		}
-		if (strcmp(k, "dmac") == 0)
-			bad = tp_mac_parse(v, t->dmac);
-		else if (strcmp(k, "smac") == 0)
-			bad = tp_mac_parse(v, t->smac);
+		if (tp_gen_udp_opt(&opts, k, v, &bad))
+			;
 		else if (strcmp(k, "src") == 0)
 			bad = tp_ip6_parse_addr(v, t->src);
 		else if (strcmp(k, "dst") == 0)
 			bad = parse_dst(v, t);
-		else if (strcmp(k, "sport") == 0)
-			bad = tp_gen_parse_range(v, 0, &t->sport);
-		else if (strcmp(k, "dport") == 0)
-			bad = tp_gen_parse_range(v, 0, &t->dport);
-		else if (strcmp(k, "smacs") == 0) {
-			uint64_t x = 0;
-			bad = tp_parse_u64(v, 1, 1 << 24, &x);
-			t->smacs = (uint32_t)x;
-		} else if (strcmp(k, "hlim") == 0) {
-			uint64_t x = 0;
-			bad = tp_parse_u64(v, 1, 255, &x);
-			t->hlim = (uint8_t)x;
-		} else {
+		else {
 			snprintf(err, errlen,
 				 "unknown ip6-udp option '%s' (dmac smac smacs src dst sport dport "
 				 "hlim)",
