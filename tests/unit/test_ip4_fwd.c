@@ -715,6 +715,39 @@ static void test_l3_runs_keep_order(void **state)
 	assert_int_equal(ctr(TP_DROP_L2_UNSUPPORTED), 1);
 }
 
+/* A burst that does not start with IPv4 (an IPv6 or NDN burst, with IPv4 among it):
+ * demultiplexed first, its IPv4 runs given to the first handler, nothing lost and the
+ * order kept; a burst led by a frame too short for an Ethernet header the same. */
+static void test_l3_burst_led_by_other(void **state)
+{
+	struct rte_mbuf *pkts[7];
+
+	for (int i = 0; i < 7; i++)
+		pkts[i] = frame(IP(10, 9, 0, (uint8_t)i), 64, 20, NULL);
+	rte_pktmbuf_mtod(pkts[0], uint8_t *)[13] = 0x06; /* ARP first */
+	rte_pktmbuf_mtod(pkts[4], uint8_t *)[12] = 0x88; /* 0x88b5: nobody's */
+	rte_pktmbuf_mtod(pkts[4], uint8_t *)[13] = 0xb5;
+	rte_pktmbuf_mtod(pkts[5], uint8_t *)[20] ^= 1; /* IPv4 with a bad checksum */
+	struct rte_mbuf *p1 = pkts[1], *p3 = pkts[3], *p6 = pkts[6];
+	tp_l3_input(w, pkts, 7);
+	assert_int_equal(w->txb[1].n, 4);
+	assert_ptr_equal(w->txb[1].pkts[0], p1);
+	assert_ptr_equal(w->txb[1].pkts[2], p3);
+	assert_ptr_equal(w->txb[1].pkts[3], p6);
+	assert_int_equal(rte_ring_count(w->exc_ring[0]), 1);
+	assert_int_equal(ctr(TP_DROP_L2_UNSUPPORTED), 1);
+	assert_int_equal(ctr(IP4_CTR(BAD_CHECKSUM)), 1);
+
+	for (int i = 0; i < 3; i++)
+		pkts[i] = frame(IP(10, 9, 0, (uint8_t)(10 + i)), 64, 20, NULL);
+	rte_pktmbuf_trim(pkts[0], (uint16_t)(pkts[0]->pkt_len - 10));
+	tp_l3_input(w, pkts, 3);
+	assert_int_equal(ctr(TP_DROP_L2_TOO_SHORT), 1);
+	assert_int_equal(w->txb[1].n, 6);
+	tp_l3_input(w, pkts, 0); /* an empty burst: nothing read */
+	assert_int_equal(w->txb[1].n, 6);
+}
+
 /* --- the output of what the data plane originates (nf/ip4/output.h) --- */
 
 /* An mbuf holding len payload bytes 0xa0, 0xa1, ... (the headers go in its headroom) */
@@ -1061,6 +1094,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_punt_buckets_per_port_and_class, reset, reset),
 	    cmocka_unit_test_setup(test_l2_drop_reasons, reset),
 	    cmocka_unit_test_setup_teardown(test_l3_runs_keep_order, reset, reset),
+	    cmocka_unit_test_setup_teardown(test_l3_burst_led_by_other, reset, reset),
 	    cmocka_unit_test_setup_teardown(test_tx_buffer_full_then_local_sender, reset, reset),
 	    cmocka_unit_test_setup(test_exception_rate_limited, reset),
 	    cmocka_unit_test_setup_teardown(test_local_udp_network_function, reset, reset),

@@ -29,9 +29,30 @@ int tp_ethertype_get(unsigned int i, uint16_t *ethertype, const char **owner)
 	return 0;
 }
 
-static void run_dispatch(struct tp_worker *w, struct rte_mbuf **run, uint16_t n, uint16_t type_be)
+/* The first handler (its ethertype in network order): it sees every burst that starts
+ * with one of its frames whole, and the runs of its frames in the others. */
+static struct {
+	uint16_t type_be;
+	tp_l3_first_fn fn;
+	const char *owner;
+} first;
+
+static void run_dispatch(struct tp_worker *w, struct rte_mbuf **run, uint16_t n, uint16_t type_be,
+			 tp_l3_first_fn first_fn)
 {
-	tp_input_fn fn = (tp_input_fn)tp_dispatch_find(&ethertypes, type_be);
+	tp_input_fn fn;
+
+	/* a run of the first handler's frames in a burst that did not start with one */
+	if (first_fn != NULL && type_be == first.type_be) {
+		struct rte_mbuf *rest[TP_BURST];
+		uint16_t k = first_fn(w, run, n, rest);
+		/* every frame of the run is of its type and holds an Ethernet header: it
+		 * hands none back; should it, nothing else takes them */
+		for (uint16_t i = 0; i < k; i++)
+			tp_drop(w, rest[i], TP_DROP_L2_UNSUPPORTED);
+		return;
+	}
+	fn = (tp_input_fn)tp_dispatch_find(&ethertypes, type_be);
 
 	if (likely(fn != NULL)) {
 		fn(w, run, n);
@@ -40,13 +61,6 @@ static void run_dispatch(struct tp_worker *w, struct rte_mbuf **run, uint16_t n,
 	for (uint16_t i = 0; i < n; i++)
 		tp_drop(w, run[i], TP_DROP_L2_UNSUPPORTED);
 }
-
-/* The first handler (its ethertype in network order): it sees every burst whole. */
-static struct {
-	uint16_t type_be;
-	tp_l3_first_fn fn;
-	const char *owner;
-} first;
 
 int tp_l3_first_register(uint16_t ethertype, tp_l3_first_fn fn, const char *owner)
 {
@@ -64,9 +78,22 @@ int tp_l3_first_register(uint16_t ethertype, tp_l3_first_fn fn, const char *owne
 	return 0;
 }
 
-/* Frames to our MAC, a group address (multicast, broadcast) or nothing else; the first
- * handler takes its own, then consecutive frames of one ethertype go to its handler
- * as one run. */
+/* The ethertype (network order) of a frame, or 0 when it holds no Ethernet header. */
+static inline uint16_t frame_type_be(const struct rte_mbuf *m)
+{
+	uint16_t type = 0;
+
+	if (likely(rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN))
+		memcpy(&type, rte_pktmbuf_mtod_offset(m, const uint8_t *, 12), sizeof(type));
+	return type;
+}
+
+/* Frames to our MAC, a group address (multicast, broadcast) or nothing else. A burst
+ * that starts with a frame of the first handler's type goes to it whole (the routed
+ * port's common case: one compare more than the handler's own); it takes its own, the
+ * rest follow. Then consecutive frames of one ethertype go to their handler as one
+ * run, the first handler's included: a burst of other frames (IPv6, NDN) never passes
+ * through the first handler's per-frame test. */
 void tp_l3_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rte_mbuf *run[TP_BURST], *others[TP_BURST];
@@ -75,11 +102,14 @@ void tp_l3_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t nr = 0, cur = 0;
 
 	TP_TRACE_BURST(w, pkts, n, "l3.input");
-	if (likely(first_fn != NULL)) {
+	if (unlikely(n == 0))
+		return;
+	if (likely(first_fn != NULL) && likely(frame_type_be(pkts[0]) == first.type_be)) {
 		n = first_fn(w, pkts, n, others);
 		if (likely(n == 0))
 			return;
 		pkts = others;
+		first_fn = NULL; /* it has taken all of its frames */
 	}
 
 	/* one burst comes from one rx queue, so from one port */
@@ -102,14 +132,14 @@ void tp_l3_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		}
 		memcpy(&type, eth + 12, sizeof(type));
 		if (nr && type != cur) {
-			run_dispatch(w, run, nr, cur);
+			run_dispatch(w, run, nr, cur, first_fn);
 			nr = 0;
 		}
 		cur = type;
 		run[nr++] = m;
 	}
 	if (nr)
-		run_dispatch(w, run, nr, cur);
+		run_dispatch(w, run, nr, cur, first_fn);
 }
 
 struct tp_port_mode tp_mode_l3 = {
