@@ -71,6 +71,8 @@ DEFAULT_PATHS: dict[str, list[str]] = {
         "bench/fetch.py",
     ],
     "model": [*_COMMON, "src/model", "src/nf/ndn", "python/twinplane/model", "bench/model.py"],
+    # the routers' data plane and the network the lab builds (FRR's configuration)
+    "failover": [*_COMMON, "src/nf/ip4", "python/twinplane/lab/routed.py", "bench/failover.py"],
 }
 
 
