@@ -3,7 +3,10 @@
 # Build the libFuzzer targets with clang (AddressSanitizer and UndefinedBehaviorSanitizer,
 # meson in build/fuzz/meson with -Dfuzz=true) and run each for a bounded time.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]   (default 60 s each; every target)
-# SECONDS is each target's time; mder and ndn, the oldest, get twice theirs. Exits
+# SECONDS is each target's time; mder and ndn, the oldest, get twice theirs. Targets
+# run TP_FUZZ_JOBS at a time (default: the CPUs, at most 4), one CPU each, so every
+# target gets the same fuzzing time as alone; each one's output is printed whole, in
+# order, when it is done. Exits
 # non-zero when a fuzzer finds a crash, a sanitizer report, a leak or a broken
 # property; the input that did it is left in build/fuzz/<target>/artifacts/.
 # The DPDK targets (ip4, ip6, ndn_fwd, ndn_mgmt, l2, netlink, gen) start an EAL without
@@ -73,8 +76,9 @@ for t in "${targets[@]}"; do
 done
 nice -n 10 ninja -C $meson_dir "${bins[@]}" >/dev/null
 
-for t in "${targets[@]}"; do
-    out=build/fuzz/$t
+# one target: seed its corpus, fuzz it; its output and exit status in $out/{log,rc}
+run() {
+    local t=$1 out=build/fuzz/$1 s dict=()
     mkdir -p "$out/corpus" "$out/artifacts"
     # seed the corpus (hex to bytes, no tools needed)
     if [ -d "${seeds[$t]}" ]; then
@@ -86,11 +90,34 @@ for t in "${targets[@]}"; do
         done < "${seeds[$t]}"
     fi
     s=$((secs * ${share[$t]:-1}))
-    dict=()
     [ -z "${dicts[$t]:-}" ] || dict=(-dict="${dicts[$t]}")
     echo "fuzz.sh: $t for ${s}s, corpus $out/corpus"
     # shellcheck disable=SC2086
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$meson_dir/tests/fuzz/fuzz_$t" -max_total_time="$s" -timeout=10 -print_final_stats=1 \
         "${dict[@]}" ${opts[$t]:-} -artifact_prefix="$out/artifacts/" "$out/corpus"
+}
+
+cpus=$(nproc)
+jobs_max=${TP_FUZZ_JOBS:-$((cpus < 4 ? cpus : 4))}
+[ "$jobs_max" -ge 1 ] || jobs_max=1
+for t in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+    mkdir -p "build/fuzz/$t"
+    rm -f "build/fuzz/$t/rc"
+    (
+        set +e
+        run "$t" > "build/fuzz/$t/log" 2>&1
+        echo $? > "build/fuzz/$t/rc"
+    ) &
 done
+wait
+failed=()
+for t in "${targets[@]}"; do
+    cat "build/fuzz/$t/log"
+    [ "$(cat "build/fuzz/$t/rc" 2>/dev/null)" = 0 ] || failed+=("$t")
+done
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "fuzz.sh: failed: ${failed[*]} (inputs in build/fuzz/<target>/artifacts/)" >&2
+    exit 1
+fi
