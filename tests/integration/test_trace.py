@@ -105,7 +105,31 @@ def test_trace_drops_each_ip4_reason(router_lab: RouterLab) -> None:
             reason,
             p,
         )
+    # a kernel blackhole route: looked up, then dropped where what does not forward goes
+    lab.ctl("route", "add", "10.66.0.0/16", "blackhole")
+    lab.wait_until(
+        lambda: any(r["prefix"] == "10.66.0.0/16" for r in lab.routes()), 2.0, 0.02, "the route"
+    )
+    hole = base.copy()
+    hole[IP].dst = "10.66.0.1"
+    # a frame to another host's MAC (the af_packet socket sees every frame on the veth):
+    # dropped by IPv4's input, whose fast test checks the MAC too
+    other = base.copy()
+    other[Ether].dst = "02:00:5e:00:53:99"
+    for reason, frame, stages in (
+        ("ip4.blackhole", raw(hole), ["l3.input", "ip4.input", "ip4.no_forward"]),
+        ("core.l2_other_host", raw(other), ["l3.input", "ip4.input"]),
+    ):
+        lab.ctl("trace", "start", "count", "10", "port", "p0")
+        send(lab, "h1", [frame])
+        p = traced(lab, lambda p, r=reason: any(v.get("counter") == r for v in p["verdict"]))
+        assert p["stages"] == stages, (reason, p)
+        assert p["verdict"] == [{"action": "drop", "counter": reason, "lcore": p["in"]["lcore"]}], (
+            reason,
+            p,
+        )
     lab.ctl("trace", "stop")
+    lab.ctl("route", "del", "10.66.0.0/16")
 
 
 def test_trace_punted(router_lab: RouterLab) -> None:
