@@ -91,6 +91,9 @@ def test_trace_drops_each_ip4_reason(router_lab: RouterLab) -> None:
     martian = base.copy()
     martian[IP].src = "127.0.0.9"
     frames["ip4.martian_source"] = raw(martian)
+    shorter = base.copy()
+    shorter[IP].len = 19  # shorter than its own header (RFC 1812 5.2.2)
+    frames["ip4.bad_total_length"] = raw(shorter)
     for reason, frame in frames.items():
         lab.ctl("trace", "start", "count", "10", "port", "p0")
         send(lab, "h1", [frame])
