@@ -22,6 +22,7 @@ Usage (root; takes the lab lock): .venv/bin/python bench/failover.py [--quick]
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
 
@@ -99,6 +100,8 @@ def measure(ctx: report.Context) -> report.Report:
         key = f"loss_ms_{'bfd' if bfd else 'nobfd'}" + ("" if event == "link" else f"_{event}")
         key += "_kernel" if side == "kernel" else ""
         rep.add(key, B.summary(values), BAR if key == "loss_ms_bfd" else None)
+    add_paired(rep, events, settings)
+    rep.figure = lambda path: plot(rep.trials, events, settings, path)
     tp, k = rep.headline.get("loss_ms_bfd", {}), rep.headline.get("loss_ms_bfd_kernel", {})
     rep.extra["no_worse_than_kernel"] = (
         None
@@ -107,6 +110,57 @@ def measure(ctx: report.Context) -> report.Report:
     )
     rep.markdown = table(rep)
     return rep
+
+
+def add_paired(rep: report.Report, events: list[str], settings: list[bool]) -> None:
+    """Each pair's twinplane trial minus its Linux routers' trial (ms), beside the two
+    medians: a figure, not a goal (the goal is on the medians, as issue 38 says)."""
+    for bfd in settings:
+        for event in events:
+            name = f"loss_ms_{'bfd' if bfd else 'nobfd'}" + ("" if event == "link" else f"_{event}")
+            diffs = paired_diffs(rep.trials, bfd, event)
+            rep.add(f"{name}_twinplane_minus_kernel", B.summary(diffs))
+
+
+def paired_diffs(trials: list[dict], bfd: bool, event: str) -> list[float]:
+    """Each pair's twinplane loss_ms minus its Linux routers' (both sides ran)."""
+    by_pair: dict[int, dict[str, float]] = {}
+    for t in trials:
+        if t["bfd"] == bfd and t["event"] == event and "error" not in t and "loss_ms" in t:
+            by_pair.setdefault(t["pair"], {})[t["side"]] = t["loss_ms"]
+    return [p["twinplane"] - p["kernel"] for p in by_pair.values() if len(p) == 2]
+
+
+def plot(trials: list[dict], events: list[str], settings: list[bool], path: Path) -> None:
+    """Every trial's loss_ms per event and side (o Linux routers, x twinplane), the
+    medians as bars, with BFD and without, BFD's goal as a line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(settings), figsize=(6 * len(settings), 4.2), squeeze=False)
+    for ax, bfd in zip(axes[0], settings, strict=True):
+        labels = []
+        for j, (event, side) in enumerate((e, s) for e in events for s in SIDES.values()):
+            v = [t["loss_ms"] for t in trials if t["bfd"] == bfd and t["event"] == event
+                 and t["side"] == side and "error" not in t and "loss_ms" in t]  # fmt: skip
+            color = "#4c72b0" if side == "kernel" else "#c44e52"
+            ax.scatter([j] * len(v), v, marker="o" if side == "kernel" else "x", color=color)
+            if v:
+                ax.hlines(statistics.median(v), j - 0.3, j + 0.3, color="black")
+            labels.append(f"{event}\n{'Linux' if side == 'kernel' else 'twinplane'}")
+        if bfd:
+            ax.axhline(BAR.value, color="grey", lw=0.8, ls=":")
+        ax.set_xticks(range(len(labels)), labels)
+        ax.set_ylabel("longest flow outage, ms")
+        title = "with BFD (100 ms x 3; dotted: goal)" if bfd else "without BFD (OSPF dead 4 s)"
+        ax.set_title(title, fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+    fig.suptitle("failover: every trial (o Linux routers, x twinplane; bar: median)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def table(rep: report.Report) -> str:
