@@ -41,6 +41,7 @@ RUNS: dict[str, tuple[int, list[str]]] = {
     "ndn": (40, ["bench/ndn.py"]),
     "iotgw": (50, ["bench/iotgw.py"]),
     "l2": (70, ["bench/l2.py"]),
+    "failover": (25, ["bench/failover.py"]),
 }
 RFC = "rfc2544_ip4"
 RFC_PARTS: dict[str, tuple[int, list[str]]] = {
