@@ -234,18 +234,28 @@ static void ring_drain_free(struct rte_ring *r)
 		rte_pktmbuf_free(m);
 }
 
-void tp_lcores_destroy(void)
+void tp_lcores_drain(void)
 {
 	for (unsigned int i = 0; i < tp.n_workers; i++) {
 		struct tp_worker *w = tp.workers[i];
-		for (int k = 0; k < 2; k++) {
+		for (int k = 0; k < 2; k++)
 			ring_drain_free(w->exc_ring[k]);
-			rte_ring_free(w->exc_ring[k]);
-		}
 		ring_drain_free(w->inject_ring);
-		rte_ring_free(w->inject_ring);
-		for (unsigned int p = 0; p < TP_MAX_PORTS; p++)
+		for (unsigned int p = 0; p < TP_MAX_PORTS; p++) {
 			rte_pktmbuf_free_bulk(w->txb[p].pkts, w->txb[p].n);
+			w->txb[p].n = 0;
+		}
+	}
+}
+
+void tp_lcores_destroy(void)
+{
+	tp_lcores_drain(); /* nothing left, unless a start-up failed before the join */
+	for (unsigned int i = 0; i < tp.n_workers; i++) {
+		struct tp_worker *w = tp.workers[i];
+		for (int k = 0; k < 2; k++)
+			rte_ring_free(w->exc_ring[k]);
+		rte_ring_free(w->inject_ring);
 	}
 	tp_rcu_fini(); /* runs what is deferred: the lcores are gone */
 	for (unsigned int i = 0; i < tp.n_workers; i++) {

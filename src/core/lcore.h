@@ -20,6 +20,10 @@
  * variable, the rings to and from the control plane. 0 or negative errno. */
 int tp_lcores_create(unsigned int exc_ring_size);
 void tp_lcores_destroy(void);
+/* Free the mbufs left in the lcores' rings and transmit buffers, once the lcores have
+ * stopped: before the ports and modules free the pools those mbufs belong to (a ring
+ * drained after that would return an mbuf to a freed pool). */
+void tp_lcores_drain(void);
 /* Start every lcore's loop; wait for them to end (after tp.running is cleared). */
 void tp_lcores_launch(void);
 void tp_lcores_join(void);

@@ -337,6 +337,7 @@ int main(int argc, char **argv)
 	tp_ctl_loop(&tp.running);
 	TP_LOG(INFO, "shutting down");
 	tp_lcores_join();
+	tp_lcores_drain(); /* before any pool goes: ports' and modules' */
 	tp_api_fini();
 	tp_metrics_stop();
 	tp_port_del_all();
