@@ -92,6 +92,14 @@ def test_single_plane_full_sessions(single_lab: tuple[RouterLab, Acme]) -> None:
     # unassociated reports are still dropped on the worker, and counted
     sim(lab, "--type", "pulse-oximeter", "--sysid", "00aa0000000000ff", "--no-associate",
         "--reports", "3", "--interval", "20")  # fmt: skip
+    # the simulator returns once it has sent; the last report may still be on its way
+    # to the worker (which backs off when idle): wait for the count, then check it
+    lab.wait_until(
+        lambda: lab.ctl("show", "iotgw")["data_plane"]["drop_unassociated"] >= 3,
+        3.0,
+        0.05,
+        "3 unassociated reports counted",
+    )
     assert lab.ctl("show", "iotgw")["data_plane"]["drop_unassociated"] == 3
     assert not acme.ae_exists("PHD-00AA0000000000FF")
 
