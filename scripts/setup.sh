@@ -65,6 +65,28 @@ if ! venv_current 2>/dev/null; then
     echo "setup.sh: venv ready at ${SECONDS} s"
 fi
 
+# NDNts, the second NDN stack of the integration tests (tests/ndnts: its @ndn packages
+# pinned in package.json and package-lock.json): installed with npm ci into
+# tests/ndnts/node_modules when Node is here (the image's Node 20; never Debian's
+# nodejs 18, which NDNts does not support). Up to date when the lock installed is this
+# one (its hash, kept beside the packages). Without Node, test_ndn_ndnts.py skips.
+ndnts=tests/ndnts
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    echo "setup.sh: WARNING: node or npm not found: the NDNts peers are NOT installed and" \
+        "tests/integration/test_ndn_ndnts.py will skip (install Node 20 or later)" >&2
+elif [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+    echo "setup.sh: WARNING: node $(node --version) is older than 20: the NDNts peers are" \
+        "NOT installed and tests/integration/test_ndn_ndnts.py will skip" >&2
+else
+    lock=$(sha256sum "$ndnts/package-lock.json" | cut -d' ' -f1)
+    if [ "$(cat "$ndnts/node_modules/.tp-lock-sha256" 2>/dev/null)" != "$lock" ]; then
+        # no package's install scripts run (none needs one): root runs this
+        npm ci --prefix "$ndnts" --ignore-scripts --no-audit --no-fund --loglevel=error
+        echo "$lock" > "$ndnts/node_modules/.tp-lock-sha256"
+        echo "setup.sh: NDNts peers installed (node $(node --version)) at ${SECONDS} s"
+    fi
+fi
+
 # 2 MiB hugepages: 1 GiB, enough for the daemon, a generator and l3fwd side by side
 want=${TP_HUGEPAGES:-512}
 have=$(cat /proc/sys/vm/nr_hugepages)

@@ -4,9 +4,9 @@
  * faces/destroy, and names it does not serve) signed as NFD's command Interests
  * (DigestSha256 name components) or not, from a local or a non-local face, under
  * /localhost or /localhop; status dataset requests (status/general, faces/list,
- * faces/channels, fib/list, rib/list; without a version, with the held one or any,
- * any segment); raw Interests; the control plane's clock (route expiry, idle faces)
- * and management's limits. The RIB, FIB, faces and snapshots persist across inputs.
+ * faces/channels, fib/list, rib/list, strategy-choice/list; without a version, with
+ * the held one or any, any segment); raw Interests; the control plane's clock (route expiry, idle
+ * faces) and management's limits. The RIB, FIB, faces and snapshots persist across inputs.
  *
  * An EAL without hugepages or devices; one forwarding context (its hand-back ring is
  * where management's answers go, drained by the target); faces 1 UDP 10.0.1.7 (local)
@@ -23,7 +23,7 @@
  *              the whole component)
  *   1 RAW      the bytes as an Interest from face 1 + (arg & 1); PIT token of arg >> 1
  *              bytes (8: ours) and context tok[0] = arg >> 5 & 1 (1: no such context)
- *   2 DATASET  /localhost/nfd/<datasets[arg % 5]>, plus with (arg >> 3) & 3: 1 the
+ *   2 DATASET  /localhost/nfd/<datasets[arg % 6]>, plus with (arg >> 3) & 3: 1 the
  *              held version and segment bytes[0], 2 the version of bytes[0..7] and
  *              segment bytes[8], 3 the held version alone
  *   3 CLOCK    advance the control plane's clock by arg ms (times 100 with op & 8),
@@ -39,7 +39,8 @@
  * with a valid DigestSha256; a command's Data has the Interest's name and a
  * ControlResponse with one of NFD's status codes and a text; a dataset's Data is
  * /<dataset>/<version>/<segment> (typed components), its FinalBlockId a segment not
- * before its own, full segments but the last; the Interests management consumed are
+ * before its own, full segments but the last (strategy-choice/list's first entry the
+ * root's); the Interests management consumed are
  * exactly the ones answered plus the ones not decodable (or without our token), rate
  * limited, of a dataset version gone or whose answer was lost, by its counters; the
  * answers are the commands accepted and refused plus the segments sent; every mbuf
@@ -101,7 +102,7 @@ static const char *const verbs[][2] = {
 };
 static const char *const datasets[][2] = {
     {"status", "general"}, {"faces", "list"}, {"faces", "channels"},
-    {"fib", "list"},	   {"rib", "list"},
+    {"fib", "list"},	   {"rib", "list"},   {"strategy-choice", "list"},
 };
 
 /* what the target sent, by the id in its PIT token (bytes 1-7) */
@@ -385,8 +386,22 @@ static void check_answer(struct rte_mbuf *m)
 			p = comp_str(p, "nfd");
 			p = comp_str(p, datasets[k][0]);
 			p = comp_str(p, datasets[k][1]);
-			if ((size_t)(p - buf) == l4 && memcmp(buf, d.name.value, l4) == 0)
-				versions[k] = ver;
+			if ((size_t)(p - buf) != l4 || memcmp(buf, d.name.value, l4) != 0)
+				continue;
+			versions[k] = ver;
+			if (strcmp(datasets[k][0], "strategy-choice") == 0 && seg == 0) {
+				/* the root's StrategyChoice first: Name "/" and a Strategy */
+				const uint8_t *q = d.content, *end = d.content + d.content_len;
+				struct tp_ndn_tlv sc, nm, st;
+				must(tp_ndn_tlv_read(&q, end, &sc) == TP_NDN_E_OK &&
+				     sc.type == 0x80);
+				q = sc.value;
+				end = sc.value + sc.len;
+				must(tp_ndn_tlv_read(&q, end, &nm) == TP_NDN_E_OK &&
+				     nm.type == 0x07 && nm.len == 0);
+				must(tp_ndn_tlv_read(&q, end, &st) == TP_NDN_E_OK &&
+				     st.type == 0x6b && q == end);
+			}
 		}
 	}
 	answers++;

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """NFD management as local applications and tools use it: the status datasets
-(status/general, faces/list, faces/channels, fib/list, rib/list) read with
+(status/general, faces/list, faces/channels, fib/list, rib/list,
+strategy-choice/list) read with
 python-ndn's segment fetcher and nfd_mgmt messages over twinplane's Unix socket and
 checked against ``twinctl``'s view; the commands faces/create, faces/destroy and
 rib/register's flags and ExpirationPeriod; malformed ControlParameters answered
@@ -20,7 +21,14 @@ from twinplane.lab import RouterLab
 from twinplane.lab.ndnpeer import LAB_KEY
 
 BASE = ["ndn enable pit-capacity 4096 cs-capacity 1024", "ndn face accept udp 10.0.0.0/8"]
-DATASETS = ["status/general", "faces/list", "faces/channels", "fib/list", "rib/list"]
+DATASETS = [
+    "status/general",
+    "faces/list",
+    "faces/channels",
+    "fib/list",
+    "rib/list",
+    "strategy-choice/list",
+]
 
 
 def listen(lab: RouterLab) -> Path:
@@ -162,9 +170,86 @@ def test_datasets_match_twinctl(daemon_lab: Callable[..., RouterLab]) -> None:
     assert g["n_fib_entries"] == len(fib)
     assert g["n_out_interests"] >= 1 and g["n_in_interests"] >= 1
 
+    # no strategy chosen: the root's, best-route, as NFD's
+    sc = got["strategy-choice/list"]["value"]["strategy_choices"]
+    assert sc == [{"name": "/", "strategy": {"name": "/localhost/nfd/strategy/best-route/v=5"}}]
+
     m = mgmt(lab)
-    assert m["datasets_built"] == 5, m
+    assert m["datasets_built"] == len(DATASETS), m
     assert m["dataset_segments_sent"] == sum(d["segments"] for d in got.values()), m
+
+
+def strategy_choices(lab: RouterLab, path: Path) -> list[tuple[str, str]]:
+    """strategy-choice/list read with python-ndn (StrategyChoiceMsg): (prefix,
+    strategy name) in the dataset's order."""
+    got = datasets(lab, path, "strategy-choice/list")["strategy-choice/list"]
+    return [(c["name"], c["strategy"]["name"]) for c in got["value"]["strategy_choices"]]
+
+
+def twinctl_view(choices: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """The dataset's choices as ``show ndn strategy`` gives them: the strategy's
+    short name (the component after /localhost/nfd/strategy), asf's probing interval
+    (its parameter, else NFD's default, 60 s)."""
+    out: list[dict[str, Any]] = []
+    for prefix, name in choices:
+        comps = name.split("/")
+        assert comps[:4] == ["", "localhost", "nfd", "strategy"] and comps[5].startswith("v=")
+        e: dict[str, Any] = {"prefix": prefix, "strategy": comps[4]}
+        if comps[4] == "asf":
+            params = dict(c.split("~") for c in comps[6:])
+            e["probing_interval_ms"] = int(params.get("probing-interval", 60000))
+        out.append(e)
+    return out
+
+
+def test_strategy_choice_dataset(daemon_lab: Callable[..., RouterLab]) -> None:
+    """strategy-choice/list, read with python-ndn: a StrategyChoice per prefix, the
+    root first, each strategy named as NFD names it (its version; asf's
+    probing-interval when given), whether set by twinctl or by strategy-choice/set, and
+    the same choices as ``show ndn strategy``; the set command's response names the
+    strategy as the dataset does. Unset choices go; a new root choice stays first."""
+    lab = daemon_lab(extra_config=BASE)
+    path = listen(lab)
+    nfd = "/localhost/nfd/strategy"
+    lab.ctl("ndn", "strategy", "set", "/tp/m", "multicast")
+    lab.ctl("ndn", "strategy", "set", "/tp/a", "asf", "probing-interval", "5000")
+    lab.ctl("ndn", "strategy", "set", "/tp/a/plain", "asf")
+    sets = [
+        ("/tp/b", f"{nfd}/best-route", f"{nfd}/best-route/v=5"),
+        ("/tp/m2", f"{nfd}/multicast/v=4", f"{nfd}/multicast/v=4"),
+        ("/tp/a2", f"{nfd}/asf/v=5/probing-interval~2000", f"{nfd}/asf/v=5/probing-interval~2000"),
+    ]
+    for prefix, strategy, named in sets:
+        r = command(lab, path, "--verb", "strategy-choice/set", "--prefix", prefix,
+                    "--strategy", strategy)  # fmt: skip
+        assert r["status_code"] == 200 and r["strategy"] == named, (strategy, r)
+
+    got = strategy_choices(lab, path)
+    assert got[0] == ("/", f"{nfd}/best-route/v=5"), got
+    assert dict(got) == {
+        "/": f"{nfd}/best-route/v=5",
+        "/tp/m": f"{nfd}/multicast/v=4",
+        "/tp/a": f"{nfd}/asf/v=5/probing-interval~5000",
+        "/tp/a/plain": f"{nfd}/asf/v=5",
+        **{p: named for p, _, named in sets},
+    } and len(got) == 7, got  # fmt: skip
+    shown = lab.ctl("show", "ndn", "strategy")["strategies"]
+    assert twinctl_view(got) == shown, (got, shown)
+    assert {"prefix": "/tp/a/plain", "strategy": "asf", "probing_interval_ms": 60000} in shown
+
+    # unset by twinctl and by command, the root set: a new version says so
+    lab.ctl("ndn", "strategy", "unset", "/tp/m")
+    r = command(lab, path, "--verb", "strategy-choice/unset", "--prefix", "/tp/b")
+    assert r["status_code"] == 200, r
+    r = command(lab, path, "--verb", "strategy-choice/set", "--prefix", "/",
+                "--strategy", f"{nfd}/multicast")  # fmt: skip
+    assert r["status_code"] == 200 and r["strategy"] == f"{nfd}/multicast/v=4", r
+    time.sleep(1.2)  # past the last version's FreshnessPeriod (1 s): not from the CS
+    again = strategy_choices(lab, path)
+    assert again[0] == ("/", f"{nfd}/multicast/v=4"), again
+    assert {p for p, _ in again} == {"/", "/tp/a", "/tp/a/plain", "/tp/m2", "/tp/a2"}, again
+    assert twinctl_view(again) == lab.ctl("show", "ndn", "strategy")["strategies"]
+    assert mgmt(lab)["datasets_built"] == 2
 
 
 def test_dataset_versions_and_bounds(daemon_lab: Callable[..., RouterLab]) -> None:

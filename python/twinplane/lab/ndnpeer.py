@@ -22,7 +22,8 @@ Modes:
              ControlParameters; prints the ControlResponse
              ({"status_code": 200, "status_text": "OK", "face_id": ...}).
   dataset    fetch each NFD status dataset named (``--name status/general``,
-             faces/list, faces/channels, fib/list, rib/list; under /localhost/nfd)
+             faces/list, faces/channels, fib/list, rib/list, strategy-choice/list;
+             under /localhost/nfd)
              with python-ndn's segment fetcher and parse it with python-ndn's
              nfd_mgmt messages; prints {"dataset": ..., "segments": K, "version": V,
              "value": ...} for each.
@@ -61,6 +62,7 @@ from ndn.app_support.nfd_mgmt import (
     FibStatus,
     GeneralStatus,
     RibStatus,
+    StrategyChoiceMsg,
     make_command,
     make_command_v2,
     parse_response,
@@ -375,6 +377,7 @@ DATASETS: dict[str, Any] = {
     "faces/channels": ChannelStatusMsg,
     "fib/list": FibStatus,
     "rib/list": RibStatus,
+    "strategy-choice/list": StrategyChoiceMsg,
 }
 
 

@@ -793,7 +793,7 @@ enum ndn_mgmt_ctr {
 extern uint64_t ndn_mgmt_ctr[NDN_M_MAX];
 extern const char *const ndn_mgmt_ctr_names[NDN_M_MAX];
 /* status datasets (control/dataset.c): NFD's status/general, faces/list,
- * faces/channels, fib/list, rib/list under /localhost/nfd */
+ * faces/channels, fib/list, rib/list, strategy-choice/list under /localhost/nfd */
 #define NDN_DATASET_MAX (1u << 20) /* bytes of one dataset's snapshot */
 #define NDN_DATASET_SEG 8000	   /* content bytes per segment (ndn-cxx's) */
 /* The Data (one segment, DigestSha256) answering Interest in into buf: its length; 0
@@ -803,6 +803,11 @@ extern const char *const ndn_mgmt_ctr_names[NDN_M_MAX];
 int ndn_dataset_answer(const struct tp_ndn_interest *in, uint8_t *buf, size_t cap);
 /* At 'ndn enable': snapshots dropped, the start time taken. */
 void ndn_dataset_reset(void);
+/* NFD's Strategy TLV (0x6b) { Name } naming strategy s as NFD does, its version and,
+ * for asf with probe_ms set, its parameter (/localhost/nfd/strategy/asf/v=5/
+ * probing-interval~MS): written at buf, the bytes written; 0 if it does not fit in
+ * cap. The one writer of the strategy-choice dataset's and commands' Strategy. */
+size_t ndn_strategy_tlv_write(uint8_t *buf, size_t cap, enum ndn_strategy s, uint32_t probe_ms);
 /* A face's LocalUri as NFD gives it (dev://PORT, udp4://A.B.C.D:6363, a stream
  * face's listener). Control plane. */
 void ndn_face_local_uri(unsigned int id, char *buf, size_t len);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* NFD's status datasets (NFD Management protocol, "Status Dataset"): forwarder
- * status, faces, channels, FIB and RIB under /localhost/nfd, each built whole as a
+ * status, faces, channels, FIB, RIB and strategy choices under /localhost/nfd, each
+ * built whole as a
  * snapshot on the control plane when an Interest without a version asks for it, then
  * served in segments (/<dataset>/v=<version>/seg=<n>, FinalBlockId the last).
  *
@@ -62,6 +63,9 @@ enum {
 	T_NEXT_HOP = 0x81,
 	T_RIB_ENTRY = 0x80,
 	T_ROUTE = 0x81,
+	/* StrategyChoice */
+	T_STRATEGY_CHOICE = 0x80,
+	T_STRATEGY = 0x6b,
 };
 /* Naming Conventions rev. 3 (NDN-TR-0022): typed components */
 #define T_SEGMENT_COMP 0x32
@@ -343,6 +347,57 @@ static void build_rib(struct snapshot *s)
 	free(c.r);
 }
 
+/* NFD 22.12's versions of its strategies (fw/best-route-strategy.cpp v=5,
+ * multicast-strategy.cpp v=4, asf-strategy.cpp v=5), by enum ndn_strategy */
+static const uint8_t strategy_version[NDN_STRATEGY_MAX] = {5, 4, 5};
+
+size_t ndn_strategy_tlv_write(uint8_t *buf, size_t cap, enum ndn_strategy s, uint32_t probe_ms)
+{
+	uint8_t name[128];
+	char uri[128];
+	int l;
+
+	if ((unsigned int)s >= NDN_STRATEGY_MAX)
+		return 0;
+	/* NFD's instance name: the strategy's name, its version, then its parameters as
+	 * given (fw/strategy.cpp makeInstanceName; asf's probing-interval~MS) */
+	l = snprintf(uri, sizeof(uri), "/localhost/nfd/strategy/%s/v=%u", ndn_strategy_names[s],
+		     strategy_version[s]);
+	if (s == NDN_STRATEGY_ASF && probe_ms)
+		snprintf(uri + l, sizeof(uri) - (size_t)l, "/probing-interval~%u", probe_ms);
+	int nl = tp_ndn_name_from_uri(uri, name, sizeof(name));
+	if (nl <= 0)
+		return 0;
+	size_t inner = 1 + tp_ndn_varnum_size((uint64_t)nl) + (size_t)nl;
+	size_t total = tp_ndn_varnum_size(T_STRATEGY) + tp_ndn_varnum_size(inner) + inner;
+	if (total > cap)
+		return 0;
+	uint8_t *p = tp_ndn_tl_write(buf, T_STRATEGY, inner); /* Strategy { Name } */
+	p = tp_ndn_tl_write(p, TP_NDN_T_NAME, (size_t)nl);
+	memcpy(p, name, (size_t)nl);
+	return total;
+}
+
+/* strategy-choice/list: a StrategyChoice { Name, Strategy } per prefix chosen, the
+ * root's first, set or not (NFD Management, "Strategy Choice Dataset") */
+static void strategy_choice(const uint8_t *name, uint16_t len, enum ndn_strategy st,
+			    uint32_t probe_ms, void *arg)
+{
+	uint8_t v[TP_NDN_NAME_MAX_LEN + 8 + 160], *p;
+
+	p = tp_ndn_tl_write(v, TP_NDN_T_NAME, len);
+	if (len)
+		memcpy(p, name, len);
+	p += len;
+	p += ndn_strategy_tlv_write(p, sizeof(v) - (size_t)(p - v), st, probe_ms);
+	put(arg, T_STRATEGY_CHOICE, v, (size_t)(p - v));
+}
+
+static void build_strategy_choices(struct snapshot *s)
+{
+	ndn_fib_strategy_walk(strategy_choice, s);
+}
+
 static const struct {
 	const char *module, *dataset;
 	dataset_build_fn build;
@@ -352,6 +407,7 @@ static const struct {
     {"faces", "channels", build_channels},
     {"fib", "list", build_fib},
     {"rib", "list", build_rib},
+    {"strategy-choice", "list", build_strategy_choices},
 };
 static struct snapshot snaps[RTE_DIM(datasets)];
 

@@ -526,10 +526,10 @@ static bool prefix_allowed(const uint8_t *name, uint16_t len)
 /* NFD's strategy-choice/set and unset (NFD management protocol, StrategyChoice
  * management): cp's Name and, for set, its Strategy (NFD's strategy names,
  * ndn_strategy_parse). 404 an unknown strategy, 400 unsetting "/" or a malformed
- * Strategy, 409 the table full; the response names the strategy with NFD's version. */
+ * Strategy, 409 the table full; the response names the strategy as NFD does
+ * (ndn_strategy_tlv_write: its version, asf's probing-interval when set). */
 static size_t strategy_choice(bool set, const struct cparams *cp, uint8_t *resp)
 {
-	static const uint8_t version[NDN_STRATEGY_MAX] = {5, 4, 5}; /* NFD 22.12's */
 	enum ndn_strategy st = NDN_STRATEGY_BEST_ROUTE;
 	uint32_t probe = 0;
 	int ret;
@@ -563,24 +563,12 @@ static size_t strategy_choice(bool set, const struct cparams *cp, uint8_t *resp)
 	if (ret < 0)
 		return refuse(resp, NDN_M_R_RIB_FULL, 500, "strategy choice failed");
 	/* ControlResponse: ControlParameters with Name (and Strategy) */
-	uint8_t inner[TP_NDN_NAME_MAX_LEN + 96], sname[96], *q = inner;
-	char su[96];
+	uint8_t inner[TP_NDN_NAME_MAX_LEN + 160], *q = inner;
 	q = tp_ndn_tl_write(q, TP_NDN_T_NAME, cp->name_len);
 	memcpy(q, cp->name, cp->name_len);
 	q += cp->name_len;
-	if (set) {
-		snprintf(su, sizeof(su), "/localhost/nfd/strategy/%s/v=%u", ndn_strategy_names[st],
-			 version[st]);
-		int sl = tp_ndn_name_from_uri(su, sname, sizeof(sname));
-		if (sl > 0) { /* Strategy { Name } */
-			uint8_t nh[8], *e = tp_ndn_tl_write(nh, TP_NDN_T_NAME, (size_t)sl);
-			q = tp_ndn_tl_write(q, T_STRATEGY, (size_t)(e - nh) + (size_t)sl);
-			memcpy(q, nh, (size_t)(e - nh));
-			q += e - nh;
-			memcpy(q, sname, (size_t)sl);
-			q += sl;
-		}
-	}
+	if (set) /* the choice's Strategy, as the strategy-choice dataset gives it */
+		q += ndn_strategy_tlv_write(q, sizeof(inner) - (size_t)(q - inner), st, probe);
 	uint8_t head[16], *h = head, *r;
 	h = tp_ndn_nni_tlv_write(h, T_STATUS_CODE, 200);
 	h = tp_ndn_tl_write(h, T_STATUS_TEXT, 2);
