@@ -173,6 +173,27 @@ def test_nacks_both_ways(daemon_lab: Callable[..., RouterLab]) -> None:
     assert show(lab)["pit_entries"] == 0
 
 
+def check_faces(got: dict, faces0: dict, faces1: dict, uri: str) -> None:
+    """faces/list as NDNts read it against twinctl's faces read before and after it."""
+    # faces: twinctl's, and the reader's own (a Unix face, on-demand, gone now)
+    fs = {f["faceId"]: f for f in got["faces/list"]}
+    (reader,) = set(fs) - set(faces0)
+    assert reader not in faces1 and fs[reader]["localUri"] == uri, fs[reader]
+    assert fs[reader]["faceScope"] == 1 and fs[reader]["facePersistency"] == 0
+    assert set(fs) - {reader} == set(faces0) == set(faces1)
+    for i, f in faces0.items():
+        assert (fs[i]["uri"], fs[i]["mtu"]) == (f["uri"], f["mtu"]), (fs[i], f)
+        if "local_uri" in f:  # twinctl gives a stream face's
+            assert fs[i]["localUri"] == f["local_uri"], (fs[i], f)
+        assert fs[i]["faceScope"] == int(f["local"]), (fs[i], f)
+        persistency = 2 if i == 0 else 0 if f["on_demand"] or f["kind"] == "unix" else 1
+        assert fs[i]["facePersistency"] == persistency, (fs[i], f)
+        for ours, theirs in PAIRS.items():
+            camel = "".join(w.title() if k else w for k, w in enumerate(ours.split("_")))
+            lo, hi = f["counters"][theirs], faces1[i]["counters"][theirs]
+            assert lo <= fs[i][camel] <= hi, (i, camel, fs[i], f, faces1[i])
+
+
 def test_ndnts_reads_every_dataset(daemon_lab: Callable[..., RouterLab]) -> None:
     """NDNts's nfdmgmt reads status/general, faces/list, faces/channels, fib/list,
     rib/list and strategy-choice/list over the Unix socket; they say what twinctl says:
@@ -198,23 +219,7 @@ def test_ndnts_reads_every_dataset(daemon_lab: Callable[..., RouterLab]) -> None
     for name, items in got.items():
         assert isinstance(items, list), (name, items)
 
-    # faces: twinctl's, and the reader's own (a Unix face, on-demand, gone now)
-    fs = {f["faceId"]: f for f in got["faces/list"]}
-    (reader,) = set(fs) - set(faces0)
-    assert reader not in faces1 and fs[reader]["localUri"] == uri, fs[reader]
-    assert fs[reader]["faceScope"] == 1 and fs[reader]["facePersistency"] == 0
-    assert set(fs) - {reader} == set(faces0) == set(faces1)
-    for i, f in faces0.items():
-        assert (fs[i]["uri"], fs[i]["mtu"]) == (f["uri"], f["mtu"]), (fs[i], f)
-        if "local_uri" in f:  # twinctl gives a stream face's
-            assert fs[i]["localUri"] == f["local_uri"], (fs[i], f)
-        assert fs[i]["faceScope"] == int(f["local"]), (fs[i], f)
-        persistency = 2 if i == 0 else 0 if f["on_demand"] or f["kind"] == "unix" else 1
-        assert fs[i]["facePersistency"] == persistency, (fs[i], f)
-        for ours, theirs in PAIRS.items():
-            camel = "".join(w.title() if k else w for k, w in enumerate(ours.split("_")))
-            lo, hi = f["counters"][theirs], faces1[i]["counters"][theirs]
-            assert lo <= fs[i][camel] <= hi, (i, camel, fs[i], f, faces1[i])
+    check_faces(got, faces0, faces1, uri)
 
     # channels: UDP's and the stream listeners
     listeners = {x["uri"] for x in streams(lab)["listeners"]}
