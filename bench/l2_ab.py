@@ -4,9 +4,10 @@
 (twinplane-l2 between the generator's two memif ports, one hop, 64 B, STP off: the
 bridge's default; the worker's busy cycles over the frames it switched, at a fixed
 load under the NDR) with daemon A and daemon B, each in a bed started afresh, in
-ABBA pairs; the host's placement of the two vCPUs probed before each pair (and
-each trial). The headline is the paired median of B / A per placement and pooled,
-with its bootstrap interval. Method: docs/bench/l2_ab.md.
+ABBA pairs; the host's placement of the two vCPUs probed before each trial, a
+pair classed by all its trials' probes (as bench/l2.py). The headline is the
+paired median of B / A per placement and pooled, with its bootstrap interval.
+Method: docs/bench/l2_ab.md.
 
 Usage (root; takes the lab lock itself)::
 
@@ -77,35 +78,35 @@ def measure(ctx: report.Context) -> report.Report:
         "kept beside the figure; no side is left out for it",
         "cores": f"the switch's worker and control thread on CPU {D.DUT_CPU} (nice -20), "
         f"the generator on CPU {D.GEN_CPU}",
-        "placement": "probed before each pair (the pair's) and before each trial",
+        "placement": "tp-xcpu-probe before every trial; a pair's placement is the class of "
+        ">= 80 % of its trials' probes (both sides), else 'mixed' (l2_bed.pair_placement)",
+        "failed side": "its pair has no ratio, is listed as FAILED and is not re-run",
     })  # fmt: skip
     print("rules:\n" + "\n".join(f"  {k}: {v}" for k, v in rep.rules.items()), flush=True)
     bed = B.Bed(ctx.workdir, ctx.tsc_hz, ctx.iso, GOAL, a.seconds, 0.02, 0.01, 0.95,
                 a.memif_rsize, lambda m: print(m, flush=True))  # fmt: skip
-    sides: list[dict[str, Any]] = []
 
-    def side(name: str) -> float:
-        os.environ["TP_DAEMON"] = str(binaries[name])
-        pair = len(sides) // 2  # both sides of a pair run before the next pair
-        tag = {"pair": pair, "side": name, "binary": str(binaries[name])}
-        out = bed.switch_cost_side(a.rate, a.trials, a.seconds,
-                                   lambda t: rep.trials.append({**tag, **t}))  # fmt: skip
-        sides.append({**tag, **out})
-        return float(out["value"])
+    def side(name: str) -> Any:
+        def run(pair: int) -> dict[str, Any]:
+            os.environ["TP_DAEMON"] = str(binaries[name])
+            tag = {"pair": pair, "side": name, "binary": str(binaries[name])}
+            return bed.switch_cost_side(a.rate, a.trials, a.seconds,
+                                        lambda t: rep.trials.append({**tag, **t}))  # fmt: skip
 
-    def probe() -> str:
-        return D.placement((D.xcpu_probe() or {}).get("rtt_ns")) or "none"
+        return run
 
-    def show(p: paired.Pair) -> None:
-        print(f"  pair {p.index + 1} {''.join(p.order)} {p.placement}: A {p.a:.1f}, "
-              f"B {p.b:.1f} cycles/frame, B/A {p.ratio():.4f}", flush=True)  # fmt: skip
+    def show(p: dict[str, Any]) -> None:
+        if "a" not in p:
+            print(f"  pair {p['index'] + 1} {p['order']}: FAILED", flush=True)
+            return
+        print(f"  pair {p['index'] + 1} {p['order']} {p['placement']}: A {p['a']:.1f}, "
+              f"B {p['b']:.1f} cycles/frame, B/A {p['b'] / p['a']:.4f}", flush=True)  # fmt: skip
 
-    pairs = paired.run_pairs(ctx.pairs, lambda: side("A"), lambda: side("B"), probe, on_pair=show)
+    pairs, failed = B.abba_pairs(ctx.pairs, side("A"), side("B"), show)
     what = "switch cycles per frame of B / A (paired beds, ABBA; one hop, STP off)"
     rep.add("cycles_per_frame_b_over_a", paired.headline(pairs, what))
     rep.extra["pairs"] = [p.to_json() for p in pairs]
-    rep.extra["sides"] = sides
-    verdicts = {(s["pair"], s["side"]): s["load_verdict"] for s in sides}
+    rep.extra["failed_pairs"] = failed
     lines = [
         "## Pairs",
         "",
@@ -113,8 +114,12 @@ def measure(ctx: report.Context) -> report.Report:
         "|---|---|---|---|---|---|---|",
     ]
     lines += [f"| {p.index + 1} | {''.join(p.order)} | {p.placement} | {p.a:.1f} | {p.b:.1f} "
-              f"| {p.ratio():.4f} | {verdicts[(p.index, 'A')]} / {verdicts[(p.index, 'B')]} |"
-              for p in pairs]  # fmt: skip
+              f"| {p.ratio():.4f} | {p.extra['A']['load_verdict']} / "
+              f"{p.extra['B']['load_verdict']} |" for p in pairs]  # fmt: skip
+    for f in failed:
+        err = next(s["error"] for s in (f["A"], f["B"]) if "error" in s)
+        lines.append(f"| {f['index'] + 1} | {f['order']} | - | - | - | - | FAILED: "
+                     f"{(err.splitlines() or [''])[0][:160]} |")  # fmt: skip
     rep.markdown = "\n".join(lines)
     return rep
 
