@@ -195,6 +195,18 @@ def test_failover_to_the_blocked_port(stp_lab: Callable[..., StpLab], pmd: str) 
     time.sleep(3.0)
     cut_seq = int(3.0 / interval)
     lab.ns["ka"].run("ip link set eth0 down")
+    # the cut is seen on the next tick: p0's link down (802.1D-2004 17.19.18
+    # portEnabled), so p0 is disabled at once rather than after the root's
+    # information ages out (l2_link_up reads the netdev: neither PMD reports it)
+    lab.wait_until(
+        lambda: (
+            (tp_ports(lab)["p0"]["stp"]["link"], tp_ports(lab)["p0"]["stp"]["role"])
+            == (False, "disabled")
+        ),
+        2 * HELLO + 0.5,
+        0.1,
+        "p0's link seen down",
+    )
     lab.wait_until(
         lambda: (
             (tp_ports(lab)["p1"]["stp"]["role"], tp_ports(lab)["p1"]["stp"]["state"])
