@@ -170,13 +170,14 @@ def test_triangle_with_linux_stp(stp_lab: Callable[..., StpLab], pmd: str) -> No
     assert disc - disc0 >= 3
 
 
-def test_failover_to_the_blocked_port(stp_lab: Callable[..., StpLab]) -> None:
+@pytest.mark.parametrize("pmd", ["af_packet", "af_xdp"])
+def test_failover_to_the_blocked_port(stp_lab: Callable[..., StpLab], pmd: str) -> None:
     """Cutting twinplane's forwarding path to the root (ka's end of the p0 link goes
     down) moves h3's traffic to the blocked port p1 (now root) within RSTP's times:
     the root's information ages out after 3 x hello (or the link is seen down), then
     the alternate port forwards at once (802.1D-2004 17.29, no forward delay);
-    when the link comes back, p1 blocks again."""
-    lab = stp_lab()
+    when the link comes back, p1 blocks again. On both port types."""
+    lab = stp_lab(pmd=pmd)
     wait_converged(lab, 6 * FWD_DELAY + 10)
     interval, count = 0.1, 150
     out: dict[str, str] = {}
@@ -194,6 +195,18 @@ def test_failover_to_the_blocked_port(stp_lab: Callable[..., StpLab]) -> None:
     time.sleep(3.0)
     cut_seq = int(3.0 / interval)
     lab.ns["ka"].run("ip link set eth0 down")
+    # the cut is seen on the next tick: p0's link down (802.1D-2004 17.19.18
+    # portEnabled), so p0 is disabled at once rather than after the root's
+    # information ages out (l2_link_up reads the netdev: neither PMD reports it)
+    lab.wait_until(
+        lambda: (
+            (tp_ports(lab)["p0"]["stp"]["link"], tp_ports(lab)["p0"]["stp"]["role"])
+            == (False, "disabled")
+        ),
+        2 * HELLO + 0.5,
+        0.1,
+        "p0's link seen down",
+    )
     lab.wait_until(
         lambda: (
             (tp_ports(lab)["p1"]["stp"]["role"], tp_ports(lab)["p1"]["stp"]["state"])

@@ -353,6 +353,46 @@ class Bed:
         self.say(f"  {dut}: {out['value']:.0f} cycles/hop ({out['load_verdict']})")
         return out
 
+    def switch_cost_side(
+        self, rate: float, trials: int, duration: float, keep: Keep
+    ) -> dict[str, Any]:
+        """twinplane-l2's cycles per frame switched, one hop (g0 -> p0 -> br0 -> p1
+        -> g1, 64 B on memif) at ``rate``, on a fresh testbed (the daemon is
+        ``$TP_DAEMON``, read when the testbed starts): the median over ``trials``
+        trials of ``duration`` s of the worker's busy cycles / frames it sent.
+        The bridge's STP state is recorded (``stp_on``: None when the build has
+        no STP); a bridge that runs STP is an error, the trial being "STP off".
+        ``keep`` gets every trial as it ends, with the load's verdict by the run's
+        goal kept beside the median, no trial left out."""
+        dut, runs = "twinplane-l2", []
+        with self.testbed("memif", dut, 64) as tb:
+            bridge = tb.dut.daemon.client.cmd("show", "bridge", "br0")  # type: ignore[attr-defined]
+            stp_on = (bridge.get("stp") or {}).get("on")
+            if stp_on:
+                raise D.DutError("twinplane-l2: br0 runs STP; the cost trial is with STP off")
+            threads = dut_cpu_threads(tb.dut.pid())
+            fn = tb.trial_fn(64, warmup=0.1, drain=0.1)
+            for _ in range(trials):
+                a = tb.dut.cost_snapshot()
+                r = fn(rate, duration)
+                c = tb.dut.cost(a, tb.dut.cost_snapshot()) or {}
+                runs.append({"dut": dut, **r.summary(), "stp_on": stp_on,
+                             "cycles_per_frame": c.get("cycles_per_pkt"),
+                             "busy_ratio": c.get("busy_ratio"),
+                             "frames_switched": c.get("forwarded")})  # fmt: skip
+                keep(runs[-1])
+        per = [x["cycles_per_frame"] for x in runs if x["cycles_per_frame"] is not None]
+        if not per:
+            raise D.DutError(f"{dut}: no cycles per frame (nothing crossed the switch)")
+        vt = [verdict.Trial(x["duration_s"], x["offered"], x["lost"]) for x in runs]
+        out = {
+            "dut": dut, "value": statistics.median(per), "stp_on": stp_on,
+            "load_verdict": verdict.load_verdict(vt, self.goal).value,
+            "rtts": [x.get("xcpu_rtt_ns") for x in runs], "dut_cpu_threads": threads,
+        }  # fmt: skip
+        self.say(f"  {dut}: {out['value']:.1f} cycles/frame ({out['load_verdict']})")
+        return out
+
 
 # --------------------------------------------------------------------------
 # what the report records about the two builds (docs/bench/l2.md, "Build flags")

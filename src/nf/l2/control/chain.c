@@ -6,6 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include <rte_ethdev.h>
 
@@ -38,11 +43,35 @@ struct l2_chain *l2_chain_by_name(const char *name)
 	return NULL;
 }
 
+/* Whether port's link is up: the PMD's link status and, for a port on a kernel
+ * netdev (af_packet, af_xdp: dev_info's if_index), the netdev's carrier
+ * (IFF_RUNNING, RFC 2863's operStatus up). DPDK 22.11's af_xdp PMD reports its
+ * link up from start to stop (its link_update does nothing), and in the lab its
+ * af_packet PMD did too: a veth whose peer went down was never seen down, so RSTP
+ * (802.1D-2004 17.19.18 portEnabled) waited for the root's information to age.
+ * Control path only: a socket and two ioctls. A netdev that cannot be read
+ * leaves the PMD's word. */
 bool l2_link_up(uint16_t port)
 {
+	struct rte_eth_dev_info info;
 	struct rte_eth_link l;
+	struct ifreq ifr;
+	bool up = true;
+	int sk;
 
-	return rte_eth_link_get_nowait(port, &l) == 0 && l.link_status == RTE_ETH_LINK_UP;
+	if (rte_eth_link_get_nowait(port, &l) != 0 || l.link_status != RTE_ETH_LINK_UP)
+		return false;
+	if (rte_eth_dev_info_get(port, &info) != 0 || info.if_index == 0)
+		return true;
+	sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sk < 0)
+		return true;
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_ifindex = (int)info.if_index;
+	if (ioctl(sk, SIOCGIFNAME, &ifr) == 0 && ioctl(sk, SIOCGIFFLAGS, &ifr) == 0)
+		up = (ifr.ifr_flags & IFF_RUNNING) != 0;
+	close(sk);
+	return up;
 }
 
 static void xc_set(uint16_t port, uint16_t out)
