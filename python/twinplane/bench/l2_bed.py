@@ -107,6 +107,30 @@ def abba_pairs(
 # the switches
 
 
+def cost_trials(
+    tb: Any,
+    dut: str,
+    load: tuple[float, int, float],
+    keep: Keep,
+    keys: tuple[str, str],
+    **extra: Any,
+) -> list[dict[str, Any]]:
+    """``trials`` trials of ``duration`` s at ``rate`` (``load``) on testbed ``tb``,
+    64 B, each with the switch's cycles per frame (``keys[0]``) and the frames it
+    counted (``keys[1]``), ``extra`` beside them; ``keep`` gets each as it ends."""
+    rate, trials, duration = load
+    fn = tb.trial_fn(64, warmup=0.1, drain=0.1)
+    runs: list[dict[str, Any]] = []
+    for _ in range(trials):
+        a = tb.dut.cost_snapshot()
+        r = fn(rate, duration)
+        c = tb.dut.cost(a, tb.dut.cost_snapshot()) or {}
+        runs.append({"dut": dut, **r.summary(), **extra, keys[0]: c.get("cycles_per_pkt"),
+                     "busy_ratio": c.get("busy_ratio"), keys[1]: c.get("forwarded")})  # fmt: skip
+        keep(runs[-1])
+    return runs
+
+
 def dut_cpu_threads(pid: int | None) -> list[str]:
     """``comm`` of each thread of ``pid`` that may run on DUT_CPU."""
     out = []
@@ -328,18 +352,10 @@ class Bed:
         ``trials`` trials (each switch counts every crossing: twinplane its
         frames sent, OVS-DPDK its frames received); the load's verdict by the
         run's goal is recorded with them, no trial left out."""
-        runs = []
         with self.testbed("memif", dut, 64) as tb:
             threads = dut_cpu_threads(tb.dut.pid())
-            fn = tb.trial_fn(64, warmup=0.1, drain=0.1)
-            for _ in range(trials):
-                a = tb.dut.cost_snapshot()
-                r = fn(rate, duration)
-                c = tb.dut.cost(a, tb.dut.cost_snapshot()) or {}
-                runs.append({"dut": dut, **r.summary(), "cycles_per_hop": c.get("cycles_per_pkt"),
-                             "busy_ratio": c.get("busy_ratio"),
-                             "crossings": c.get("forwarded")})  # fmt: skip
-                keep(runs[-1])
+            runs = cost_trials(tb, dut, (rate, trials, duration), keep,
+                               ("cycles_per_hop", "crossings"))  # fmt: skip
         per = [x["cycles_per_hop"] for x in runs if x["cycles_per_hop"] is not None]
         vt = [verdict.Trial(x["duration_s"], x["offered"], x["lost"]) for x in runs]
         out = {
@@ -364,23 +380,15 @@ class Bed:
         no STP); a bridge that runs STP is an error, the trial being "STP off".
         ``keep`` gets every trial as it ends, with the load's verdict by the run's
         goal kept beside the median, no trial left out."""
-        dut, runs = "twinplane-l2", []
+        dut = "twinplane-l2"
         with self.testbed("memif", dut, 64) as tb:
             bridge = tb.dut.daemon.client.cmd("show", "bridge", "br0")  # type: ignore[attr-defined]
             stp_on = (bridge.get("stp") or {}).get("on")
             if stp_on:
                 raise D.DutError("twinplane-l2: br0 runs STP; the cost trial is with STP off")
             threads = dut_cpu_threads(tb.dut.pid())
-            fn = tb.trial_fn(64, warmup=0.1, drain=0.1)
-            for _ in range(trials):
-                a = tb.dut.cost_snapshot()
-                r = fn(rate, duration)
-                c = tb.dut.cost(a, tb.dut.cost_snapshot()) or {}
-                runs.append({"dut": dut, **r.summary(), "stp_on": stp_on,
-                             "cycles_per_frame": c.get("cycles_per_pkt"),
-                             "busy_ratio": c.get("busy_ratio"),
-                             "frames_switched": c.get("forwarded")})  # fmt: skip
-                keep(runs[-1])
+            runs = cost_trials(tb, dut, (rate, trials, duration), keep,
+                               ("cycles_per_frame", "frames_switched"), stp_on=stp_on)  # fmt: skip
         per = [x["cycles_per_frame"] for x in runs if x["cycles_per_frame"] is not None]
         if not per:
             raise D.DutError(f"{dut}: no cycles per frame (nothing crossed the switch)")
