@@ -142,6 +142,7 @@ class Agent:
         self.sock = lab.ns["h1"].socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind(("10.0.1.2", port))
         self.sock.settimeout(0.5)
+        self.lab = lab
         self.get_rsp = b""
         self.gets = 0
 
@@ -171,7 +172,8 @@ class Agent:
                     continue
                 if want(got):
                     return got
-        raise AssertionError(f"no answer to {apdu.hex()}")
+        # where the gateway stood: its sessions, registrations and deliveries
+        raise AssertionError(f"no answer to {apdu.hex()}; show iotgw: {iotgw(self.lab)}")
 
     def associate(self, aarq: bytes) -> int:
         aare = self.exchange(aarq, lambda b: b[:2] == b"\xe3\x00")

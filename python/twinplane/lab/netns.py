@@ -8,6 +8,7 @@ import ctypes
 import os
 import re
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -16,6 +17,18 @@ from collections.abc import Iterator, Sequence
 from typing import IO
 
 NETNS_DIR = "/run/netns"
+# ``ip netns exec NAME`` bind-mounts each file of /etc/netns/NAME over its /etc twin
+ETC_NETNS_DIR = "/etc/netns"
+# A lab namespace's resolver: no server but its own loopback, which refuses at once.
+# The host's server is reached, if at all, through the device under test: a process
+# that looks up a name at start (ACME asks for "<hostname>.local" and ".lan") waited
+# 5 s a try for it, 12-14 s an ACME start in a lab against 2-4 s on the host.
+LAB_RESOLV_CONF = """\
+# twinplane lab namespace (python/twinplane/lab/netns.py): names resolve from
+# /etc/hosts only; a DNS lookup fails at once
+nameserver 127.0.0.1
+options attempts:1 timeout:1
+"""
 CLONE_NEWNET = 0x40000000
 IFNAMSIZ = 16
 
@@ -154,9 +167,16 @@ class Netns:
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def etc_dir(self) -> str:
+        return os.path.join(ETC_NETNS_DIR, self.name)
+
     def create(self) -> Netns:
         run(["ip", "netns", "add", self.name])
         self.created = True
+        os.makedirs(self.etc_dir, exist_ok=True)
+        with open(os.path.join(self.etc_dir, "resolv.conf"), "w") as f:
+            f.write(LAB_RESOLV_CONF)
         # IPv6 off: keeps router solicitations and MLD out of the counters.
         self.sysctl(
             {
@@ -168,7 +188,10 @@ class Netns:
         return self
 
     def delete(self) -> None:
-        """Kill every process in the namespace, then delete it (and its veths)."""
+        """Kill every process in the namespace, then delete it (and its veths) and its
+        files under /etc/netns."""
+        with contextlib.suppress(FileNotFoundError):
+            shutil.rmtree(self.etc_dir)
         if self.name not in list_netns():
             self.created = False
             return
@@ -293,11 +316,13 @@ def reap_stale(prefix: str = "tpl") -> list[str]:
     """Delete lab namespaces left by lab processes that no longer run.
 
     Lab namespaces are named ``tpl<pid>-...`` after the process that made
-    them; those whose process is gone are leftovers of a crash or a kill.
+    them; those whose process is gone are leftovers of a crash or a kill (their
+    /etc/netns files too, left where the namespace went without ``delete``).
     Returns the names deleted.
     """
     gone = []
-    for name in list_netns():
+    etc = os.listdir(ETC_NETNS_DIR) if os.path.isdir(ETC_NETNS_DIR) else []
+    for name in sorted(set(list_netns()) | set(etc)):
         m = _STALE.match(name)
         if not name.startswith(prefix) or m is None:
             continue
