@@ -376,6 +376,34 @@ def test_ip6_commands_name_what_is_wrong(router_lab: RouterLab) -> None:
     assert not [r for r in router_lab.routes6() if r["prefix"].startswith("2001:db8::")]
 
 
+def test_show_neigh6_lists_resolved_neighbours(router_lab: RouterLab) -> None:
+    """show neigh6 is IPv4's show neigh for IPv6 (the same fields): after a ping6 h1 ->
+    h2 through the router, both hosts are there, resolved, each with its MAC, its
+    port and its next hop."""
+    lab = router_lab
+    lab.enable_ipv6()
+    res = lab.ns["h1"].run(
+        ["ping", "-6", "-n", "-c", "2", "-i", "0.2", "-W", "6", "2001:db8:2::2"], check=False
+    )
+    assert " 2 received" in res.stdout, res.stdout + res.stderr
+    want = {
+        "2001:db8:1::2": (lab.ns["h1"].mac("eth0").lower(), "p0"),
+        "2001:db8:2::2": (lab.ns["h2"].mac("eth0").lower(), "p1"),
+    }
+
+    def resolved() -> dict[str, dict[str, object]]:
+        n = lab.ctl("show", "neigh6")["neighbours"]
+        return {x["ip"]: x for x in n if x["ip"] in want and x["state"] == "resolved"}
+
+    got = lab.wait_until(lambda: len(resolved()) == 2 and resolved(), 3.0, 0.05, "neighbours")
+    for ip, (mac, port) in want.items():
+        n = got[ip]
+        assert set(n) == {"ip", "mac", "port", "state", "nexthop", "refs"}, n
+        assert (n["mac"], n["port"]) == (mac, port), n
+        assert isinstance(n["nexthop"], int) and n["nexthop"] >= 6, n  # not a special id
+        assert isinstance(n["refs"], int) and n["refs"] >= 1, n  # its /128 at least
+
+
 MAX_ROUTES6 = 16
 UNFIT6, COVER6 = "2001:db8:9:1::/64", "2001:db8:9::/48"
 
