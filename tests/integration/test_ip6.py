@@ -376,6 +376,97 @@ def test_ip6_commands_name_what_is_wrong(router_lab: RouterLab) -> None:
     assert not [r for r in router_lab.routes6() if r["prefix"].startswith("2001:db8::")]
 
 
+def test_show_neigh6_lists_resolved_neighbours(router_lab: RouterLab) -> None:
+    """show neigh6 is IPv4's show neigh for IPv6 (the same fields): after a ping6 h1 ->
+    h2 through the router, both hosts are there, resolved, each with its MAC, its
+    port and its next hop."""
+    lab = router_lab
+    lab.enable_ipv6()
+    res = lab.ns["h1"].run(
+        ["ping", "-6", "-n", "-c", "2", "-i", "0.2", "-W", "6", "2001:db8:2::2"], check=False
+    )
+    assert " 2 received" in res.stdout, res.stdout + res.stderr
+    want = {
+        "2001:db8:1::2": (lab.ns["h1"].mac("eth0").lower(), "p0"),
+        "2001:db8:2::2": (lab.ns["h2"].mac("eth0").lower(), "p1"),
+    }
+
+    def resolved() -> dict[str, dict[str, object]]:
+        n = lab.ctl("show", "neigh6")["neighbours"]
+        return {x["ip"]: x for x in n if x["ip"] in want and x["state"] == "resolved"}
+
+    got = lab.wait_until(lambda: len(resolved()) == 2 and resolved(), 3.0, 0.05, "neighbours")
+    for ip, (mac, port) in want.items():
+        n = got[ip]
+        assert set(n) == {"ip", "mac", "port", "state", "nexthop", "refs"}, n
+        assert (n["mac"], n["port"]) == (mac, port), n
+        assert isinstance(n["nexthop"], int) and n["nexthop"] >= 6, n  # not a special id
+        assert isinstance(n["refs"], int) and n["refs"] >= 1, n  # its /128 at least
+
+
+MAX_ROUTES6 = 16
+UNFIT6, COVER6 = "2001:db8:9:1::/64", "2001:db8:9::/48"
+
+
+def _routes6(lab: RouterLab) -> dict[str, dict[str, object]]:
+    return {x["prefix"]: x for x in lab.ctl("show", "routes6")["routes"]}
+
+
+def _state6(lab: RouterLab, prefix: str) -> object:
+    return _routes6(lab).get(prefix, {}).get("state")
+
+
+def _unfit_lab(daemon_lab: Callable[..., RouterLab]) -> tuple[RouterLab, list[str]]:
+    """A lab whose IPv6 table (16 rules per copy) is filled by blackholes to the last
+    rule, UNFIT6 (back towards h1) then unfit, its cover COVER6 (via h2) punting, and
+    no other route unfit. Returns the lab and the blackholes."""
+    lab = daemon_lab(daemon_args=["--max-routes6", str(MAX_ROUTES6)])
+    lab.enable_ipv6()
+    res = lab.ns["h1"].run(["ping", "-6", "-n", "-c", "2", "-i", "0.2", "-W", "6",
+                            "2001:db8:2::2"], check=False)  # fmt: skip
+    assert " 2 received" in res.stdout, res.stdout + res.stderr
+    r = lab.router
+    r.run(["ip", "-6", "route", "add", COVER6, "via", "2001:db8:2::2", "dev", "tp-p1"])
+    lab.wait_until(lambda: _state6(lab, COVER6) == "installed", 3.0, 0.05, "the /48")
+    fitting = [p for p, x in _routes6(lab).items() if x["state"] in ("installed", "punting")]
+    assert len(fitting) < MAX_ROUTES6, fitting
+    # exactly the rules left: the /64 is then the only route waiting for one
+    blackholes = [f"2001:db8:f0{i:02x}::/48" for i in range(MAX_ROUTES6 - len(fitting))]
+    for p in blackholes:
+        r.run(["ip", "-6", "route", "add", "blackhole", p])
+    lab.wait_until(
+        lambda: all(_state6(lab, p) == "installed" for p in blackholes), 3.0, 0.05, "blackholes"
+    )
+    r.run(["ip", "-6", "route", "add", UNFIT6, "via", "2001:db8:1::2", "dev", "tp-p0"])
+    lab.wait_until(
+        lambda: _state6(lab, UNFIT6) == "unfit" and _state6(lab, COVER6) == "punting",
+        3.0, 0.05, "the /64 unfit, the /48 punting",
+    )  # fmt: skip
+    return lab, blackholes
+
+
+def _send_unfit(lab: RouterLab, dsts: list[tuple[str, bytes]]) -> dict[str, list[bytes]]:
+    """A UDP frame from h1 to the router for each (destination, marker): the frames
+    marked TPUNFIT that h1 and h2 received."""
+    h1_mac, r_mac = lab.ns["h1"].mac("eth0"), lab.port("p0")["mac"]
+    caps = {h: FrameCapture(lab.ns[h], "eth0") for h in ("h1", "h2")}
+    try:
+        for dst, marker in dsts:
+            caps["h1"].send(raw(Ether(src=h1_mac, dst=r_mac)
+                                / IPv6(src="2001:db8:1::2", dst=dst, hlim=64)
+                                / UDP(sport=4000, dport=7001) / Raw(marker)))  # fmt: skip
+        time.sleep(1.0)
+        return {h: [f for f in c.frames() if b"TPUNFIT" in f] for h, c in caps.items()}
+    finally:
+        for c in caps.values():
+            c.close()
+
+
+def _route_unfit(lab: RouterLab) -> int:
+    n: int = lab.counters()["exception"]["reasons"]["ip6.route_unfit"]
+    return n
+
+
 def test_unfit_route_punts_through_its_cover(daemon_lab: Callable[..., RouterLab]) -> None:
     """A route the data plane has no room for stays right (issue 35: IPv4's rules for
     unfit routes). With 16 rules per copy, filled with blackholes, 2001:db8:9:1::/64
@@ -383,55 +474,38 @@ def test_unfit_route_punts_through_its_cover(daemon_lab: Callable[..., RouterLab
     kernel forwards by the unfit route, back to h1, and the rest of the /48 to h2;
     the unfit route deleted, the cover forwards on the lcores again. Without the
     cover's punt, 2001:db8:9:1::5 would go to h2."""
-    lab = daemon_lab(daemon_args=["--max-routes6", "16"])
-    lab.enable_ipv6()
-    res = lab.ns["h1"].run(["ping", "-6", "-n", "-c", "2", "-i", "0.2", "-W", "6",
-                            "2001:db8:2::2"], check=False)  # fmt: skip
-    assert " 2 received" in res.stdout, res.stdout + res.stderr
-    r = lab.router
-
-    def routes6() -> dict[str, dict[str, object]]:
-        return {x["prefix"]: x for x in lab.ctl("show", "routes6")["routes"]}
-
-    def state(prefix: str) -> object:
-        return routes6().get(prefix, {}).get("state")
-
-    r.run(["ip", "-6", "route", "add", "2001:db8:9::/48", "via", "2001:db8:2::2", "dev", "tp-p1"])
-    lab.wait_until(lambda: state("2001:db8:9::/48") == "installed", 3.0, 0.05, "the /48")
-    for i in range(16):
-        r.run(["ip", "-6", "route", "add", "blackhole", f"2001:db8:f0{i:02x}::/48"])
-    r.run(["ip", "-6", "route", "add", "2001:db8:9:1::/64", "via", "2001:db8:1::2",
-           "dev", "tp-p0"])  # fmt: skip
-    lab.wait_until(
-        lambda: state("2001:db8:9:1::/64") == "unfit" and state("2001:db8:9::/48") == "punting",
-        3.0, 0.05, "the /64 unfit, the /48 punting",
-    )  # fmt: skip
-    h1_mac, r_mac = lab.ns["h1"].mac("eth0"), lab.port("p0")["mac"]
-
-    def frame(dst: str, marker: bytes) -> bytes:
-        return raw(Ether(src=h1_mac, dst=r_mac) / IPv6(src="2001:db8:1::2", dst=dst, hlim=64)
-                   / UDP(sport=4000, dport=7001) / Raw(marker))  # fmt: skip
-
-    def send(frames: list[bytes]) -> dict[str, list[bytes]]:
-        caps = {h: FrameCapture(lab.ns[h], "eth0") for h in ("h1", "h2")}
-        try:
-            for f in frames:
-                caps["h1"].send(f)
-            time.sleep(1.0)
-            return {h: [f for f in c.frames() if b"TPUNFIT" in f] for h, c in caps.items()}
-        finally:
-            for c in caps.values():
-                c.close()
-
-    before = lab.counters()["exception"]["reasons"]["ip6.route_unfit"]
-    got = send([frame("2001:db8:9:1::5", b"TPUNFIT-1"), frame("2001:db8:9:2::5", b"TPUNFIT-2")])
+    lab, _ = _unfit_lab(daemon_lab)
+    before = _route_unfit(lab)
+    got = _send_unfit(lab, [("2001:db8:9:1::5", b"TPUNFIT-1"), ("2001:db8:9:2::5", b"TPUNFIT-2")])
     assert [b"TPUNFIT-1" in f for f in got["h1"]] == [True], got  # back by the unfit route
     assert [b"TPUNFIT-2" in f for f in got["h2"]] == [True], got  # the rest of the /48
-    after = lab.counters()["exception"]["reasons"]["ip6.route_unfit"]
+    after = _route_unfit(lab)
     assert after - before == 2
 
-    r.run(["ip", "-6", "route", "del", "2001:db8:9:1::/64"])
-    lab.wait_until(lambda: state("2001:db8:9::/48") == "installed", 3.0, 0.05, "the /48")
-    got = send([frame("2001:db8:9:1::5", b"TPUNFIT-3")])
+    lab.router.run(["ip", "-6", "route", "del", UNFIT6])
+    lab.wait_until(lambda: _state6(lab, COVER6) == "installed", 3.0, 0.05, "the /48")
+    got = _send_unfit(lab, [("2001:db8:9:1::5", b"TPUNFIT-3")])
     assert len(got["h2"]) == 1 and not got["h1"], got
-    assert lab.counters()["exception"]["reasons"]["ip6.route_unfit"] == after
+    assert _route_unfit(lab) == after
+
+
+def test_unfit_route_retried_when_room_frees(daemon_lab: Callable[..., RouterLab]) -> None:
+    """As IPv4's (test_tables.py): a delete elsewhere frees a rule, the unfit route is
+    retried and installed within a few seconds, its cover stops punting, and its
+    packets are forwarded by the data plane, back to h1, none to the kernel. Counted
+    in show modules' ip6_routes: unfit_pending, refit, retries."""
+    lab, blackholes = _unfit_lab(daemon_lab)
+    s1 = lab.ctl("show", "modules")["ip6_routes"]
+    lab.router.run(["ip", "-6", "route", "del", "blackhole", blackholes[0]])
+    lab.wait_until(
+        lambda: _state6(lab, UNFIT6) == "installed" and _state6(lab, COVER6) == "installed",
+        3.0, 0.05, "the /64 and the /48 installed after a delete",
+    )  # fmt: skip
+    s2 = lab.ctl("show", "modules")["ip6_routes"]
+    assert s1["unfit_pending"] == 1, s1
+    assert s2["unfit_pending"] == 0 and s2["refit"] == s1["refit"] + 1, (s1, s2)
+    assert s2["retries"] > s1["retries"], (s1, s2)
+    before = _route_unfit(lab)
+    got = _send_unfit(lab, [("2001:db8:9:1::5", b"TPUNFIT-4")])
+    assert [b"TPUNFIT-4" in f for f in got["h1"]] == [True] and not got["h2"], got
+    assert _route_unfit(lab) == before, "still punted once installed"

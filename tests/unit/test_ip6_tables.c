@@ -149,8 +149,8 @@ static void test_add_replace_delete(void **state)
 }
 
 /* A table of 64 rules: the 65th route is in the index, marked unfit, and not in either
- * copy; deleting one that fits lets no other in by itself (no retry yet), and the
- * copies stay equal. */
+ * copy (tp_route6_retry tries it again: test_unfit_retried), and the copies stay
+ * equal. */
 static void test_unfit(void **state)
 {
 	uint8_t p[16];
@@ -259,6 +259,85 @@ static void test_unfit_punts_through_cover(void **state)
 	assert_null(tp_route6_find(r48, 48)->cover);
 	assert_int_equal(lookup(in_r), -1);
 	assert_int_equal(lookup(in_c), -1);
+	assert_int_equal(tp_route6_stats.cover_lost, 0);
+}
+
+/* Unfit routes tried again, as ip4's (tp_route_retry): a retry with no room changes
+ * nothing (counted as a retry, not as a new unfit); a delete of a route with a rule
+ * asks for a retry, that of an unfit one does not; the retry goes round the list from
+ * where the last stopped (u0 tried first without room, then u1 gets the rule); the
+ * route that fits leaves the list and its cover forwards again in both copies. */
+static void test_unfit_retried(void **state)
+{
+	uint8_t c32[16], u0[16], u1[16], in_u0[16], in_u1[16], in_c[16], p[16];
+
+	addr(c32, 0, 0, 0, 0, 0);
+	addr(u0, 1, 0, 0, 0, 0);
+	addr(u1, 2, 0, 0, 0, 0);
+	addr(in_u0, 1, 0, 0, 0, 1);
+	addr(in_u1, 2, 0, 0, 0, 1);
+	addr(in_c, 0xff00, 0, 0, 0, 1);
+	assert_int_equal(tp_route6_add(c32, 32, 7), 0);
+	for (uint16_t i = 0; i < 63; i++) {
+		filler(p, i);
+		assert_int_equal(tp_route6_add(p, 16, 200 + i), 0);
+	}
+	assert_int_equal(tp_route6_add(u0, 48, 9), 0); /* the 65th and 66th rules */
+	assert_int_equal(tp_route6_add(u1, 48, 10), 0);
+	settle();
+	assert_int_equal(tp_route6_unfit_count(), 2);
+	assert_int_equal(tp_route6_stats.unfit, 2);
+	assert_false(tp_route6_retry_wanted());
+	assert_int_equal(lookup(in_u1), TP_NH_UNFIT);
+
+	/* no room: u0 (the first in the list) tried, still unfit, not counted again */
+	assert_int_equal(tp_route6_retry(1), 1);
+	settle();
+	assert_true(tp_route6_find(u0, 48)->unfit);
+	assert_int_equal(tp_route6_stats.retries, 1);
+	assert_int_equal(tp_route6_stats.refit, 0);
+	assert_int_equal(tp_route6_stats.unfit, 2);
+	assert_int_equal(lookup(in_u0), TP_NH_UNFIT);
+
+	/* room for one: the next in turn, u1, gets it; the /32 still punts for u0 */
+	filler(p, 0);
+	assert_int_equal(tp_route6_del(p, 16), 0);
+	assert_true(tp_route6_retry_wanted());
+	const struct rte_lpm6 *one = tp_route6_reader();
+	assert_int_equal(tp_route6_retry(1), 1);
+	assert_false(tp_route6_retry_wanted());
+	settle();
+	assert_true(tp_route6_find(u1, 48)->fit);
+	assert_false(tp_route6_find(u1, 48)->unfit);
+	assert_true(tp_route6_find(u0, 48)->unfit);
+	assert_int_equal(tp_route6_unfit_count(), 1);
+	assert_int_equal(tp_route6_stats.refit, 1);
+	assert_int_equal(tp_route6_stats.retries, 2);
+	assert_int_equal(lookup(in_u1), 10);
+	assert_int_equal(lookup_in(one, in_u1), 10);
+	assert_int_equal(lookup(in_u0), TP_NH_UNFIT);
+	assert_int_equal(tp_route6_find(c32, 32)->unfit_below, 1);
+
+	/* an unfit route deleted frees no room; a fitting one does, and u0 gets it: the
+	 * /32 forwards again, in both copies */
+	addr(p, 3, 0, 0, 0, 0);
+	assert_int_equal(tp_route6_add(p, 48, 11), 0);
+	settle();
+	assert_int_equal(tp_route6_unfit_count(), 2);
+	assert_int_equal(tp_route6_del(p, 48), 0);
+	assert_false(tp_route6_retry_wanted());
+	settle();
+	filler(p, 1);
+	assert_int_equal(tp_route6_del(p, 16), 0);
+	assert_int_equal(tp_route6_retry(256), 1);
+	settle();
+	assert_int_equal(tp_route6_unfit_count(), 0);
+	assert_int_equal(tp_route6_find(c32, 32)->unfit_below, 0);
+	assert_int_equal(lookup(in_u0), 9);
+	assert_int_equal(lookup(in_c), 7);
+	assert_int_equal(lookup_in(one, in_u0), 9);
+	assert_int_equal(lookup_in(one, in_c), 7);
+	assert_int_equal(tp_route6_stats.refit, 2);
 	assert_int_equal(tp_route6_stats.cover_lost, 0);
 }
 
@@ -425,6 +504,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_unfit, table_setup, table_teardown),
 	    cmocka_unit_test_setup_teardown(test_unfit_punts_through_cover, table_setup,
 					    table_teardown),
+	    cmocka_unit_test_setup_teardown(test_unfit_retried, table_setup, table_teardown),
 	    cmocka_unit_test_setup_teardown(test_reader_keeps_its_copy, table_setup,
 					    table_teardown),
 	    cmocka_unit_test_setup_teardown(test_stress_reader_writer, table_setup, table_teardown),

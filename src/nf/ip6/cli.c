@@ -336,6 +336,33 @@ static int show_routes6(struct tp_cmd_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* show neigh6: ip4's show neigh for IPv6 (the same fields, the address in RFC 5952's
+ * form): each neighbour's MAC, port and state from its next hop, its references. */
+static int show_neigh6(struct tp_cmd_ctx *ctx, int argc, char **argv)
+{
+	struct tp_node *l = tp_out_list(ctx->out, "neighbours");
+	uint32_t iter = 0, nh;
+	uint16_t port;
+	uint8_t ip[16];
+	char a[TP_IP6_STRLEN], m[18];
+
+	while (tp_neigh6_iterate(&iter, ip, &port, &nh) == 0) {
+		uint64_t w = tp_nh_l2_load(nh);
+		uint8_t mac[6];
+		for (int i = 0; i < 6; i++)
+			mac[i] = (uint8_t)(w >> (8 * i));
+		struct tp_node *o = tp_out_obj(l, NULL);
+		tp_out_str(o, "ip", tp_ip6_fmt(ip, a));
+		tp_out_str(o, "mac", tp_mac_fmt(mac, m));
+		tp_out_str(o, "port", port_name(port));
+		tp_out_str(o, "state",
+			   tp_nh_l2_flags(w) & TP_NH_F_RESOLVED ? "resolved" : "unresolved");
+		tp_out_u64(o, "nexthop", nh);
+		tp_out_u64(o, "refs", tp_nh_table[nh].refcnt);
+	}
+	return 0;
+}
+
 static struct tp_cmd c_addr_add = {"address6 add", "ADDR/LEN dev PORT",
 				   "add an IPv6 address to a port (on its TAP, no DAD)",
 				   address_add, NULL};
@@ -347,6 +374,8 @@ static struct tp_cmd c_route_add = {
 static struct tp_cmd c_route_del = {"route6 del", "ADDR/LEN",
 				    "delete an IPv6 route (from the kernel's main table)",
 				    route_del, NULL};
+static struct tp_cmd c_show_neigh6 = {"show neigh6", NULL, "the data plane's IPv6 neighbour table",
+				      show_neigh6, NULL};
 static struct tp_cmd c_show_routes6 = {"show routes6", "[offset N] [limit M]",
 				       "the data plane's IPv6 route table (a page of it)",
 				       show_routes6, NULL};
@@ -361,3 +390,4 @@ TP_CMD_REGISTER(c_addr_del)
 TP_CMD_REGISTER(c_route_add)
 TP_CMD_REGISTER(c_route_del)
 TP_CMD_REGISTER(c_show_routes6)
+TP_CMD_REGISTER(c_show_neigh6)

@@ -196,6 +196,11 @@ static void ip6_show(struct tp_node *out)
 	tp_out_u64(o, "publishes", tp_route6_stats.publishes);
 	tp_out_u64(o, "grace_waits", tp_route6_stats.deferred);
 	tp_out_u64(o, "unfit", tp_route6_stats.unfit);
+	/* as ip4's show sync: the routes still waiting for room, those that fitted on a
+	 * retry, the retries */
+	tp_out_u64(o, "unfit_pending", tp_route6_unfit_count());
+	tp_out_u64(o, "refit", tp_route6_stats.refit);
+	tp_out_u64(o, "retries", tp_route6_stats.retries);
 	tp_out_u64(o, "log_max", tp_route6_stats.log_max);
 	tp_out_u64(o, "kernel_routes_ignored", tp_ip6_nl_stats.routes_ignored);
 	tp_out_u64(o, "kernel_paths_swept", tp_ip6_nl_stats.paths_swept);

@@ -37,7 +37,6 @@ static struct mnl_socket *req_sk; /* dumps and writes */
 static uint32_t req_seq;
 static uint32_t gen = 1;	     /* resync generation */
 static struct tp_timer resync_timer; /* a resync that failed, tried again */
-static struct tp_timer retry_timer;  /* unfit routes tried again */
 static uint64_t resync_backoff_ms;   /* 0: the last resync worked */
 static unsigned int pass_budget = TP_NL_PASS_BUDGET;
 
@@ -46,6 +45,18 @@ static unsigned int pass_budget = TP_NL_PASS_BUDGET;
 #define RETRY_SOON_MS 10     /* after space freed */
 #define RETRY_PERIOD_MS 1000 /* while routes wait (freed tbl8 groups wait for RCU) */
 #define RETRY_BUDGET 256
+
+/* A family's unfit routes, tried again on their own timer: ip4's, and IPv6's through
+ * its ops while it is registered (NULL functions: none). */
+struct retrier {
+	bool (*wanted)(void);			    /* room freed since the last retry */
+	unsigned int (*retry)(unsigned int budget); /* try up to budget of them again */
+	unsigned int (*pending)(void);		    /* how many wait */
+	struct tp_timer timer;
+};
+static struct retrier retry4 = {
+    .wanted = tp_route_retry_wanted, .retry = tp_route_retry, .pending = tp_route_unfit_count};
+static struct retrier retry6;
 
 #define ATTR_MAX 64 /* the attribute tables' size: types 0..63 */
 
@@ -578,9 +589,14 @@ static void neigh_sweep(void)
 /* Unfit routes tried again soon when space was freed. */
 static void retry_check(void)
 {
-	if (tp_route_retry_wanted() &&
-	    (!retry_timer.armed || retry_timer.due_ms > tp_ctl_now_ms() + RETRY_SOON_MS))
-		tp_timer_arm(&retry_timer, RETRY_SOON_MS);
+	struct retrier *const all[] = {&retry4, &retry6};
+
+	for (unsigned int i = 0; i < RTE_DIM(all); i++) {
+		struct retrier *r = all[i];
+		if (r->wanted != NULL && r->wanted() &&
+		    (!r->timer.armed || r->timer.due_ms > tp_ctl_now_ms() + RETRY_SOON_MS))
+			tp_timer_arm(&r->timer, RETRY_SOON_MS);
+	}
 }
 
 int tp_nl_resync(void)
@@ -717,10 +733,13 @@ static void resync_due(struct tp_timer *t)
 
 static void retry_due(struct tp_timer *t)
 {
-	tp_route_retry(RETRY_BUDGET);
-	if (tp_route_unfit_count() > 0)
-		tp_timer_arm(&retry_timer,
-			     tp_route_retry_wanted() ? RETRY_SOON_MS : RETRY_PERIOD_MS);
+	struct retrier *r = t->arg;
+
+	if (r->retry == NULL)
+		return;
+	r->retry(RETRY_BUDGET);
+	if (r->pending() > 0)
+		tp_timer_arm(t, r->wanted() ? RETRY_SOON_MS : RETRY_PERIOD_MS);
 }
 
 int tp_nl_set_rcvbuf(int bytes)
@@ -738,7 +757,8 @@ int tp_nl_init(void)
 	int rcvbuf = 8 << 20;
 
 	tp_timer_init(&resync_timer, "netlink-resync", resync_due, NULL);
-	tp_timer_init(&retry_timer, "route-retry", retry_due, NULL);
+	tp_timer_init(&retry4.timer, "route-retry", retry_due, &retry4);
+	tp_timer_init(&retry6.timer, "route6-retry", retry_due, &retry6);
 
 	ev_sk = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	req_sk = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
@@ -787,19 +807,30 @@ int tp_nl_family_register(uint8_t family, const struct tp_nl_family_ops *ops,
 			return -errno;
 	}
 	v6_ops = ops;
+	if (ops->retry_wanted != NULL && ops->retry != NULL && ops->unfit_count != NULL) {
+		retry6.wanted = ops->retry_wanted;
+		retry6.retry = ops->retry;
+		retry6.pending = ops->unfit_count;
+	}
 	return 0;
 }
 
 void tp_nl_family_unregister(uint8_t family)
 {
-	if (family == AF_INET6)
-		v6_ops = NULL;
+	if (family != AF_INET6)
+		return;
+	v6_ops = NULL;
+	tp_timer_cancel(&retry6.timer);
+	retry6.wanted = NULL;
+	retry6.retry = NULL;
+	retry6.pending = NULL;
 }
 
 void tp_nl_fini(void)
 {
 	tp_timer_cancel(&resync_timer);
-	tp_timer_cancel(&retry_timer);
+	tp_timer_cancel(&retry4.timer);
+	tp_timer_cancel(&retry6.timer);
 	if (ev_sk) {
 		tp_ctl_del_fd(mnl_socket_get_fd(ev_sk));
 		mnl_socket_close(ev_sk);

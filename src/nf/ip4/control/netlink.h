@@ -63,6 +63,13 @@ struct tp_nl_family_ops {
 	void (*msg)(const struct nlmsghdr *nlh, uint32_t gen);
 	/* After a complete dump: forget what does not carry gen. */
 	void (*sweep)(uint32_t gen);
+	/* Its routes that did not fit, tried again on a timer of their own with ip4's
+	 * rules (tp_route_retry: 10 ms after room freed, then every second while any
+	 * wait, 256 a pass); NULL: none. Whether room was freed since the last retry;
+	 * try up to budget of them again; how many wait. */
+	bool (*retry_wanted)(void);
+	unsigned int (*retry)(unsigned int budget);
+	unsigned int (*unfit_count)(void);
 };
 /* Register ops for family (AF_INET6 only) and join its n_groups multicast groups
  * (RTNLGRP_* numbers). Control plane, after tp_nl_init. 0, -EINVAL, -EEXIST,

@@ -2,6 +2,7 @@
 /* IPv6 neighbours on rte_hash with RCU reclamation, next hops in the shared table,
  * routes by type. */
 #include <errno.h>
+#include <string.h>
 
 #include <rte_errno.h>
 #include <rte_hash.h>
@@ -152,6 +153,20 @@ int tp_neigh6_learn(const uint8_t ip[16], uint16_t port, const uint8_t *mac)
 			tp_nh_table[nh].refcnt--;
 	}
 	return nh;
+}
+
+int tp_neigh6_iterate(uint32_t *iter, uint8_t ip[16], uint16_t *port, uint32_t *nh)
+{
+	const void *key;
+	void *data;
+
+	if (neigh6_hash == NULL || rte_hash_iterate(neigh6_hash, &key, &data, iter) < 0)
+		return -ENOENT;
+	const struct neigh6_key *k = key;
+	memcpy(ip, k->ip, 16);
+	*port = k->port;
+	*nh = (uint32_t)(uintptr_t)data;
+	return 0;
 }
 
 unsigned int tp_neigh6_count(void)

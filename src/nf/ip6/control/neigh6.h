@@ -35,6 +35,9 @@ int tp_neigh6_lookup(const uint8_t ip[16], uint16_t port);
  * when forgotten, or a negative errno. */
 int tp_neigh6_learn(const uint8_t ip[16], uint16_t port, const uint8_t *mac);
 unsigned int tp_neigh6_count(void);
+/* Iterate: *iter starts at 0; returns 0 and fills ip, port and nh (its next-hop id),
+ * or -ENOENT at the end. Control plane only. */
+int tp_neigh6_iterate(uint32_t *iter, uint8_t ip[16], uint16_t *port, uint32_t *nh);
 /* Forget every neighbour the kernel taught us whose next hop's gen is not gen (a
  * resync did not see it). Returns how many. */
 unsigned int tp_neigh6_sweep(uint32_t gen);

@@ -439,6 +439,9 @@ unsigned int tp_ip6_nl_paths(const uint8_t ip[16], uint8_t depth)
 static const struct tp_nl_family_ops ops = {
     .msg = tp_ip6_nl_msg,
     .sweep = tp_ip6_nl_sweep,
+    .retry_wanted = tp_route6_retry_wanted,
+    .retry = tp_route6_retry,
+    .unfit_count = tp_route6_unfit_count,
 };
 
 int tp_ip6_nl_register(void)

@@ -20,6 +20,7 @@ struct op {
 	uint8_t depth;
 	uint8_t del;
 	uint8_t cover;	   /* a cover's rule to or from TP_NH_UNFIT: no bookkeeping */
+	uint8_t retry;	   /* an unfit route's add again (tp_route6_retry) */
 	uint32_t nh;	   /* an add's next hop in the copies */
 	uint32_t route_nh; /* the route's own next hop then (nh unless it covers) */
 	uint32_t release;  /* next hop to release once both copies have the change */
@@ -51,6 +52,8 @@ static struct rte_hash *index_hash;
 /* the routes that did not fit (unordered: few, walked when a cover changes) */
 static struct tp_route6 **unfit_list;
 static unsigned int n_unfit, cap_unfit;
+static unsigned int retry_cursor;
+static uint64_t freed, freed_seen; /* rules deleted (logged) / at the last retry */
 
 int tp_route6_init(struct rte_rcu_qsbr *qs, unsigned int max_routes, unsigned int tbl8_groups,
 		   tp_route6_release_fn release)
@@ -82,6 +85,7 @@ int tp_route6_init(struct rte_rcu_qsbr *qs, unsigned int max_routes, unsigned in
 	log_base = applied[0] = applied[1] = 0;
 	rqs = qs;
 	release_fn = release;
+	freed = freed_seen = 0;
 	memset(&tp_route6_stats, 0, sizeof(tp_route6_stats));
 	__atomic_store_n(&tp_route6_lpm, copy[act], __ATOMIC_RELEASE);
 	return 0;
@@ -108,7 +112,7 @@ void tp_route6_fini(void)
 	log_n = log_cap = 0;
 	free(unfit_list);
 	unfit_list = NULL;
-	n_unfit = cap_unfit = 0;
+	n_unfit = cap_unfit = retry_cursor = 0;
 }
 
 static void key_make(struct key *k, const uint8_t ip[16], uint8_t depth)
@@ -177,6 +181,7 @@ static int log_append(const struct key *k, int del, uint32_t nh, uint32_t route_
 	o->depth = k->depth;
 	o->del = (uint8_t)del;
 	o->cover = 0;
+	o->retry = 0;
 	o->nh = nh;
 	o->route_nh = route_nh;
 	o->release = release;
@@ -322,6 +327,19 @@ static void apply(unsigned int c, const struct op *o, bool first)
 	struct key k;
 	key_make(&k, o->ip, o->depth);
 	struct tp_route6 *r = index_find(&k);
+	if (o->retry) {
+		/* still unfit with that next hop (else a later change decides), and in now:
+		 * its cover forwards again once it covers no other */
+		if (ret != 0 || r == NULL || !r->unfit || r->nh != o->route_nh)
+			return;
+		unfit_detach(r);
+		r->unfit = 0;
+		r->fit = 1;
+		tp_route6_stats.refit++;
+		if (n_unfit > 0)
+			cover_takeover(r);
+		return;
+	}
 	if (ret != 0)
 		tp_route6_stats.unfit++;
 	if (r == NULL || r->nh != o->route_nh || r->fit || r->unfit)
@@ -455,9 +473,44 @@ int tp_route6_del(const uint8_t ip[16], uint8_t depth)
 		return ret;
 	if (r->unfit)
 		unfit_detach(r);
+	else
+		freed++; /* its rule (and tbl8 groups) free once a copy takes the delete */
 	cover_handover(r);
 	rte_hash_del_key(index_hash, &k);
 	free(r);
 	tp_route6_poll();
 	return 0;
+}
+
+/* --- retries --- */
+bool tp_route6_retry_wanted(void)
+{
+	return n_unfit > 0 && freed != freed_seen;
+}
+
+unsigned int tp_route6_retry(unsigned int budget)
+{
+	unsigned int n = 0;
+	struct key k;
+
+	freed_seen = freed;
+	/* oldest attempt first: from where the last retry stopped, round the list. Each
+	 * retry is an add logged after the deletes that freed room: the copies try it
+	 * in that order, and apply() decides as for a first add */
+	for (; n < budget && n < n_unfit; n++) {
+		const struct tp_route6 *r = unfit_list[(retry_cursor + n) % n_unfit];
+		key_make(&k, r->ip, r->depth);
+		if (log_append(&k, 0, r->nh, r->nh, NH_NONE) < 0)
+			break;
+		log_ops[log_n - 1].retry = 1;
+		tp_route6_stats.retries++;
+	}
+	retry_cursor = n_unfit ? (retry_cursor + n) % n_unfit : 0;
+	tp_route6_poll();
+	return n;
+}
+
+unsigned int tp_route6_unfit_count(void)
+{
+	return n_unfit;
 }

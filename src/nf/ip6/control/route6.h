@@ -77,6 +77,18 @@ unsigned int tp_route6_count(void);
 /* Control-plane poller: apply what waits in the log to a copy no reader holds,
  * publish it. Never blocks. Returns how many changes it applied. */
 unsigned int tp_route6_poll(void);
+/* Whether room was freed (a route with a rule deleted) since the last retry while
+ * routes are unfit. */
+bool tp_route6_retry_wanted(void);
+/* Try up to budget unfit routes again, oldest attempt first (round the list from
+ * where the last retry stopped): each an add logged after the deletes that freed the
+ * room, applied at once or after the next tp_route6_poll. A route that fits then
+ * leaves the unfit list (refit) and its cover forwards again when it covers no other.
+ * Returns how many it logged. Control plane, as ip4's tp_route_retry. */
+unsigned int tp_route6_retry(unsigned int budget);
+/* Routes waiting for room (their packets go to the kernel through their cover). */
+unsigned int tp_route6_unfit_count(void);
+
 /* Changes not yet in both copies (0: the copies are equal). */
 unsigned int tp_route6_pending(void);
 /* Changes made but not yet visible to readers. */
@@ -89,6 +101,8 @@ struct tp_route6_stats {
 	uint64_t deferred;   /* polls that found the spare copy still in its grace period */
 	uint64_t log_max;    /* most changes the log held at once */
 	uint64_t cover_lost; /* an unfit route left without its cover's punt (no memory) */
+	uint64_t refit;	     /* unfit routes that fitted on a retry */
+	uint64_t retries;    /* retries logged (tp_route6_retry) */
 };
 extern struct tp_route6_stats tp_route6_stats;
 
