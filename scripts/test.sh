@@ -86,7 +86,7 @@ report=$(mktemp)
 budget=$((${TP_TEST_BUDGET:-5100} - SECONDS))
 [ "$budget" -gt 120 ] || budget=120
 PYTHONUNBUFFERED=1 timeout --signal=INT --kill-after=90 "$budget" \
-    .venv/bin/python -m pytest -ra -p no:cacheprovider --durations=15 --junitxml="$report" "$@"
+    .venv/bin/python -m pytest -ra -p no:cacheprovider --durations=40 --junitxml="$report" "$@"
 rc=$?
 [ "$rc" -ne 124 ] || echo "test.sh: pytest stopped after ${budget} s, the time left of TP_TEST_BUDGET"
 phase "pytest"
