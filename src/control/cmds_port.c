@@ -169,9 +169,13 @@ static int show_ports(struct tp_cmd_ctx *ctx, int argc, char **argv)
 		tp_out_str(o, "tap", p->tap_name);
 		tp_out_u64(o, "tap_ifindex", (uint64_t)p->tap_ifindex);
 		tp_out_u64(o, "mtu", p->mtu);
-		/* af_packet: frames refused for a stripped tag not 802.1Q's */
+		/* af_packet: 802.1ad frames kept (an L2 bridge member's) or refused, and
+		 * those refused for a stripped tag not 802.1Q's */
 		struct rte_eth_dev_info info;
+		const char *stag_state = tp_afpacket_stag_state(p->id);
 		uint64_t stag;
+		if (stag_state != NULL)
+			tp_out_str(o, "afpacket_stag", stag_state);
 		if (rte_eth_dev_info_get(p->id, &info) == 0 &&
 		    tp_afpacket_stag_drops((int)info.if_index, &stag) == 0)
 			tp_out_u64(o, "afpacket_stag_dropped", stag);

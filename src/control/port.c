@@ -558,6 +558,7 @@ static void port_del_finish(void *a, void *b)
 	struct rte_eth_dev_info info;
 
 	tp_exc_detach(p);
+	tp_afpacket_stag_release(p->id); /* an L2 bridge member's XDP wrap, if any */
 	if (rte_eth_dev_info_get(p->id, &info) == 0)
 		tp_afpacket_stag_forget((int)info.if_index); /* its S-tag count, if any */
 	tp_ethdev_close(p->id);

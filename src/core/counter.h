@@ -45,7 +45,8 @@ struct tp_ctr_desc {
 	X(EXC_SRC_RATELIMITED, "exception_source_ratelimited", DROP)                               \
 	X(TRACE_FULL, "trace_buffer_full", EVENT)                                                  \
 	X(CAPTURE_RING_FULL, "capture_ring_full", EVENT)                                           \
-	X(CAPTURE_NOMBUF, "capture_nombuf", EVENT)
+	X(CAPTURE_NOMBUF, "capture_nombuf", EVENT)                                                 \
+	X(AFPACKET_UNWRAP_SHORT, "afpacket_unwrap_short", DROP)
 
 /* the list macro ends each name with a comma, which clang-format cannot see */
 /* clang-format off */

@@ -213,6 +213,8 @@ void tp_worker_keepalive(struct tp_worker *w)
 	rte_rcu_qsbr_quiescent(tp.qs, w->id);
 }
 
+RTE_DEFINE_PER_LCORE(struct tp_worker *, tp_worker_self);
+
 int tp_worker_main(void *arg)
 {
 	struct tp_worker *w = arg;
@@ -220,6 +222,7 @@ int tp_worker_main(void *arg)
 	uint64_t t0;
 	const uint64_t long_pass = tp.tsc_hz / 1000000 * TP_LONG_PASS_US;
 
+	RTE_PER_LCORE(tp_worker_self) = w;
 	rte_rcu_qsbr_thread_register(tp.qs, w->id);
 	rte_rcu_qsbr_thread_online(tp.qs, w->id);
 	w->st.start_tsc = rte_rdtsc();

@@ -28,6 +28,7 @@
 #include <rte_debug.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_per_lcore.h>
 #include <rte_ring.h>
 #include <rte_spinlock.h>
 
@@ -154,6 +155,9 @@ struct tp_worker {
 
 /* Main loop of a data-plane lcore; arg is its struct tp_worker. */
 int tp_worker_main(void *arg);
+/* The data-plane lcore's own struct tp_worker (NULL on other threads): for code the
+ * lcore runs without being handed it, such as an RX callback (core/afpacket.c). */
+RTE_DECLARE_PER_LCORE(struct tp_worker *, tp_worker_self);
 
 /* One pass of the lcore's loop, for code that must keep the lcore's other work
  * going while it waits (single-plane signaling): polls the inject ring, transmits,

@@ -49,6 +49,13 @@
  * static entry is never aged, moved by learning, flushed as a learned one or
  * evicted by a limit; it goes with "bridge mac del", its port leaving the bridge
  * or the bridge).
+ *
+ * Every port is an af_packet bridge member's: a burst goes through the RX callback's
+ * unwrap first (core/afpacket.c, tp_afpacket_unwrap), as in the daemon; a frame with
+ * the wrap's EtherType (0x88b5) at 12 comes out as the kernel's XDP program took it
+ * in (its 4 bytes at 12..15 gone) if it has the wrap's mark, as it was if not, and is
+ * dropped and counted (core.afpacket_unwrap_short) if too short to have been wrapped;
+ * the rest of the burst as it was, in order.
  * Built and run by scripts/fuzz.sh. */
 #include <stdbool.h>
 #include <string.h>
@@ -64,6 +71,7 @@
 #include "control/cmd.h"
 #include "control/out.h"
 #include "control/port.h"
+#include "core/afpacket.h"
 #include "core/input.h"
 #include "core/nf.h"
 #include "core/rcu.h"
@@ -359,6 +367,44 @@ static uint64_t sum_l2(uint16_t port, enum tp_ctr_kind kind)
 	return v;
 }
 
+/* The af_packet RX callback's unwrap on the pending burst of n from port in, checked
+ * against the frames as they were: how many are left. */
+static unsigned int unwrap(uint16_t in, unsigned int n)
+{
+	static uint8_t was[BURST_MAX][MAX_FRAME];
+	static struct rte_mbuf *sent[BURST_MAX];
+	uint32_t was_len[BURST_MAX];
+	uint64_t short0 = w->ctr[in][TP_DROP_AFPACKET_UNWRAP_SHORT];
+	unsigned int left, k = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		sent[i] = pend[i];
+		was_len[i] = rte_pktmbuf_data_len(pend[i]);
+		memcpy(was[i], rte_pktmbuf_mtod(pend[i], const uint8_t *), was_len[i]);
+	}
+	left = tp_afpacket_unwrap(w, pend, (uint16_t)n);
+	must(left <= n);
+	must(w->ctr[in][TP_DROP_AFPACKET_UNWRAP_SHORT] - short0 == n - left);
+	for (unsigned int i = 0; i < n; i++) {
+		const uint8_t *d = was[i];
+		uint32_t len = was_len[i];
+		bool wrap = len >= RTE_ETHER_HDR_LEN && d[12] == 0x88 && d[13] == 0xb5;
+		if (wrap && len < RTE_ETHER_HDR_LEN + 4)
+			continue; /* dropped: its mbuf is back in the pool (the leak check) */
+		must(k < left && pend[k] == sent[i]);
+		struct rte_mbuf *m = pend[k++];
+		const uint8_t *o = rte_pktmbuf_mtod(m, const uint8_t *);
+		if (wrap && d[14] == 't' && d[15] == 'p') {
+			must(m->data_len == len - 4 && m->pkt_len == len - 4);
+			must(memcmp(o, d, 12) == 0 && memcmp(o + 12, d + 16, len - 16) == 0);
+		} else {
+			must(m->data_len == len && memcmp(o, d, len) == 0);
+		}
+	}
+	must(k == left);
+	return left;
+}
+
 /* Run the pending burst through the port's input function and check. */
 static void burst(void)
 {
@@ -379,6 +425,9 @@ static void burst(void)
 	}
 	n_pend = 0;
 	w->now = now;
+	n = unwrap(in, n);
+	if (n == 0)
+		return;
 	must(tp_iface_table[in].input == l2_input && tp_iface_table[in].mode_ctx == ctx_of[in]);
 	tp_iface_table[in].input(w, pend, (uint16_t)n);
 

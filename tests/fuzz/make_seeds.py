@@ -608,6 +608,10 @@ def l2() -> dict[str, bytes]:
             / Raw(tag.encode() or b"x" * 18)
         )
 
+    def wrap(frame: object) -> bytes:  # core/afpacket.c's XDP wrap
+        b = bytes(frame)  # type: ignore[call-overload]
+        return b[:12] + b"\x88\xb5tp" + b[12:]
+
     bc = "ff:ff:ff:ff:ff:ff"
     arp_req = Ether(src=L2_H[0], dst=bc) / ARP(
         op=1, hwsrc=L2_H[0], psrc="10.0.0.1", pdst="10.0.0.2"
@@ -663,6 +667,15 @@ def l2() -> dict[str, bytes]:
         + raw(0, dbl_ad)
         + raw(2, dbl_native)
         + raw(3, Ether(src=L2_H[3], dst=bc) / Dot1Q(vlan=20) / Dot1Q(vlan=30) / IP()),
+        # an af_packet member's frames as the kernel's XDP wrap hands them on (0x88b5,
+        # "tp", then the frame's own EtherType): S-tagged and QinQ frames wrapped, a
+        # native 0x88b5 frame without the mark, and one too short to unwrap
+        "afpacket_wrap": topo
+        + raw(0, wrap(Ether(src=L2_H[0], dst=bc, type=0x88A8) / Dot1Q(vlan=20) / IP()))
+        + raw(3, wrap(Ether(src=L2_H[3], dst=bc) / Dot1Q(vlan=10, type=0x88A8) / IP()))
+        + raw(0, Ether(src=L2_H[0], dst=bc, type=0x88B5) / Raw(b"xx" + b"\x00" * 40))
+        + raw(0, Ether(src=L2_H[0], dst=bc, type=0x88B5) / Raw(b"tp"))
+        + burst,
         "bpdu_lldp": topo
         + raw(0, bpdu)
         + raw(0, lldp)

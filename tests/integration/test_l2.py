@@ -773,11 +773,12 @@ def test_8021ad_and_8021q_tpids(switch_lab: Callable[..., SwitchLab], pmd: str) 
     ports, bytes checked on the wire. To this C-VLAN bridge an S-tag is no VLAN tag
     (802.1Q 9.5: its TPID is not the C-tag's): an S-tagged frame is an untagged one,
     switched in an access port's VLAN with its S-tag kept, and untagged_on_trunk on a
-    trunk without a native VLAN. af_xdp ports see it so. af_packet ports cannot: the
-    kernel strips the outer tag before the packet socket and DPDK 22.11's PMD puts
-    back an 0x8100 one, so an S-tagged frame would be switched into its S-VLAN's
-    number as a C-VLAN; there a socket filter refuses S-tagged frames, counted
-    (afpacket_stag_dropped in show ports)."""
+    trunk without a native VLAN. af_xdp ports see frames as they came; af_packet ports
+    would not (the kernel strips the outer tag before the packet socket and DPDK
+    22.11's PMD puts back an 0x8100 one), so on a bridge member an XDP program wraps
+    them past the kernel's untag and an RX callback unwraps them: the same bytes on
+    both PMDs (afpacket_stag "kept" in show ports). A native 0x88b5 frame (the wrap's
+    own EtherType, the wrap's mark as its first bytes) crosses unchanged."""
     hosts = (
         SwitchHost("p0", "h1", "10.0.0.1/24", "vlan 10"),
         SwitchHost("p1", "h2", "10.0.0.2/24", "trunk 10,20"),
@@ -797,30 +798,75 @@ def test_8021ad_and_8021q_tpids(switch_lab: Callable[..., SwitchLab], pmd: str) 
     # 802.1ad on the trunk (QinQ), and on an access port
     send_from(lab, "h2", [qinq(m2, b"tpid-qinq-trunk")])
     send_from(lab, "h1", [qinq(m1, b"tpid-qinq-access")])
-    got = {h: s.wait(10, 2.0) for h, s in sn.items()}
-    by = {h: {bytes(p[Raw]).split(b"tpid-")[-1]: bytes(p) for p in ps} for h, ps in got.items()}
+    # IEEE local experimental 0x88b5 as sent, its first bytes the wrap's mark ("tp")
+    native = Ether(src=m1, dst=BCAST, type=0x88B5) / Raw(b"tp\x00\x01tpid-native")
+    send_from(lab, "h1", [native])
+    got = {h: s.wait(12, 2.0) for h, s in sn.items()}
+    by = {h: {bytes(p).split(b"tpid-")[-1]: bytes(p) for p in ps} for h, ps in got.items()}
     untag = bytes(Ether(src=m2, dst=BCAST) / pay / Raw(b"tpid-ctag"))
     assert by["h1"].get(b"ctag") == untag and by["h3"].get(b"ctag") == untag
     # never the QinQ frame switched into VLAN 10 with its C-tag (VLAN 20) exposed
     for h in ("h1", "h3"):
         assert b"qinq-trunk" not in by[h], h
+    # the S-tagged frame from the access port: an untagged frame of VLAN 10, its S-tag
+    # kept: as sent to h3, VLAN 10's C-tag pushed in front towards the trunk
+    sent = bytes(qinq(m1, b"tpid-qinq-access"))
+    assert by["h3"].get(b"qinq-access") == sent
+    assert by["h2"].get(b"qinq-access") == sent[:12] + b"\x81\x00\x00\x0a" + sent[12:]
+    nat = bytes(native)
+    assert by["h3"].get(b"native") == nat
+    assert by["h2"].get(b"native") == nat[:12] + b"\x81\x00\x00\x0a" + nat[12:]
+    # (the host's own untagged chatter counts there too)
+    lab.wait_until(lambda: ctr(lab, "p1", "untagged_on_trunk") >= 1, 3.0, 0.05, "trunk")
     ports = {p["name"]: p for p in lab.ctl("show", "ports")["ports"]}
-    if pmd == "af_xdp":
-        # the S-tagged frame from the access port: an untagged frame of VLAN 10, its
-        # S-tag kept: as sent to h3, VLAN 10's C-tag pushed in front towards the trunk
-        sent = bytes(qinq(m1, b"tpid-qinq-access"))
-        assert by["h3"].get(b"qinq-access") == sent
-        assert by["h2"].get(b"qinq-access") == sent[:12] + b"\x81\x00\x00\x0a" + sent[12:]
-        # (the host's own untagged chatter counts there too)
-        lab.wait_until(lambda: ctr(lab, "p1", "untagged_on_trunk") >= 1, 3.0, 0.05, "trunk")
-        assert "afpacket_stag_dropped" not in ports["p0"]
-    else:
-        # refused before the switch, counted per port
-        assert all(b"qinq-access" not in by[h] for h in ("h2", "h3"))
-        assert ports["p0"]["afpacket_stag_dropped"] == 1
-        assert ports["p1"]["afpacket_stag_dropped"] == 1
-        assert ports["p2"]["afpacket_stag_dropped"] == 0
-        assert ctr(lab, "p0", "vlan_not_member") == 0 and ctr(lab, "p1", "rx") >= 1
+    for p in ("p0", "p1", "p2"):
+        if pmd == "af_xdp":
+            assert "afpacket_stag" not in ports[p] and "afpacket_stag_dropped" not in ports[p]
+        else:
+            assert ports[p]["afpacket_stag"] == "kept", p
+            assert ports[p]["afpacket_stag_dropped"] == 0, p
+    assert lab.drops().get("core.afpacket_unwrap_short", 0) == 0
+
+
+def xdp_attached(lab: SwitchLab, port: str) -> bool:
+    """Whether the router end of port's veth has an XDP program (generic mode)."""
+    out = lab.router.run(["ip", "-d", "link", "show", f"r-{port}"]).stdout
+    return "xdpgeneric" in out or "prog/xdp" in out
+
+
+def test_afpacket_8021ad_wrap_only_on_bridge_members(
+    switch_lab: Callable[..., SwitchLab],
+) -> None:
+    """The XDP wrap that keeps 802.1ad frames on af_packet ports is on a port's
+    interface exactly while the port is an L2 bridge member: never on a routed port
+    (its S-tagged frames refused by the socket filter as before), gone when a member
+    leaves its bridge (and back when it rejoins) or is deleted."""
+    routed = (Link("p5", "h5", "10.0.5.1/24", "10.0.5.2/24"),)
+    lab = switch_lab(routed=routed, pmd="af_packet")
+
+    def show(port: str) -> dict[str, Any]:
+        return next(p for p in lab.ctl("show", "ports")["ports"] if p["name"] == port)
+
+    def stag(port: str) -> str:
+        return str(show(port)["afpacket_stag"])
+
+    assert all(xdp_attached(lab, p) for p in ("p0", "p1", "p2"))
+    assert [stag(p) for p in ("p0", "p1", "p2")] == ["kept"] * 3
+    assert not xdp_attached(lab, "p5") and stag("p5") == "refused"
+    lab.ctl("port", "set", "p2", "mode", "l3")
+    lab.wait_until(lambda: stag("p2") == "refused", 3.0, 0.05, "p2 out of the bridge")
+    assert not xdp_attached(lab, "p2")
+    lab.ctl("port", "set", "p2", "mode", "l2", "bridge", "br0")
+    lab.wait_until(lambda: stag("p2") == "kept", 3.0, 0.05, "p2 back in the bridge")
+    assert xdp_attached(lab, "p2")
+    # reconfigured in the same bridge: still kept, one program
+    lab.ctl("port", "set", "p2", "mode", "l2", "bridge", "br0", "mac-limit", "100")
+    lab.wait_until(lambda: show("p2")["mode"].endswith("mac-limit 100"), 3.0, 0.05, "p2 set")
+    assert stag("p2") == "kept" and xdp_attached(lab, "p2")
+    lab.ctl("port", "del", "p1")
+    lab.wait_until(lambda: not xdp_attached(lab, "p1"), 3.0, 0.05, "p1's XDP gone")
+    # the bridge still switches between the members left
+    assert ping(lab.ns["h1"], "10.0.0.3", count=2) == 2
 
 
 # load-sensitive (bounds a count by the storm rate x elapsed time): reruns once

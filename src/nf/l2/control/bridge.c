@@ -11,6 +11,7 @@
 
 #include "../../../control/cmd.h"
 #include "../../../control/port.h"
+#include "../../../core/afpacket.h"
 #include "../../../core/input.h"
 #include "../../../core/log.h"
 #include "../../../core/rcu.h"
@@ -261,6 +262,9 @@ static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err
 	/* every frame is ours, whatever its destination (a real NIC filters) */
 	if (rte_eth_dev_is_valid_port(port))
 		rte_eth_promiscuous_enable(port);
+	/* an af_packet port's 802.1ad frames as they came, not refused (decision
+	 * XXXX); failing that, refused as on any af_packet port (logged) */
+	tp_afpacket_stag_keep(port);
 	*ctx = lp;
 	return 0;
 bad:
@@ -277,7 +281,9 @@ static void l2_detach(uint16_t port, void *ctx)
 	if (l2_cfg[port] == lp)
 		l2_cfg[port] = NULL;
 	if (mb && mb->cfg[port] == lp) {
-		/* the port leaves the bridge: its MAC entries go too */
+		/* the port leaves the bridge: its MAC entries go too, its af_packet
+		 * interface's XDP wrap too */
+		tp_afpacket_stag_release(port);
 		l2_mac_flush(br->id, port, true);
 		if (members_set(br, port, NULL, lp) == 0) {
 			l2_stp_port_leave(br, port);
