@@ -25,7 +25,7 @@
  * it binds) that refuses a frame whose stripped tag is not 802.1Q's and counts it
  * per interface in a map the control plane reads (tp_afpacket_stag_drops).
  *
- * An L2 bridge member's port keeps them instead (decision XXXX): an XDP program in
+ * An L2 bridge member's port keeps them instead (decision 0112): an XDP program in
  * generic mode, which runs before that untag, wraps a frame whose EtherType is 0x88a8
  * or 0x88b5 in 4 bytes (0x88b5, IEEE 802 local experimental, and the mark "tp"; its
  * own EtherType follows at 16), which the kernel leaves alone and the filter lets

@@ -263,7 +263,7 @@ static int l2_attach(uint16_t port, int argc, char **argv, void **ctx, char *err
 	if (rte_eth_dev_is_valid_port(port))
 		rte_eth_promiscuous_enable(port);
 	/* an af_packet port's 802.1ad frames as they came, not refused (decision
-	 * XXXX); failing that, refused as on any af_packet port (logged) */
+	 * 0112); failing that, refused as on any af_packet port (logged) */
 	tp_afpacket_stag_keep(port);
 	*ctx = lp;
 	return 0;
