@@ -121,7 +121,9 @@ int tp_eal_start(const struct tp_eal_opts *o)
 		eargv[eargc++] = "--lcores";
 		eargv[eargc++] = (char *)(uintptr_t)o->lcores;
 	}
-	if (o->no_huge || !hugepages_usable(256)) {
+	bool huge = !o->no_huge && hugepages_usable(256);
+
+	if (!huge) {
 		if (!o->no_huge)
 			fprintf(stderr,
 				"%s: WARNING: fewer than 256 MiB of free hugepages or no "
@@ -136,9 +138,12 @@ int tp_eal_start(const struct tp_eal_opts *o)
 		/* no hugepage file outlives the process, even after a crash */
 		eargv[eargc++] = "--huge-unlink";
 	}
-	if (o->extra) {
+	for (int k = 0; k < 2; k++) {
+		const char *words = k == 0 ? o->extra : huge ? o->extra_huge : NULL;
+		if (words == NULL)
+			continue;
 		/* stays allocated: EAL may keep pointers into argv */
-		char *extra = strdup(o->extra);
+		char *extra = strdup(words);
 		for (char *t = strtok(extra, " "); t && eargc < 62; t = strtok(NULL, " "))
 			eargv[eargc++] = t;
 	}

@@ -14,6 +14,9 @@ struct tp_eal_opts {
 	bool no_huge;	     /* force ordinary memory */
 	unsigned int mem_mb; /* memory without hugepages */
 	const char *extra;   /* more EAL words, space separated */
+	/* more EAL words used only on hugepages (dropped with --no-huge, forced or
+	 * fallen back to, which they may not go with) */
+	const char *extra_huge;
 };
 
 #define TP_INSTANCE_NAME_MAX 64

@@ -419,21 +419,17 @@ fail:
  * descriptors, at most 8 regions (VHOST_MEMORY_MAX_NREGIONS): with hugepages the EAL
  * must keep them in one file per memseg list (--single-file-segments), which
  * --huge-unlink allows only with --in-memory (memfd-backed); without hugepages the
- * EAL's memory is one memfd already. Adds both words when a port is virtio_user. */
-static int eal_for_vhost_user(struct tp_eal_opts *eo)
+ * EAL's memory is one memfd already, and --in-memory is refused there (--no-huge
+ * implies --legacy-mem). Adds both words, for hugepages only, when a port is
+ * virtio_user. */
+static void eal_for_vhost_user(struct tp_eal_opts *eo)
 {
-	static char extra[512];
 	bool virtio_user = false;
 
 	for (int i = 0; i < 2; i++)
 		virtio_user |= strncmp(nf.o.devargs[i], "net_virtio_user", 15) == 0;
-	if (!virtio_user)
-		return 0;
-	if ((size_t)snprintf(extra, sizeof(extra), "--in-memory --single-file-segments%s%s",
-			     eo->extra ? " " : "", eo->extra ? eo->extra : "") >= sizeof(extra))
-		return -ENAMETOOLONG;
-	eo->extra = extra;
-	return 0;
+	if (virtio_user)
+		eo->extra_huge = "--in-memory --single-file-segments";
 }
 
 int main(int argc, char **argv)
@@ -549,10 +545,7 @@ int main(int argc, char **argv)
 		goto usage;
 	}
 	nf.name = eo.name;
-	if (eal_for_vhost_user(&eo) < 0) {
-		fprintf(stderr, NF_PROG ": --eal: too long\n");
-		goto usage;
-	}
+	eal_for_vhost_user(&eo);
 
 	lock_fd = tp_instance_lock(NF_PROG, eo.name, NULL, lock_path, sizeof(lock_path), NULL, 0);
 	if (lock_fd < 0)
