@@ -9,8 +9,10 @@ through ``show bridge``. The fixture checks for mbuf leaks and a clean stop.
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -867,6 +869,48 @@ def test_afpacket_8021ad_wrap_only_on_bridge_members(
     lab.wait_until(lambda: not xdp_attached(lab, "p1"), 3.0, 0.05, "p1's XDP gone")
     # the bridge still switches between the members left
     assert ping(lab.ns["h1"], "10.0.0.3", count=2) == 2
+
+
+# an XDP program of someone else's: passes every frame (XDP_PASS)
+PASS_XDP_C = """\
+__attribute__((section("xdp"), used)) int pass(void *ctx) { return 2; }
+char _license[] __attribute__((section("license"), used)) = "GPL";
+"""
+
+
+def test_afpacket_8021ad_refused_when_xdp_is_taken(
+    switch_lab: Callable[..., SwitchLab], tmp_path: Path
+) -> None:
+    """Decision 0112's fallback: a member whose interface already runs another XDP
+    program (attached by ip link, which the kernel will not let a link replace) cannot
+    take the wrap. Its S-tagged frames are then refused by the socket filter, counted,
+    as on a routed port; the other program stays; the bridge still switches."""
+    src, obj = tmp_path / "pass.c", tmp_path / "pass.o"
+    src.write_text(PASS_XDP_C)
+    subprocess.run(["clang", "-O2", "-target", "bpf", "-c", str(src), "-o", str(obj)],
+                   check=True, capture_output=True)  # fmt: skip
+    lab = switch_lab(pmd="af_packet")
+
+    def stag(port: str) -> Any:
+        return next(p for p in lab.ctl("show", "ports")["ports"] if p["name"] == port)
+
+    lab.ctl("port", "set", "p2", "mode", "l3")
+    lab.wait_until(lambda: stag("p2")["afpacket_stag"] == "refused", 3.0, 0.05, "p2 routed")
+    lab.router.run(
+        ["ip", "link", "set", "dev", "r-p2", "xdpgeneric", "obj", str(obj), "sec", "xdp"]
+    )
+    lab.ctl("port", "set", "p2", "mode", "l2", "bridge", "br0")
+    lab.wait_until(lambda: stag("p2")["mode"].startswith("l2"), 3.0, 0.05, "p2 bridged")
+    assert stag("p2")["afpacket_stag"] == "refused"
+    out = lab.router.run(["ip", "-d", "link", "show", "r-p2"]).stdout
+    assert re.search(r"prog/xdp id \d+ name pass ", out), out  # the other program stays
+    assert ping(lab.ns["h1"], "10.0.0.3", count=2) == 2  # p2 switches
+    m3 = lab.host_mac("h3")
+    sn = {h: sniff(lab, h, b"taken-") for h in ("h1", "h2")}
+    pay = IP(src="10.9.9.3", dst="10.9.9.1") / UDP(sport=7, dport=9) / Raw(b"taken-qinq")
+    send_from(lab, "h3", [Ether(src=m3, dst=BCAST, type=0x88A8) / Dot1Q(vlan=20) / pay])
+    lab.wait_until(lambda: stag("p2")["afpacket_stag_dropped"] == 1, 3.0, 0.05, "refused")
+    assert all(s.wait(1, 0.5) == [] for s in sn.values())
 
 
 # load-sensitive (bounds a count by the storm rate x elapsed time): reruns once
