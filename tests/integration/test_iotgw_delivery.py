@@ -299,20 +299,28 @@ def test_cse_neighbour_kept_reachable(daemon_lab: Callable[..., RouterLab]) -> N
     stays confirmed while only the data plane talks to the IN-CSE: reachable time
     8-24 s here (the probe's 5 s with 3 s to spare for a loaded host's late tick; at
     6-18 s a CI run saw STALE), 26 s watched, so an entry nobody confirms goes STALE
-    in sight."""
+    in sight. The daemon confirms only while the IN-CSE answers its probes: a window
+    in which a probe went 2 s unanswered (went_down counts it; ACME stalls so on a
+    loaded host) says nothing, and is watched again, once."""
     lab, _ = gw_lab(daemon_lab, "delivery fire-and-forget")
     tap = lab.link("h2").tap
     lab.router.run(["sysctl", "-qw", f"net.ipv4.neigh.{tap}.base_reachable_time_ms=16000"])
     wait_for("a probe's answer", lambda: show(lab)["delivery"]["probes_answered"] >= 1)
-    states = set()
-    end = time.monotonic() + 26
-    while time.monotonic() < end:
-        out = lab.router.run(["ip", "-j", "neigh", "show", CSE, "dev", tap]).stdout
-        entries = json.loads(out or "[]")
-        states.update(s for e in entries for s in e.get("state", []))
-        time.sleep(0.5)
-    assert states == {"REACHABLE"}, states
-    assert show(lab)["delivery"]["cse_up"]
+    for window in (1, 2):
+        down = show(lab)["delivery"]["went_down"]
+        states = set()
+        end = time.monotonic() + 26
+        while time.monotonic() < end:
+            out = lab.router.run(["ip", "-j", "neigh", "show", CSE, "dev", tap]).stdout
+            entries = json.loads(out or "[]")
+            states.update(s for e in entries for s in e.get("state", []))
+            time.sleep(0.5)
+        delivery = show(lab)["delivery"]
+        if states == {"REACHABLE"} or delivery["went_down"] == down or window == 2:
+            break
+        print(f"window {window}: {states}, the IN-CSE missed a probe: watched again")
+    assert states == {"REACHABLE"}, (states, delivery)
+    assert delivery["cse_up"], delivery
 
 
 def test_one_agent_takes_only_its_share_of_the_queue(

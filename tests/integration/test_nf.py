@@ -236,7 +236,12 @@ def test_vhost_user_nf_as_server_restarts(workdir: Path, tag: str) -> None:
             nf = NfProcess(
                 f"{tag}n{run}",
                 workdir,
-                *(f"net_virtio_user{i},path={socks[i]},queues=1,server=1" for i in (0, 1)),
+                # 1,024-slot rings, as the client-mode tests have (256 held too little of a
+                # stall: a CI run at fac1221 lost 192 of a 5,000-frame burst so)
+                *(
+                    f"net_virtio_user{i},path={socks[i]},queues=1,queue_size=1024,server=1"
+                    for i in (0, 1)
+                ),
             )
             with nf:
                 gen.wait_forwarding("s0", timeout=20)
