@@ -15,7 +15,7 @@ Mpps per placement and pooled (goal >= 1.05, 95 % interval above 1.0), and
 overhead_twinplane_over_l3fwd, (twinplane - floor) / (l3fwd - floor) in cycles
 per packet within each pair. How and why: docs/bench/fwd_cost.md.
 
-IPv6 (issue 35): each pair then runs the three again on 82-byte IPv6/UDP frames (the
+IPv6 (issue 35): each pair then runs the three again on 78-byte IPv6/UDP frames (the
 generator's ip6-udp, to l3fwd's built-in LPM6 route; l3fwd with ``--ipv6``). Headline
 ip6_twinplane_over_l3fwd_mpps, paired the same way (goal >= 0.95). ``--families ip4``
 leaves it out.

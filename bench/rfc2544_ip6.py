@@ -5,13 +5,13 @@
 bench/rfc2544_ip4.py's NDR pairs (its goal, MLRsearch, pairs, ceiling, tables and
 merge) on IPv6 frames: the generator's ip6-udp to l3fwd's built-in LPM6 route,
 every DUT routing 2001:200:0:1::/64 (python/twinplane/bench/rfc2544_ip6_bed.py).
-Sizes: 82 B (the generator's smallest IPv6 frame; RFC 5180's 78 B has no room for
-its 16-byte signature), 128, 256, 512, 1024, 1280, 1518. The NDR bar: twinplane at
-least 95 % of l3fwd on memif at 82 B. The cost rounds are IPv4's (64 B): not run
+Sizes: RFC 5180's 78 B (the generator's smallest IPv6 frame, its 12-byte
+signature after the UDP header), 128, 256, 512, 1024, 1280, 1518. The NDR bar:
+twinplane at least 95 % of l3fwd on memif at 78 B. The cost rounds are IPv4's (64 B): not run
 here (--no-cost is the default).
 
 Usage (root):
-    .venv/bin/python bench/rfc2544_ip6.py --quick --sizes 82 --wires memif
+    .venv/bin/python bench/rfc2544_ip6.py --quick --sizes 78 --wires memif
     .venv/bin/python bench/rfc2544_ip6.py                       # every size, both wires
     .venv/bin/python bench/rfc2544_ip6.py --merge PART.json ...
 """

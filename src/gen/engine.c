@@ -246,7 +246,7 @@ int gen_stream_del(const char *name)
 
 void gen_stream_frame(struct gen_stream *s, uint8_t *buf, uint8_t trial, uint64_t tsc)
 {
-	struct tp_gen_sig sig = {TP_GEN_SIG_MAGIC, trial, s->id, s->seq, tsc};
+	struct tp_gen_sig sig = tp_gen_sig_make(trial, (uint8_t)s->id, s->seq, tsc);
 
 	memcpy(buf, s->frames + (size_t)s->next_frame * s->frame_len, s->frame_len);
 	if (s->tmpl->update)
@@ -291,7 +291,7 @@ static int rx_answer(struct rte_mbuf *m, const struct gen_trial *t, uint64_t now
 		return 1;
 	}
 	tp_rxstats_seq(&s->rx, rx.sig.seq);
-	tp_rxstats_latency(&s->rx, ((now - rx.sig.tsc) * ns_mult) >> 32);
+	tp_rxstats_latency(&s->rx, (tp_gen_sig_age(&rx.sig, now) * ns_mult) >> 32);
 	return 1;
 }
 
@@ -316,7 +316,7 @@ static inline int rx_account(struct rte_mbuf *m, uint8_t trial, uint64_t now, ui
 	}
 	struct tp_rxstats *st = &gen.streams[p->stream].rx;
 	tp_rxstats_seq(st, p->seq);
-	tp_rxstats_latency(st, ((now - p->tsc) * ns_mult) >> 32);
+	tp_rxstats_latency(st, (tp_gen_sig_age(p, now) * ns_mult) >> 32);
 	return 1;
 }
 

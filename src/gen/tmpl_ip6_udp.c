@@ -162,7 +162,7 @@ static void build(const void *state, uint32_t i, uint8_t *buf, uint32_t frame_le
 	udp[6] = ck[0], udp[7] = ck[1];
 }
 
-/* RFC 1624 eqn. 3 with the signature's 16 bytes as the changed words (they were zero):
+/* RFC 1624 eqn. 3 with the signature's 12 bytes as the changed words (they were zero):
  * HC' = ~(~HC + m'). A signature at an odd offset from the UDP header adds its sum
  * byte-swapped (RFC 1071 2(B)). */
 static void finish(const void *state, uint8_t *buf, uint32_t frame_len, uint32_t sig_off)

@@ -401,7 +401,7 @@ static uint8_t nack_kind(uint32_t reason)
 	}
 }
 
-/* An answer to our Interests: an LpPacket with a 16-byte PIT token (ours, echoed)
+/* An answer to our Interests: an LpPacket with a 12-byte PIT token (ours, echoed)
  * holding a Data, or a Nack. Fragments are not reassembled: they are not answers
  * here (stray frames). */
 static int rx_decode(const uint8_t *frame, uint32_t len, struct tp_gen_rx *rx)

@@ -19,11 +19,11 @@
  * Every APDU is encoded with the project's codec (src/proto/mder.h).
  *
  * Frame layout. The codec decodes an APDU of exactly the UDP payload (no
- * trailing bytes), and the engine writes its 16-byte signature into the last
+ * trailing bytes), and the engine writes its 12-byte signature into the last
  * bytes of the frame. So the UDP length covers the APDU only, the IPv4 total
  * length is 20 + the UDP length, and the signature rides in the Ethernet
  * padding after the IPv4 packet:
- *   Ethernet | IPv4 | UDP | APDU | zero padding | signature (16)
+ *   Ethernet | IPv4 | UDP | APDU | zero padding | signature (12)
  * The gateway trims a frame to the IPv4 total length (nf/ip4/datapath/input.c), the
  * generator's receive side reads the signature from the end of the frame. */
 #include <errno.h>

@@ -85,7 +85,7 @@ def test_names_structure_nonces_flags(workdir: Path) -> None:
         assert eth.dst == NDN_MCAST and eth.src == "02:00:00:00:00:09" and eth.type == 0x8624
         token, (name, p), _ = _interest(f[14:])
         # the signature rides in the PIT token: magic, trial, stream, seq (little-endian)
-        assert len(token) == 16 and token[0] == SIG_MAGIC
+        assert len(token) == 12 and token[0] == SIG_MAGIC
         assert int.from_bytes(token[4:8], "little") == n
         # /tp/bench/<i>/<j>/p0/p1/p2/p3/<seq>: 9 components, j fastest, seq = round
         assert len(name) == 9

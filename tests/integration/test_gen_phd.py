@@ -19,7 +19,7 @@ from twinplane.lab.daemon import build_dir
 GEN = build_dir() / "src" / "twinplane-gen"
 DECODE = build_dir() / "src" / "phd-decode"
 PHDSIM = build_dir() / "src" / "phd-sim"
-SIG_LEN = 16
+SIG_LEN = 12
 HDR = 14 + 20 + 8
 
 
@@ -195,4 +195,4 @@ def test_phd_size_too_small_names_the_minimum(tmp_path: Path) -> None:
         timeout=30,
     )
     assert r.returncode != 0
-    assert "148 to 9004 bytes" in r.stderr
+    assert "144 to 9004 bytes" in r.stderr

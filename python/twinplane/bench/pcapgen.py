@@ -5,7 +5,7 @@ The frames come from the generator's own ``ip4-udp`` template (``twinplane-gen
 --pcap``), so a net_pcap replay and a live generator send the same bytes: one
 codec for IPv4/UDP, in C. Every frame is 60 bytes in the capture (64 on the
 wire with the FCS): Ethernet + IPv4 (TTL 64, valid header checksum) + UDP
-(checksum 0, i.e. none, RFC 768) + the generator's 16-byte signature.
+(checksum 0, i.e. none, RFC 768) + the generator's 12-byte signature.
 Destinations walk 198.18.1.1-254 and source ports 1024-1027 (the last field
 fastest), so a DUT's lookup path is not served by a single cached entry.
 
@@ -96,17 +96,17 @@ def check_frames(frames: list[bytes]) -> None:
         del ip.chksum
         if Ether(bytes(pkt))[IP].chksum != got:
             raise AssertionError(f"frame {i}: bad IP checksum")
-        if raw[-16] != 0x74 or int.from_bytes(raw[-12:-8], "little") != i:
+        if raw[-12] != 0x74 or int.from_bytes(raw[-8:-4], "little") != i:
             raise AssertionError(f"frame {i}: no generator signature")
 
 
 # IPv6 (issue 35): the generator's ip6-udp template. Destinations in l3fwd's built-in
 # LPM6 route to port 1 (2001:200:0:1::/64, examples/l3fwd/main.c), walking the last
-# byte; the smallest ip6-udp frame: 14 + 40 + 8 + the 16-byte signature.
+# byte; the smallest ip6-udp frame (RFC 5180's 78 B): 14 + 40 + 8 + the 12-byte signature.
 DEFAULT_SRC_IP6 = "2001:200::2"
 DEFAULT_DST_NET6 = "2001:200:0:1::/64"
 DEFAULT_DST_RANGE6 = "2001:200:0:1::1-2001:200:0:1::fe"
-FRAME_LEN6 = 78  # 82 on the wire with the FCS
+FRAME_LEN6 = 74  # 78 on the wire with the FCS
 
 
 def stream_spec6(
@@ -146,7 +146,7 @@ def check_frames6(frames: list[bytes]) -> None:
         del pkt[UDP].chksum
         if Ether(bytes(pkt))[UDP].chksum != got:
             raise AssertionError(f"frame {i}: bad UDP checksum")
-        if raw[-16] != 0x74 or int.from_bytes(raw[-12:-8], "little") != i:
+        if raw[-12] != 0x74 or int.from_bytes(raw[-8:-4], "little") != i:
             raise AssertionError(f"frame {i}: no generator signature")
 
 

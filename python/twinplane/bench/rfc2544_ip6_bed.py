@@ -16,8 +16,8 @@ l3fwd needs no other DUT class: with ``--lookup lpm`` it looks IPv6 packets up i
 its LPM6 table by packet type (its ``--ipv6`` flag only selects EM and ACL rule
 files, DPDK 22.11 examples/l3fwd/main.c).
 
-RFC 5180 5 sizes IPv6 frames from 78 B; the generator's smallest IPv6 frame is
-82 B (14 + 40 + 8 + its 16-byte signature), so the sizes start there.
+RFC 5180 5 sizes IPv6 frames from 78 B (14 + 40 + 8 + the generator's 12-byte
+signature + FCS), as the sizes here.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ GEN_IP6 = ("2001:200::2", "2001:db8:1::2")
 DUT_ADDR6 = ("2001:200::1/64", "2001:db8:1::1/64")
 DST_NET6 = "2001:200:0:1::/64"
 DST_RANGE6 = "2001:200:0:1::1-2001:200:0:1::fe"
-FRAME_SIZES6 = (82, 128, 256, 512, 1024, 1280, 1518)
+FRAME_SIZES6 = (78, 128, 256, 512, 1024, 1280, 1518)
 
 
 class TwinplaneDut6(D.TwinplaneDut):
