@@ -125,6 +125,23 @@ unsigned int tp_ctl_pass(int timeout_ms, unsigned int *events)
 	return work;
 }
 
+static uint64_t hold_until_ms;
+
+void tp_ctl_poll_hold(unsigned int ms)
+{
+	uint64_t until = tp_ctl_now_ms() + ms;
+
+	if (until > hold_until_ms)
+		hold_until_ms = until;
+}
+
+unsigned int tp_ctl_next_poll_ms(unsigned int poll_ms, unsigned int work, uint64_t now_ms)
+{
+	if (work || now_ms < hold_until_ms)
+		return 1;
+	return RTE_MIN(poll_ms * 2, TP_CTL_POLL_MAX_MS);
+}
+
 void tp_ctl_loop(volatile bool *running)
 {
 	unsigned int poll_ms = 1;
@@ -140,6 +157,6 @@ void tp_ctl_loop(volatile bool *running)
 		if (next >= 0 && next < timeout)
 			timeout = (int)next;
 		unsigned int work = tp_ctl_pass(timeout, NULL);
-		poll_ms = work ? 1 : RTE_MIN(poll_ms * 2, TP_CTL_POLL_MAX_MS);
+		poll_ms = tp_ctl_next_poll_ms(poll_ms, work, tp_ctl_now_ms());
 	}
 }

@@ -35,5 +35,15 @@ uint64_t tp_ctl_now_ms(void);
  * wake-up takes that CPU from it. 0 or -ENOSPC. */
 int tp_ctl_add_poller(tp_poller_cb cb);
 #define TP_CTL_POLL_MAX_MS 8u
+/* Keep passing every millisecond for the next ms milliseconds, work or not: a poller
+ * that found a routing protocol's frame (BFD every 100-300 ms, whose detection time
+ * each frame's wait in the exception ring adds to) keeps the next one from waiting
+ * up to TP_CTL_POLL_MAX_MS (decision 0114). */
+void tp_ctl_poll_hold(unsigned int ms);
+#define TP_CTL_CONTROL_HOLD_MS 1000u
+/* The loop's next wait for pollers, after a pass that waited poll_ms and in which
+ * they found work (a count): 1 ms after work or within a hold, else twice the last,
+ * at most TP_CTL_POLL_MAX_MS. */
+unsigned int tp_ctl_next_poll_ms(unsigned int poll_ms, unsigned int work, uint64_t now_ms);
 
 #endif

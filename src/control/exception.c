@@ -161,13 +161,17 @@ static unsigned int drain(struct rte_ring *r, bool control)
 	return total;
 }
 
-/* Control class first, from every lcore; then the rest. */
+/* Control class first, from every lcore; then the rest. A frame of the control ring
+ * (routing protocols, ARP) keeps the loop passing every millisecond for a second:
+ * the next BFD or hello does not wait for a backed-off pass (decision 0114). */
 static unsigned int exc_poll(void)
 {
 	unsigned int n = 0;
 
 	for (unsigned int i = 0; i < tp.n_workers; i++)
 		n += drain(tp.workers[i]->exc_ring[0], true);
+	if (n)
+		tp_ctl_poll_hold(TP_CTL_CONTROL_HOLD_MS);
 	for (unsigned int i = 0; i < tp.n_workers; i++)
 		n += drain(tp.workers[i]->exc_ring[1], false);
 	return n;

@@ -37,6 +37,30 @@ static int exec_line(const char *line, char *err, size_t errlen)
 	return ret;
 }
 
+/* The control loop's wait for its pollers: 1 ms after work, doubling to 8 ms without,
+ * and 1 ms throughout a hold (a routing protocol's frame), then doubling again. */
+static void test_poll_backoff_and_hold(void **state)
+{
+	(void)state;
+	unsigned int ms = 1;
+	uint64_t now = tp_ctl_now_ms();
+
+	unsigned int want[] = {2, 4, 8, 8};
+	for (unsigned int i = 0; i < RTE_DIM(want); i++) {
+		ms = tp_ctl_next_poll_ms(ms, 0, now);
+		assert_int_equal(ms, want[i]);
+	}
+	assert_int_equal(tp_ctl_next_poll_ms(ms, 3, now), 1);
+	tp_ctl_poll_hold(TP_CTL_CONTROL_HOLD_MS);
+	now = tp_ctl_now_ms();
+	assert_int_equal(tp_ctl_next_poll_ms(8, 0, now), 1);
+	assert_int_equal(tp_ctl_next_poll_ms(8, 0, now + TP_CTL_CONTROL_HOLD_MS - 2), 1);
+	/* a shorter hold never cuts a longer one short */
+	tp_ctl_poll_hold(1);
+	assert_int_equal(tp_ctl_next_poll_ms(8, 0, now + TP_CTL_CONTROL_HOLD_MS - 2), 1);
+	assert_int_equal(tp_ctl_next_poll_ms(1, 0, now + TP_CTL_CONTROL_HOLD_MS + 20), 2);
+}
+
 static void test_malformed_commands(void **state)
 {
 	char err[512];
@@ -307,11 +331,16 @@ static void test_metrics_commands(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_malformed_commands),	 cmocka_unit_test(test_parse_decimal),
-	    cmocka_unit_test(test_render_json_and_text), cmocka_unit_test(test_answer_reader),
-	    cmocka_unit_test(test_config_file_lines),	 cmocka_unit_test(test_json_writer),
-	    cmocka_unit_test(test_hex_decode),		 cmocka_unit_test(test_metrics_writer),
+	    cmocka_unit_test(test_malformed_commands),
+	    cmocka_unit_test(test_parse_decimal),
+	    cmocka_unit_test(test_render_json_and_text),
+	    cmocka_unit_test(test_answer_reader),
+	    cmocka_unit_test(test_config_file_lines),
+	    cmocka_unit_test(test_json_writer),
+	    cmocka_unit_test(test_hex_decode),
+	    cmocka_unit_test(test_metrics_writer),
 	    cmocka_unit_test(test_metrics_commands),
+	    cmocka_unit_test(test_poll_backoff_and_hold),
 	};
 	return cmocka_run_group_tests_name("control", tests, NULL, NULL);
 }
