@@ -382,6 +382,42 @@ static void test_neighbour_and_burst(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
 }
 
+/* IPv6 is a first handler of the l3 mode (l3mode.h): a burst that starts with an
+ * IPv6 frame goes to it whole. It forwards its own, drops IPv6 to another host's MAC
+ * (core.l2_other_host) and hands the rest back in order: a frame cut short and one of
+ * an ethertype nobody registered are dropped by the l3 mode. A burst that starts with
+ * another frame is demultiplexed first, and IPv6 gets its run. */
+static void test_first_handler_of_the_l3_mode(void **state)
+{
+	static const uint8_t other[6] = {0x02, 0, 0, 0, 0, 0x77};
+	struct rte_mbuf *b[6];
+
+	for (unsigned int start = 0; start < 2; start++) {
+		b[0] = frame(A(2, 2), 64, 1);
+		b[1] = frame(A(2, 2), 64, 2);
+		rte_pktmbuf_mtod(b[1], uint8_t *)[13] = 0xb5; /* 0x86b5: nobody's */
+		b[2] = frame_nh(NULL, A(2, 2), 64, 3, other, TP_IP6_NH_UDP);
+		b[3] = frame(A(2, 2), 64, 4);
+		rte_pktmbuf_trim(b[3], rte_pktmbuf_pkt_len(b[3]) - 10); /* 10 bytes */
+		b[4] = frame(A(9, 1), 64, 5);
+		b[5] = frame(A(2, 2), 64, 6);
+		if (start == 1) { /* the unknown frame first */
+			struct rte_mbuf *t = b[0];
+			b[0] = b[1], b[1] = t;
+		}
+		struct rte_mbuf *fwd[3] = {start ? b[1] : b[0], b[4], b[5]};
+		tp_iface_table[0].input(w, b, 6);
+		assert_int_equal(w->txb[1].n, 3);
+		for (unsigned int i = 0; i < 3; i++)
+			assert_ptr_equal(w->txb[1].pkts[i], fwd[i]);
+		assert_int_equal(ctr(TP_DROP_L2_UNSUPPORTED), 1);
+		assert_int_equal(ctr(TP_DROP_L2_OTHER_HOST), 1);
+		assert_int_equal(ctr(TP_DROP_L2_TOO_SHORT), 1);
+		reset(NULL);
+		assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +428,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_every_punt_reason, reset),
 	    cmocka_unit_test_setup(test_control_class, reset),
 	    cmocka_unit_test_setup(test_neighbour_and_burst, reset),
+	    cmocka_unit_test_setup(test_first_handler_of_the_l3_mode, reset),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

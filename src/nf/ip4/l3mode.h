@@ -23,16 +23,18 @@ int tp_ethertype_register(uint16_t ethertype, tp_input_fn fn, const char *owner)
 /* Iterate for show: returns 0 and fills the i-th entry, or -ENOENT. */
 int tp_ethertype_get(unsigned int i, uint16_t *ethertype, const char **owner);
 
-/* The l3 mode's first handler: it is given each burst that starts with a frame of its
- * ethertype whole (no demultiplexing pass before it), takes the frames of its
- * ethertype, checking their destination MAC itself (ours or a group, else dropped as
+/* The l3 mode's first handlers (TP_L3_FIRST_MAX): each is given each burst that
+ * starts with a frame of its ethertype whole (no demultiplexing pass before it), takes the frames
+ * of its ethertype, checking their destination MAC itself (ours or a group, else dropped as
  * core.l2_other_host), and writes the others, in order, to others: they then go
  * through the ethertype table. Returns how many it wrote there. A burst that starts
  * with another frame is demultiplexed first, and the handler is given the runs of its
  * frames (it then hands none back). The router's IPv4, whose fast test checks MAC,
  * ethertype and header in one compare, so that on a routed port the common case costs
- * nothing more, and other traffic (IPv6, NDN) does not pay for that test.
- * 0, -EEXIST (one only). */
+ * nothing more, and the router's IPv6 likewise (the first frame's ethertype is
+ * compared with each first handler's in turn; NDN does not pay for their tests).
+ * 0, -EEXIST (the ethertype has a handler) or -ENOSPC. */
+#define TP_L3_FIRST_MAX 2
 typedef uint16_t (*tp_l3_first_fn)(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
 				   struct rte_mbuf **others);
 int tp_l3_first_register(uint16_t ethertype, tp_l3_first_fn fn, const char *owner);

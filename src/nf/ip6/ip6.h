@@ -46,11 +46,14 @@ extern struct tp_nf tp_ip6_nf;
 /* The counter id of one of the router's reasons. */
 #define IP6_CTR(e) (tp_ip6_nf.ctr_base + IP6_C_##e)
 
-/* The l3 mode's handler of ethertype 0x86DD (l3mode.h): n IPv6 frames received on one
- * port, to our MAC or a group address. Each is forwarded (buffered in w->txb), handed
- * to the kernel through the port's TAP, or dropped into a named counter. */
-void tp_ip6_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n);
-/* The data-plane half of the module's init: 0x86DD in the l3 mode's ethertype table
+/* The l3 mode's first handler of ethertype 0x86DD (l3mode.h): n frames received on one
+ * port. Each IPv6 frame to our MAC or a group address is forwarded (buffered in
+ * w->txb), handed to the kernel through the port's TAP, or dropped into a named
+ * counter; one to another host is dropped (core.l2_other_host). The frames of other
+ * ethertypes are written to others, in order; returns how many. */
+uint16_t tp_ip6_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		      struct rte_mbuf **others);
+/* The data-plane half of the module's init: 0x86DD as the l3 mode's first handler
  * (the unit tests and fuzz targets, which make their own tables, call it alone).
  * 0 or a negative errno. */
 int tp_ip6_datapath_register(void);

@@ -102,7 +102,7 @@ static void kernel_setup(void)
 /* --- life cycle --- */
 int tp_ip6_datapath_register(void)
 {
-	return tp_ethertype_register(TP_ETHERTYPE_IP6, tp_ip6_input, "ip6");
+	return tp_l3_first_register(TP_ETHERTYPE_IP6, tp_ip6_input, "ip6");
 }
 
 static int ip6_init(void)

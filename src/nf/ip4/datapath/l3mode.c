@@ -29,23 +29,28 @@ int tp_ethertype_get(unsigned int i, uint16_t *ethertype, const char **owner)
 	return 0;
 }
 
-/* The first handler (its ethertype in network order): it sees every burst that starts
- * with one of its frames whole, and the runs of its frames in the others. */
+/* The first handlers (their ethertypes in network order): each sees every burst that
+ * starts with one of its frames whole, and the runs of its frames in the others.
+ * Entries are written before n_first counts them (release), never changed after. */
 static struct {
 	uint16_t type_be;
 	tp_l3_first_fn fn;
-	const char *owner;
-} first;
+} firsts[TP_L3_FIRST_MAX];
+static unsigned int n_first;
 
+/* A run of n frames of one ethertype; taken: the first handler that was given the
+ * burst whole (it has taken all of its frames), or n_first. */
 static void run_dispatch(struct tp_worker *w, struct rte_mbuf **run, uint16_t n, uint16_t type_be,
-			 tp_l3_first_fn first_fn)
+			 unsigned int nf, unsigned int taken)
 {
 	tp_input_fn fn;
 
-	/* a run of the first handler's frames in a burst that did not start with one */
-	if (first_fn != NULL && type_be == first.type_be) {
+	/* a run of a first handler's frames in a burst that did not start with one */
+	for (unsigned int f = 0; f < nf; f++) {
+		if (f == taken || type_be != firsts[f].type_be)
+			continue;
 		struct rte_mbuf *rest[TP_BURST];
-		uint16_t k = first_fn(w, run, n, rest);
+		uint16_t k = firsts[f].fn(w, run, n, rest);
 		/* every frame of the run is of its type and holds an Ethernet header: it
 		 * hands none back; should it, nothing else takes them */
 		for (uint16_t i = 0; i < k; i++)
@@ -64,17 +69,19 @@ static void run_dispatch(struct tp_worker *w, struct rte_mbuf **run, uint16_t n,
 
 int tp_l3_first_register(uint16_t ethertype, tp_l3_first_fn fn, const char *owner)
 {
+	unsigned int nf = __atomic_load_n(&n_first, __ATOMIC_RELAXED);
 	int ret;
 
-	if (first.fn != NULL)
-		return -EEXIST;
-	/* listed in the table too (show modules), but never looked up there */
+	if (nf == TP_L3_FIRST_MAX)
+		return -ENOSPC;
+	/* listed in the table too (show modules; a second registration of the type is
+	 * refused there), but never looked up there */
 	ret = tp_dispatch_add(&ethertypes, rte_cpu_to_be_16(ethertype), NULL, owner);
 	if (ret < 0)
 		return ret;
-	first.type_be = rte_cpu_to_be_16(ethertype);
-	first.owner = owner;
-	__atomic_store_n(&first.fn, fn, __ATOMIC_RELEASE);
+	firsts[nf].type_be = rte_cpu_to_be_16(ethertype);
+	firsts[nf].fn = fn;
+	__atomic_store_n(&n_first, nf + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -89,27 +96,31 @@ static inline uint16_t frame_type_be(const struct rte_mbuf *m)
 }
 
 /* Frames to our MAC, a group address (multicast, broadcast) or nothing else. A burst
- * that starts with a frame of the first handler's type goes to it whole (the routed
+ * that starts with a frame of a first handler's type goes to it whole (the routed
  * port's common case: one compare more than the handler's own); it takes its own, the
  * rest follow. Then consecutive frames of one ethertype go to their handler as one
- * run, the first handler's included: a burst of other frames (IPv6, NDN) never passes
- * through the first handler's per-frame test. */
+ * run, the first handlers' included: a burst of other frames (NDN) never passes
+ * through a first handler's per-frame test. */
 void tp_l3_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rte_mbuf *run[TP_BURST], *others[TP_BURST];
-	tp_l3_first_fn first_fn = __atomic_load_n(&first.fn, __ATOMIC_ACQUIRE);
+	unsigned int nf = __atomic_load_n(&n_first, __ATOMIC_ACQUIRE), taken = nf;
 	uint64_t mac = 0;
 	uint16_t nr = 0, cur = 0;
 
 	TP_TRACE_BURST(w, pkts, n, "l3.input");
 	if (unlikely(n == 0))
 		return;
-	if (likely(first_fn != NULL) && likely(frame_type_be(pkts[0]) == first.type_be)) {
-		n = first_fn(w, pkts, n, others);
+	uint16_t type0 = frame_type_be(pkts[0]);
+	for (unsigned int f = 0; f < nf; f++) {
+		if (type0 != firsts[f].type_be)
+			continue;
+		n = firsts[f].fn(w, pkts, n, others);
 		if (likely(n == 0))
 			return;
 		pkts = others;
-		first_fn = NULL; /* it has taken all of its frames */
+		taken = f; /* it has taken all of its frames */
+		break;
 	}
 
 	/* one burst comes from one rx queue, so from one port */
@@ -132,14 +143,14 @@ void tp_l3_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		}
 		memcpy(&type, eth + 12, sizeof(type));
 		if (nr && type != cur) {
-			run_dispatch(w, run, nr, cur, first_fn);
+			run_dispatch(w, run, nr, cur, nf, taken);
 			nr = 0;
 		}
 		cur = type;
 		run[nr++] = m;
 	}
 	if (nr)
-		run_dispatch(w, run, nr, cur, first_fn);
+		run_dispatch(w, run, nr, cur, nf, taken);
 }
 
 struct tp_port_mode tp_mode_l3 = {

@@ -25,21 +25,32 @@ static const uint8_t verdict_ctr[] = {
     [TP_IP6_LEN_EXCEEDS_FRAME] = IP6_C_LEN_EXCEEDS_FRAME,
 };
 
-/* Classify a frame the fast test refused, carefully, in order: RFC 8200 3's header
- * checks (dropped), addresses a router never forwards nor accepts (RFC 4291 2.5.2,
- * 2.5.3, 2.7: dropped; :: as the destination: to the kernel, which answers), group and link-local
- * destinations and link-local sources (RFC 4291 2.5.6: to the kernel), the extension headers a
- * router must look at (RFC 8200 4.3 Hop-by-Hop; 4.4 Routing: to the kernel), Ethernet padding
- * (cut). Returns IP6_FORWARD, IP6_HOP_LOW or IP6_CONSUMED. */
-__rte_noinline int tp_ip6_classify_slow(struct tp_worker *w, struct rte_mbuf *m)
+/* Classify a frame the fast test refused, carefully, in order: a frame that is not
+ * IPv6 goes back to the l3 input function (*others); IPv6 to another host's MAC is
+ * dropped; RFC 8200 3's header checks (dropped), addresses a router never forwards nor accepts (RFC
+ * 4291 2.5.2, 2.5.3, 2.7: dropped; :: as the destination: to the kernel, which answers), group and
+ * link-local destinations and link-local sources (RFC 4291 2.5.6: to the kernel), the extension
+ * headers a router must look at (RFC 8200 4.3 Hop-by-Hop; 4.4 Routing: to the kernel), Ethernet
+ * padding (cut). Returns IP6_FORWARD, IP6_HOP_LOW or IP6_CONSUMED. */
+__rte_noinline int tp_ip6_classify_slow(struct tp_worker *w, struct rte_mbuf *m,
+					struct rte_mbuf **others, uint16_t *n_others)
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *ip = eth + TP_ETH_HDR_LEN;
+
+	if (rte_pktmbuf_data_len(m) < TP_ETH_HDR_LEN ||
+	    ((const struct rte_ether_hdr *)eth)->ether_type != RTE_BE16(TP_ETHERTYPE_IP6)) {
+		others[(*n_others)++] = m;
+		return IP6_CONSUMED;
+	}
+	if (!(eth[0] & 1) && memcmp(eth, &tp_iface_table[m->port].mac, RTE_ETHER_ADDR_LEN) != 0) {
+		tp_drop(w, m, TP_DROP_L2_OTHER_HOST);
+		return IP6_CONSUMED;
+	}
 	uint32_t avail = rte_pktmbuf_pkt_len(m) - TP_ETH_HDR_LEN;
 	uint32_t seg = rte_pktmbuf_data_len(m) - TP_ETH_HDR_LEN;
 
-	/* the l3 mode checked the Ethernet header's 14 bytes; the IPv6 header must be
-	 * in the first segment (it is wherever a NIC puts it) */
+	/* the IPv6 header must be in the first segment (it is wherever a NIC puts it) */
 	if (seg < TP_IP6_HDR_LEN) {
 		tp_drop(w, m, IP6_CTR(TOO_SHORT));
 		return IP6_CONSUMED;
@@ -93,12 +104,14 @@ __rte_noinline int tp_ip6_classify_slow(struct tp_worker *w, struct rte_mbuf *m)
 struct ip6_burst {
 	struct tp_worker *w;
 	const struct rte_lpm6 *lpm;
-	uint64_t mac;	    /* the port's MAC in the low 6 bytes */
-	uint32_t cur;	    /* next hop l2/smac/b belong to, or CUR_NONE */
-	uint64_t l2, smac;  /* its forwarding word, source MAC + type 0x86DD */
-	uint32_t frame_max; /* largest frame its port takes: MTU + Ethernet header */
-	struct tp_txbuf *b; /* output buffer of the cached next hop */
-	unsigned int bn;    /* its fill, written back to b->n when the buffer changes */
+	uint64_t mac;		  /* the port's MAC in the low 6 bytes */
+	uint32_t cur;		  /* next hop l2/smac/b belong to, or CUR_NONE */
+	uint64_t l2, smac;	  /* its forwarding word, source MAC + type 0x86DD */
+	uint32_t frame_max;	  /* largest frame its port takes: MTU + Ethernet header */
+	struct tp_txbuf *b;	  /* output buffer of the cached next hop */
+	unsigned int bn;	  /* its fill, written back to b->n when the buffer changes */
+	struct rte_mbuf **others; /* frames that are not IPv6, for the l3 mode */
+	uint16_t n_others;
 };
 
 static inline void ip6_burst_sync(struct ip6_burst *s)
@@ -134,7 +147,8 @@ static inline int ip6_nh_switch(struct ip6_burst *s, struct rte_mbuf *m, uint32_
 	return 1;
 }
 
-/* One packet, start to end. The fast test: unicast to our MAC, one segment whose
+/* One packet, start to end. The fast test: unicast to our MAC, ethertype 0x86DD, one
+ * segment whose
  * length is the header's, version 6, hop limit > 1, no Hop-by-Hop or Routing header,
  * source and destination outside ::/8, fe00::/7 and ff00::/8 (what a router never
  * forwards is in those; the slow path tells exactly). Anything else takes the slow
@@ -145,17 +159,20 @@ static __rte_always_inline void ip6_one(struct ip6_burst *s, struct rte_mbuf *m)
 	uint8_t *ip = eth + TP_ETH_HDR_LEN;
 	uint32_t len = rte_pktmbuf_data_len(m);
 	uint64_t dmac;
+	uint16_t type;
 	uint32_t nh;
 	int r = IP6_FORWARD;
 
 	memcpy(&dmac, eth, sizeof(dmac)); /* the source's first bytes: shifted out */
-	if (unlikely(((dmac ^ s->mac) << 16) != 0 || len < TP_ETH_HDR_LEN + TP_IP6_HDR_LEN ||
-		     len != rte_pktmbuf_pkt_len(m) || (ip[0] >> 4) != 6 ||
+	memcpy(&type, eth + 12, sizeof(type));
+	if (unlikely(((dmac ^ s->mac) << 16) != 0 || type != RTE_BE16(TP_ETHERTYPE_IP6) ||
+		     len < TP_ETH_HDR_LEN + TP_IP6_HDR_LEN || len != rte_pktmbuf_pkt_len(m) ||
+		     (ip[0] >> 4) != 6 ||
 		     len != TP_ETH_HDR_LEN + TP_IP6_HDR_LEN + (uint32_t)tp_ip6_plen(ip) ||
 		     ip[7] <= 1 || ip[6] == TP_IP6_NH_HOP_BY_HOP || ip[6] == TP_IP6_NH_ROUTING ||
 		     (uint8_t)(ip[8] + 2) <= 2 || (uint8_t)(ip[24] + 2) <= 2)) {
 		ip6_burst_sync(s); /* the slow path may punt */
-		r = tp_ip6_classify_slow(s->w, m);
+		r = tp_ip6_classify_slow(s->w, m, s->others, &s->n_others);
 		if (r == IP6_CONSUMED)
 			return;
 		if (r == IP6_HOP_LOW) {
@@ -186,24 +203,33 @@ static __rte_always_inline void ip6_one(struct ip6_burst *s, struct rte_mbuf *m)
 	}
 }
 
-void tp_ip6_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
+uint16_t tp_ip6_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		      struct rte_mbuf **others)
 {
 	unsigned int i;
 
 	if (unlikely(n == 0))
-		return;
+		return 0;
 	TP_TRACE_BURST(w, pkts, n, "ip6.input");
 
 	struct ip6_burst s = {
 	    .w = w,
 	    .lpm = tp_route6_reader(),
 	    .cur = CUR_NONE,
+	    .others = others,
 	};
 
 	if (unlikely(s.lpm == NULL)) { /* no table (a module that did not start) */
-		for (i = 0; i < n; i++)
-			tp_ip6_punt(w, pkts[i], IP6_C_NO_ROUTE);
-		return;
+		for (i = 0; i < n; i++) {
+			uint16_t type = 0;
+			if (rte_pktmbuf_data_len(pkts[i]) >= TP_ETH_HDR_LEN)
+				memcpy(&type, rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, 12), 2);
+			if (type == RTE_BE16(TP_ETHERTYPE_IP6))
+				tp_ip6_punt(w, pkts[i], IP6_C_NO_ROUTE);
+			else
+				others[s.n_others++] = pkts[i];
+		}
+		return s.n_others;
 	}
 	/* one burst comes from one rx queue, so from one port */
 	memcpy(&s.mac, &tp_iface_table[pkts[0]->port].mac, RTE_ETHER_ADDR_LEN);
@@ -217,4 +243,5 @@ void tp_ip6_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	for (; i < n; i++)
 		ip6_one(&s, pkts[i]);
 	ip6_burst_sync(&s);
+	return s.n_others;
 }

@@ -21,7 +21,8 @@
 #define IP6_CONSUMED -1
 
 /* input.c: classify a frame the fast test refused; returns as above. */
-int tp_ip6_classify_slow(struct tp_worker *w, struct rte_mbuf *m);
+int tp_ip6_classify_slow(struct tp_worker *w, struct rte_mbuf *m, struct rte_mbuf **others,
+			 uint16_t *n_others);
 /* local.c: punt m to the kernel for reason c (an IP6_C_* counter); consumes m. */
 void tp_ip6_punt(struct tp_worker *w, struct rte_mbuf *m, unsigned int c);
 /* local.c: hop limit <= 1; consumes m. */
