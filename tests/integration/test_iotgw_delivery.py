@@ -301,19 +301,33 @@ def test_cse_neighbour_kept_reachable(daemon_lab: Callable[..., RouterLab]) -> N
     6-18 s a CI run saw STALE), 26 s watched, so an entry nobody confirms goes STALE
     in sight. The daemon confirms only while the IN-CSE answers its probes: a window
     in which a probe went 2 s unanswered (went_down counts it; ACME stalls so on a
-    loaded host) says nothing, and is watched again, once."""
+    loaded host) says nothing, and is watched again, once.
+
+    The entry is made again once ACME answers (deleted: the next probe resolves it),
+    so that its timer runs on the reachable time set here, not on the default's up to
+    45 s, and the watch starts once it is REACHABLE after two more answered probes:
+    the daemon starts before ACME, and its probes while ACME starts confirm nothing
+    (a CI run saw DELAY so, outside what this test is about)."""
     lab, _ = gw_lab(daemon_lab, "delivery fire-and-forget")
     tap = lab.link("h2").tap
     lab.router.run(["sysctl", "-qw", f"net.ipv4.neigh.{tap}.base_reachable_time_ms=16000"])
+
+    def neigh_states() -> set[str]:
+        out = lab.router.run(["ip", "-j", "neigh", "show", CSE, "dev", tap]).stdout
+        return {s for e in json.loads(out or "[]") for s in e.get("state", [])}
+
     wait_for("a probe's answer", lambda: show(lab)["delivery"]["probes_answered"] >= 1)
+    lab.router.run(["ip", "neigh", "del", CSE, "dev", tap])
+    # the next probe resolves the entry; the one after carries the confirmation
+    n = show(lab)["delivery"]["probes_answered"] + 2
+    wait_for("a confirming probe's answer", lambda: show(lab)["delivery"]["probes_answered"] >= n)
+    wait_for("the entry confirmed", lambda: neigh_states() == {"REACHABLE"}, timeout=30)
     for window in (1, 2):
         down = show(lab)["delivery"]["went_down"]
         states = set()
         end = time.monotonic() + 26
         while time.monotonic() < end:
-            out = lab.router.run(["ip", "-j", "neigh", "show", CSE, "dev", tap]).stdout
-            entries = json.loads(out or "[]")
-            states.update(s for e in entries for s in e.get("state", []))
+            states |= neigh_states()
             time.sleep(0.5)
         delivery = show(lab)["delivery"]
         if states == {"REACHABLE"} or delivery["went_down"] == down or window == 2:
