@@ -442,6 +442,8 @@ def _unfit_lab(daemon_lab: Callable[..., RouterLab]) -> tuple[RouterLab, list[st
         lambda: _state6(lab, UNFIT6) == "unfit" and _state6(lab, COVER6) == "punting",
         3.0, 0.05, "the /64 unfit, the /48 punting",
     )  # fmt: skip
+    others = [p for p, x in _routes6(lab).items() if x["state"] == "unfit" and p != UNFIT6]
+    assert not others, f"routes unfit besides the /64 (a route came in late): {others}"
     return lab, blackholes
 
 

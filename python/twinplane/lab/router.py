@@ -21,6 +21,7 @@ test_conformance.py checks both against the kernel as a router.
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import shlex
 import subprocess
@@ -333,6 +334,21 @@ class RouterLab(Lab):
             self.router.run(
                 ["ip", "-6", "addr", "add", f"2001:db8:{net}::1/64", "dev", tap, "nodad"]
             )
+        # The TAPs' link-local addresses pass DAD 1-2 s after the daemon turned IPv6
+        # on; only then does the kernel add their /128 routes, which the daemon takes
+        # into its table. Wait for them here, so that a test counting the table's
+        # routes does not see one arrive later (a CI run saw that).
+        taps = [self.link(h).tap for h in ("h1", "h2")]
+        self.wait_until(lambda: all(self._link_local_in_table(t) for t in taps),
+                        10.0, 0.05, "the TAPs' link-local addresses in the IPv6 table")  # fmt: skip
+
+    def _link_local_in_table(self, tap: str) -> bool:
+        out = self.router.run(["ip", "-6", "-j", "addr", "show", "dev", tap]).stdout
+        lls = [a for i in json.loads(out or "[]") for a in i.get("addr_info", [])
+               if a.get("scope") == "link"]  # fmt: skip
+        return bool(lls) and all(
+            not a.get("tentative") and self.route6(f"{a['local']}/128") is not None for a in lls
+        )
 
     def neighbours(self) -> list[dict[str, Any]]:
         n: list[dict[str, Any]] = self.ctl("show", "neigh")["neighbours"]
