@@ -5,9 +5,9 @@
 Each report is written to build/rerun/<name>; when its run succeeds it is copied into
 docs/results and committed at once, so the next run starts from a clean tree (a
 report copied but not committed would make every later run's tree ``-dirty``).
-rfc2544_ip4 runs in parts (build/rerun/rfc2544_ip4/<part>); a part whose measured
-code is still HEAD's is kept, so a later sitting runs only the missing parts, and
-the report is merged when every part is there.
+The RFC 2544 reports run in parts (build/rerun/<report>/<part>); a part whose
+measured code is still HEAD's is kept, so a later sitting runs only the missing
+parts, and the report is merged when every part is there.
 
     scripts/rerun-reports.py --dry-run             # what would run, and how long
     scripts/rerun-reports.py --budget 170          # what fits in 170 minutes
@@ -42,15 +42,21 @@ RUNS: dict[str, tuple[int, list[str]]] = {
     "iotgw": (50, ["bench/iotgw.py"]),
     "l2": (70, ["bench/l2.py"]),
     "failover": (25, ["bench/failover.py"]),
-    # the committed report's size and wire (issue 35's bar); every size is ~2 h more
-    "rfc2544_ip6": (12, ["bench/rfc2544_ip6.py", "--sizes", "78", "--wires", "memif"]),
 }
-RFC = "rfc2544_ip4"
-RFC_PARTS: dict[str, tuple[int, list[str]]] = {
-    "cost": (6, ["--no-ndr"]),
-    "memif": (120, ["--no-cost", "--wires", "memif"]),
-    "veth1": (75, ["--no-cost", "--wires", "veth", "--sizes", "64,128,256,512"]),
-    "veth2": (60, ["--no-cost", "--wires", "veth", "--sizes", "1024,1280,1518"]),
+# report -> its parts: part -> (expected minutes, arguments of bench/<report>.py)
+PARTS: dict[str, dict[str, tuple[int, list[str]]]] = {
+    "rfc2544_ip4": {
+        "cost": (6, ["--no-ndr"]),
+        "memif": (120, ["--no-cost", "--wires", "memif"]),
+        "veth1": (75, ["--no-cost", "--wires", "veth", "--sizes", "64,128,256,512"]),
+        "veth2": (60, ["--no-cost", "--wires", "veth", "--sizes", "1024,1280,1518"]),
+    },
+    "rfc2544_ip6": {
+        "memif78": (12, ["--wires", "memif", "--sizes", "78"]),
+        "memif-large": (65, ["--wires", "memif", "--sizes", "128,256,512,1024,1280,1518"]),
+        "veth1": (55, ["--wires", "veth", "--sizes", "78,128,256,512"]),
+        "veth2": (45, ["--wires", "veth", "--sizes", "1024,1280,1518"]),
+    },
 }
 OUT = ROOT / "build" / "rerun"
 
@@ -64,15 +70,15 @@ def clean() -> bool:
     return not git("status", "--porcelain", "--untracked-files=no")
 
 
-def part_done(part: str) -> bool:
+def part_done(name: str, part: str) -> bool:
     """A part already run on HEAD's measured code."""
-    path = OUT / RFC / part / f"{RFC}.json"
+    path = OUT / name / part / f"{name}.json"
     if not path.is_file():
         return False
     tree = str(json.loads(path.read_text()).get("tree", ""))
     if not tree or tree.endswith("-dirty"):
         return False
-    return stale.measured_changes(ROOT, RFC, tree, "HEAD") == []
+    return stale.measured_changes(ROOT, name, tree, "HEAD") == []
 
 
 def run(args: list[str], log: Path) -> bool:
@@ -99,16 +105,16 @@ def publish(name: str, src: Path) -> None:
 
 def plan_for(names: list[str]) -> list[tuple[str, int, list[str]]]:
     """(step, expected minutes, command) for every stale report among ``names``
-    (all when empty); rfc2544_ip4's parts still missing, then its merge."""
+    (all when empty); a report in parts: its parts still missing, then its merge."""
     todo = [s.name for s in stale.check_all(ROOT, ROOT / "docs" / "results") if s.state != "fresh"]
     plan: list[tuple[str, int, list[str]]] = []
     for name in (n for n in todo if not names or n in names):
-        if name == RFC:
-            for p, (m, args) in RFC_PARTS.items():
-                if not part_done(p):
-                    out = str(OUT / RFC / p)
-                    plan.append((f"{RFC}:{p}", m, ["bench/rfc2544_ip4.py", *args, "--out", out]))
-            plan.append((f"{RFC}:merge", 1, []))
+        if name in PARTS:
+            for p, (m, args) in PARTS[name].items():
+                if not part_done(name, p):
+                    out = str(OUT / name / p)
+                    plan.append((f"{name}:{p}", m, [f"bench/{name}.py", *args, "--out", out]))
+            plan.append((f"{name}:merge", 1, []))
         elif name in RUNS:
             m, args = RUNS[name]
             plan.append((name, m, [*args, "--out", str(OUT / name)]))
@@ -117,15 +123,15 @@ def plan_for(names: list[str]) -> list[tuple[str, int, list[str]]]:
     return plan
 
 
-def merge_rfc() -> None:
-    if not all(part_done(p) for p in RFC_PARTS):
-        print(f"{RFC}: parts missing; merge in a later sitting")
+def merge_parts(name: str) -> None:
+    if not all(part_done(name, p) for p in PARTS[name]):
+        print(f"{name}: parts missing; merge in a later sitting")
         return
-    parts = [str(OUT / RFC / p / f"{RFC}.json") for p in RFC_PARTS]
-    merged = OUT / RFC / "merged"
+    parts = [str(OUT / name / p / f"{name}.json") for p in PARTS[name]]
+    merged = OUT / name / "merged"
     merged.mkdir(parents=True, exist_ok=True)
-    if run(["bench/rfc2544_ip4.py", "--merge", *parts, "--out", str(merged)], merged / "log"):
-        publish(RFC, merged)
+    if run([f"bench/{name}.py", "--merge", *parts, "--out", str(merged)], merged / "log"):
+        publish(name, merged)
 
 
 def main() -> int:
@@ -150,8 +156,8 @@ def main() -> int:
         if minutes > left:
             continue
         start = time.monotonic()
-        if step == f"{RFC}:merge":
-            merge_rfc()
+        if step.endswith(":merge"):
+            merge_parts(step.split(":")[0])
         elif run(args, OUT / f"{step.replace(':', '-')}.log") and ":" not in step:
             publish(step, OUT / step)
         left -= (time.monotonic() - start) / 60
