@@ -28,6 +28,7 @@ static const uint8_t mac_p0[6] = {2, 0, 0, 0, 0, 0x10};
 static const uint8_t mac_p1[6] = {2, 0, 0, 0, 0, 0x11};
 static const uint8_t mac_h1[6] = {2, 0, 0, 0, 1, 0x02};
 static const uint8_t mac_h2[6] = {2, 0, 0, 0, 2, 0x02};
+static const uint8_t mac_h3[6] = {2, 0, 0, 0, 2, 0x03};
 /* 33:33:ff:00:00:02, the solicited-node group's MAC (RFC 2464 7) */
 static const uint8_t mac_sn[6] = {0x33, 0x33, 0xff, 0, 0, 2};
 static unsigned int pool_base;
@@ -382,6 +383,63 @@ static void test_neighbour_and_burst(void **state)
 	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
 }
 
+/* The output pass of a burst (input.c's third): next hops alternating on one port
+ * (each change writes the buffer's fill back and reloads it), one packet too big and
+ * one without a route among them, into a buffer that already holds 20 frames: it
+ * fills at the 12th forwarded frame, is sent then, and the rest stay in it in order,
+ * each with its next hop's MAC and the hop limit less one. */
+static void test_output_pass(void **state)
+{
+	struct rte_mbuf *pre[20], *b[TP_BURST], *fwd[TP_BURST];
+	unsigned int nf = 0;
+
+	assert_true(tp_neigh6_learn(A(2, 3), 1, mac_h3) >= 0);
+	for (int i = 0; i < 10 && tp_route6_pending(); i++)
+		tp_route6_poll();
+	for (unsigned int i = 0; i < 20; i++)
+		pre[i] = frame(A(2, 2), 64, 10);
+	tp_iface_table[0].input(w, pre, 20);
+	assert_int_equal(w->txb[1].n, 20);
+	tp_iface_table[1].mtu = 1280;
+	for (unsigned int i = 0; i < TP_BURST; i++) {
+		if (i == 5)
+			b[i] = frame(A(2, 2), 64, 1300); /* 1354 bytes of IPv6: too big */
+		else if (i == 9)
+			b[i] = frame(A(0x99, 1), 64, 10);
+		else
+			b[i] = frame(i % 2 ? A(3, (uint16_t)i) : A(2, 2), (uint8_t)(64 + i), 10);
+		if (i != 5 && i != 9)
+			fwd[nf++] = b[i];
+	}
+	tp_iface_table[0].input(w, b, TP_BURST);
+	tp_iface_table[1].mtu = 1500;
+	/* 20 + 30 forwarded: 32 sent (to a port that does not exist here: tx_queue_full) */
+	assert_int_equal(w->txb[1].n, 20 + nf - TP_BURST);
+	assert_int_equal(ctr(TP_DROP_TX_FULL) + w->st.tx, TP_BURST);
+	for (unsigned int k = 0; k < w->txb[1].n; k++) {
+		struct rte_mbuf *m = w->txb[1].pkts[k];
+		unsigned int i = TP_BURST - 20 + k; /* its place among the forwarded */
+		assert_ptr_equal(m, fwd[i]);
+		const uint8_t *e = rte_pktmbuf_mtod(m, const uint8_t *);
+		bool via_h3 = e[14 + 24 + 5] == 3; /* 2001:db8:3:: */
+		assert_memory_equal(e, via_h3 ? mac_h3 : mac_h2, 6);
+		assert_memory_equal(e + 6, mac_p1, 6);
+		assert_int_equal(e[12], 0x86);
+		assert_int_equal(e[13], 0xdd);
+	}
+	/* the hop limits: 64 + i - 1 for the ones still here */
+	for (unsigned int i = 0, k = 0; i < TP_BURST; i++)
+		if (i != 5 && i != 9 && k++ >= TP_BURST - 20)
+			assert_int_equal(ip_of(b[i])[7], 64 + i - 1);
+	assert_int_equal(ctr(IP6_CTR(EXCEEDS_MTU)), 1);
+	assert_int_equal(ctr(IP6_CTR(NO_ROUTE)), 1);
+	assert_int_equal(tp_neigh6_learn(A(2, 3), 1, NULL), -ENOENT);
+	for (int i = 0; i < 10 && tp_route6_pending(); i++)
+		tp_route6_poll();
+	reset(NULL);
+	assert_int_equal(rte_mempool_in_use_count(pool), pool_base);
+}
+
 /* IPv6 is a first handler of the l3 mode (l3mode.h): a burst that starts with an
  * IPv6 frame goes to it whole. It forwards its own, drops IPv6 to another host's MAC
  * (core.l2_other_host) and hands the rest back in order: a frame cut short and one of
@@ -429,6 +487,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_control_class, reset),
 	    cmocka_unit_test_setup(test_neighbour_and_burst, reset),
 	    cmocka_unit_test_setup(test_first_handler_of_the_l3_mode, reset),
+	    cmocka_unit_test_setup(test_output_pass, reset),
 	};
 	if (tp_test_eal_init() < 0)
 		return 1;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* IPv6 input: the burst loop (tp_ip6_input), every stage of a packet in one function
- * (ip6_one): check, look up, rewrite, hop limit, transmit buffer; the validation of
+/* IPv6 input: the burst in three passes (tp_ip6_input): the fast test, the lookups
+ * in one call, the output (rewrite, hop limit, transmit buffer); the validation of
  * what the fast test refuses, in RFC 8200 order (tp_ip6_classify_slow). */
+#include <stdbool.h>
+
+#include <rte_common.h>
 #include <rte_ether.h>
 #include <rte_lpm6.h>
 #include <rte_prefetch.h>
@@ -100,148 +103,162 @@ __rte_noinline int tp_ip6_classify_slow(struct tp_worker *w, struct rte_mbuf *m,
 	return ip[7] <= 1 ? IP6_HOP_LOW : IP6_FORWARD;
 }
 
-/* What a burst keeps between its packets. */
-struct ip6_burst {
-	struct tp_worker *w;
-	const struct rte_lpm6 *lpm;
-	uint64_t mac;		  /* the port's MAC in the low 6 bytes */
-	uint32_t cur;		  /* next hop l2/smac/b belong to, or CUR_NONE */
-	uint64_t l2, smac;	  /* its forwarding word, source MAC + type 0x86DD */
-	uint32_t frame_max;	  /* largest frame its port takes: MTU + Ethernet header */
-	struct tp_txbuf *b;	  /* output buffer of the cached next hop */
-	unsigned int bn;	  /* its fill, written back to b->n when the buffer changes */
-	struct rte_mbuf **others; /* frames that are not IPv6, for the l3 mode */
-	uint16_t n_others;
-};
-
-static inline void ip6_burst_sync(struct ip6_burst *s)
+/* The fast test: unicast to our MAC (mac: the port's, in the low 6 bytes), ethertype
+ * 0x86DD, one segment whose length is the header's, version 6, hop limit > 1, no
+ * Hop-by-Hop or Routing header, source and destination outside ::/8, fe00::/7 and
+ * ff00::/8 (what a router never forwards is in those; the slow path tells exactly).
+ * Anything else takes the slow path, which checks again in order and names the reason. */
+static __rte_always_inline bool ip6_fast_ok(uint64_t mac, const struct rte_mbuf *m)
 {
-	if (s->b != NULL) {
-		s->b->n = (uint16_t)s->bn;
-		s->w->tx_dirty |= s->bn ? 1ull << tp_nh_l2_port(s->l2) : 0;
-		s->b = NULL;
-	}
-	s->cur = CUR_NONE;
-}
-
-/* A packet whose next hop is not the cached one. Returns 1 (the cache filled) if m
- * is to be forwarded on next hop id; otherwise m has been consumed. */
-static inline int ip6_nh_switch(struct ip6_burst *s, struct rte_mbuf *m, uint32_t id)
-{
-	uint64_t v = id == NH_NONE ? 0 : tp_nh_l2_load(id);
-
-	ip6_burst_sync(s);
-	if (unlikely(!(tp_nh_l2_flags(v) & TP_NH_F_RESOLVED))) {
-		tp_ip6_no_forward(s->w, m, id, v);
-		return 0;
-	}
-	s->l2 = v;
-	const struct tp_iface *out = &tp_iface_table[tp_nh_l2_port(v)];
-	memcpy(&s->smac, &out->mac, sizeof(s->smac));
-	s->smac = (s->smac & 0xffffffffffffull) | ((uint64_t)RTE_BE16(TP_ETHERTYPE_IP6) << 48);
-	/* an MTU of 0 is one nobody set (a bare test table): no limit */
-	s->frame_max = out->mtu ? (uint32_t)out->mtu + TP_ETH_HDR_LEN : UINT32_MAX;
-	s->cur = id;
-	s->b = &s->w->txb[tp_nh_l2_port(v)];
-	s->bn = s->b->n;
-	return 1;
-}
-
-/* One packet, start to end. The fast test: unicast to our MAC, ethertype 0x86DD, one
- * segment whose
- * length is the header's, version 6, hop limit > 1, no Hop-by-Hop or Routing header,
- * source and destination outside ::/8, fe00::/7 and ff00::/8 (what a router never
- * forwards is in those; the slow path tells exactly). Anything else takes the slow
- * path, which checks again in order and names the reason. */
-static __rte_always_inline void ip6_one(struct ip6_burst *s, struct rte_mbuf *m)
-{
-	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
-	uint8_t *ip = eth + TP_ETH_HDR_LEN;
+	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *ip = eth + TP_ETH_HDR_LEN;
 	uint32_t len = rte_pktmbuf_data_len(m);
 	uint64_t dmac;
 	uint16_t type;
-	uint32_t nh;
-	int r = IP6_FORWARD;
 
 	memcpy(&dmac, eth, sizeof(dmac)); /* the source's first bytes: shifted out */
 	memcpy(&type, eth + 12, sizeof(type));
-	if (unlikely(((dmac ^ s->mac) << 16) != 0 || type != RTE_BE16(TP_ETHERTYPE_IP6) ||
-		     len < TP_ETH_HDR_LEN + TP_IP6_HDR_LEN || len != rte_pktmbuf_pkt_len(m) ||
-		     (ip[0] >> 4) != 6 ||
-		     len != TP_ETH_HDR_LEN + TP_IP6_HDR_LEN + (uint32_t)tp_ip6_plen(ip) ||
-		     ip[7] <= 1 || ip[6] == TP_IP6_NH_HOP_BY_HOP || ip[6] == TP_IP6_NH_ROUTING ||
-		     (uint8_t)(ip[8] + 2) <= 2 || (uint8_t)(ip[24] + 2) <= 2)) {
-		ip6_burst_sync(s); /* the slow path may punt */
-		r = tp_ip6_classify_slow(s->w, m, s->others, &s->n_others);
-		if (r == IP6_CONSUMED)
-			return;
-		if (r == IP6_HOP_LOW) {
-			tp_ip6_hop_low(s->w, m);
-			return;
+	return ((dmac ^ mac) << 16) == 0 && type == RTE_BE16(TP_ETHERTYPE_IP6) &&
+	       len >= TP_ETH_HDR_LEN + TP_IP6_HDR_LEN && len == rte_pktmbuf_pkt_len(m) &&
+	       (ip[0] >> 4) == 6 &&
+	       len == TP_ETH_HDR_LEN + TP_IP6_HDR_LEN + (uint32_t)tp_ip6_plen(ip) && ip[7] > 1 &&
+	       ip[6] != TP_IP6_NH_HOP_BY_HOP && ip[6] != TP_IP6_NH_ROUTING &&
+	       (uint8_t)(ip[8] + 2) > 2 && (uint8_t)(ip[24] + 2) > 2;
+}
+
+/* The output pass: n checked packets with their next hops (nh[i] < 0: no route),
+ * in arrival order. Each is rewritten (MACs, hop limit) into its next hop's transmit
+ * buffer, or consumed (no route, unresolved neighbour, too big for the link). The
+ * next hop of the previous packet stays in locals (registers): its forwarding word,
+ * source MAC + type, frame limit, buffer and the buffer's fill, written back when the
+ * next hop changes and at the end. */
+static __rte_always_inline void ip6_output(struct tp_worker *w, struct rte_mbuf **pkts,
+					   const int32_t *nh, unsigned int n)
+{
+	uint32_t cur = CUR_NONE, frame_max = 0;
+	uint64_t l2 = 0, smac = 0;
+	struct tp_txbuf *b = NULL;
+	unsigned int bn = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint32_t id = nh[i] < 0 ? NH_NONE : (uint32_t)nh[i];
+
+		if (unlikely(id != cur)) {
+			if (b != NULL) { /* written back, as at the end */
+				b->n = (uint16_t)bn;
+				w->tx_dirty |= bn ? 1ull << tp_nh_l2_port(l2) : 0;
+				b = NULL;
+			}
+			cur = CUR_NONE;
+			uint64_t v = id == NH_NONE ? 0 : tp_nh_l2_load(id);
+			if (unlikely(!(tp_nh_l2_flags(v) & TP_NH_F_RESOLVED))) {
+				tp_ip6_no_forward(w, m, id, v);
+				continue;
+			}
+			const struct tp_iface *out = &tp_iface_table[tp_nh_l2_port(v)];
+			uint64_t mac = 0;
+			memcpy(&mac, &out->mac, RTE_ETHER_ADDR_LEN);
+			smac = mac | ((uint64_t)RTE_BE16(TP_ETHERTYPE_IP6) << 48);
+			/* an MTU of 0 is one nobody set (a bare test table): no limit */
+			frame_max = out->mtu ? (uint32_t)out->mtu + TP_ETH_HDR_LEN : UINT32_MAX;
+			l2 = v;
+			cur = id;
+			b = &w->txb[tp_nh_l2_port(v)];
+			bn = b->n;
+		}
+		/* RFC 8200 5: a router does not fragment; the kernel answers Packet Too Big
+		 * (RFC 4443 3.2) with the link's MTU */
+		if (unlikely(rte_pktmbuf_pkt_len(m) > frame_max)) {
+			b->n = (uint16_t)bn;
+			w->tx_dirty |= bn ? 1ull << tp_nh_l2_port(l2) : 0;
+			b = NULL;
+			cur = CUR_NONE;
+			tp_ip6_punt(w, m, IP6_C_EXCEEDS_MTU);
+			continue;
+		}
+		uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+		/* bytes 0-5: destination MAC (6-7 of the word are overwritten next) */
+		memcpy(eth, &l2, sizeof(l2));
+		memcpy(eth + 6, &smac, sizeof(smac));
+		eth[TP_ETH_HDR_LEN + 7]--; /* RFC 8200 3: Hop Limit, less 1 at each router */
+		b->pkts[bn++] = m;
+		if (unlikely(bn == TP_BURST)) { /* full: sent now, never left full (worker.h) */
+			b->n = TP_BURST;
+			tp_worker_tx_flush_port(w, tp_nh_l2_port(l2));
+			bn = 0;
 		}
 	}
-	if (rte_lpm6_lookup(s->lpm, ip + 24, &nh) != 0)
-		nh = NH_NONE;
-	if (unlikely(nh != s->cur) && !ip6_nh_switch(s, m, nh))
-		return;
-	/* RFC 8200 5: a router does not fragment; the kernel answers Packet Too Big
-	 * (RFC 4443 3.2) with the link's MTU */
-	if (unlikely(rte_pktmbuf_pkt_len(m) > s->frame_max)) {
-		ip6_burst_sync(s);
-		tp_ip6_punt(s->w, m, IP6_C_EXCEEDS_MTU);
-		return;
+	if (b != NULL) {
+		b->n = (uint16_t)bn;
+		w->tx_dirty |= bn ? 1ull << tp_nh_l2_port(l2) : 0;
 	}
-	/* bytes 0-5: destination MAC (6-7 of the word are overwritten next) */
-	memcpy(eth, &s->l2, sizeof(s->l2));
-	memcpy(eth + 6, &s->smac, sizeof(s->smac));
-	ip[7]--; /* RFC 8200 3: Hop Limit, decremented by 1 by each forwarding node */
-	s->b->pkts[s->bn++] = m;
-	if (unlikely(s->bn == TP_BURST)) { /* full: sent now, never left full (worker.h) */
-		s->b->n = TP_BURST;
-		tp_worker_tx_flush_port(s->w, tp_nh_l2_port(s->l2));
-		s->bn = 0;
+}
+
+/* Three passes over at most TP_BURST packets, as l3fwd's burst: the checks, with the
+ * destinations gathered (nothing is buffered yet, so the slow path may punt and
+ * answer); the lookups in one call (back to back, so the CPU overlaps them: decision
+ * 0117); the output in arrival order. */
+static __rte_always_inline void ip6_chunk(struct tp_worker *w, const struct rte_lpm6 *lpm,
+					  uint64_t mac, struct rte_mbuf **pkts, unsigned int n,
+					  struct rte_mbuf **others, uint16_t *n_others)
+{
+	struct rte_mbuf *fwd[TP_BURST];
+	uint8_t dst[TP_BURST][16];
+	int32_t nh[TP_BURST];
+	unsigned int i, nf = 0;
+
+	for (i = 0; i < PREFETCH_AHEAD && i < n; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (i + PREFETCH_AHEAD < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
+		if (unlikely(!ip6_fast_ok(mac, m))) {
+			int r = tp_ip6_classify_slow(w, m, others, n_others);
+			if (r == IP6_HOP_LOW)
+				tp_ip6_hop_low(w, m);
+			if (r != IP6_FORWARD)
+				continue;
+		}
+		memcpy(dst[nf], rte_pktmbuf_mtod_offset(m, uint8_t *, TP_ETH_HDR_LEN + 24), 16);
+		fwd[nf++] = m;
 	}
+	if (nf == 0)
+		return;
+	rte_lpm6_lookup_bulk_func(lpm, dst, nh, nf);
+	ip6_output(w, fwd, nh, nf);
 }
 
 uint16_t tp_ip6_input(struct tp_worker *w, struct rte_mbuf **pkts, uint16_t n,
 		      struct rte_mbuf **others)
 {
-	unsigned int i;
+	uint16_t n_others = 0;
+	uint64_t mac = 0;
 
 	if (unlikely(n == 0))
 		return 0;
 	TP_TRACE_BURST(w, pkts, n, "ip6.input");
 
-	struct ip6_burst s = {
-	    .w = w,
-	    .lpm = tp_route6_reader(),
-	    .cur = CUR_NONE,
-	    .others = others,
-	};
+	const struct rte_lpm6 *lpm = tp_route6_reader();
 
-	if (unlikely(s.lpm == NULL)) { /* no table (a module that did not start) */
-		for (i = 0; i < n; i++) {
+	if (unlikely(lpm == NULL)) { /* no table (a module that did not start) */
+		for (unsigned int i = 0; i < n; i++) {
 			uint16_t type = 0;
 			if (rte_pktmbuf_data_len(pkts[i]) >= TP_ETH_HDR_LEN)
 				memcpy(&type, rte_pktmbuf_mtod_offset(pkts[i], uint8_t *, 12), 2);
 			if (type == RTE_BE16(TP_ETHERTYPE_IP6))
 				tp_ip6_punt(w, pkts[i], IP6_C_NO_ROUTE);
 			else
-				others[s.n_others++] = pkts[i];
+				others[n_others++] = pkts[i];
 		}
-		return s.n_others;
+		return n_others;
 	}
 	/* one burst comes from one rx queue, so from one port */
-	memcpy(&s.mac, &tp_iface_table[pkts[0]->port].mac, RTE_ETHER_ADDR_LEN);
-
-	for (i = 0; i < PREFETCH_AHEAD && i < n; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (i = 0; i + PREFETCH_AHEAD < n; i++) {
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
-		ip6_one(&s, pkts[i]);
-	}
-	for (; i < n; i++)
-		ip6_one(&s, pkts[i]);
-	ip6_burst_sync(&s);
-	return s.n_others;
+	memcpy(&mac, &tp_iface_table[pkts[0]->port].mac, RTE_ETHER_ADDR_LEN);
+	for (unsigned int i = 0; i < n; i += TP_BURST)
+		ip6_chunk(w, lpm, mac, &pkts[i], RTE_MIN(n - i, (unsigned int)TP_BURST), others,
+			  &n_others);
+	return n_others;
 }
